@@ -1,0 +1,236 @@
+import { Pool } from 'undici';
+import * as z from 'zod';
+import type { ProjectPath, ScheduleWrite, SettingsWrite } from './app.js';
+import type { GridSize } from './channel.js';
+import type { ConversionWrite } from './conversion.js';
+import type { DestinationWrite } from './destination.js';
+import { RecorderError } from './errors.js';
+import { describeIssues } from './issues.js';
+import { expandPath, operations, type Operation, type PathParams, type RequestBody, type ResponseValue } from './operations.js';
+import type { PresetWrite } from './preset.js';
+import type { SourceWrite } from './source.js';
+import { authorizationHeader } from './token.js';
+
+export interface RecorderClientOptions {
+  /** Base URL of the service, e.g. http://127.0.0.1:9000 (the product's default port). */
+  url: string;
+  /** API token: "perm:<uuid>", "Bearer perm:<uuid>" or a bare uuid (see authorizationHeader). */
+  token: string;
+  /** Per-request limit in ms (default 2000). */
+  timeoutMs?: number;
+  /** Keep-alive connections in the pool (default 4). */
+  connections?: number;
+}
+
+export interface RequestOptions {
+  signal?: AbortSignal;
+  /** Overrides the client's per-request limit. */
+  timeoutMs?: number;
+}
+
+/** What the client reports about each request, for metrics and audit logs (no token in it). */
+export interface RequestRecord {
+  method: string;
+  path: string;
+  startedAt: number;
+  durationMs: number;
+  status?: number;
+  error?: RecorderError;
+}
+
+/**
+ * A typed client for every operation of the Recording Control Service, over an undici keep-alive
+ * pool. Requests are sent exactly once: nothing here retries, because a repeated rec-start or
+ * rec-stop is not harmless on a live recorder.
+ */
+export class RecorderClient {
+  readonly url: string;
+  private readonly pool: Pool;
+  private readonly authorization: string;
+  private readonly timeoutMs: number;
+  private readonly observers = new Set<(record: RequestRecord) => void>();
+
+  constructor(options: RecorderClientOptions) {
+    const origin = new URL(options.url);
+    this.url = origin.origin;
+    this.authorization = authorizationHeader(options.token);
+    this.timeoutMs = options.timeoutMs ?? 2000;
+    this.pool = new Pool(this.url, { connections: options.connections ?? 4, pipelining: 1 });
+  }
+
+  /** Calls `observer` after every request; returns the function that stops it. */
+  observe(observer: (record: RequestRecord) => void): () => void {
+    this.observers.add(observer);
+    return () => this.observers.delete(observer);
+  }
+
+  async close(): Promise<void> {
+    await this.pool.close();
+  }
+
+  /** Sends one operation; every typed method below goes through here. */
+  async send<O extends Operation>(
+    operation: O,
+    params: PathParams<O['path']>,
+    body: RequestBody<O>,
+    options: RequestOptions = {},
+  ): Promise<ResponseValue<O>> {
+    const path = expandPath(operation.path, params as Record<string, string | number>);
+    const startedAt = Date.now();
+    const report = (status: number | undefined, error?: RecorderError) => {
+      const record: RequestRecord = { method: operation.method, path, startedAt, durationMs: Date.now() - startedAt, status };
+      if (error) record.error = error;
+      for (const observer of this.observers) observer(record);
+    };
+    try {
+      const value = await this.exchange(operation, path, body, options);
+      report(200);
+      return value;
+    } catch (error) {
+      const failure = error instanceof RecorderError ? error : new RecorderError('network', operation.method, path, String(error));
+      report(failure.status, failure);
+      throw failure;
+    }
+  }
+
+  private async exchange<O extends Operation>(operation: O, path: string, body: RequestBody<O>, options: RequestOptions): Promise<ResponseValue<O>> {
+    const { method } = operation;
+    const timeoutMs = options.timeoutMs ?? this.timeoutMs;
+    const timeout = AbortSignal.timeout(timeoutMs);
+    const signal = options.signal ? AbortSignal.any([options.signal, timeout]) : timeout;
+    const payload = operation.request === undefined ? undefined : JSON.stringify(z.encode(operation.request, body));
+
+    let status: number;
+    let text: string;
+    try {
+      const answer = await this.pool.request({
+        method,
+        path,
+        signal,
+        headers: {
+          authorization: this.authorization,
+          accept: 'application/json',
+          ...(payload === undefined ? {} : { 'content-type': 'application/json' }),
+        },
+        body: payload,
+      });
+      status = answer.statusCode;
+      text = await answer.body.text();
+    } catch (error) {
+      if (options.signal?.aborted) throw new RecorderError('aborted', method, path, 'the request was cancelled', undefined, { cause: error });
+      if (timeout.aborted) throw new RecorderError('timeout', method, path, `no answer within ${timeoutMs} ms`, undefined, { cause: error });
+      throw new RecorderError('network', method, path, networkMessage(error), undefined, { cause: error });
+    }
+
+    if (status !== 200) throw new RecorderError('status', method, path, serviceMessage(text), status);
+    let json: unknown;
+    try {
+      json = text.trim() === '' ? undefined : JSON.parse(text);
+    } catch {
+      throw new RecorderError('decode', method, path, `the answer is not JSON: ${excerpt(text)}`, status);
+    }
+    const decoded = operation.response.safeDecode(json, { reportInput: true });
+    if (!decoded.success) throw new RecorderError('decode', method, path, `unexpected answer: ${describeIssues(decoded.error, 'answer')}`, status);
+    return decoded.data as ResponseValue<O>;
+  }
+
+  // Channels ---------------------------------------------------------------------------------------
+  listChannels(o?: RequestOptions) { return this.send(operations.listChannels, {}, undefined, o); }
+  getChannel(index: number, o?: RequestOptions) { return this.send(operations.getChannel, { index }, undefined, o); }
+  async setChannelCount(grid_size: GridSize, o?: RequestOptions): Promise<void> { await this.send(operations.setChannelCount, { grid_size }, undefined, o); }
+  /** The channel's preview as PNG bytes. */
+  getChannelPreview(index: number, o?: RequestOptions) { return this.send(operations.getChannelPreview, { index }, undefined, o); }
+  async setChannelSource(index: number, source_name: string, o?: RequestOptions): Promise<void> { await this.send(operations.setChannelSource, { index, source_name }, undefined, o); }
+  async unsetChannelSource(index: number, o?: RequestOptions): Promise<void> { await this.send(operations.unsetChannelSource, { index }, undefined, o); }
+  async addChannelDestination(index: number, destination_name: string, o?: RequestOptions): Promise<void> { await this.send(operations.addChannelDestination, { index, destination_name }, undefined, o); }
+  async deleteChannelDestination(index: number, destination_name: string, o?: RequestOptions): Promise<void> { await this.send(operations.deleteChannelDestination, { index, destination_name }, undefined, o); }
+  async syncOn(index: number, o?: RequestOptions): Promise<void> { await this.send(operations.syncOn, { index }, undefined, o); }
+  async syncOff(index: number, o?: RequestOptions): Promise<void> { await this.send(operations.syncOff, { index }, undefined, o); }
+  /** Starts recording, or resumes a paused channel. */
+  async recStart(index: number, o?: RequestOptions): Promise<void> { await this.send(operations.recStart, { index }, undefined, o); }
+  async recPause(index: number, o?: RequestOptions): Promise<void> { await this.send(operations.recPause, { index }, undefined, o); }
+  async recStop(index: number, o?: RequestOptions): Promise<void> { await this.send(operations.recStop, { index }, undefined, o); }
+  async syncRecStart(o?: RequestOptions): Promise<void> { await this.send(operations.syncRecStart, {}, undefined, o); }
+  async syncRecPause(o?: RequestOptions): Promise<void> { await this.send(operations.syncRecPause, {}, undefined, o); }
+  async syncRecStop(o?: RequestOptions): Promise<void> { await this.send(operations.syncRecStop, {}, undefined, o); }
+
+  // Sources ----------------------------------------------------------------------------------------
+  async addSource(source: SourceWrite, o?: RequestOptions): Promise<void> { await this.send(operations.addSource, {}, source, o); }
+  /** Partial update: omitted fields keep their value. */
+  async updateSource(index: number, changes: SourceWrite, o?: RequestOptions): Promise<void> { await this.send(operations.updateSource, { index }, changes, o); }
+  getSource(index: number, o?: RequestOptions) { return this.send(operations.getSource, { index }, undefined, o); }
+  listSources(o?: RequestOptions) { return this.send(operations.listSources, {}, undefined, o); }
+  async deleteSource(index: number, o?: RequestOptions): Promise<void> { await this.send(operations.deleteSource, { index }, undefined, o); }
+
+  // Destinations -----------------------------------------------------------------------------------
+  async addDestination(destination: DestinationWrite, o?: RequestOptions): Promise<void> { await this.send(operations.addDestination, {}, destination, o); }
+  async updateDestination(index: number, changes: DestinationWrite, o?: RequestOptions): Promise<void> { await this.send(operations.updateDestination, { index }, changes, o); }
+  getDestination(index: number, o?: RequestOptions) { return this.send(operations.getDestination, { index }, undefined, o); }
+  listDestinations(o?: RequestOptions) { return this.send(operations.listDestinations, {}, undefined, o); }
+  async deleteDestination(index: number, o?: RequestOptions): Promise<void> { await this.send(operations.deleteDestination, { index }, undefined, o); }
+
+  // Presets ----------------------------------------------------------------------------------------
+  async addPreset(preset: PresetWrite, o?: RequestOptions): Promise<void> { await this.send(operations.addPreset, {}, preset, o); }
+  async updatePreset(index: number, changes: PresetWrite, o?: RequestOptions): Promise<void> { await this.send(operations.updatePreset, { index }, changes, o); }
+  getPreset(index: number, o?: RequestOptions) { return this.send(operations.getPreset, { index }, undefined, o); }
+  getPresetFormats(index: number, o?: RequestOptions) { return this.send(operations.getPresetFormats, { index }, undefined, o); }
+  getPresetVideoCodecs(index: number, o?: RequestOptions) { return this.send(operations.getPresetVideoCodecs, { index }, undefined, o); }
+  getPresetAudioCodecs(index: number, o?: RequestOptions) { return this.send(operations.getPresetAudioCodecs, { index }, undefined, o); }
+  getPresetTimecodes(index: number, o?: RequestOptions) { return this.send(operations.getPresetTimecodes, { index }, undefined, o); }
+  listPresets(o?: RequestOptions) { return this.send(operations.listPresets, {}, undefined, o); }
+  async deletePreset(index: number, o?: RequestOptions): Promise<void> { await this.send(operations.deletePreset, { index }, undefined, o); }
+
+  // Devices ----------------------------------------------------------------------------------------
+  getAudioDevices(o?: RequestOptions) { return this.send(operations.getAudioDevices, {}, undefined, o); }
+  /** Video devices as entries (Type, Index, Name), whichever list shape the service sends. */
+  getVideoDevices(o?: RequestOptions) { return this.send(operations.getVideoDevices, {}, undefined, o); }
+
+  // Application ------------------------------------------------------------------------------------
+  getAppState(o?: RequestOptions) { return this.send(operations.getAppState, {}, undefined, o); }
+  getConversionLists(o?: RequestOptions) { return this.send(operations.getConversionLists, {}, undefined, o); }
+  async setConversionConfig(changes: ConversionWrite, o?: RequestOptions): Promise<void> { await this.send(operations.setConversionConfig, {}, changes, o); }
+  getConversionConfig(o?: RequestOptions) { return this.send(operations.getConversionConfig, {}, undefined, o); }
+  getSettings(o?: RequestOptions) { return this.send(operations.getSettings, {}, undefined, o); }
+  async updateSettings(changes: SettingsWrite, o?: RequestOptions): Promise<void> { await this.send(operations.updateSettings, {}, changes, o); }
+  /** Resets the session; while channels record, the service asks first (a Yes_No dialog). */
+  async newSession(o?: RequestOptions): Promise<void> { await this.send(operations.newSession, {}, undefined, o); }
+  async saveProject(path: ProjectPath['Path'], o?: RequestOptions): Promise<void> { await this.send(operations.saveProject, {}, { Path: path }, o); }
+  async loadProject(path: ProjectPath['Path'], o?: RequestOptions): Promise<void> { await this.send(operations.loadProject, {}, { Path: path }, o); }
+  getResources(o?: RequestOptions) { return this.send(operations.getResources, {}, undefined, o); }
+  getSyncState(o?: RequestOptions) { return this.send(operations.getSyncState, {}, undefined, o); }
+  getSchedule(o?: RequestOptions) { return this.send(operations.getSchedule, {}, undefined, o); }
+  /** Both times null disables the schedule. */
+  async setSchedule(schedule: ScheduleWrite, o?: RequestOptions): Promise<void> { await this.send(operations.setSchedule, {}, schedule, o); }
+  getDialog(o?: RequestOptions) { return this.send(operations.getDialog, {}, undefined, o); }
+  /** "ok" confirms or continues; any other action cancels. */
+  async answerDialog(action: 'ok' | 'cancel' | (string & {}), o?: RequestOptions): Promise<void> { await this.send(operations.answerDialog, { action }, undefined, o); }
+}
+
+function serviceMessage(text: string): string {
+  try {
+    const body: unknown = JSON.parse(text);
+    if (body && typeof body === 'object') {
+      for (const key of ['Error', 'error', 'Message', 'message']) {
+        const value = (body as Record<string, unknown>)[key];
+        if (typeof value === 'string' && value !== '') return value;
+      }
+    }
+    if (typeof body === 'string' && body !== '') return body;
+  } catch {
+    // not JSON: fall through to the raw text
+  }
+  return text.trim() === '' ? 'no message' : excerpt(text);
+}
+
+function excerpt(text: string): string {
+  const flat = text.replace(/\s+/g, ' ').trim();
+  return flat.length > 200 ? `${flat.slice(0, 197)}...` : flat;
+}
+
+function networkMessage(error: unknown): string {
+  if (error instanceof Error) {
+    const code = (error as { code?: unknown }).code;
+    return typeof code === 'string' ? `${code}: ${error.message}` : error.message;
+  }
+  return String(error);
+}
