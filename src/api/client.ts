@@ -6,7 +6,7 @@ import type { ConversionWrite } from './conversion.js';
 import type { DestinationWrite } from './destination.js';
 import { RecorderError } from './errors.js';
 import { describeIssues } from './issues.js';
-import { expandPath, operations, type Operation, type PathParams, type RequestBody, type ResponseValue } from './operations.js';
+import { Ack, expandPath, operations, type Operation, type PathParams, type RequestBody, type ResponseValue } from './operations.js';
 import type { PresetWrite } from './preset.js';
 import type { SourceWrite } from './source.js';
 import { authorizationHeader } from './token.js';
@@ -123,13 +123,15 @@ export class RecorderClient {
     }
 
     if (status !== 200) throw new RecorderError('status', method, path, serviceMessage(text), status);
+    // A write succeeded once the service said 200; its body is undocumented, so it is not read.
+    if (operation.response === Ack) return undefined as ResponseValue<O>;
     let json: unknown;
     try {
       json = text.trim() === '' ? undefined : JSON.parse(text);
     } catch {
       throw new RecorderError('decode', method, path, `the answer is not JSON: ${excerpt(text)}`, status);
     }
-    const decoded = operation.response.safeDecode(json, { reportInput: true });
+    const decoded = operation.response.safeParse(json, { reportInput: true });
     if (!decoded.success) throw new RecorderError('decode', method, path, `unexpected answer: ${describeIssues(decoded.error, 'answer')}`, status);
     return decoded.data as ResponseValue<O>;
   }

@@ -34,7 +34,8 @@ function isAlternating(items: readonly unknown[]): boolean {
   return items.length % 2 === 0 && items.every((item, i) => (i % 2 === 0 ? typeof item === 'string' : Array.isArray(item)));
 }
 
-const oneOf = (list: ListName) => z.enum(CONVERSION_LISTS[list]);
+// z.literal keeps the list's order in messages (z.enum would put numeric-looking values first).
+const oneOf = (list: ListName) => z.literal(CONVERSION_LISTS[list]);
 
 /** Conversion settings as written: a partial update; each value from its list. */
 export const ConversionWrite = z.strictObject({

@@ -10,7 +10,9 @@ function describeIssue(issue: z.core.$ZodIssue, subject: string): string {
   const where = issue.path.length > 0 ? issue.path.map(String).join('.') : subject;
   switch (issue.code) {
     case 'invalid_type':
-      return `${where}: expected ${article(issue.expected)}${received(issue.input)}`;
+      // A schema's own wording (e.g. "expected an integer from 0 to 9") beats zod's generic one.
+      if (!issue.message.startsWith('Invalid input')) return `${where}: ${issue.message}${received(issue.input)}`;
+      return `${where}: expected ${article(issue.expected === 'int' ? 'integer' : issue.expected)}${received(issue.input)}`;
     case 'unrecognized_keys':
       return `${where}: unknown field${issue.keys.length > 1 ? 's' : ''} ${issue.keys.map((k) => `"${k}"`).join(', ')}`;
     case 'invalid_value':

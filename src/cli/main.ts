@@ -1,0 +1,36 @@
+#!/usr/bin/env node
+// The `recdeck` command.
+import { simulate, simulateUsage } from './simulate.js';
+import { UsageError } from './usage-error.js';
+
+const commands: Record<string, { run: (args: string[]) => Promise<void>; usage: string }> = {
+  simulate: { run: simulate, usage: simulateUsage },
+};
+
+const usage = `usage:\n${Object.values(commands).map((c) => `  ${c.usage}`).join('\n')}\n`;
+
+async function main(argv: string[]): Promise<number> {
+  const [name, ...args] = argv;
+  if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
+    process.stdout.write(usage);
+    return 0;
+  }
+  const command = commands[name];
+  if (!command) {
+    process.stderr.write(`recdeck: unknown command ${JSON.stringify(name)}\n${usage}`);
+    return 2;
+  }
+  try {
+    await command.run(args);
+    return 0;
+  } catch (error) {
+    if (error instanceof UsageError || (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
+      process.stderr.write(`recdeck ${name}: ${(error as Error).message}\nusage: ${command.usage}\n`);
+      return 2;
+    }
+    process.stderr.write(`recdeck ${name}: ${(error as Error).message}\n`);
+    return 1;
+  }
+}
+
+process.exitCode = await main(process.argv.slice(2));

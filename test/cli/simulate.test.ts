@@ -1,0 +1,65 @@
+// `recdeck simulate` as a user runs it: the built command, a real process, its printed URL and token.
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { RecorderClient } from '../../src/api/client.js';
+
+const main = fileURLToPath(new URL('../../dist/cli/main.js', import.meta.url));
+
+function run(args: string[]) {
+  const child = spawn(process.execPath, [main, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  return { child, out: () => stdout, err: () => stderr, exit: once(child, 'exit') as Promise<[number | null, string | null]> };
+}
+
+async function waitFor(predicate: () => boolean, ms = 5000): Promise<void> {
+  const until = Date.now() + ms;
+  while (!predicate()) {
+    if (Date.now() > until) throw new Error('timed out');
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+describe('recdeck simulate', () => {
+  it('prints a URL and token that work, and stops cleanly on SIGTERM', async () => {
+    const token = 'perm:0b5e8f52-3a4d-4c2e-9c4e-1f2a3b4c5d6e';
+    const p = run(['simulate', '--port', '0', '--token', `Bearer ${token}`, '--grid', '9', '--seed', '3']);
+    await waitFor(() => p.out().includes('Press Ctrl+C'));
+    const url = /listening on (http:\/\/\S+)/.exec(p.out())?.[1];
+    expect(p.out()).toContain(`token:   ${token}`);
+    const client = new RecorderClient({ url: url ?? '', token });
+    expect(await client.listChannels()).toHaveLength(9);
+    await client.close();
+    p.child.kill('SIGTERM');
+    expect(await p.exit).toEqual([0, null]);
+  });
+
+  it('generates a token when none is given', async () => {
+    const p = run(['simulate', '--port', '0']);
+    await waitFor(() => p.out().includes('Press Ctrl+C'));
+    expect(p.out()).toMatch(/token: {3}perm:[0-9a-f-]{36}/);
+    p.child.kill('SIGINT');
+    expect((await p.exit)[0]).toBe(0);
+  });
+
+  it.each([
+    [['simulate', '--grid', '5'], '--grid: expected 1, 4, 9 or 16, got 5'],
+    [['simulate', '--port', 'x'], '--port: expected a whole number from 0 to 65535, got x'],
+    [['simulate', '--bogus'], "Unknown option '--bogus'"],
+    [['fly'], 'unknown command "fly"'],
+  ])('%j exits 2 naming what is wrong', async (args, message) => {
+    const p = run(args);
+    expect((await p.exit)[0]).toBe(2);
+    expect(p.err()).toContain(message);
+  });
+
+  it('a project file that cannot be loaded is reported, exit 1', async () => {
+    const p = run(['simulate', '--port', '0', '--project', '/nonexistent/show.json']);
+    expect((await p.exit)[0]).toBe(1);
+    expect(p.err()).toContain('no project file at /nonexistent/show.json');
+  });
+});

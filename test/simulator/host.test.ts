@@ -1,0 +1,89 @@
+// The resources snapshot from this host's real figures.
+import { existsSync } from 'node:fs';
+import { mkdir, mkdtemp, realpath, rm } from 'node:fs/promises';
+import { cpus, tmpdir, totalmem } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { HostResources } from '../../src/simulator/host.js';
+
+let folder: string;
+beforeAll(async () => {
+  folder = await mkdtemp(join(tmpdir(), 'recdeck-host-'));
+  await mkdir(join(folder, 'a'));
+  await mkdir(join(folder, 'b'));
+});
+afterAll(() => rm(folder, { recursive: true, force: true }));
+
+const hasOneDecimal = (value: number) => Math.round(value * 10) / 10 === value;
+
+function burnCpu(ms: number): void {
+  const end = performance.now() + ms;
+  while (performance.now() < end);
+}
+
+describe('HostResources', () => {
+  it('reports memory in whole MB: the host installed, and this process\'s resident set', async () => {
+    const resources = await new HostResources().sample([]);
+    expect(resources.TotalRAM).toBe(Math.round(totalmem() / 2 ** 20));
+    const rss = process.memoryUsage.rss() / 2 ** 20;
+    expect(Number.isInteger(resources.CurrentRAM)).toBe(true);
+    expect(resources.CurrentRAM).toBeGreaterThan(rss * 0.7);
+    expect(resources.CurrentRAM).toBeLessThan(rss * 1.3);
+    expect(resources.DiskInfo).toEqual([]);
+  });
+
+  it('reports the CPU used since the previous sample as a share of all cores, to one decimal', async () => {
+    const host = new HostResources();
+    await host.sample([]);
+    burnCpu(400);
+    const busy = await host.sample([]);
+    // One core busy for the whole window would be 100 / cores; leave room for a loaded test machine.
+    expect(busy.CurrentCPU).toBeGreaterThan((100 / cpus().length) * 0.3);
+    expect(busy.TotalCPU).toBeGreaterThan(0);
+    for (const value of [busy.CurrentCPU, busy.TotalCPU]) {
+      expect(value).toBeLessThanOrEqual(100);
+      expect(hasOneDecimal(value)).toBe(true);
+    }
+    // A poll right after gives the same figures rather than a noisy reading over a few ms.
+    const again = await host.sample([]);
+    expect([again.CurrentCPU, again.TotalCPU]).toEqual([busy.CurrentCPU, busy.TotalCPU]);
+  });
+
+  it('the very first sample already has meaningful CPU figures', async () => {
+    const first = await new HostResources().sample([]);
+    for (const value of [first.CurrentCPU, first.TotalCPU]) {
+      expect(value).toBeGreaterThanOrEqual(0);
+      expect(value).toBeLessThanOrEqual(100);
+    }
+    // This process has been running (loading modules, the tests above) since it started.
+    expect(first.CurrentCPU).toBeGreaterThan(0);
+  });
+
+  it('gives one entry for folders on the same filesystem, keyed by its mount point, with a whole used percentage', async () => {
+    const { DiskInfo } = await new HostResources().sample([join(folder, 'a'), join(folder, 'b'), folder]);
+    expect(DiskInfo).toHaveLength(1);
+    const [disk] = DiskInfo;
+    const real = await realpath(folder);
+    expect(disk!.Key === '/' || real === disk!.Key || real.startsWith(`${disk!.Key}/`)).toBe(true);
+    expect(Number.isInteger(disk!.Value)).toBe(true);
+    expect(disk!.Value).toBeGreaterThanOrEqual(0);
+    expect(disk!.Value).toBeLessThanOrEqual(100);
+  });
+
+  it('measures a folder that does not exist yet on the disk of its nearest existing ancestor', async () => {
+    const host = new HostResources();
+    const missing = await host.sample([join(folder, 'not', 'created', 'yet')]);
+    const existing = await host.sample([folder]);
+    expect(missing.DiskInfo.map((disk) => disk.Key)).toEqual(existing.DiskInfo.map((disk) => disk.Key));
+    expect(missing.DiskInfo[0]!.Value).toBeGreaterThanOrEqual(0);
+    expect(missing.DiskInfo[0]!.Value).toBeLessThanOrEqual(100);
+  });
+
+  it.runIf(existsSync('/proc/mounts'))('gives one entry per filesystem, in the folders\' order', async () => {
+    const { DiskInfo } = await new HostResources().sample(['/proc/self', folder, '/proc']);
+    expect(DiskInfo).toHaveLength(2);
+    // procfs has no blocks, so nothing is used.
+    expect(DiskInfo[0]).toEqual({ Key: '/proc', Value: 0 });
+    expect(DiskInfo[1]!.Key).not.toBe('/proc');
+  });
+});

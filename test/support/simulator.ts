@@ -1,0 +1,51 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { request } from 'undici';
+import { RecorderClient } from '../../src/api/client.js';
+import { startSimulator, type RunningSimulator, type SimulatorOptions } from '../../src/simulator/server.js';
+import { ManualClock } from './clock.js';
+
+export interface SimulatorFixture {
+  sim: RunningSimulator;
+  client: RecorderClient;
+  clock: ManualClock;
+  /** A scratch folder for project files and recordings, removed on close. */
+  folder: string;
+  /** Sends a raw request (for bodies and paths the typed client would never produce). */
+  raw: (method: string, path: string, init?: { body?: string; authorization?: string | null }) => Promise<{ status: number; json: unknown; text: string }>;
+  close: () => Promise<void>;
+}
+
+/** A simulator on a free loopback port with a hand-moved clock and no background ticks. */
+export async function startFixture(options: SimulatorOptions = {}): Promise<SimulatorFixture> {
+  const folder = await mkdtemp(join(tmpdir(), 'recdeck-test-'));
+  const clock = new ManualClock();
+  const sim = await startSimulator({ port: 0, tickMs: 0, now: clock.now, recordingsFolder: join(folder, 'recordings'), ...options });
+  const client = new RecorderClient({ url: sim.url, token: sim.token });
+  const raw: SimulatorFixture['raw'] = async (method, path, init = {}) => {
+    const headers: Record<string, string> = { 'content-type': 'application/json' };
+    if (init.authorization !== null) headers.authorization = init.authorization ?? `Bearer ${sim.token}`;
+    const answer = await request(`${sim.url}${path}`, { method: method as 'GET', headers, body: init.body });
+    const text = await answer.body.text();
+    let json: unknown;
+    try {
+      json = JSON.parse(text);
+    } catch {
+      json = undefined;
+    }
+    return { status: answer.statusCode, json, text };
+  };
+  return {
+    sim,
+    client,
+    clock,
+    folder,
+    raw,
+    close: async () => {
+      await client.close();
+      await sim.close();
+      await rm(folder, { recursive: true, force: true });
+    },
+  };
+}
