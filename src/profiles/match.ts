@@ -1,0 +1,124 @@
+// Which profile a surface gets, and what in that profile the surface cannot do. A profile names the
+// surfaces it fits; the most specific fit wins, so a profile pinned to one serial number beats the
+// general one for its model.
+import type { ControlDefinition, Surface } from '../engine/surface.js';
+import type { LoadedProfile } from './load.js';
+import type { Binding, Profile } from './schema.js';
+
+type SurfaceIdentity = Pick<Surface, 'kind' | 'model' | 'name' | 'serial'>;
+
+const SPECIFICITY = { serial: 4, name: 3, model: 2, kind: 1 } as const;
+
+/** null when the profile does not fit the surface, else how specifically it fits (serial 4 … kind 1). */
+export function profileFits(profile: Profile, surface: SurfaceIdentity): number | null {
+  const { kind, model, name, serial } = profile.match;
+  if (kind !== surface.kind) return null;
+  if (model !== undefined && !(typeof model === 'string' ? [model] : model).includes(surface.model)) return null;
+  if (name !== undefined && name !== surface.name) return null;
+  if (serial !== undefined && serial !== surface.serial) return null;
+  if (serial !== undefined) return SPECIFICITY.serial;
+  if (name !== undefined) return SPECIFICITY.name;
+  if (model !== undefined) return SPECIFICITY.model;
+  return SPECIFICITY.kind;
+}
+
+/** The best-fitting profile; among equally specific ones, the first by file path. */
+export function chooseProfile(surface: SurfaceIdentity, profiles: readonly LoadedProfile[]): LoadedProfile | undefined {
+  let chosen: { loaded: LoadedProfile; specificity: number } | undefined;
+  for (const loaded of profiles) {
+    const specificity = profileFits(loaded.profile, surface);
+    if (specificity === null) continue;
+    const better = chosen === undefined || specificity > chosen.specificity || (specificity === chosen.specificity && loaded.file < chosen.loaded.file);
+    if (better) chosen = { loaded, specificity };
+  }
+  return chosen?.loaded;
+}
+
+/** One message per binding the surface cannot carry out, each starting `page "NAME": control "ID": `. */
+export function checkBindings(profile: Profile, controls: readonly ControlDefinition[]): string[] {
+  const byId = new Map(controls.map((control) => [control.id, control]));
+  const messages: string[] = [];
+  for (const page of profile.pages) {
+    for (const [id, binding] of Object.entries(page.controls)) {
+      const where = `page "${page.name}": control "${id}"`;
+      const control = byId.get(id);
+      if (control === undefined) {
+        messages.push(`${where}: not on this surface, which has ${compactIds(controls.map((c) => c.id))}`);
+        continue;
+      }
+      for (const problem of bindingProblems(binding, control, byId)) messages.push(`${where}: ${problem}`);
+    }
+  }
+  return messages;
+}
+
+const KIND_NAMES: Record<ControlDefinition['kind'], string> = {
+  key: 'a key',
+  button: 'a button',
+  encoder: 'a dial',
+  fader: 'a fader',
+  lcd: 'an LCD cell',
+};
+
+function bindingProblems(binding: Binding, control: ControlDefinition, byId: ReadonlyMap<string, ControlDefinition>): string[] {
+  const problems: string[] = [];
+  const is = KIND_NAMES[control.kind];
+  if (binding.turn !== undefined && control.kind !== 'encoder') problems.push(`turn is bound, but it is ${is}; only dials turn`);
+  if (binding.fader !== undefined && control.kind !== 'fader') problems.push(`fader is bound, but it is ${is}; only faders and absolute knobs move`);
+  if (binding.touch !== undefined && !takesTouch(control, byId)) {
+    problems.push(control.kind === 'lcd' ? 'touch is bound, but this LCD cell does not take touches' : `touch is bound, but it is ${is}; only touch LCD cells (and the dials they belong to) take touches`);
+  }
+  const pressed = (['press', 'hold', 'release'] as const).filter((gesture) => binding[gesture] !== undefined);
+  const whyNotPressable = notPressable(control);
+  if (pressed.length > 0 && whyNotPressable !== null) problems.push(`${listed(pressed)} ${pressed.length > 1 ? 'are' : 'is'} bound, but ${whyNotPressable}`);
+  return problems;
+}
+
+/** `press`, `press and hold`, `press, hold and release`. */
+function listed(words: readonly string[]): string {
+  return words.length <= 1 ? words.join('') : `${words.slice(0, -1).join(', ')} and ${words.at(-1)}`;
+}
+
+/** Touches on a Stream Deck Plus strip cell go to the cell's own binding or, failing that, its dial's. */
+function takesTouch(control: ControlDefinition, byId: ReadonlyMap<string, ControlDefinition>): boolean {
+  if (control.kind === 'lcd') return control.touch;
+  if (control.kind === 'encoder' && control.lcd !== undefined) {
+    const cell = byId.get(control.lcd);
+    return cell?.kind === 'lcd' && cell.touch;
+  }
+  return false;
+}
+
+function notPressable(control: ControlDefinition): string | null {
+  if (control.kind === 'fader') return 'it is a fader, which cannot be pressed';
+  if (control.kind === 'lcd' && !control.touch) return 'it is an LCD cell that does not take touches';
+  if (control.kind === 'encoder' && !control.pressable) return 'this dial cannot be pressed';
+  return null;
+}
+
+/** `key0–key14, dial0–dial3, pedal`: runs of numbered ids of one prefix are shown as ranges. */
+export function compactIds(ids: readonly string[]): string {
+  if (ids.length === 0) return 'no controls';
+  const parts: string[] = [];
+  let run: { prefix: string; first: number; last: number } | null = null;
+  const close = () => {
+    if (run === null) return;
+    const { prefix, first, last } = run;
+    parts.push(first === last ? `${prefix}${first}` : last === first + 1 ? `${prefix}${first}, ${prefix}${last}` : `${prefix}${first}–${prefix}${last}`);
+    run = null;
+  };
+  for (const id of ids) {
+    const numbered = /^(.*?)(0|[1-9]\d*)$/.exec(id);
+    const prefix = numbered?.[1];
+    const number = numbered?.[2] === undefined ? null : Number(numbered[2]);
+    if (prefix !== undefined && number !== null && run !== null && run.prefix === prefix && number === run.last + 1) {
+      run.last = number;
+      continue;
+    }
+    close();
+    if (prefix !== undefined && number !== null) run = { prefix, first: number, last: number };
+    else parts.push(id);
+  }
+  close();
+  return parts.join(', ');
+}
