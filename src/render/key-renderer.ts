@@ -1,0 +1,189 @@
+// Turns pictures into key and strip images, fast enough for a deck full of ticking clocks. Three caches:
+//  - finished images by picture and size: an identical picture gives back the identical object, which
+//    the session relies on to skip re-sending;
+//  - bases (the static SVG layer of a tile, one sharp call each) by what they show, so a clock tick, a new
+//    meter level, a hold-ring frame or a flash is a copy of the base plus a little JS painting;
+//  - glyph atlases per face and size, for that painting.
+import type { Picture } from '../engine/picture.js';
+import { pictureKey } from '../engine/picture.js';
+import type { PictureRenderer } from '../engine/surface-session.js';
+import type { LedState, PixelSize, RgbImage } from '../engine/surface.js';
+import type { FaceName } from './font.js';
+import { ledStateOf } from './led.js';
+import { hexToRgb, type Rgb } from './palette.js';
+import { buildAtlas, type GlyphAtlas } from './raster/glyph-atlas.js';
+import { Lru } from './raster/lru.js';
+import { drawCover, drawRgba, fillRect, frame } from './raster/pixels.js';
+import { rasteriseSvg, type Layers } from './raster/rasterise.js';
+import { drawRing } from './raster/ring.js';
+import { tilePlan } from './tiles/index.js';
+import { overlayOps } from './tiles/overlay.js';
+import type { PaintOp, TextOp, TilePlan } from './tiles/plan.js';
+
+export interface KeyRendererOptions {
+  /** Decoded thumbnails by the key a ChannelPicture carries; a missing one draws the tile without it. */
+  thumbnails?: (key: string) => RgbImage | undefined;
+  /** Finished images kept (default 2000). */
+  maxImages?: number;
+  /** And at most this many bytes of them (default 96 MiB: 2000 strip cells would be 120 MB). */
+  maxImageBytes?: number;
+}
+
+export interface RenderStats {
+  /** sharp calls: tile bases and glyph atlases. */
+  renders: number;
+  /** Pictures answered with an image already made. */
+  cacheHits: number;
+  /** Images made without a sharp call (cached base and atlases, JS painting only). */
+  fastPaths: number;
+}
+
+interface CachedBase {
+  data: Promise<Buffer>;
+  bytes: number;
+}
+
+export class KeyRenderer implements PictureRenderer {
+  readonly stats: RenderStats = { renders: 0, cacheHits: 0, fastPaths: 0 };
+  private readonly images: Lru<RgbImage>;
+  private readonly bases = new Lru<CachedBase>(600, 48 * 1024 * 1024, (base) => base.bytes);
+  /** Atlases are few (a handful of sizes per key size) and small, so they are kept for good. */
+  private readonly atlases = new Map<string, Promise<GlyphAtlas>>();
+  private readonly pending = new Map<string, Promise<RgbImage>>();
+  private readonly colours = new Map<string, Rgb>();
+  private readonly thumbnails: (key: string) => RgbImage | undefined;
+
+  constructor(options: KeyRendererOptions = {}) {
+    this.thumbnails = options.thumbnails ?? (() => undefined);
+    this.images = new Lru<RgbImage>(options.maxImages ?? 2000, options.maxImageBytes ?? 96 * 1024 * 1024, (image) => image.data.length);
+  }
+
+  led(picture: Picture): LedState {
+    return ledStateOf(picture);
+  }
+
+  render(picture: Picture, size: PixelSize): Promise<RgbImage> {
+    const { width, height } = size;
+    if (!Number.isInteger(width) || !Number.isInteger(height) || width <= 0 || height <= 0) {
+      return Promise.reject(new Error(`cannot draw at ${width}x${height}: sizes are whole positive pixels`));
+    }
+    const thumbnail = picture.kind === 'channel' && picture.thumbnail !== null ? this.thumbnails(picture.thumbnail) : undefined;
+    // Whether the thumbnail was there is part of the key: the same picture drawn before its preview
+    // arrived must not stand in for it afterwards.
+    const key = `${width}x${height}${thumbnail === undefined ? '' : 't'}|${pictureKey(picture)}`;
+    const cached = this.images.get(key);
+    if (cached !== undefined) {
+      this.stats.cacheHits++;
+      return Promise.resolve(cached);
+    }
+    const inFlight = this.pending.get(key);
+    if (inFlight !== undefined) return inFlight;
+    const made = this.make(picture, { width, height }, thumbnail).then(
+      (image) => {
+        this.pending.delete(key);
+        this.images.set(key, image);
+        return image;
+      },
+      (error: unknown) => {
+        this.pending.delete(key);
+        throw error;
+      },
+    );
+    this.pending.set(key, made);
+    return made;
+  }
+
+  private async make(picture: Picture, size: PixelSize, thumbnail: RgbImage | undefined): Promise<RgbImage> {
+    const image: RgbImage = { width: size.width, height: size.height, data: Buffer.alloc(size.width * size.height * 3) };
+    let sharpCalls = 0;
+    let ops: PaintOp[];
+    if (picture.kind === 'blank') ops = [];
+    else {
+      const plan = tilePlan(picture, size, thumbnail);
+      const base = this.base(plan, size);
+      if (base.fresh) sharpCalls++;
+      const pixels = await base.data;
+      if (plan.thumbnail === null) pixels.copy(image.data);
+      else {
+        drawCover(image, plan.thumbnail.rect, plan.thumbnail.image);
+        drawRgba(image, pixels);
+      }
+      ops = plan.ops;
+    }
+    ops = ops.concat(overlayOps(picture.overlay, size));
+    const atlases = new Map<string, GlyphAtlas>();
+    for (const op of ops) {
+      if (op.kind !== 'text') continue;
+      const id = atlasId(op.face, op.size);
+      if (atlases.has(id)) continue;
+      const atlas = this.atlas(op.face, op.size);
+      if (atlas.fresh) sharpCalls++;
+      atlases.set(id, await atlas.data);
+    }
+    for (const op of ops) this.paint(image, op, atlases);
+    if (sharpCalls === 0) this.stats.fastPaths++;
+    return image;
+  }
+
+  private paint(image: RgbImage, op: PaintOp, atlases: ReadonlyMap<string, GlyphAtlas>): void {
+    switch (op.kind) {
+      case 'fill':
+        fillRect(image, op.rect, this.rgb(op.colour), op.alpha);
+        return;
+      case 'frame':
+        frame(image, op.thickness, this.rgb(op.colour));
+        return;
+      case 'ring':
+        drawRing(image, op.progress, this.rgb(op.colour), op.trackFactor);
+        return;
+      case 'text':
+        drawText(image, op, atlases.get(atlasId(op.face, op.size)) as GlyphAtlas, this.rgb(op.colour));
+        return;
+    }
+  }
+
+  /** The plan's base pixels: RGB, or RGBA when a thumbnail shows through. */
+  private base(plan: TilePlan, size: PixelSize): { data: Promise<Buffer>; fresh: boolean } {
+    const layers: Layers = plan.thumbnail === null ? 'rgb' : 'rgba';
+    const key = `${size.width}x${size.height}:${layers}|${plan.baseKey}`;
+    const cached = this.bases.get(key);
+    if (cached !== undefined) return { data: cached.data, fresh: false };
+    const data = this.rasterise(plan.baseSvg(), size, layers);
+    this.bases.set(key, { data, bytes: size.width * size.height * (layers === 'rgb' ? 3 : 4) });
+    // A failed rasterisation is not kept: the next render tries again.
+    data.catch(() => this.bases.delete(key));
+    return { data, fresh: true };
+  }
+
+  private atlas(face: FaceName, size: number): { data: Promise<GlyphAtlas>; fresh: boolean } {
+    const id = atlasId(face, size);
+    const cached = this.atlases.get(id);
+    if (cached !== undefined) return { data: cached, fresh: false };
+    const data = buildAtlas(face, size, (svg, pixelSize, layers) => this.rasterise(svg, pixelSize, layers));
+    this.atlases.set(id, data);
+    data.catch(() => this.atlases.delete(id));
+    return { data, fresh: true };
+  }
+
+  private rasterise(svg: string, size: PixelSize, layers: Layers): Promise<Buffer> {
+    this.stats.renders++;
+    return rasteriseSvg(svg, size, layers);
+  }
+
+  private rgb(hex: string): Rgb {
+    let rgb = this.colours.get(hex);
+    if (rgb === undefined) {
+      rgb = hexToRgb(hex);
+      this.colours.set(hex, rgb);
+    }
+    return rgb;
+  }
+}
+
+function atlasId(face: FaceName, size: number): string {
+  return `${face}@${size}`;
+}
+
+function drawText(image: RgbImage, op: TextOp, atlas: GlyphAtlas, colour: Rgb): void {
+  atlas.draw(image, op.text, op.x, op.baseline, op.anchor, colour);
+}

@@ -1,0 +1,42 @@
+// What a light-only control (pedal, pad, LED button) shows for a picture. Transient marks win over the
+// picture's own state, as they do on keys: a held button shows its hold, a failed command its failure.
+import type { Picture, SyncGroupState } from '../engine/picture.js';
+import type { LedState } from '../engine/surface.js';
+
+const SYNC_LEDS: Readonly<Record<SyncGroupState, LedState>> = {
+  offline: 'offline',
+  stale: 'stale',
+  none: 'idle',
+  armed: 'armed',
+  recording: 'sync-recording',
+  paused: 'paused',
+};
+
+export function ledStateOf(picture: Picture): LedState {
+  const overlay = picture.overlay;
+  if (overlay?.hold !== undefined) return 'holding';
+  // A failed command reads as a fault; a refused one as "state unknown", which is why it was refused.
+  if (overlay?.flash === 'failed') return 'wrong';
+  if (overlay?.flash === 'refused') return 'stale';
+  switch (picture.kind) {
+    case 'channel':
+      return picture.state;
+    case 'sync':
+      return SYNC_LEDS[picture.state];
+    case 'dialog':
+      // A cancel button with no cancel to offer stays dark even while the dialog is up.
+      return picture.active && (picture.role !== 'cancel' || picture.offersCancel) ? 'dialog' : 'off';
+    case 'label':
+      return picture.active === true ? 'active' : 'idle';
+    case 'resources':
+      return picture.freshness !== 'live' ? picture.freshness : picture.warning ? 'wrong' : 'idle';
+    case 'schedule':
+      return picture.freshness !== 'live' ? picture.freshness : picture.enabled ? 'active' : 'idle';
+    case 'meter':
+      return picture.freshness !== 'live' ? picture.freshness : picture.levels.some((db) => db > -60) ? 'active' : 'idle';
+    case 'page':
+      return 'idle';
+    case 'blank':
+      return 'off';
+  }
+}

@@ -1,0 +1,56 @@
+// A channel key: state band, number and source, the take's clock, and fps, a warning or the data's age.
+import type { ChannelPicture } from '../../engine/picture.js';
+import type { PixelSize, RgbImage } from '../../engine/surface.js';
+import { AGE_INK, CHANNEL_LOOKS, NEUTRAL, WARNING, ageText, staleLook, type OwnLookState, type StateLook } from '../palette.js';
+import type { TilePlan } from './plan.js';
+import { formatDuration, stateTileLayout, stateTileOps, stateTileSvg, type StateTileBase, type StateTileDynamic } from './state-tile.js';
+
+/**
+ * What a stale channel was last seen doing: as the engine recorded it, else as far as the picture tells
+ * (a running clock means a take, paused when it has no fps; otherwise whether it had a source).
+ */
+export function underlyingState(picture: ChannelPicture): OwnLookState {
+  if (picture.lastSeen !== null) return picture.lastSeen;
+  if (picture.durationS !== null) return picture.fps === null ? 'paused' : 'recording';
+  return picture.source === null ? 'no-source' : 'idle';
+}
+
+export function channelLook(picture: ChannelPicture): StateLook {
+  return picture.state === 'stale' ? staleLook(CHANNEL_LOOKS[underlyingState(picture)]) : CHANNEL_LOOKS[picture.state];
+}
+
+function formatFps(fps: number): string {
+  return `${Number(fps.toFixed(2))} fps`;
+}
+
+export function channelPlan(picture: ChannelPicture, size: PixelSize, thumbnail: RgbImage | undefined): TilePlan {
+  const look = channelLook(picture);
+  const faded = picture.state === 'stale' || picture.state === 'offline';
+  const showsAge = picture.ageS !== null && faded;
+  const showsWarning = !showsAge && picture.warning !== null;
+  const footer: StateTileDynamic['footer'] =
+    picture.ageS !== null && showsAge
+      ? { text: ageText(picture.ageS), colour: picture.state === 'offline' ? NEUTRAL.offlineInk : AGE_INK, bold: true }
+      : picture.warning !== null
+        ? { text: picture.warning, colour: WARNING.ink, bold: true }
+        : picture.fps !== null
+          ? { text: formatFps(picture.fps), colour: faded ? NEUTRAL.muted : '#D0D0D0', bold: false }
+          : null;
+  const clock: StateTileDynamic['clock'] =
+    picture.durationS === null ? null : { text: formatDuration(picture.durationS), colour: picture.state === 'offline' ? NEUTRAL.offlineInk : faded ? NEUTRAL.muted : NEUTRAL.text };
+  const base: StateTileBase = {
+    look,
+    faded,
+    lead: String(picture.channel),
+    rest: picture.source ?? '',
+    clock: clock !== null,
+    footer: footer === null ? 'none' : showsWarning ? 'warning' : 'text',
+    thumbnail: thumbnail !== undefined,
+  };
+  return {
+    baseKey: JSON.stringify(['channel', base]),
+    baseSvg: () => stateTileSvg(base, size),
+    thumbnail: thumbnail === undefined ? null : { image: thumbnail, rect: stateTileLayout(size).body },
+    ops: stateTileOps({ clock, footer }, size),
+  };
+}

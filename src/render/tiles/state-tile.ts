@@ -1,0 +1,167 @@
+// The layout channel and sync tiles share: a state band (symbol + word) on top, an identity line, the
+// take's clock, and a footer (age, warning or fps). The band and identity are static SVG; clock and footer
+// text change every second and are painted from the glyph atlas.
+import type { PixelSize } from '../../engine/surface.js';
+import { capHeight, measureText, textSvg, truncateText } from '../font.js';
+import { NEUTRAL, OKABE_ITO, WARNING, dimmed, type StateLook } from '../palette.js';
+import type { PaintOp, Rect } from './plan.js';
+import { symbolSvg } from './symbols.js';
+import { borderSvg, centredBaseline, crossSvg, dynamicLine, hazardPattern, lineSize, rectSvg, svgDocument, textLine } from './svg.js';
+
+export interface StateTileLayout {
+  band: Rect;
+  symbol: Rect;
+  word: Rect;
+  ident: Rect;
+  clock: Rect;
+  footer: Rect;
+  /** Everything below the band (where a thumbnail shows). */
+  body: Rect;
+  /** A band pixel no text, symbol, border or overlay frame reaches: its colour is the band colour. */
+  probe: { x: number; y: number };
+  pad: number;
+}
+
+/** Wider than this (strip cells, info bar) the clock moves beside the identity instead of below it. */
+const WIDE_ASPECT = 1.7;
+
+export function stateTileLayout({ width, height }: PixelSize): StateTileLayout {
+  const pad = Math.max(3, Math.round(Math.min(width, height) * 0.06));
+  const wide = width >= WIDE_ASPECT * height;
+  const bandHeight = Math.round(height * (wide ? 0.36 : 0.27));
+  const band = { x: 0, y: 0, width, height: bandHeight };
+  const symbolSide = Math.round(bandHeight * 0.56);
+  const symbol = { x: pad, y: (bandHeight - symbolSide) / 2, width: symbolSide, height: symbolSide };
+  const wordLeft = pad + symbolSide + Math.round(pad * 0.8);
+  // The band's right end stays clear of text: that is where its colour can be read (and tested).
+  const word = { x: wordLeft, y: 0, width: Math.max(1, width - wordLeft - Math.round(pad * 2.5)), height: bandHeight };
+  const probe = { x: width - Math.round(pad * 1.4) - 1, y: Math.round(bandHeight / 2) };
+  const body = { x: 0, y: bandHeight, width, height: height - bandHeight };
+  if (wide) {
+    const column = Math.round(width * 0.46);
+    const rowHeight = (height - bandHeight) / 2;
+    return {
+      band,
+      symbol,
+      word,
+      ident: { x: pad, y: bandHeight, width: column - pad, height: rowHeight },
+      footer: { x: pad, y: bandHeight + rowHeight, width: column - pad, height: rowHeight },
+      clock: { x: column, y: bandHeight, width: width - column - pad, height: height - bandHeight },
+      body,
+      probe,
+      pad,
+    };
+  }
+  const identHeight = Math.round(height * 0.22);
+  const clockHeight = Math.round(height * 0.29);
+  const footerTop = bandHeight + identHeight + clockHeight;
+  return {
+    band,
+    symbol,
+    word,
+    ident: { x: pad, y: bandHeight, width: width - 2 * pad, height: identHeight },
+    clock: { x: pad, y: bandHeight + identHeight, width: width - 2 * pad, height: clockHeight },
+    footer: { x: pad, y: footerTop, width: width - 2 * pad, height: height - footerTop - Math.round(pad * 0.4) },
+    body,
+    probe,
+    pad,
+  };
+}
+
+/** What the base shows (everything static). */
+export interface StateTileBase {
+  look: StateLook;
+  /** Drawn muted: the data is old or gone. */
+  faded: boolean;
+  /** Identity line: lead in bold (the channel number), rest in regular (the source). */
+  lead: string;
+  rest: string;
+  /** A clock is painted over the base (scrim behind it when over a thumbnail). */
+  clock: boolean;
+  /** What the footer holds: a warning gets an orange box in the base. */
+  footer: 'none' | 'text' | 'warning';
+  thumbnail: boolean;
+}
+
+export function stateTileSvg(base: StateTileBase, size: PixelSize): string {
+  const layout = stateTileLayout(size);
+  const { look } = base;
+  const { width, height } = size;
+  const short = Math.min(width, height);
+  let defs = '';
+  let body = '';
+  if (!base.thumbnail) body += rectSvg(layout.body, look.crossed ? OKABE_ITO.black : NEUTRAL.body);
+  if (look.hazard) {
+    defs += hazardPattern('hazard', Math.max(3, short * 0.07), dimmed(OKABE_ITO.orange, base.faded ? 0.25 : 0.45), base.thumbnail ? '#000000' : NEUTRAL.body);
+    body += base.thumbnail ? borderSvg(layout.body, layout.pad, 'url(#hazard)', null) : rectSvg(layout.body, 'url(#hazard)');
+  }
+  if (look.crossed) {
+    const inset = layout.pad;
+    body += crossSvg({ x: inset, y: layout.body.y + inset, width: width - 2 * inset, height: layout.body.height - 2 * inset }, Math.max(2, short * 0.05), NEUTRAL.offlineCross);
+  }
+  if (base.thumbnail) {
+    const scrim = (rect: Rect) => rectSvg({ x: 0, y: rect.y, width, height: rect.height }, NEUTRAL.scrim, 'fill-opacity="0.55"');
+    body += scrim(layout.ident);
+    if (base.clock) body += scrim(layout.clock);
+    if (base.footer === 'text') body += scrim(layout.footer);
+  }
+  if (base.footer === 'warning') body += rectSvg(footerBox(layout), base.faded ? dimmed(WARNING.box) : WARNING.box);
+
+  const band = rectSvg(layout.band, look.band) + symbolSvg(look.symbol, layout.symbol, look.ink, look.band) + textLine({ text: look.word, face: 'bold', rect: layout.word, fill: look.ink, anchor: 'start', maxSize: layout.band.height * 0.56 });
+  const ident = identSvg(base, layout);
+  const border = look.dashed ? borderSvg({ x: 0, y: 0, width, height }, Math.max(2, Math.round(short * 0.035)), NEUTRAL.noSource, short * 0.12) : '';
+  return svgDocument(size, body + band + ident + border, defs);
+}
+
+/** The warning box spans the footer row edge to edge, so it reads as a strip. */
+function footerBox(layout: StateTileLayout): Rect {
+  const { footer } = layout;
+  return { x: footer.x - layout.pad / 2, y: footer.y + footer.height * 0.06, width: footer.width + layout.pad, height: footer.height * 0.88 };
+}
+
+function identSvg(base: StateTileBase, layout: StateTileLayout): string {
+  const { ident } = layout;
+  const ink = base.faded ? NEUTRAL.muted : NEUTRAL.text;
+  if (base.lead === '') return textLine({ text: base.rest, face: 'regular', rect: ident, fill: ink, anchor: 'start' });
+  const leadSize = lineSize({ text: base.lead, face: 'bold', rect: ident, maxSize: ident.height * 0.8 });
+  const leadWidth = measureText(base.lead, 'bold', leadSize);
+  let svg = textSvg({ text: base.lead, face: 'bold', size: leadSize, x: ident.x, y: centredBaseline(ident, 'bold', leadSize), anchor: 'start', fill: ink });
+  const gap = leadSize * 0.35;
+  const room = ident.width - leadWidth - gap;
+  if (base.rest !== '' && room > leadSize) {
+    // Shrink a long source name only so far, then truncate it: a readable "Camera L…" beats a full name nobody can read.
+    const restSize = Math.max(7, leadSize * 0.6, Math.min(leadSize * 0.8, lineSize({ text: base.rest, face: 'regular', rect: { ...ident, width: room } })));
+    const shown = truncateText(base.rest, 'regular', restSize, room);
+    // Same baseline as the lead, so the two read as one line.
+    const baseline = centredBaseline(ident, 'bold', leadSize) - (capHeight('bold', leadSize) - capHeight('regular', restSize)) / 2;
+    svg += textSvg({ text: shown, face: 'regular', size: restSize, x: ident.x + leadWidth + gap, y: baseline, anchor: 'start', fill: base.faded ? NEUTRAL.muted : '#E0E0E0' });
+  }
+  return svg;
+}
+
+/** The changing parts: the clock and the footer text. */
+export interface StateTileDynamic {
+  clock: { text: string; colour: string } | null;
+  footer: { text: string; colour: string; bold: boolean } | null;
+}
+
+export function stateTileOps(dynamic: StateTileDynamic, size: PixelSize): PaintOp[] {
+  const layout = stateTileLayout(size);
+  const ops: PaintOp[] = [];
+  if (dynamic.clock !== null) {
+    ops.push(dynamicLine({ text: dynamic.clock.text, face: 'mono', rect: layout.clock, fill: dynamic.clock.colour, anchor: 'middle', maxSize: layout.clock.height * 0.8 }));
+  }
+  if (dynamic.footer !== null && dynamic.footer.text !== '') {
+    const { footer } = layout;
+    ops.push(dynamicLine({ text: dynamic.footer.text, face: dynamic.footer.bold ? 'bold' : 'regular', rect: footer, fill: dynamic.footer.colour, anchor: 'middle', maxSize: footer.height * 0.72 }));
+  }
+  return ops;
+}
+
+/** mm:ss under an hour, hh:mm:ss from then on. */
+export function formatDuration(seconds: number): string {
+  const s = Math.max(0, Math.floor(seconds));
+  const two = (v: number) => String(v).padStart(2, '0');
+  const mmss = `${two(Math.floor(s / 60) % 60)}:${two(s % 60)}`;
+  return s < 3600 ? mmss : `${two(Math.floor(s / 3600))}:${mmss}`;
+}

@@ -1,0 +1,56 @@
+// The sync group key: group state, member channels, the group's clock, and the channels that fell out of
+// the group's take ("OUT 3,7"), which an operator must notice at once.
+import type { SyncPicture } from '../../engine/picture.js';
+import type { PixelSize } from '../../engine/surface.js';
+import { AGE_INK, CHANNEL_LOOKS, NEUTRAL, SYNC_LOOKS, WARNING, ageText, staleLook, type StateLook } from '../palette.js';
+import type { TilePlan } from './plan.js';
+import { formatDuration, stateTileOps, stateTileSvg, type StateTileBase, type StateTileDynamic } from './state-tile.js';
+
+export function syncLook(picture: SyncPicture): StateLook {
+  switch (picture.state) {
+    case 'offline':
+      return CHANNEL_LOOKS.offline;
+    case 'stale':
+      // What the group was last seen doing: a running clock means a take; members mean armed.
+      return staleLook(picture.durationS !== null ? SYNC_LOOKS.recording : picture.members.length > 0 ? SYNC_LOOKS.armed : SYNC_LOOKS.none);
+    default:
+      return SYNC_LOOKS[picture.state];
+  }
+}
+
+/** "1,2,5"; long runs of consecutive channels shortened to "1-8". */
+export function channelList(channels: readonly number[]): string {
+  const sorted = [...channels].sort((a, b) => a - b);
+  const parts: string[] = [];
+  for (let i = 0; i < sorted.length; ) {
+    let j = i;
+    while (j + 1 < sorted.length && (sorted[j + 1] as number) === (sorted[j] as number) + 1) j++;
+    parts.push(j - i >= 2 ? `${sorted[i]}-${sorted[j]}` : sorted.slice(i, j + 1).join(','));
+    i = j + 1;
+  }
+  return parts.join(',');
+}
+
+export function syncPlan(picture: SyncPicture, size: PixelSize): TilePlan {
+  const look = syncLook(picture);
+  const faded = picture.state === 'stale' || picture.state === 'offline';
+  const showsAge = faded && picture.ageS !== null;
+  const showsOut = !showsAge && picture.outOfSync.length > 0;
+  const footer: StateTileDynamic['footer'] = showsAge
+    ? { text: ageText(picture.ageS as number), colour: picture.state === 'offline' ? NEUTRAL.offlineInk : AGE_INK, bold: true }
+    : showsOut
+      ? { text: `OUT ${channelList(picture.outOfSync)}`, colour: WARNING.ink, bold: true }
+      : null;
+  const clock: StateTileDynamic['clock'] =
+    picture.durationS === null ? null : { text: formatDuration(picture.durationS), colour: picture.state === 'offline' ? NEUTRAL.offlineInk : faded ? NEUTRAL.muted : NEUTRAL.text };
+  const base: StateTileBase = {
+    look,
+    faded,
+    lead: picture.members.length > 0 ? 'CH' : '',
+    rest: picture.members.length > 0 ? channelList(picture.members) : 'no channels',
+    clock: clock !== null,
+    footer: footer === null ? 'none' : showsOut ? 'warning' : 'text',
+    thumbnail: false,
+  };
+  return { baseKey: JSON.stringify(['sync', base]), baseSvg: () => stateTileSvg(base, size), thumbnail: null, ops: stateTileOps({ clock, footer }, size) };
+}
