@@ -1,9 +1,11 @@
 #!/usr/bin/env node
 // The `recdeck` command.
+import { run, runUsage } from './run.js';
 import { simulate, simulateUsage } from './simulate.js';
 import { UsageError } from './usage-error.js';
 
 const commands: Record<string, { run: (args: string[]) => Promise<void>; usage: string }> = {
+  run: { run, usage: runUsage },
   simulate: { run: simulate, usage: simulateUsage },
 };
 

@@ -2,6 +2,8 @@
 export interface LoggedRequest {
   seq: number;
   at: number;
+  /** Wall-clock ms with sub-ms precision when the request arrived (for latency benchmarks). */
+  receivedAt: number;
   method: string;
   /** The path as received (percent-encoding kept). */
   path: string;

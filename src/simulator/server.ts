@@ -102,13 +102,14 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
   });
 
   async function serve(request: IncomingMessage, response: ServerResponse): Promise<void> {
+    const receivedAt = performance.timeOrigin + performance.now();
     const method = request.method ?? 'GET';
     const url = new URL(request.url ?? '/', 'http://simulator');
     const path = url.pathname;
     const body = await readBody(request);
     const authorized = isAuthorized(request.headers.authorization, expectedAuthorization);
     const record = (status: number, operation: string | null) =>
-      log.add({ at: now(), method, path: request.url ?? path, operation, body: body ?? '', authorized, status });
+      log.add({ at: now(), receivedAt, method, path: request.url ?? path, operation, body: body ?? '', authorized, status });
 
     if (!authorized) {
       const missing = request.headers.authorization === undefined;

@@ -1,0 +1,59 @@
+// (d) The bridge's own cost at steady state: 16 channels recording, a 32-key surface, thumbnails off or
+// on. The simulator runs in a child process so that its work is not counted as the bridge's.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { startBenchBridge } from './harness.js';
+import { sleep } from './stats.js';
+
+export interface SteadyLoad {
+  thumbnails: boolean;
+  cpuPercent: number;
+  eventLoopP99Ms: number;
+  rssMb: number;
+  seconds: number;
+}
+
+const CLI = fileURLToPath(new URL('../cli/main.js', import.meta.url));
+const TOKEN = 'perm:00000000-0000-4000-8000-00000000bench';
+
+async function startChildSimulator(): Promise<{ url: string; child: ChildProcess }> {
+  const child = spawn(process.execPath, [CLI, 'simulate', '--port', '0', '--grid', '16', '--token', TOKEN], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const url = await new Promise<string>((resolve, reject) => {
+    let text = '';
+    child.stdout?.on('data', (chunk: Buffer) => {
+      text += chunk.toString();
+      const found = /listening on (http:\/\/\S+)/.exec(text);
+      if (found) resolve(found[1] as string);
+    });
+    child.once('exit', (code) => reject(new Error(`the simulator exited (${code}) before listening`)));
+  });
+  return { url, child };
+}
+
+export async function measureSteadyLoad(thumbnails: boolean, seconds: number): Promise<SteadyLoad> {
+  const { url, child } = await startChildSimulator();
+  const deck = startBenchBridge(url, TOKEN, { thumbnails });
+  try {
+    for (let i = 0; i < 16; i++) await deck.client.recStart(i);
+    await sleep(3000); // first thumbnails, caches warm
+    const delay = monitorEventLoopDelay({ resolution: 10 });
+    delay.enable();
+    const cpu0 = process.cpuUsage();
+    const t0 = performance.now();
+    await sleep(seconds * 1000);
+    const cpu = process.cpuUsage(cpu0);
+    const wallMs = performance.now() - t0;
+    delay.disable();
+    return {
+      thumbnails,
+      cpuPercent: ((cpu.user + cpu.system) / 1000 / wallMs) * 100,
+      eventLoopP99Ms: delay.percentile(99) / 1e6,
+      rssMb: process.memoryUsage().rss / 2 ** 20,
+      seconds,
+    };
+  } finally {
+    await deck.stop();
+    child.kill('SIGTERM');
+  }
+}

@@ -1,0 +1,73 @@
+// `npm run bench`: the bridge's speed and cost against the simulator on loopback, printed as a table
+// with the targets beside each figure (`-- --json` prints the same figures as JSON). Steady-load runs
+// each get a fresh process, so earlier sections do not weigh on their memory figures.
+import { execFile } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { parseArgs, promisify } from 'node:util';
+import { measureChangeLatency, measurePressLatency, type ChangeLatency, type PressLatency } from './latency.js';
+import { measureSteadyLoad, type SteadyLoad } from './load.js';
+import { measureRenderCosts, type RenderCost } from './render.js';
+
+interface Results {
+  node: string;
+  press: PressLatency[];
+  change: ChangeLatency;
+  render: RenderCost[];
+  previewDecodeMs: number;
+  load: SteadyLoad[];
+}
+
+const SELF = fileURLToPath(import.meta.url);
+const { values } = parseArgs({ options: { json: { type: 'boolean', default: false }, only: { type: 'string' }, quick: { type: 'boolean', default: false } } });
+
+async function loadInChild(thumbnails: boolean, seconds: number): Promise<SteadyLoad> {
+  const { stdout } = await promisify(execFile)(process.execPath, [SELF, '--only', thumbnails ? 'load-on' : 'load-off', '--json', ...(values.quick ? ['--quick'] : [])]);
+  return JSON.parse(stdout) as SteadyLoad;
+}
+
+const fixed = (n: number, digits = 2) => n.toFixed(digits);
+const verdict = (ok: boolean) => (ok ? 'ok' : 'MISSED');
+
+function table(results: Results): string {
+  const lines: string[] = [`recdeck bench (Node ${results.node})`, ''];
+  lines.push('(a) press to request received, ms            p50     p99   bare p50  bare p99  target p99 <= 1.5x bare');
+  for (const p of results.press) {
+    lines.push(`    ${p.load.padEnd(40)} ${fixed(p.pressP50).padStart(6)} ${fixed(p.pressP99).padStart(7)} ${fixed(p.bareP50).padStart(9)} ${fixed(p.bareP99).padStart(9)}  ${verdict(p.pressP99 <= 1.5 * p.bareP99)} (${fixed(p.pressP99 / p.bareP99)}x)`);
+  }
+  const c = results.change;
+  lines.push('', `(b) recorder change to key image, ms (poll ${c.pollMs} ms)   p50 ${fixed(c.p50, 1)}   p99 ${fixed(c.p99, 1)}   target p99 <= ${c.pollMs + 30}: ${verdict(c.p99 <= c.pollMs + 30)}`);
+  lines.push('', '(c) ms per key                 tick    full redraw   tick+thumb  full+thumb   targets: tick <= 0.2 at 96 px, full <= 5');
+  for (const size of [...new Set(results.render.map((r) => r.size))]) {
+    const plain = results.render.find((r) => r.size === size && !r.thumbnail);
+    const thumb = results.render.find((r) => r.size === size && r.thumbnail);
+    if (!plain || !thumb) continue;
+    const ok = (size === '96' ? plain.tickMs <= 0.2 : true) && plain.fullMs <= 5;
+    lines.push(`    ${size.padEnd(24)} ${fixed(plain.tickMs, 3).padStart(7)} ${fixed(plain.fullMs).padStart(12)} ${fixed(thumb.tickMs, 3).padStart(12)} ${fixed(thumb.fullMs).padStart(11)}   ${verdict(ok)}`);
+  }
+  lines.push(`    one 640x360 preview decoded and resized: ${fixed(results.previewDecodeMs)} ms (off the press path)`);
+  lines.push('', '(d) 16 channels recording, 32 keys        CPU % of a core   event-loop p99 ms   RSS MB   targets');
+  for (const l of results.load) {
+    const cpuTarget = l.thumbnails ? 30 : 3;
+    const rssTarget = l.thumbnails ? 200 : 150;
+    const ok = l.cpuPercent <= cpuTarget && l.eventLoopP99Ms < 20 && l.rssMb < rssTarget;
+    lines.push(`    thumbnails ${(l.thumbnails ? 'on (16 at 1 fps)' : 'off').padEnd(28)} ${fixed(l.cpuPercent, 1).padStart(6)} ${fixed(l.eventLoopP99Ms, 1).padStart(18)} ${fixed(l.rssMb, 0).padStart(10)}   cpu <= ${cpuTarget}, p99 < 20, rss < ${rssTarget}: ${verdict(ok)}`);
+  }
+  return `${lines.join('\n')}\n`;
+}
+
+async function main(): Promise<void> {
+  const seconds = values.quick ? 3 : 10;
+  if (values.only === 'load-on' || values.only === 'load-off') {
+    process.stdout.write(JSON.stringify(await measureSteadyLoad(values.only === 'load-on', seconds)));
+    return;
+  }
+  const samples = values.quick ? 40 : 200;
+  const press = [await measurePressLatency(samples, false), await measurePressLatency(samples, true)];
+  const change = await measureChangeLatency(values.quick ? 16 : 60);
+  const { costs, previewDecodeMs } = await measureRenderCosts();
+  const load = [await loadInChild(false, seconds), await loadInChild(true, seconds)];
+  const results: Results = { node: process.version, press, change, render: costs, previewDecodeMs, load };
+  process.stdout.write(values.json ? `${JSON.stringify(results, null, 2)}\n` : table(results));
+}
+
+await main();

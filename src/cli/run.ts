@@ -1,0 +1,145 @@
+// `recdeck run`: the bridge. Recorders come from flags or the environment (never from a profile's
+// text); with none given it starts the embedded simulator and uses that.
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import type { Subscription } from 'rxjs';
+import { RecorderClient } from '../api/client.js';
+import { Bridge } from '../engine/bridge.js';
+import type { Logger } from '../engine/log.js';
+import type { Surface } from '../engine/surface.js';
+import { resolveRecorders } from '../profiles/env.js';
+import { formatProfileError } from '../profiles/load.js';
+import { watchProfiles, type ProfileSet } from '../profiles/watch.js';
+import { decodeThumbnail } from '../render/thumbnail.js';
+import { pictureRenderer } from '../render/picture-renderer.js';
+import { startSimulator, type RunningSimulator } from '../simulator/server.js';
+import { consoleLogger } from './console-logger.js';
+import { recordersFrom, type RecorderConfig } from './recorder-config.js';
+import { UsageError } from './usage-error.js';
+
+export const runUsage = 'recdeck run [--recorder [NAME=]URL …] [--token [NAME=]TOKEN …] [--profile FILE|DIR …] [--poll-ms N]';
+
+/** The profiles shipped with recdeck. */
+export const SHIPPED_PROFILES = fileURLToPath(new URL('../../profiles', import.meta.url));
+
+export interface RunningBridge {
+  bridge: Bridge;
+  simulator: RunningSimulator | null;
+  recorders: RecorderConfig[];
+  stop: () => Promise<void>;
+}
+
+export interface BridgeSetup {
+  recorderFlags: string[];
+  tokenFlags: string[];
+  profilePaths: string[];
+  pollMs: number;
+  env: NodeJS.ProcessEnv;
+  /** Surfaces found by the adapters that are present (hardware, web deck). */
+  surfaces: Surface[];
+}
+
+export function parseRunArgs(args: string[], env: NodeJS.ProcessEnv): Omit<BridgeSetup, 'surfaces'> {
+  const { values } = parseArgs({
+    args,
+    options: {
+      recorder: { type: 'string', multiple: true, default: [] },
+      token: { type: 'string', multiple: true, default: [] },
+      profile: { type: 'string', multiple: true, default: [] },
+      'poll-ms': { type: 'string', default: '250' },
+    },
+    strict: true,
+  });
+  const pollMs = Number(values['poll-ms']);
+  if (!/^\d+$/.test(values['poll-ms']) || pollMs < 50 || pollMs > 10_000) throw new UsageError(`--poll-ms: expected a whole number of ms from 50 to 10000, got ${values['poll-ms']}`);
+  return {
+    recorderFlags: values.recorder,
+    tokenFlags: values.token,
+    profilePaths: values.profile.length > 0 ? values.profile : [SHIPPED_PROFILES],
+    pollMs,
+    env,
+  };
+}
+
+/** Starts the bridge (and the simulator when no recorder is configured) and binds the surfaces. */
+export async function startBridge(setup: BridgeSetup, log = consoleLogger()): Promise<RunningBridge> {
+  const flagged = recordersFrom(setup.recorderFlags, setup.tokenFlags, setup.env);
+
+  let lastProblems = '';
+  const report = (set: ProfileSet) => {
+    const text = set.problems.map(formatProfileError).join('\n');
+    if (text !== lastProblems && text !== '') log.warn(`profile problems (the last good version of each file stays in use):\n${text}`);
+    lastProblems = text;
+  };
+  let bridge: Bridge | null = null;
+  let firstSet: (set: ProfileSet) => void = () => undefined;
+  const first = new Promise<ProfileSet>((resolve) => (firstSet = resolve));
+  const subscription: Subscription = watchProfiles(setup.profilePaths).subscribe((set) => {
+    report(set);
+    if (bridge) bridge.setProfiles(set.profiles);
+    else firstSet(set);
+  });
+
+  try {
+    const profiles = await first;
+    let recorders = [...flagged, ...declaredRecorders(profiles, flagged, setup.env, log)];
+    let simulator: RunningSimulator | null = null;
+    if (recorders.length === 0) {
+      simulator = await startSimulator({ port: 0 });
+      recorders = [{ name: 'main', url: simulator.url, token: simulator.token }];
+      log.info(`no recorder given (--recorder or RECDECK_RECORDER): using the embedded simulator at ${simulator.url}`);
+    }
+    const clients = recorders.map((r) => ({ name: r.name, client: new RecorderClient({ url: r.url, token: r.token ?? '' }) }));
+    const running = new Bridge({ recorders: clients, renderer: (thumbnails) => pictureRenderer({ thumbnails }), decodeThumbnail, log, pollMs: setup.pollMs });
+    running.start();
+    running.setProfiles(profiles.profiles);
+    bridge = running;
+    for (const surface of setup.surfaces) running.addSurface(surface);
+    return {
+      bridge: running,
+      simulator,
+      recorders,
+      stop: async () => {
+        subscription.unsubscribe();
+        await running.stop();
+        await Promise.allSettled(clients.map((c) => c.client.close()));
+        await simulator?.close();
+      },
+    };
+  } catch (error) {
+    subscription.unsubscribe();
+    throw error;
+  }
+}
+
+/**
+ * Recorders that profiles declare (URL and token from ${ENV} references). Flags and RECDECK_* win over
+ * a profile for the same name; the set is read at start, so a recorder added by a later edit needs a
+ * restart (the bridge says so when a binding names one it does not know).
+ */
+function declaredRecorders(set: ProfileSet, flagged: readonly RecorderConfig[], env: NodeJS.ProcessEnv, log: Logger): RecorderConfig[] {
+  const found: RecorderConfig[] = [];
+  for (const loaded of set.profiles) {
+    const { recorders, problems } = resolveRecorders(loaded, env);
+    for (const problem of problems) log.warn(formatProfileError(problem));
+    for (const recorder of recorders) {
+      if (flagged.some((r) => r.name === recorder.name) || found.some((r) => r.name === recorder.name)) continue;
+      found.push({ name: recorder.name, url: recorder.url, ...(recorder.token === null ? {} : { token: recorder.token }) });
+    }
+  }
+  return found;
+}
+
+export async function run(args: string[]): Promise<void> {
+  const log = consoleLogger();
+  const setup = parseRunArgs(args, process.env);
+  const running = await startBridge({ ...setup, surfaces: [] }, log);
+  const sessions = running.bridge.surfaceSessions();
+  log.info(sessions.length === 0 ? 'surfaces: none found' : `surfaces:\n${sessions.map((s) => `  ${s.surface.id} (${s.surface.name}): ${s.profileName}`).join('\n')}`);
+  await new Promise<void>((resolve) => {
+    process.once('SIGINT', () => resolve());
+    process.once('SIGTERM', () => resolve());
+  });
+  log.info('stopping: clearing the surfaces');
+  await running.stop();
+}

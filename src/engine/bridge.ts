@@ -1,0 +1,186 @@
+// The bridge: one poller per recorder, one session per surface, each surface bound to the profile that
+// fits it best. Surfaces come and go (hot-plug); profiles change (file edits); recorders drop out and
+// come back. None of that stops the rest.
+import { Subject, Subscription, type Observable } from 'rxjs';
+import type { RecorderClient } from '../api/client.js';
+import { checkBindings, chooseProfile } from '../profiles/match.js';
+import type { LoadedProfile } from '../profiles/watch.js';
+import { DurationClock } from './duration-clock.js';
+import type { CommandRecord, Logger } from './log.js';
+import { RecorderExtras } from './recorder-extras.js';
+import { RecorderPoller } from './recorder-poller.js';
+import type { RecorderState } from './recorder-state.js';
+import type { RgbImage, Surface } from './surface.js';
+import { SurfaceSession, type BoundProfile, type PictureRenderer, type RecorderHandle } from './surface-session.js';
+
+export interface BridgeOptions {
+  /** The first is the default recorder of bindings that name none. */
+  recorders: ReadonlyArray<{ name: string; client: RecorderClient }>;
+  /** Makes the renderer, given where it finds the decoded previews that channel pictures name. */
+  renderer: (thumbnails: (key: string) => RgbImage | undefined) => PictureRenderer;
+  decodeThumbnail: (png: Uint8Array) => Promise<RgbImage>;
+  log: Logger;
+  pollMs?: number;
+  slowMs?: number;
+  thumbnailMs?: number;
+  meterMs?: number;
+  now?: () => number;
+}
+
+export class Bridge {
+  private readonly handles = new Map<string, RecorderHandle>();
+  private readonly sessions = new Map<string, SurfaceSession>();
+  private readonly surfaces = new Map<string, Surface>();
+  private readonly commands = new Subject<CommandRecord>();
+  private readonly subscription = new Subscription();
+  private profiles: readonly LoadedProfile[] = [];
+  private readonly now: () => number;
+  readonly renderer: PictureRenderer;
+
+  constructor(private readonly options: BridgeOptions) {
+    if (options.recorders.length === 0) throw new Error('the bridge needs at least one recorder');
+    this.now = options.now ?? Date.now;
+    this.renderer = options.renderer((key) => this.thumbnailImage(key));
+    for (const { name, client } of options.recorders) {
+      const poller = new RecorderPoller(name, client, { pollMs: options.pollMs ?? 250, slowMs: options.slowMs ?? 2000, now: this.now });
+      const extras = new RecorderExtras(poller, { decodeThumbnail: options.decodeThumbnail, thumbnailMs: options.thumbnailMs ?? 1000, meterMs: options.meterMs ?? 250 });
+      const durations = new DurationClock();
+      this.handles.set(name, { name, poller, extras, durations });
+    }
+  }
+
+  /** Every command carried out or refused, for the audit log. */
+  get commands$(): Observable<CommandRecord> {
+    return this.commands.asObservable();
+  }
+
+  get defaultRecorder(): string {
+    return this.options.recorders[0]?.name as string;
+  }
+
+  recorderStates(): RecorderState[] {
+    return [...this.handles.values()].map((h) => h.poller.state);
+  }
+
+  recorderState$(name: string): Observable<RecorderState> | undefined {
+    return this.handles.get(name)?.poller.state$;
+  }
+
+  /** A decoded preview by the key a channel picture carries (for the renderer). */
+  thumbnailImage(key: string): RgbImage | undefined {
+    for (const handle of this.handles.values()) {
+      const image = handle.extras.thumbnailImage(key);
+      if (image) return image;
+    }
+    return undefined;
+  }
+
+  surfaceSessions(): SurfaceSession[] {
+    return [...this.sessions.values()];
+  }
+
+  session(surfaceId: string): SurfaceSession | undefined {
+    return this.sessions.get(surfaceId);
+  }
+
+  start(): void {
+    for (const handle of this.handles.values()) {
+      this.subscription.add(handle.poller.state$.subscribe((state) => this.observeDurations(handle, state)));
+      this.subscription.add(this.trackReachability(handle));
+      handle.poller.start();
+      handle.extras.start();
+    }
+  }
+
+  /** The current good profiles (a bad edit keeps the last good version, as the watcher delivers it). */
+  setProfiles(profiles: readonly LoadedProfile[]): void {
+    this.profiles = profiles;
+    for (const surface of this.surfaces.values()) this.bind(surface);
+  }
+
+  addSurface(surface: Surface): void {
+    this.surfaces.set(surface.id, surface);
+    this.bind(surface);
+  }
+
+  removeSurface(id: string): void {
+    this.sessions.get(id)?.stop();
+    this.sessions.delete(id);
+    this.surfaces.delete(id);
+  }
+
+  /** Blanks every surface and stops polling (on exit). */
+  async stop(): Promise<void> {
+    this.subscription.unsubscribe();
+    for (const session of this.sessions.values()) session.stop();
+    for (const handle of this.handles.values()) {
+      handle.poller.stop();
+      handle.extras.stop();
+    }
+    await Promise.allSettled([...this.surfaces.values()].map((s) => s.clear()));
+    this.sessions.clear();
+  }
+
+  private bind(surface: Surface): void {
+    const chosen = chooseProfile(surface, this.profiles);
+    const current = this.sessions.get(surface.id);
+    if (!chosen) {
+      if (current) {
+        current.stop();
+        this.sessions.delete(surface.id);
+      }
+      this.options.log.warn(`${surface.id} (${surface.name}): no profile fits kind "${surface.kind}", model "${surface.model}"`);
+      void surface.clear().catch(() => undefined);
+      return;
+    }
+    const bound = boundProfile(chosen);
+    for (const problem of checkBindings(chosen.profile, surface.controls)) this.options.log.warn(`${chosen.file}: ${problem}`);
+    if (current && current.profileFile === chosen.file) {
+      current.setProfile(bound);
+      return;
+    }
+    current?.stop();
+    const session = new SurfaceSession(surface, bound, {
+      recorders: this.handles,
+      defaultRecorder: this.defaultRecorder,
+      renderer: this.renderer,
+      log: this.options.log,
+      audit: (record) => this.commands.next(record),
+      now: this.now,
+    });
+    this.sessions.set(surface.id, session);
+    this.options.log.info(`${surface.id} (${surface.name}): profile "${chosen.profile.name}" from ${chosen.file}`);
+    session.start();
+  }
+
+  private observeDurations(handle: RecorderHandle, state: RecorderState): void {
+    if (state.lastGoodAt === null || state.channels === null) return;
+    for (const channel of state.channels) {
+      const key = `${channel.Index}`;
+      if (!channel.IsRecording) handle.durations.forget(key);
+      else handle.durations.observe(key, !channel.IsRecordingPause, channel.RecordingDuration, state.lastGoodAt);
+    }
+  }
+
+  /** Says once when a recorder stops answering and once when it is back. */
+  private trackReachability(handle: RecorderHandle): Subscription {
+    let reachable: boolean | null = null;
+    return handle.poller.state$.subscribe((state) => {
+      const now = state.failures === 0 ? state.lastGoodAt !== null : false;
+      if (now === reachable || (state.failures > 0 && state.failures < 3)) return;
+      reachable = now;
+      if (now) this.options.log.info(`recorder "${handle.name}" at ${handle.poller.client.url}: answering`);
+      else this.options.log.warn(`recorder "${handle.name}" at ${handle.poller.client.url}: not answering (${state.lastError ?? 'no answer'})`);
+    });
+  }
+}
+
+function boundProfile({ profile, file }: LoadedProfile): BoundProfile {
+  return {
+    name: profile.name,
+    file,
+    pages: profile.pages,
+    ...(profile.brightness === undefined ? {} : { brightness: profile.brightness }),
+    ...(profile.overlays?.dialog === undefined ? {} : { dialogPage: profile.overlays.dialog }),
+  };
+}

@@ -1,0 +1,158 @@
+// Decides what one recorder action sends: exactly one request, or a refusal with the reason. Pure, so
+// the rules are testable without a recorder: toggles decide from the last confirmed state and refuse
+// when that state is unknown or stale; gains are computed from the last known gain.
+import type { RecorderClient } from '../api/client.js';
+import { expandPath, operations, type OperationId } from '../api/operations.js';
+import { GAIN_DB } from '../api/scalars.js';
+import type { RecorderAction } from '../profiles/schema.js';
+import type { RecorderState } from './recorder-state.js';
+
+/** A call on the client: its method name and arguments, so it can be described before it is sent. */
+export type ClientCall = {
+  [K in OperationId]: RecorderClient[K] extends (...args: infer A) => Promise<unknown> ? { method: K; args: A } : never;
+}[OperationId];
+
+export type CommandPlan =
+  | {
+      kind: 'send';
+      call: ClientCall;
+      /** Re-read the slow group (sources, schedule, conversion) afterwards too. */
+      touchesSlowState: boolean;
+      /** A gain this sends, so the next step starts from it before the recorder is read again. */
+      gain?: { sourceIndex: number; db: number };
+    }
+  | { kind: 'refuse'; reason: string };
+
+export interface PlanInputs {
+  state: RecorderState;
+  /** The recorder's data is live (not stale, not offline). */
+  live: boolean;
+  /** 1-based channel that "selected" stands for. */
+  selectedChannel: number;
+  /** Signed detents of a turn (1 for a press). */
+  amount: number;
+  /** Fader position 0..1, for gain-fader. */
+  position: number | null;
+  /** Last known gain (dB) of a source by index. */
+  knownGain: (sourceIndex: number) => number | null;
+}
+
+const send = (call: ClientCall, touchesSlowState = false): CommandPlan => ({ kind: 'send', call, touchesSlowState });
+const refuse = (reason: string): CommandPlan => ({ kind: 'refuse', reason });
+
+export function planCommand(action: RecorderAction, inputs: PlanInputs): CommandPlan {
+  const { state, live } = inputs;
+  const channelNumber = 'channel' in action && action.channel !== undefined ? (action.channel === 'selected' ? inputs.selectedChannel : action.channel) : null;
+  const index = channelNumber === null ? -1 : channelNumber - 1;
+  const channel = state.channels?.[index];
+  const unknown = (what: string) => refuse(live ? `${what} is not known` : `the recorder's state is ${state.lastGoodAt === null ? 'unknown' : 'stale'}; not deciding a toggle from it`);
+
+  switch (action.action) {
+    case 'rec-start':
+      return send({ method: 'recStart', args: [index] });
+    case 'rec-pause':
+      return send({ method: 'recPause', args: [index] });
+    case 'rec-stop':
+      return send({ method: 'recStop', args: [index] });
+    case 'rec-toggle':
+      if (!live || !channel) return unknown(`channel ${channelNumber}`);
+      return send({ method: channel.IsRecording ? 'recStop' : 'recStart', args: [index] });
+    case 'pause-toggle':
+      if (!live || !channel) return unknown(`channel ${channelNumber}`);
+      if (!channel.IsRecording) return refuse(`channel ${channelNumber} is not recording`);
+      return send({ method: channel.IsRecordingPause ? 'recStart' : 'recPause', args: [index] });
+    case 'sync-on':
+      return send({ method: 'syncOn', args: [index] });
+    case 'sync-off':
+      return send({ method: 'syncOff', args: [index] });
+    case 'sync-toggle':
+      if (!live || !channel) return unknown(`channel ${channelNumber}`);
+      return send({ method: channel.IsInSync ? 'syncOff' : 'syncOn', args: [index] });
+    case 'set-source':
+      return send({ method: 'setChannelSource', args: [index, action.source] });
+    case 'unset-source':
+      return send({ method: 'unsetChannelSource', args: [index] });
+    case 'add-dest':
+      return send({ method: 'addChannelDestination', args: [index, action.destination] });
+    case 'delete-dest':
+      return send({ method: 'deleteChannelDestination', args: [index, action.destination] });
+    case 'toggle-dest':
+      if (!live || !channel) return unknown(`channel ${channelNumber}`);
+      return send({ method: channel.Destinations.includes(action.destination) ? 'deleteChannelDestination' : 'addChannelDestination', args: [index, action.destination] });
+    case 'sync-rec-start':
+      return send({ method: 'syncRecStart', args: [] });
+    case 'sync-rec-pause':
+      return send({ method: 'syncRecPause', args: [] });
+    case 'sync-rec-stop':
+      return send({ method: 'syncRecStop', args: [] });
+    case 'sync-rec-toggle':
+      if (!live || !state.sync) return unknown('synchronous recording');
+      return send({ method: state.sync.IsSyncRecording ? 'syncRecStop' : 'syncRecStart', args: [] });
+    case 'dialog-ok':
+      return send({ method: 'answerDialog', args: ['ok'] });
+    case 'dialog-cancel':
+      return send({ method: 'answerDialog', args: ['cancel'] });
+    case 'grid':
+      return send({ method: 'setChannelCount', args: [action.size] });
+    case 'new-session':
+      return send({ method: 'newSession', args: [] }, true);
+    case 'save-project':
+      return send({ method: 'saveProject', args: [action.path] });
+    case 'load-project':
+      return send({ method: 'loadProject', args: [action.path] }, true);
+    case 'schedule-on':
+      return send({ method: 'setSchedule', args: [{ IsEnabled: true }] }, true);
+    case 'schedule-off':
+      return send({ method: 'setSchedule', args: [{ IsEnabled: false }] }, true);
+    case 'schedule-toggle':
+      if (!live || !state.schedule) return unknown('the schedule');
+      return send({ method: 'setSchedule', args: [{ IsEnabled: !state.schedule.IsEnabled }] }, true);
+    case 'conversion-on':
+      return send({ method: 'setConversionConfig', args: [{ IsEnabled: true }] }, true);
+    case 'conversion-off':
+      return send({ method: 'setConversionConfig', args: [{ IsEnabled: false }] }, true);
+    case 'conversion-toggle':
+      if (!live || !state.conversion) return unknown('conversion');
+      return send({ method: 'setConversionConfig', args: [{ IsEnabled: !state.conversion.IsEnabled }] }, true);
+    case 'gain-set':
+    case 'gain-step':
+    case 'gain-fader':
+      return planGain(action, inputs, channelNumber);
+  }
+}
+
+function planGain(action: Extract<RecorderAction, { action: 'gain-set' | 'gain-step' | 'gain-fader' }>, inputs: PlanInputs, channelNumber: number | null): CommandPlan {
+  const { state } = inputs;
+  const sourceName = action.source ?? (channelNumber === null ? null : state.channels?.[channelNumber - 1]?.SourceName ?? null);
+  if (sourceName === null) return refuse(channelNumber === null ? 'no source named' : `channel ${channelNumber} has no known source`);
+  const sourceIndex = state.sources?.findIndex((s) => s.Name === sourceName) ?? -1;
+  if (sourceIndex < 0) return refuse(`source "${sourceName}" is not known`);
+
+  let db: number;
+  if (action.action === 'gain-set') {
+    db = action.db;
+  } else if (action.action === 'gain-fader') {
+    if (inputs.position === null) return refuse('gain-fader needs a fader');
+    db = action.min + inputs.position * (action.max - action.min);
+  } else {
+    const known = inputs.knownGain(sourceIndex);
+    if (known === null) return refuse(`the gain of "${sourceName}" is not known yet`);
+    db = known + action.db * inputs.amount;
+  }
+  const clamped = Math.round(Math.min(GAIN_DB.max, Math.max(GAIN_DB.min, db)) * 10) / 10;
+  return { kind: 'send', call: { method: 'updateSource', args: [sourceIndex, { AudioGain: clamped }] }, touchesSlowState: false, gain: { sourceIndex, db: clamped } };
+}
+
+/** Sends a planned call (the single place a command reaches the client). */
+export function sendCall(client: RecorderClient, call: ClientCall): Promise<unknown> {
+  const method = client[call.method] as (...args: unknown[]) => Promise<unknown>;
+  return method.apply(client, call.args);
+}
+
+/** The request a call makes, as "METHOD /path" (names percent-encoded), for the audit log. */
+export function describeCall(call: ClientCall): string {
+  const operation = operations[call.method];
+  const names = [...operation.path.matchAll(/\{([a-z_]+)\}/g)].map((m) => m[1] as string);
+  const params = Object.fromEntries(names.map((name, i) => [name, call.args[i] as string | number]));
+  return `${operation.method} ${expandPath(operation.path, params)}`;
+}

@@ -1,0 +1,47 @@
+// Running durations between polls. The recorder reports whole seconds, so one answer only says the take
+// began somewhere within a one-second window; every answer narrows that window. Between answers the
+// duration is counted from the window's middle, so a key's clock ticks every second whatever the poll
+// interval, and a new answer re-syncs it without visible jumps.
+
+interface Take {
+  /** Bounds (ms) on when the current running stretch would have begun at the reported duration. */
+  earliest: number;
+  latest: number;
+  /** The last reported duration, for a paused take. */
+  seconds: number;
+  running: boolean;
+}
+
+export class DurationClock {
+  private readonly takes = new Map<string, Take>();
+
+  /**
+   * Takes one reading: `seconds` reported at `receivedAt` for a take that is `running` (recording and
+   * not paused). A reading outside the current window means a new take, a pause or a resume: start over.
+   */
+  observe(key: string, running: boolean, seconds: number, receivedAt: number): void {
+    const earliest = receivedAt - (seconds + 1) * 1000;
+    const latest = receivedAt - seconds * 1000;
+    const take = this.takes.get(key);
+    if (take && take.running && running && earliest < take.latest && latest > take.earliest) {
+      take.earliest = Math.max(take.earliest, earliest);
+      take.latest = Math.min(take.latest, latest);
+      take.seconds = seconds;
+      return;
+    }
+    this.takes.set(key, { earliest, latest, seconds, running });
+  }
+
+  forget(key: string): void {
+    this.takes.delete(key);
+  }
+
+  /** Whole seconds at `now`: counted on while running, the reported value while paused. */
+  read(key: string, now: number): number | null {
+    const take = this.takes.get(key);
+    if (!take) return null;
+    if (!take.running) return take.seconds;
+    const began = (take.earliest + take.latest) / 2;
+    return Math.max(take.seconds, Math.floor((now - began) / 1000));
+  }
+}

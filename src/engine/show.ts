@@ -1,0 +1,177 @@
+// What a control shows, derived from the recorder's state: a pure function of its inputs, so equal
+// inputs give equal pictures and a key is redrawn only when what it shows really changed.
+import type { Channel } from '../api/channel.js';
+import { dialogOffersCancel } from '../api/app.js';
+import type { Action, Binding, Show } from '../profiles/schema.js';
+import type { ChannelPicture, ChannelState, Freshness, IconName, Picture, SyncGroupState } from './picture.js';
+import { ageSeconds, freshnessOf, type RecorderState } from './recorder-state.js';
+
+/** A show spec with the shorthand strings expanded, and the label kinds the engine adds. */
+export type ResolvedShow = Show | { inferred: Picture };
+
+export interface ShowInputs {
+  /** The binding's recorder, or undefined when the name is not configured. */
+  recorder: RecorderState | undefined;
+  recorderName: string;
+  now: number;
+  /** Interpolated durations by 0-based channel index. */
+  durationOf: (index: number) => number | null;
+  /** Thumbnail store keys by 0-based channel index. */
+  thumbnailOf: (index: number) => string | null;
+  /** Meter levels and gain of a source by name. */
+  meterOf: (sourceName: string) => { levels: number[]; gainDb: number } | null;
+  selectedChannel: number;
+  page: { name: string; number: number; count: number };
+  /** Dialog keys alternate each half second while a dialog is up. */
+  flashPhase: boolean;
+}
+
+export function channelStateOf(channel: Channel, freshness: Freshness): ChannelState {
+  if (freshness !== 'live') return freshness;
+  if (channel.IsSomethingWrong) return 'wrong';
+  if (channel.IsRecording && channel.IsInSyncRec && !channel.IsRecordingPause) return 'sync-recording';
+  if (channel.IsRecording && channel.IsRecordingPause) return 'paused';
+  if (channel.IsRecording) return 'recording';
+  if (channel.IsInSync) return 'armed';
+  if (channel.SourceName === null) return 'no-source';
+  return 'idle';
+}
+
+export function pictureFor(show: ResolvedShow, inputs: ShowInputs): Picture {
+  if (typeof show === 'object' && 'inferred' in show) return show.inferred;
+  const { recorder, now } = inputs;
+  if (recorder === undefined) return { kind: 'label', text: `NO RECORDER\n${inputs.recorderName}`, icon: null, color: '#000000', active: null };
+  const freshness = freshnessOf(recorder, now);
+  const ageS = freshness === 'live' ? null : ageSeconds(recorder, now);
+
+  if (typeof show === 'string') {
+    switch (show) {
+      case 'sync':
+        return syncPicture(recorder, freshness, ageS, inputs);
+      case 'dialog':
+      case 'dialog-ok':
+      case 'dialog-cancel': {
+        const dialog = recorder.dialog;
+        const active = freshness === 'live' && dialog?.IsDialog === true;
+        return {
+          kind: 'dialog',
+          role: show === 'dialog' ? 'message' : show === 'dialog-ok' ? 'ok' : 'cancel',
+          active,
+          flashPhase: active && inputs.flashPhase,
+          text: active ? (dialog?.DialogContent ?? '') : '',
+          offersCancel: active && dialog !== null && dialogOffersCancel(dialog),
+          ageS,
+        };
+      }
+      case 'resources': {
+        const r = recorder.resources;
+        const ram = r && r.TotalRAM > 0 ? Math.round((r.CurrentRAM / r.TotalRAM) * 100) : null;
+        const fullest = r?.DiskInfo.reduce<{ label: string; used: number } | null>((top, d) => (top === null || d.Value > top.used ? { label: d.Key, used: d.Value } : top), null) ?? null;
+        const cpu = r ? Math.round(r.TotalCPU) : null;
+        return { kind: 'resources', cpu, ram, disk: fullest, warning: [cpu, ram, fullest?.used].some((v) => v !== null && v !== undefined && v > 90), freshness };
+      }
+      case 'schedule': {
+        const s = recorder.schedule;
+        return { kind: 'schedule', enabled: s?.IsEnabled ?? false, start: s?.StartTime ?? null, stop: s?.StopTime ?? null, type: s?.ScheduleType ?? '', freshness };
+      }
+      case 'page':
+        return { kind: 'page', ...inputs.page };
+      case 'blank':
+        return { kind: 'blank' };
+    }
+  }
+  if ('channel' in show) return channelPicture(show.channel === 'selected' ? inputs.selectedChannel : show.channel, show.thumbnail, recorder, freshness, ageS, inputs);
+  if ('meter' in show) {
+    const number = show.meter === 'selected' ? inputs.selectedChannel : show.meter;
+    const source = recorder.channels?.[number - 1]?.SourceName ?? null;
+    const meter = source === null ? null : inputs.meterOf(source);
+    return { kind: 'meter', channel: number, source, levels: freshness === 'live' ? (meter?.levels ?? []) : [], gainDb: meter?.gainDb ?? null, freshness };
+  }
+  return { kind: 'label', text: show.label, icon: show.icon ?? null, color: show.color ?? null, active: null };
+}
+
+function channelPicture(number: number, thumbnail: boolean, recorder: RecorderState, freshness: Freshness, ageS: number | null, inputs: ShowInputs): Picture {
+  const index = number - 1;
+  const channel = recorder.channels?.[index];
+  if (recorder.channels !== null && channel === undefined) {
+    return { kind: 'label', text: `CH ${number}\nNOT IN GRID`, icon: null, color: null, active: null };
+  }
+  const state = channel ? channelStateOf(channel, freshness) : freshness === 'live' ? 'stale' : freshness;
+  const recording = channel?.IsRecording === true;
+  const problems = channel && recording ? [channel.RecordingDrops > 0 ? `DROP ${channel.RecordingDrops}` : null, channel.RecordingBreaks > 0 ? `BRK ${channel.RecordingBreaks}` : null].filter((w) => w !== null) : [];
+  const picture: ChannelPicture = {
+    kind: 'channel',
+    channel: number,
+    state,
+    lastSeen: state === 'stale' && channel ? (channelStateOf(channel, 'live') as Exclude<ChannelState, 'stale' | 'offline'>) : null,
+    source: channel?.SourceName ?? null,
+    durationS: recording ? (inputs.durationOf(index) ?? channel?.RecordingDuration ?? 0) : null,
+    fps: recording && channel && !channel.IsRecordingPause ? channel.RecordingFPS : null,
+    drops: channel?.RecordingDrops ?? 0,
+    warning: problems.length > 0 ? problems.join(' ') : null,
+    thumbnail: thumbnail && freshness === 'live' ? inputs.thumbnailOf(index) : null,
+    ageS,
+  };
+  return inputs.selectedChannel === number ? { ...picture, overlay: { selected: true } } : picture;
+}
+
+function syncPicture(recorder: RecorderState, freshness: Freshness, ageS: number | null, inputs: ShowInputs): Picture {
+  const channels = recorder.channels ?? [];
+  const members = channels.filter((c) => c.IsInSync).map((c) => c.Index + 1);
+  const running = recorder.sync?.IsSyncRecording === true;
+  let state: SyncGroupState;
+  if (freshness !== 'live') state = freshness;
+  else if (members.length === 0 && !running) state = 'none';
+  else if (running) state = recorder.sync?.IsSyncRecordingPause ? 'paused' : 'recording';
+  else state = 'armed';
+  const takers = channels.filter((c) => c.IsInSyncRec);
+  const outOfSync = running ? channels.filter((c) => c.IsInSync && !c.IsInSyncRec).map((c) => c.Index + 1) : [];
+  const durations = takers.map((c) => inputs.durationOf(c.Index) ?? c.RecordingDuration);
+  return { kind: 'sync', state, members, outOfSync, durationS: running && durations.length > 0 ? Math.max(...durations) : null, ageS };
+}
+
+const ICON_OF: Partial<Record<Action['action'], IconName>> = {
+  'page-next': 'next',
+  'page-previous': 'previous',
+  grid: 'grid',
+  'new-session': 'new',
+  'save-project': 'save',
+  'load-project': 'load',
+  brightness: 'brightness',
+  macro: 'macro',
+  'conversion-on': 'ok',
+  'conversion-off': 'cancel',
+  'conversion-toggle': 'sync',
+};
+
+/**
+ * What a binding shows when its profile does not say: channel actions show their channel, sync-rec
+ * actions the group, dialog actions the dialog, and the rest a label naming the action.
+ */
+export function showOf(binding: Binding): ResolvedShow {
+  if (binding.show !== undefined) return binding.show;
+  const action = binding.press ?? binding.hold?.do ?? binding.turn ?? binding.fader ?? binding.release;
+  if (action === undefined) return 'blank';
+  if ('channel' in action && action.channel !== undefined && action.action !== 'select-channel') {
+    return action.action.startsWith('gain') ? { meter: action.channel } : { channel: action.channel, thumbnail: false };
+  }
+  switch (action.action) {
+    case 'select-channel':
+      return { channel: action.channel, thumbnail: false };
+    case 'sync-rec-start':
+    case 'sync-rec-pause':
+    case 'sync-rec-stop':
+    case 'sync-rec-toggle':
+      return 'sync';
+    case 'dialog-ok':
+      return 'dialog-ok';
+    case 'dialog-cancel':
+      return 'dialog-cancel';
+    case 'schedule-on':
+    case 'schedule-off':
+    case 'schedule-toggle':
+      return 'schedule';
+  }
+  const text = action.action === 'grid' ? `GRID ${action.size}` : action.action === 'page' ? String(action.page) : action.action.replace(/-/g, ' ').toUpperCase();
+  return { inferred: { kind: 'label', text, icon: ICON_OF[action.action] ?? null, color: null, active: null } };
+}

@@ -1,0 +1,111 @@
+// The one interface every control surface (Stream Deck, MIDI, web deck, in-memory) implements. A
+// surface describes its controls as data and speaks in control ids; the engine never knows which
+// device is behind it.
+import type { Observable } from 'rxjs';
+
+export type SurfaceKind = 'streamdeck' | 'midi' | 'web' | 'memory';
+
+export interface PixelSize {
+  width: number;
+  height: number;
+}
+
+/** A key with its own display (Stream Deck key, web key). */
+export interface KeyControl {
+  kind: 'key';
+  id: string;
+  row: number;
+  column: number;
+  pixelSize: PixelSize;
+}
+
+/** A button whose only feedback is a light, or none (pedal, MIDI pad, LED button). */
+export interface ButtonControl {
+  kind: 'button';
+  id: string;
+  feedback: 'none' | 'led';
+}
+
+/** A dial or encoder: turns by a signed amount, may be pressed, may have an LED ring. */
+export interface EncoderControl {
+  kind: 'encoder';
+  id: string;
+  pressable: boolean;
+  ring: boolean;
+  /** The LCD segment drawn above it (Stream Deck Plus strip cell), if any. */
+  lcd?: string;
+}
+
+/** An absolute fader or knob: position 0..1; motorised ones can be moved by the bridge. */
+export interface FaderControl {
+  kind: 'fader';
+  id: string;
+  motorised: boolean;
+}
+
+/** A region of an LCD strip or info bar, drawn as an image; may take touches. */
+export interface LcdControl {
+  kind: 'lcd';
+  id: string;
+  pixelSize: PixelSize;
+  touch: boolean;
+}
+
+export type ControlDefinition = KeyControl | ButtonControl | EncoderControl | FaderControl | LcdControl;
+
+export type TouchGesture = 'tap' | 'long' | 'swipe-left' | 'swipe-right';
+
+export type SurfaceInput =
+  | { type: 'down'; control: string }
+  | { type: 'up'; control: string }
+  /** Signed detents; speed is kept (a fast turn is a larger amount). */
+  | { type: 'rotate'; control: string; amount: number }
+  /** Absolute position 0..1. */
+  | { type: 'fader'; control: string; position: number }
+  | { type: 'touch'; control: string; gesture: TouchGesture };
+
+/** Raw RGB, 3 bytes per pixel, row by row, at the control's native size. */
+export interface RgbImage {
+  width: number;
+  height: number;
+  data: Buffer;
+}
+
+/** What an LED-only control shows; each surface maps it to its own colours, notes or bytes. */
+export type LedState =
+  | 'off'
+  | 'idle'
+  | 'active'
+  | 'recording'
+  | 'paused'
+  | 'armed'
+  | 'sync-recording'
+  | 'wrong'
+  | 'no-source'
+  | 'stale'
+  | 'offline'
+  | 'dialog'
+  | 'holding';
+
+export interface Surface {
+  /** Unique and stable across reconnects, e.g. "streamdeck:CL12345", "web:15-key", "midi:APC mini mk2". */
+  readonly id: string;
+  readonly kind: SurfaceKind;
+  /** Model id a profile can match (e.g. "xl", "plus", "apc-mini-mk2", "web-15"). */
+  readonly model: string;
+  /** Human name (product name, MIDI port name). */
+  readonly name: string;
+  readonly serial?: string;
+  readonly controls: readonly ControlDefinition[];
+  /** Everything pressed, turned, moved or touched. Completes when the surface goes away for good. */
+  readonly input: Observable<SurfaceInput>;
+  drawKey(control: string, image: RgbImage): Promise<void>;
+  drawLcd(control: string, image: RgbImage): Promise<void>;
+  setLed(control: string, state: LedState): Promise<void>;
+  /** Encoder ring or motorised fader position, 0..1. */
+  setLevel(control: string, level: number): Promise<void>;
+  /** 0..100. */
+  setBrightness(percent: number): Promise<void>;
+  /** Blank every display and light (on exit). */
+  clear(): Promise<void>;
+}

@@ -1,0 +1,71 @@
+// `recdeck run` as a whole: the embedded simulator when no recorder is given, profiles from a folder,
+// and a bad edit to a profile while it runs (the last good version keeps the surface working).
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { Logger } from '../../src/engine/log.js';
+import { parseRunArgs, startBridge, type RunningBridge } from '../../src/cli/run.js';
+import { MemorySurface, keyGrid } from '../../src/surfaces/memory/memory-surface.js';
+
+const profile = (action: string) => `name: desk\nmatch: { kind: memory }\npages:\n  - name: main\n    controls:\n      key0: { press: { action: ${action}, channel: 1 } }\n`;
+
+let running: RunningBridge | undefined;
+let folder: string | undefined;
+afterEach(async () => {
+  await running?.stop();
+  running = undefined;
+  if (folder) await rm(folder, { recursive: true, force: true });
+});
+
+async function until(check: () => boolean, what: string, ms = 4000): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+describe('recdeck run', () => {
+  it('parses its flags and refuses a bad poll interval with a message naming it', () => {
+    expect(parseRunArgs(['--recorder', 'http://10.0.0.5:9000', '--poll-ms', '500', '--profile', 'a.yaml'], {})).toMatchObject({ recorderFlags: ['http://10.0.0.5:9000'], pollMs: 500, profilePaths: ['a.yaml'] });
+    expect(() => parseRunArgs(['--poll-ms', 'fast'], {})).toThrow(/--poll-ms: expected a whole number of ms from 50 to 10000, got fast/);
+    expect(() => parseRunArgs(['--bogus'], {})).toThrow(/bogus/);
+  });
+
+  it('uses the embedded simulator, and a bad profile edit keeps the last good profile running and says why', async () => {
+    folder = await mkdtemp(join(tmpdir(), 'recdeck-run-'));
+    const file = join(folder, 'desk.yaml');
+    await writeFile(file, profile('rec-start'));
+    const lines: string[] = [];
+    const log: Logger = { info: (m) => lines.push(m), warn: (m) => lines.push(m), error: (m) => lines.push(m) };
+    const surface = new MemorySurface({ id: 'memory:desk', model: 'test-15', controls: keyGrid(3, 5, 72) });
+    running = await startBridge({ recorderFlags: [], tokenFlags: [], profilePaths: [folder], pollMs: 100, env: {}, surfaces: [surface] }, log);
+    const sim = running.simulator;
+    expect(sim).not.toBeNull();
+    expect(lines.some((l) => l.includes('embedded simulator'))).toBe(true);
+    expect(running.bridge.session('memory:desk')?.profileName).toBe('desk');
+
+    const press = async () => {
+      const before = sim?.log.list().length ?? 0;
+      surface.press('key0');
+      await until(() => (sim?.log.list().slice(before).some((r) => r.method === 'PUT') ?? false), 'a PUT');
+      return sim?.log.list().slice(before).filter((r) => r.method === 'PUT').map((r) => r.path);
+    };
+    expect(await press()).toEqual(['/api/channels/0/rec-start']);
+
+    await writeFile(file, profile('rec-strat'));
+    await until(() => lines.some((l) => l.includes('rec-strat')), 'the problem to be reported');
+    const report = lines.find((l) => l.includes('rec-strat')) ?? '';
+    expect(report).toContain(`${file}:6:`);
+    expect(report).toContain('pages[0].controls.key0.press');
+    expect(await press()).toEqual(['/api/channels/0/rec-start']); // the last good profile still works
+
+    await writeFile(file, profile('rec-stop'));
+    await until(() => {
+      const binding = running?.bridge.session('memory:desk')?.describeControls().find((c) => c.control.id === 'key0')?.binding;
+      return binding?.press?.action === 'rec-stop';
+    }, 'the fixed profile to load');
+    expect(await press()).toEqual(['/api/channels/0/rec-stop']);
+  });
+});

@@ -1,0 +1,275 @@
+// The bridge's own behaviour against the simulator: pages, selection, brightness, macros, refusing
+// toggles on stale data, going offline and coming back, the dialog overlay page, and pictures that are
+// redrawn only when they change.
+import { afterEach, describe, expect, it } from 'vitest';
+import { startSimulator } from '../../src/simulator/server.js';
+import { colourShare, parseTestProfile, startBridgeFixture, type BridgeFixture } from '../support/bridge.js';
+
+const RECORDING = '#D55E00';
+
+let f: BridgeFixture | undefined;
+afterEach(async () => {
+  await f?.close();
+  f = undefined;
+});
+
+const pictureOf = (fixture: BridgeFixture, control: string) => fixture.bridge.session('memory:test')?.describeControls().find((c) => c.control.id === control)?.picture;
+const channelState = (fixture: BridgeFixture, control: string) => {
+  const picture = pictureOf(fixture, control);
+  return picture?.kind === 'channel' ? picture.state : undefined;
+};
+
+describe('pages, selection, brightness and macros', () => {
+  it('page keys move between pages and the page indicator follows', async () => {
+    f = await startBridgeFixture({
+      profile: `
+name: paged
+match: { kind: memory }
+pages:
+  - name: one
+    controls:
+      key0: { show: page }
+      key4: { press: { action: page-next } }
+  - name: two
+    controls:
+      key0: { show: page }
+      key3: { press: { action: page-previous } }
+      key4: { press: { action: page, page: one } }
+`,
+    });
+    const fixture = f;
+    const session = () => fixture.bridge.session('memory:test');
+    expect(session()?.currentPage).toEqual({ name: 'one', number: 1, count: 2 });
+    fixture.surface.press('key4');
+    expect(session()?.currentPage.name).toBe('two');
+    expect(pictureOf(fixture, 'key0')).toEqual({ kind: 'page', name: 'two', number: 2, count: 2 });
+    fixture.surface.press('key3');
+    expect(session()?.currentPage.name).toBe('one');
+    fixture.surface.press('key4');
+    fixture.surface.press('key4');
+    expect(session()?.currentPage.name).toBe('one');
+  });
+
+  it('select-channel makes "selected" transport keys act on that channel', async () => {
+    f = await startBridgeFixture({
+      profile: `
+name: selection
+match: { kind: memory }
+pages:
+  - name: main
+    controls:
+      key0: { press: { action: select-channel, channel: 5 } }
+      key1: { press: { action: select-channel, channel: 6 } }
+      key2: { press: { action: rec-start, channel: selected } }
+      key3: { show: { channel: selected } }
+`,
+    });
+    const fixture = f;
+    fixture.surface.press('key1');
+    const mark = fixture.mark();
+    const sent = fixture.nextCommand('key2');
+    fixture.surface.press('key2');
+    expect((await sent).request).toBe('PUT /api/channels/5/rec-start');
+    expect(fixture.writesSince(mark)).toEqual(['PUT /api/channels/5/rec-start']);
+    expect(pictureOf(fixture, 'key1')?.overlay?.selected).toBe(true);
+    expect(pictureOf(fixture, 'key0')?.overlay?.selected).toBeUndefined();
+    await fixture.until(() => colourShare(fixture.surface, 'key3', RECORDING) > 0.15, 'the selected channel key to show recording');
+  });
+
+  it('brightness comes from the profile and brightness keys set and step it within 0..100', async () => {
+    f = await startBridgeFixture({
+      profile: `
+name: bright
+match: { kind: memory }
+brightness: 40
+pages:
+  - name: main
+    controls:
+      key0: { press: { action: brightness, step: 30 } }
+      key1: { press: { action: brightness, set: 10 } }
+`,
+    });
+    const fixture = f;
+    expect(fixture.surface.brightness).toBe(40);
+    fixture.surface.press('key0');
+    await fixture.until(() => fixture.surface.brightness === 70, 'brightness 70');
+    fixture.surface.press('key0');
+    fixture.surface.press('key0');
+    await fixture.until(() => fixture.surface.brightness === 100, 'brightness capped at 100');
+    fixture.surface.press('key1');
+    await fixture.until(() => fixture.surface.brightness === 10, 'brightness 10');
+  });
+
+  it('a macro sends its steps in order with its waits, and a failed step stops the rest', async () => {
+    f = await startBridgeFixture({
+      profile: `
+name: macro
+match: { kind: memory }
+pages:
+  - name: main
+    controls:
+      key0:
+        press:
+          action: macro
+          steps:
+            - { action: sync-on, channel: 1 }
+            - { action: sync-on, channel: 2 }
+            - { wait: 200 }
+            - { action: sync-rec-start }
+      key1:
+        press:
+          action: macro
+          steps:
+            - { action: set-source, channel: 3, source: No Such Camera }
+            - { action: rec-start, channel: 3 }
+`,
+    });
+    const fixture = f;
+    let mark = fixture.mark();
+    fixture.surface.press('key0');
+    await fixture.until(() => fixture.writesSince(mark).length === 3, 'three requests');
+    expect(fixture.writesSince(mark)).toEqual(['PUT /api/channels/0/sync-on', 'PUT /api/channels/1/sync-on', 'PUT /api/channels/sync-rec-start']);
+    const times = fixture.sim.log.list().filter((r) => r.seq > mark && r.method === 'PUT').map((r) => r.at);
+    expect((times[2] as number) - (times[1] as number)).toBeGreaterThanOrEqual(190);
+    expect(fixture.sim.recorder().syncState().IsSyncRecording).toBe(true);
+
+    mark = fixture.mark();
+    const failed = fixture.nextCommand('key1');
+    fixture.surface.press('key1');
+    expect(await failed).toMatchObject({ result: 'failed', request: 'PUT /api/channels/2/set-source/No%20Such%20Camera' });
+    await new Promise((resolve) => setTimeout(resolve, 150));
+    expect(fixture.writesSince(mark)).toEqual(['PUT /api/channels/2/set-source/No%20Such%20Camera']);
+  });
+});
+
+describe('truth on the keys', () => {
+  it('toggles are refused, visibly and without a request, while the state is stale; they work again once it is live', async () => {
+    f = await startBridgeFixture({
+      profile: `
+name: stale
+match: { kind: memory }
+pages:
+  - name: main
+    controls:
+      key0: { press: { action: rec-toggle, channel: 1 } }
+`,
+    });
+    const fixture = f;
+    await fixture.until(() => channelState(fixture, 'key0') === 'idle', 'a live idle channel');
+    fixture.sim.faults.set([{ kind: 'status', method: 'GET', path: '/api/channels', probability: 1, latencyMs: 0, status: 500 }]);
+    await fixture.until(() => channelState(fixture, 'key0') === 'stale', 'the key to turn stale');
+    const mark = fixture.mark();
+    const refused = fixture.nextCommand('key0');
+    fixture.surface.press('key0');
+    expect(await refused).toMatchObject({ result: 'refused', request: null });
+    expect(pictureOf(fixture, 'key0')?.overlay?.flash).toBe('refused');
+    expect(fixture.writesSince(mark)).toEqual([]);
+    expect(fixture.logs.some((l) => l.message.includes('rec-toggle refused'))).toBe(true);
+
+    fixture.sim.faults.set([]);
+    await fixture.until(() => channelState(fixture, 'key0') === 'idle', 'the key to be live again');
+    const sent = fixture.nextCommand('key0');
+    fixture.surface.press('key0');
+    expect(await sent).toMatchObject({ result: 'ok', request: 'PUT /api/channels/0/rec-start' });
+  });
+
+  it('a recorder that goes away turns the keys stale then offline, and the first good answer brings them back', async () => {
+    f = await startBridgeFixture({
+      profile: `
+name: offline
+match: { kind: memory }
+pages:
+  - name: main
+    controls:
+      key0: { show: { channel: 1 } }
+`,
+    });
+    const fixture = f;
+    await fixture.client.recStart(0);
+    await fixture.until(() => channelState(fixture, 'key0') === 'recording', 'recording');
+    const { port, token } = fixture.sim;
+    await fixture.sim.close();
+    const states = new Set<string>();
+    await fixture.until(() => {
+      states.add(channelState(fixture, 'key0') ?? '');
+      return channelState(fixture, 'key0') === 'offline';
+    }, 'offline', 5000);
+    expect(states.has('stale')).toBe(true);
+    // Offline is drawn mostly black, unlike the recording colour.
+    await fixture.until(() => colourShare(fixture.surface, 'key0', RECORDING) < 0.01 && colourShare(fixture.surface, 'key0', '#000000', 30) > 0.4, 'the offline look');
+
+    const again = await startSimulator({ port, token, tickMs: 0 });
+    try {
+      await fixture.until(() => channelState(fixture, 'key0') === 'idle', 'back live after the restart', 8000);
+      expect(fixture.logs.some((l) => l.message.includes('not answering'))).toBe(true);
+      expect(fixture.logs.some((l) => l.message.includes('answering') && !l.message.includes('not answering'))).toBe(true);
+    } finally {
+      await again.close();
+    }
+  }, 20_000);
+
+  it('the dialog overlay page replaces the page while a dialog is up and the page comes back after', async () => {
+    f = await startBridgeFixture({
+      profile: `
+name: overlay
+match: { kind: memory }
+overlays: { dialog: dialog }
+pages:
+  - name: main
+    controls:
+      key0: { show: { channel: 1 } }
+  - name: dialog
+    controls:
+      key0: { show: dialog }
+      key13: { show: dialog-cancel, press: { action: dialog-cancel } }
+      key14: { show: dialog-ok, press: { action: dialog-ok } }
+`,
+    });
+    const fixture = f;
+    const session = () => fixture.bridge.session('memory:test');
+    await fixture.until(() => channelState(fixture, 'key0') === 'idle', 'the main page');
+    await fixture.raw('POST', '/_sim/dialog', { body: JSON.stringify({ content: 'Disk almost full', buttons: 'OK' }) });
+    await fixture.until(() => session()?.currentPage.name === 'dialog', 'the overlay page');
+    expect(pictureOf(fixture, 'key0')).toMatchObject({ kind: 'dialog', role: 'message', active: true, text: 'Disk almost full', offersCancel: false });
+    const answered = fixture.nextCommand('key14');
+    fixture.surface.press('key14');
+    expect(await answered).toMatchObject({ result: 'ok', request: 'PUT /api/app/dialog/ok' });
+    await fixture.until(() => session()?.currentPage.name === 'main', 'the page back');
+    expect(channelState(fixture, 'key0')).toBe('idle');
+  });
+
+  it('a key is drawn again only when its picture changes', async () => {
+    f = await startBridgeFixture({
+      profile: `
+name: quiet
+match: { kind: memory }
+pages:
+  - name: main
+    controls:
+      key0: { show: { channel: 1 } }
+      key1: { show: { label: Hello } }
+`,
+    });
+    const fixture = f;
+    await fixture.until(() => channelState(fixture, 'key0') === 'idle', 'idle');
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const draws = fixture.surface.draws;
+    await new Promise((resolve) => setTimeout(resolve, 600)); // several polls and frames, nothing changes
+    expect(fixture.surface.draws).toBe(draws);
+    await fixture.client.recStart(0);
+    await fixture.until(() => fixture.surface.draws > draws, 'a redraw after the change');
+    const drawnKeys = new Set<string>();
+    fixture.surface.drawn$.subscribe((id) => drawnKeys.add(id));
+    await new Promise((resolve) => setTimeout(resolve, 1200)); // the duration ticks on key0 only
+    expect([...drawnKeys]).toEqual(['key0']);
+  });
+
+  it('a profile reloaded with a new page keeps the surface running on the new bindings', async () => {
+    f = await startBridgeFixture({ profile: 'name: a\nmatch: { kind: memory }\npages:\n  - name: main\n    controls:\n      key0: { show: { label: A } }\n' });
+    const fixture = f;
+    fixture.bridge.setProfiles([parseTestProfile('name: a\nmatch: { kind: memory }\npages:\n  - name: main\n    controls:\n      key0: { press: { action: rec-start, channel: 2 } }\n')]);
+    const sent = fixture.nextCommand('key0');
+    fixture.surface.press('key0');
+    expect(await sent).toMatchObject({ request: 'PUT /api/channels/1/rec-start' });
+  });
+});

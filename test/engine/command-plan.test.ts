@@ -1,0 +1,126 @@
+// The rules that decide what one action sends, without a recorder.
+import { describe, expect, it } from 'vitest';
+import type { Channel } from '../../src/api/channel.js';
+import { describeCall, planCommand, type PlanInputs } from '../../src/engine/command-plan.js';
+import { initialRecorderState, type RecorderState } from '../../src/engine/recorder-state.js';
+import { RecorderAction } from '../../src/profiles/schema.js';
+
+const channel = (index: number, over: Partial<Channel> = {}): Channel => ({
+  Index: index,
+  SourceName: `Cam ${index + 1}`,
+  Destinations: ['Local Disk'],
+  IsRecording: false,
+  IsSomethingWrong: false,
+  IsRecordingPause: false,
+  IsInSync: false,
+  IsInSyncRec: false,
+  IsAudioPreview: false,
+  RecordingDuration: 0,
+  RecordingFPS: 0,
+  RecordingBreaks: 0,
+  RecordingDrops: 0,
+  RecordingBuffered: 0,
+  ...over,
+});
+
+const state = (over: Partial<RecorderState> = {}): RecorderState => ({
+  ...initialRecorderState('main', 250),
+  lastGoodAt: 1000,
+  channels: [channel(0), channel(1, { IsRecording: true }), channel(2, { IsRecording: true, IsRecordingPause: true }), channel(3, { IsInSync: true, SourceName: null })],
+  sync: { IsSyncRecording: false, IsSyncRecordingPause: false },
+  sources: [0, 1, 2, 3].map((i) => ({ Index: i, Name: `Cam ${i + 1}`, Device: 'x' })),
+  schedule: { IsEnabled: false, StartTime: '08:00:00', StopTime: '09:00:00', ScheduleType: 'All channels' },
+  conversion: { IsEnabled: true, VideoFormat: 'Original', FrameRate: 'Original', Interlace: 'Default', AudioSampleRate: 'Original', AudioChannel: 'Original', AudioBit: 'Original' },
+  ...over,
+});
+
+const inputs = (over: Partial<PlanInputs> = {}): PlanInputs => ({
+  state: state(),
+  live: true,
+  selectedChannel: 2,
+  amount: 1,
+  position: null,
+  knownGain: (i) => (i === 1 ? -6 : null),
+  ...over,
+});
+
+const plan = (action: unknown, over: Partial<PlanInputs> = {}) => planCommand(RecorderAction.parse(action), inputs(over));
+const request = (action: unknown, over: Partial<PlanInputs> = {}) => {
+  const result = plan(action, over);
+  return result.kind === 'send' ? describeCall(result.call) : `refused: ${result.reason}`;
+};
+
+describe('planCommand', () => {
+  it.each([
+    [{ action: 'rec-start', channel: 1 }, 'PUT /api/channels/0/rec-start'],
+    [{ action: 'rec-pause', channel: 2 }, 'PUT /api/channels/1/rec-pause'],
+    [{ action: 'rec-stop', channel: 'selected' }, 'PUT /api/channels/1/rec-stop'],
+    [{ action: 'rec-toggle', channel: 1 }, 'PUT /api/channels/0/rec-start'],
+    [{ action: 'rec-toggle', channel: 2 }, 'PUT /api/channels/1/rec-stop'],
+    [{ action: 'pause-toggle', channel: 2 }, 'PUT /api/channels/1/rec-pause'],
+    [{ action: 'pause-toggle', channel: 3 }, 'PUT /api/channels/2/rec-start'],
+    [{ action: 'pause-toggle', channel: 1 }, 'refused: channel 1 is not recording'],
+    [{ action: 'sync-toggle', channel: 4 }, 'PUT /api/channels/3/sync-off'],
+    [{ action: 'sync-toggle', channel: 1 }, 'PUT /api/channels/0/sync-on'],
+    [{ action: 'sync-on', channel: 1 }, 'PUT /api/channels/0/sync-on'],
+    [{ action: 'sync-off', channel: 1 }, 'PUT /api/channels/0/sync-off'],
+    [{ action: 'set-source', channel: 1, source: 'Cam 9 / Süd' }, 'PUT /api/channels/0/set-source/Cam%209%20%2F%20S%C3%BCd'],
+    [{ action: 'unset-source', channel: 1 }, 'PUT /api/channels/0/unset-source'],
+    [{ action: 'add-dest', channel: 1, destination: 'Archive' }, 'PUT /api/channels/0/add-dest/Archive'],
+    [{ action: 'delete-dest', channel: 1, destination: 'Archive' }, 'PUT /api/channels/0/delete-dest/Archive'],
+    [{ action: 'toggle-dest', channel: 1, destination: 'Local Disk' }, 'PUT /api/channels/0/delete-dest/Local%20Disk'],
+    [{ action: 'toggle-dest', channel: 1, destination: 'Archive' }, 'PUT /api/channels/0/add-dest/Archive'],
+    [{ action: 'sync-rec-start' }, 'PUT /api/channels/sync-rec-start'],
+    [{ action: 'sync-rec-pause' }, 'PUT /api/channels/sync-rec-pause'],
+    [{ action: 'sync-rec-stop' }, 'PUT /api/channels/sync-rec-stop'],
+    [{ action: 'sync-rec-toggle' }, 'PUT /api/channels/sync-rec-start'],
+    [{ action: 'dialog-ok' }, 'PUT /api/app/dialog/ok'],
+    [{ action: 'dialog-cancel' }, 'PUT /api/app/dialog/cancel'],
+    [{ action: 'grid', size: 9 }, 'PUT /api/channels/count/9'],
+    [{ action: 'new-session' }, 'PUT /api/app/new'],
+    [{ action: 'save-project', path: '/p.json' }, 'PUT /api/app/save'],
+    [{ action: 'load-project', path: '/p.json' }, 'PUT /api/app/load'],
+    [{ action: 'schedule-on' }, 'PUT /api/app/schedule'],
+    [{ action: 'schedule-toggle' }, 'PUT /api/app/schedule'],
+    [{ action: 'conversion-toggle' }, 'PUT /api/app/conversion-config'],
+    [{ action: 'gain-set', channel: 1, db: -3 }, 'PUT /api/sources/0'],
+  ])('%j → %s', (action, expected) => {
+    expect(request(action)).toBe(expected);
+  });
+
+  it('toggles read the last confirmed state and send the opposite', () => {
+    const schedule = plan({ action: 'schedule-toggle' });
+    expect(schedule.kind === 'send' && schedule.call.args).toEqual([{ IsEnabled: true }]);
+    const conversion = plan({ action: 'conversion-toggle' });
+    expect(conversion.kind === 'send' && conversion.call.args).toEqual([{ IsEnabled: false }]);
+    const running = plan({ action: 'sync-rec-toggle' }, { state: state({ sync: { IsSyncRecording: true, IsSyncRecordingPause: true } }) });
+    expect(running.kind === 'send' && running.call.method).toBe('syncRecStop');
+  });
+
+  it.each(['rec-toggle', 'pause-toggle', 'sync-toggle'])('%s is refused on stale or unknown state; plain commands are not', (toggle) => {
+    expect(request({ action: toggle, channel: 2 }, { live: false })).toBe("refused: the recorder's state is stale; not deciding a toggle from it");
+    expect(request({ action: toggle, channel: 2 }, { live: false, state: initialRecorderState('main', 250) })).toBe(
+      "refused: the recorder's state is unknown; not deciding a toggle from it",
+    );
+    expect(request({ action: 'rec-stop', channel: 2 }, { live: false })).toBe('PUT /api/channels/1/rec-stop');
+  });
+
+  it('gain steps build on the known gain, scaled by the turn and clamped', () => {
+    const step = plan({ action: 'gain-step', channel: 2, db: 0.5 }, { amount: -3 });
+    expect(step).toMatchObject({ kind: 'send', call: { method: 'updateSource', args: [1, { AudioGain: -7.5 }] }, gain: { sourceIndex: 1, db: -7.5 } });
+    const clamped = plan({ action: 'gain-step', source: 'Cam 2', db: 10 }, { amount: 5 });
+    expect(clamped).toMatchObject({ call: { args: [1, { AudioGain: 20 }] } });
+    expect(request({ action: 'gain-step', channel: 1, db: 1 })).toBe('refused: the gain of "Cam 1" is not known yet');
+    expect(request({ action: 'gain-step', channel: 4, db: 1 })).toBe('refused: channel 4 has no known source');
+    expect(request({ action: 'gain-set', source: 'Nobody', db: 1 })).toBe('refused: source "Nobody" is not known');
+  });
+
+  it('a fader maps its position onto the range', () => {
+    expect(plan({ action: 'gain-fader', channel: 1, min: -40, max: 10 }, { position: 0.5 })).toMatchObject({ call: { args: [0, { AudioGain: -15 }] } });
+    expect(plan({ action: 'gain-fader', channel: 1 }, { position: 1 })).toMatchObject({ call: { args: [0, { AudioGain: 12 }] } });
+  });
+
+  it('a gain action names exactly one target', () => {
+    expect(() => RecorderAction.parse({ action: 'gain-set', channel: 1, source: 'Cam 1', db: 0 })).toThrow(/exactly one of channel or source/);
+  });
+});
