@@ -18,7 +18,7 @@ export interface RecorderClientOptions {
   token: string;
   /** Per-request limit in ms (default 2000). */
   timeoutMs?: number;
-  /** Keep-alive connections in the pool (default 4). */
+  /** Keep-alive connections for reads (default 4); writes have their own two. */
   connections?: number;
 }
 
@@ -45,7 +45,12 @@ export interface RequestRecord {
  */
 export class RecorderClient {
   readonly url: string;
-  private readonly pool: Pool;
+  private readonly reads: Pool;
+  /**
+   * Writes (every command) go over their own connections, so that a key press never queues behind
+   * polls, previews and meters that hold the read connections.
+   */
+  private readonly writes: Pool;
   private readonly authorization: string;
   private readonly timeoutMs: number;
   private readonly observers = new Set<(record: RequestRecord) => void>();
@@ -55,7 +60,8 @@ export class RecorderClient {
     this.url = origin.origin;
     this.authorization = authorizationHeader(options.token);
     this.timeoutMs = options.timeoutMs ?? 2000;
-    this.pool = new Pool(this.url, { connections: options.connections ?? 4, pipelining: 1 });
+    this.reads = new Pool(this.url, { connections: options.connections ?? 4, pipelining: 1 });
+    this.writes = new Pool(this.url, { connections: 2, pipelining: 1 });
   }
 
   /** Calls `observer` after every request; returns the function that stops it. */
@@ -65,7 +71,7 @@ export class RecorderClient {
   }
 
   async close(): Promise<void> {
-    await this.pool.close();
+    await Promise.all([this.reads.close(), this.writes.close()]);
   }
 
   /** Sends one operation; every typed method below goes through here. */
@@ -103,7 +109,7 @@ export class RecorderClient {
     let status: number;
     let text: string;
     try {
-      const answer = await this.pool.request({
+      const answer = await (method === 'GET' ? this.reads : this.writes).request({
         method,
         path,
         signal,

@@ -40,12 +40,14 @@ export async function measurePressLatency(samples: number, thumbnails: boolean):
       // The bridge's press.
       const control = `key${(start ? 16 : 24) + channel}`;
       const done = firstValueFrom(deck.bridge.commands$.pipe(filter((r) => r.control === control)));
+      await sleep(20); // let the re-read that follows each command finish, for both kinds alike
       let seq = lastSeq(sim);
       let t0 = preciseNow();
       deck.surface.press(control);
       press.push((await nextWrite(sim, seq)) - t0);
       await done;
       // The same request made directly with undici, on the other half of the channels.
+      await sleep(20);
       seq = lastSeq(sim);
       t0 = preciseNow();
       const call = start ? bare.recStart(8 + channel) : bare.recStop(8 + channel);

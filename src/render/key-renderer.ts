@@ -23,9 +23,12 @@ import type { PaintOp, TextOp, TilePlan } from './tiles/plan.js';
 export interface KeyRendererOptions {
   /** Decoded thumbnails by the key a ChannelPicture carries; a missing one draws the tile without it. */
   thumbnails?: (key: string) => RgbImage | undefined;
-  /** Finished images kept (default 2000). */
+  /**
+   * Finished images kept (default 512: a few pages of a 32-key deck). Ticking clocks make a new image
+   * every second that is never asked for again, so a large cache only holds dead frames in memory.
+   */
   maxImages?: number;
-  /** And at most this many bytes of them (default 96 MiB: 2000 strip cells would be 120 MB). */
+  /** And at most this many bytes of them (default 24 MiB). */
   maxImageBytes?: number;
 }
 
@@ -55,7 +58,7 @@ export class KeyRenderer implements PictureRenderer {
 
   constructor(options: KeyRendererOptions = {}) {
     this.thumbnails = options.thumbnails ?? (() => undefined);
-    this.images = new Lru<RgbImage>(options.maxImages ?? 2000, options.maxImageBytes ?? 96 * 1024 * 1024, (image) => image.data.length);
+    this.images = new Lru<RgbImage>(options.maxImages ?? 512, options.maxImageBytes ?? 24 * 1024 * 1024, (image) => image.data.length);
   }
 
   led(picture: Picture): LedState {

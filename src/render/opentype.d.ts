@@ -39,7 +39,8 @@ declare module 'opentype.js' {
   }
 
   const opentype: {
-    parse(buffer: ArrayBuffer): Font;
+    /** lowMemory: glyphs are parsed when first used instead of all at once (DejaVu has ~6000). */
+    parse(buffer: ArrayBuffer, options?: { lowMemory?: boolean }): Font;
   };
   export default opentype;
 }

@@ -5,6 +5,10 @@ import type { PixelSize } from '../../engine/surface.js';
 
 export type Layers = 'rgb' | 'rgba' | 'alpha';
 
+// The renderer caches every result it needs by content; libvips' own operation cache (up to 50 MB by
+// default) would only hold second copies, and costs resident memory on a small bridge machine.
+sharp.cache(false);
+
 const CHANNELS: Readonly<Record<Layers, number>> = { rgb: 3, rgba: 4, alpha: 1 };
 
 /**
