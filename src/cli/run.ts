@@ -6,7 +6,10 @@ import type { Subscription } from 'rxjs';
 import { RecorderClient } from '../api/client.js';
 import { Bridge } from '../engine/bridge.js';
 import type { Logger } from '../engine/log.js';
-import type { Surface } from '../engine/surface.js';
+import type { Surface, SurfaceSource } from '../engine/surface.js';
+import { startRemoteServer, type RunningRemoteServer } from '../remote/server.js';
+import { WEB_LAYOUTS, type WebLayout } from '../surfaces/web/layouts.js';
+import { WebSurface } from '../surfaces/web/web-surface.js';
 import { resolveRecorders } from '../profiles/env.js';
 import { formatProfileError } from '../profiles/load.js';
 import { watchProfiles, type ProfileSet } from '../profiles/watch.js';
@@ -17,7 +20,8 @@ import { consoleLogger } from './console-logger.js';
 import { recordersFrom, type RecorderConfig } from './recorder-config.js';
 import { UsageError } from './usage-error.js';
 
-export const runUsage = 'recdeck run [--recorder [NAME=]URL …] [--token [NAME=]TOKEN …] [--profile FILE|DIR …] [--poll-ms N]';
+export const runUsage =
+  'recdeck run [--recorder [NAME=]URL …] [--token [NAME=]TOKEN …] [--profile FILE|DIR …] [--poll-ms N] [--web-port 7900] [--web-host 127.0.0.1] [--web-password P] [--no-web]';
 
 /** The profiles shipped with recdeck. */
 export const SHIPPED_PROFILES = fileURLToPath(new URL('../../profiles', import.meta.url));
@@ -26,7 +30,16 @@ export interface RunningBridge {
   bridge: Bridge;
   simulator: RunningSimulator | null;
   recorders: RecorderConfig[];
+  remote: RunningRemoteServer | null;
+  webSurfaces: WebSurface[];
   stop: () => Promise<void>;
+}
+
+export interface WebSetup {
+  host: string;
+  port: number;
+  /** Required beyond loopback (flag or RECDECK_WEB_PASSWORD). */
+  password: string | null;
 }
 
 export interface BridgeSetup {
@@ -35,11 +48,15 @@ export interface BridgeSetup {
   profilePaths: string[];
   pollMs: number;
   env: NodeJS.ProcessEnv;
-  /** Surfaces found by the adapters that are present (hardware, web deck). */
+  /** The web deck and remote API, or null for none. */
+  web: WebSetup | null;
+  /** Surfaces given directly (tests, embedding). */
   surfaces: Surface[];
+  /** Adapters that find surfaces and follow them coming and going (Stream Deck, MIDI). */
+  sources: SurfaceSource[];
 }
 
-export function parseRunArgs(args: string[], env: NodeJS.ProcessEnv): Omit<BridgeSetup, 'surfaces'> {
+export function parseRunArgs(args: string[], env: NodeJS.ProcessEnv): Omit<BridgeSetup, 'surfaces' | 'sources'> {
   const { values } = parseArgs({
     args,
     options: {
@@ -47,6 +64,10 @@ export function parseRunArgs(args: string[], env: NodeJS.ProcessEnv): Omit<Bridg
       token: { type: 'string', multiple: true, default: [] },
       profile: { type: 'string', multiple: true, default: [] },
       'poll-ms': { type: 'string', default: '250' },
+      'web-port': { type: 'string', default: '7900' },
+      'web-host': { type: 'string', default: '127.0.0.1' },
+      'web-password': { type: 'string' },
+      'no-web': { type: 'boolean', default: false },
     },
     strict: true,
   });
@@ -58,7 +79,14 @@ export function parseRunArgs(args: string[], env: NodeJS.ProcessEnv): Omit<Bridg
     profilePaths: values.profile.length > 0 ? values.profile : [SHIPPED_PROFILES],
     pollMs,
     env,
+    web: values['no-web'] ? null : { host: values['web-host'], port: webPort(values['web-port']), password: values['web-password'] ?? env.RECDECK_WEB_PASSWORD ?? null },
   };
+}
+
+function webPort(text: string): number {
+  const port = Number(text);
+  if (!/^\d+$/.test(text) || port > 65535) throw new UsageError(`--web-port: expected a port number from 0 to 65535, got ${text}`);
+  return port;
 }
 
 /** Starts the bridge (and the simulator when no recorder is configured) and binds the surfaces. */
@@ -85,7 +113,7 @@ export async function startBridge(setup: BridgeSetup, log = consoleLogger()): Pr
     let recorders = [...flagged, ...declaredRecorders(profiles, flagged, setup.env, log)];
     let simulator: RunningSimulator | null = null;
     if (recorders.length === 0) {
-      simulator = await startSimulator({ port: 0 });
+      simulator = await startSimulator({ port: 0, grid: 16 }); // all 16 channels, so every shipped key has one
       recorders = [{ name: 'main', url: simulator.url, token: simulator.token }];
       log.info(`no recorder given (--recorder or RECDECK_RECORDER): using the embedded simulator at ${simulator.url}`);
     }
@@ -95,12 +123,30 @@ export async function startBridge(setup: BridgeSetup, log = consoleLogger()): Pr
     running.setProfiles(profiles.profiles);
     bridge = running;
     for (const surface of setup.surfaces) running.addSurface(surface);
+    const webSurfaces = setup.web ? webSurfacesFor(profiles, log) : [];
+    for (const surface of webSurfaces) running.addSurface(surface);
+    let remote: RunningRemoteServer | null = null;
+    try {
+      if (setup.web) remote = await startRemoteServer({ bridge: running, webSurfaces, log, host: setup.web.host, port: setup.web.port, password: setup.web.password });
+    } catch (error) {
+      await running.stop();
+      await Promise.allSettled(clients.map((c) => c.client.close()));
+      await simulator?.close();
+      const code = (error as { code?: string }).code;
+      if (code === 'EADDRINUSE') throw new UsageError(`--web-port: port ${setup.web?.port} on ${setup.web?.host} is in use; give another --web-port, or --no-web`);
+      throw error;
+    }
+    const followed = setup.sources.map((source) => followSource(source, running, log));
     return {
       bridge: running,
       simulator,
       recorders,
+      remote,
+      webSurfaces,
       stop: async () => {
         subscription.unsubscribe();
+        for (const stop of followed) await stop();
+        await remote?.close();
         await running.stop();
         await Promise.allSettled(clients.map((c) => c.client.close()));
         await simulator?.close();
@@ -110,6 +156,42 @@ export async function startBridge(setup: BridgeSetup, log = consoleLogger()): Pr
     subscription.unsubscribe();
     throw error;
   }
+}
+
+/** One web surface for each web layout that a profile of kind web asks for. */
+function webSurfacesFor(set: ProfileSet, log: Logger): WebSurface[] {
+  const models = new Set<string>();
+  for (const { profile, file } of set.profiles) {
+    if (profile.match.kind !== 'web') continue;
+    const wanted = profile.match.model === undefined ? [] : Array.isArray(profile.match.model) ? profile.match.model : [profile.match.model];
+    if (wanted.length === 0) log.warn(`${file}: a web profile names the layout it is for in match.model (${Object.keys(WEB_LAYOUTS).join(', ')})`);
+    for (const model of wanted) {
+      if (WEB_LAYOUTS[model]) models.add(model);
+      else log.warn(`${file}: no web layout "${model}"; the layouts are ${Object.keys(WEB_LAYOUTS).join(', ')}`);
+    }
+  }
+  return [...models].sort().map((model) => new WebSurface(WEB_LAYOUTS[model] as WebLayout));
+}
+
+/** Adds and removes a source's surfaces as they come and go; returns the function that stops it. */
+function followSource(source: SurfaceSource, bridge: Bridge, log: Logger): () => Promise<void> {
+  const subscription = source.surfaces$.subscribe({
+    next: (event) => {
+      if (event.type === 'added') {
+        log.info(`${source.name}: found ${event.surface.id} (${event.surface.name})`);
+        bridge.addSurface(event.surface);
+      } else {
+        log.info(`${source.name}: ${event.id} went away`);
+        bridge.removeSurface(event.id);
+      }
+    },
+    error: (error: unknown) => log.error(`${source.name}: stopped: ${(error as Error).message}`),
+  });
+  source.start();
+  return async () => {
+    subscription.unsubscribe();
+    await source.stop();
+  };
 }
 
 /**
@@ -133,9 +215,10 @@ function declaredRecorders(set: ProfileSet, flagged: readonly RecorderConfig[], 
 export async function run(args: string[]): Promise<void> {
   const log = consoleLogger();
   const setup = parseRunArgs(args, process.env);
-  const running = await startBridge({ ...setup, surfaces: [] }, log);
+  const running = await startBridge({ ...setup, surfaces: [], sources: [] }, log);
   const sessions = running.bridge.surfaceSessions();
   log.info(sessions.length === 0 ? 'surfaces: none found' : `surfaces:\n${sessions.map((s) => `  ${s.surface.id} (${s.surface.name}): ${s.profileName}`).join('\n')}`);
+  if (running.remote) log.info(`web deck and remote API: open ${running.remote.url}`);
   await new Promise<void>((resolve) => {
     process.once('SIGINT', () => resolve());
     process.once('SIGTERM', () => resolve());

@@ -2,7 +2,7 @@
 // fits it best. Surfaces come and go (hot-plug); profiles change (file edits); recorders drop out and
 // come back. None of that stops the rest.
 import { Subject, Subscription, type Observable } from 'rxjs';
-import type { RecorderClient } from '../api/client.js';
+import type { RecorderClient, RequestRecord } from '../api/client.js';
 import { checkBindings, chooseProfile } from '../profiles/match.js';
 import type { LoadedProfile } from '../profiles/watch.js';
 import { DurationClock } from './duration-clock.js';
@@ -64,6 +64,22 @@ export class Bridge {
 
   recorderState$(name: string): Observable<RecorderState> | undefined {
     return this.handles.get(name)?.poller.state$;
+  }
+
+  /** Calls `observer` after every request to any recorder; returns the function that stops it. */
+  observeRequests(observer: (recorder: string, record: RequestRecord) => void): () => void {
+    const stops = [...this.handles.values()].map((h) => h.poller.client.observe((record) => observer(h.name, record)));
+    return () => stops.forEach((stop) => stop());
+  }
+
+  /** A channel's take duration in seconds, interpolated between polls (null when not recording). */
+  durationOf(recorder: string, index: number): number | null {
+    return this.handles.get(recorder)?.durations.read(`${index}`, this.now()) ?? null;
+  }
+
+  /** Each recorder's name and address (never its token). */
+  recorderAddresses(): Array<{ name: string; url: string }> {
+    return [...this.handles.values()].map((h) => ({ name: h.name, url: h.poller.client.url }));
   }
 
   /** A decoded preview by the key a channel picture carries (for the renderer). */
@@ -166,6 +182,7 @@ export class Bridge {
   private trackReachability(handle: RecorderHandle): Subscription {
     let reachable: boolean | null = null;
     return handle.poller.state$.subscribe((state) => {
+      if (state.lastGoodAt === null && state.failures === 0) return; // not asked yet
       const now = state.failures === 0 ? state.lastGoodAt !== null : false;
       if (now === reachable || (state.failures > 0 && state.failures < 3)) return;
       reachable = now;

@@ -17,6 +17,8 @@ export interface CommandRecord {
   result: 'ok' | 'failed' | 'refused';
   /** The recorder's answer on failure, or why it was refused. */
   message: string | null;
-  /** From the input event to the answer. */
+  /** From the input event to the request leaving the bridge; null when nothing was sent. */
+  requestAfterMs: number | null;
+  /** From the input event to the answer (or the refusal). */
   latencyMs: number;
 }

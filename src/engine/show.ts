@@ -21,6 +21,8 @@ export interface ShowInputs {
   /** Meter levels and gain of a source by name. */
   meterOf: (sourceName: string) => { levels: number[]; gainDb: number } | null;
   selectedChannel: number;
+  /** The profile selects channels (select-channel or "selected"), so the selected one is framed. */
+  marksSelection: boolean;
   page: { name: string; number: number; count: number };
   /** Dialog keys alternate each half second while a dialog is up. */
   flashPhase: boolean;
@@ -112,7 +114,7 @@ function channelPicture(number: number, thumbnail: boolean, recorder: RecorderSt
     thumbnail: thumbnail && freshness === 'live' ? inputs.thumbnailOf(index) : null,
     ageS,
   };
-  return inputs.selectedChannel === number ? { ...picture, overlay: { selected: true } } : picture;
+  return inputs.marksSelection && inputs.selectedChannel === number ? { ...picture, overlay: { selected: true } } : picture;
 }
 
 function syncPicture(recorder: RecorderState, freshness: Freshness, ageS: number | null, inputs: ShowInputs): Picture {

@@ -26,6 +26,8 @@ export interface RecorderHandle {
 export interface PictureRenderer {
   render(picture: Picture, size: PixelSize): Promise<RgbImage>;
   led(picture: Picture): LedState;
+  /** Work done so far, for metrics: image-making calls, answers from the cache, cheap repaints. */
+  readonly stats?: { renders: number; cacheHits: number; fastPaths: number };
 }
 
 export interface SessionServices {
@@ -51,6 +53,12 @@ const FLASH_MS = 1500;
 
 type Output = { picture: Picture; key: string };
 
+/** When an input happened: wall clock for the audit log, a monotonic sub-ms clock for latencies. */
+interface InputMoment {
+  wall: number;
+  precise: number;
+}
+
 export class SurfaceSession {
   private pageIndex = 0;
   private selectedChannel = 1;
@@ -65,6 +73,7 @@ export class SurfaceSession {
   private readonly controls: ReadonlyMap<string, ControlDefinition>;
   private subscription: Subscription | null = null;
   private lastDemand = '';
+  private marksSelection: boolean;
 
   constructor(
     readonly surface: Surface,
@@ -73,6 +82,7 @@ export class SurfaceSession {
   ) {
     this.controls = new Map(surface.controls.map((c) => [c.id, c]));
     this.brightness = profile.brightness ?? 70;
+    this.marksSelection = usesSelection(profile);
     this.queue = new LatestWinsQueue((id, output) => this.write(id, output), (id, error) => services.log.warn(`${surface.id}: drawing ${id} failed: ${(error as Error).message}`));
   }
 
@@ -115,6 +125,7 @@ export class SurfaceSession {
   setProfile(profile: BoundProfile): void {
     const pageName = this.profile.pages[this.pageIndex]?.name;
     this.profile = profile;
+    this.marksSelection = usesSelection(profile);
     const kept = profile.pages.findIndex((p) => p.name === pageName);
     this.pageIndex = kept >= 0 ? kept : 0;
     this.resetGestures();
@@ -174,6 +185,7 @@ export class SurfaceSession {
       thumbnailOf: (index) => handle?.extras.thumbnailKey(index) ?? null,
       meterOf: (source) => handle?.extras.meter(source) ?? null,
       selectedChannel: this.selectedChannel,
+      marksSelection: this.marksSelection,
       page: this.currentPage,
       flashPhase: Math.floor(now / 500) % 2 === 0,
     };
@@ -298,7 +310,7 @@ export class SurfaceSession {
   private onInput(input: SurfaceInput): void {
     const binding = this.bindingFor(input.control);
     if (!binding) return;
-    const at = this.services.now();
+    const at = this.moment();
     switch (input.type) {
       case 'down':
         this.gesturesFor(input.control, binding).down();
@@ -320,12 +332,16 @@ export class SurfaceSession {
     }
   }
 
+  private moment(): InputMoment {
+    return { wall: this.services.now(), precise: performance.now() };
+  }
+
   private gesturesFor(id: string, binding: Binding): ControlGestures {
     let gestures = this.gestures.get(id);
     if (!gestures) {
       const fire = (what: GestureFire) => {
         const action = what === 'press' ? binding.press : what === 'hold' ? binding.hold?.do : binding.release;
-        if (action) void this.perform(action, binding, id, this.services.now(), { amount: 1, position: null });
+        if (action) void this.perform(action, binding, id, this.moment(), { amount: 1, position: null });
       };
       gestures = new ControlGestures(binding, fire, (overlay) => this.setOverlay(id, overlay), this.services.now);
       this.gestures.set(id, gestures);
@@ -360,7 +376,7 @@ export class SurfaceSession {
   // Actions ----------------------------------------------------------------------------------------
 
   /** Carries out one action; true when it (and, for a macro, every step) succeeded. */
-  private async perform(action: Action, binding: Binding, control: string, at: number, input: { amount: number; position: number | null }): Promise<boolean> {
+  private async perform(action: Action, binding: Binding, control: string, at: InputMoment, input: { amount: number; position: number | null }): Promise<boolean> {
     switch (action.action) {
       case 'macro':
         for (const step of action.steps) {
@@ -401,11 +417,12 @@ export class SurfaceSession {
     void this.surface.setBrightness(this.brightness).catch((e: unknown) => this.services.log.warn(`${this.surface.id}: brightness: ${(e as Error).message}`));
   }
 
-  private async command(action: Exclude<Action, { action: 'macro' | 'page-next' | 'page-previous' | 'page' | 'select-channel' | 'brightness' }>, binding: Binding, control: string, at: number, input: { amount: number; position: number | null }): Promise<boolean> {
+  private async command(action: Exclude<Action, { action: 'macro' | 'page-next' | 'page-previous' | 'page' | 'select-channel' | 'brightness' }>, binding: Binding, control: string, at: InputMoment, input: { amount: number; position: number | null }): Promise<boolean> {
     const name = action.recorder ?? binding.recorder ?? this.services.defaultRecorder;
     const handle = this.services.recorders.get(name);
+    let requestAfterMs: number | null = null;
     const record = (result: CommandRecord['result'], request: string | null, message: string | null) =>
-      this.services.audit({ at, surface: this.surface.id, control, action: action.action, recorder: handle ? name : null, request, result, message, latencyMs: this.services.now() - at });
+      this.services.audit({ at: at.wall, surface: this.surface.id, control, action: action.action, recorder: handle ? name : null, request, result, message, requestAfterMs, latencyMs: performance.now() - at.precise });
     if (!handle) {
       this.services.log.warn(`${this.surface.id}: ${control}: ${action.action}: no recorder named "${name}"`);
       this.flash(control, 'refused');
@@ -430,6 +447,7 @@ export class SurfaceSession {
     const request = describeCall(plan.call);
     if (plan.gain) handle.extras.noteGain(plan.gain.sourceIndex, plan.gain.db);
     try {
+      requestAfterMs = performance.now() - at.precise;
       await sendCall(handle.poller.client, plan.call);
       record('ok', request, null);
       return true;
@@ -443,4 +461,20 @@ export class SurfaceSession {
       handle.poller.refresh(plan.touchesSlowState);
     }
   }
+}
+
+/** Whether any binding selects a channel or acts on, or shows, the selected one. */
+function usesSelection(profile: BoundProfile): boolean {
+  const selects = (action: Action | undefined): boolean => {
+    if (action === undefined) return false;
+    if (action.action === 'macro') return action.steps.some((step) => !('wait' in step) && selects(step));
+    return action.action === 'select-channel' || ('channel' in action && action.channel === 'selected');
+  };
+  return profile.pages.some((page) =>
+    Object.values(page.controls).some((b) => {
+      const show = b.show;
+      const showsSelected = typeof show === 'object' && (('channel' in show && show.channel === 'selected') || ('meter' in show && show.meter === 'selected'));
+      return showsSelected || [b.press, b.release, b.hold?.do, b.turn, b.fader, ...Object.values(b.touch ?? {})].some(selects);
+    }),
+  );
 }

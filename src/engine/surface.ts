@@ -109,3 +109,14 @@ export interface Surface {
   /** Blank every display and light (on exit). */
   clear(): Promise<void>;
 }
+
+/** A surface appearing (plugged in, port found) or going away (unplugged, error). */
+export type SurfaceEvent = { type: 'added'; surface: Surface } | { type: 'removed'; id: string };
+
+/** Finds and keeps the surfaces of one kind (Stream Decks, MIDI ports); the bridge follows its events. */
+export interface SurfaceSource {
+  readonly name: string;
+  readonly surfaces$: Observable<SurfaceEvent>;
+  start(): void;
+  stop(): Promise<void>;
+}

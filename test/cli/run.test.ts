@@ -40,7 +40,7 @@ describe('recdeck run', () => {
     const lines: string[] = [];
     const log: Logger = { info: (m) => lines.push(m), warn: (m) => lines.push(m), error: (m) => lines.push(m) };
     const surface = new MemorySurface({ id: 'memory:desk', model: 'test-15', controls: keyGrid(3, 5, 72) });
-    running = await startBridge({ recorderFlags: [], tokenFlags: [], profilePaths: [folder], pollMs: 100, env: {}, surfaces: [surface] }, log);
+    running = await startBridge({ recorderFlags: [], tokenFlags: [], profilePaths: [folder], pollMs: 100, env: {}, web: null, surfaces: [surface], sources: [] }, log);
     const sim = running.simulator;
     expect(sim).not.toBeNull();
     expect(lines.some((l) => l.includes('embedded simulator'))).toBe(true);

@@ -252,6 +252,7 @@ pages:
     });
     const fixture = f;
     await fixture.until(() => channelState(fixture, 'key0') === 'idle', 'idle');
+    expect(pictureOf(fixture, 'key0')?.overlay).toBeUndefined(); // no selection frame: this profile selects nothing
     await new Promise((resolve) => setTimeout(resolve, 300));
     const draws = fixture.surface.draws;
     await new Promise((resolve) => setTimeout(resolve, 600)); // several polls and frames, nothing changes

@@ -1,0 +1,67 @@
+// What the bridge knows, as plain JSON for GET /state and the web deck's status panel. Built from names
+// and states only: the recorder's token and destinations' stream keys are never in it (a channel lists
+// its destinations by name; the bridge never reads destination settings).
+import type { Bridge } from '../engine/bridge.js';
+import type { ChannelState, Freshness } from '../engine/picture.js';
+import { ageSeconds, freshnessOf } from '../engine/recorder-state.js';
+import { channelStateOf } from '../engine/show.js';
+
+export interface RecorderView {
+  name: string;
+  url: string;
+  freshness: Freshness;
+  /** Seconds since the last good answer; null if there was none. */
+  ageS: number | null;
+  lastError: string | null;
+  channels: Array<{ number: number; state: ChannelState; source: string | null; destinations: string[]; durationS: number | null; fps: number | null; drops: number }>;
+  sync: { recording: boolean; paused: boolean } | null;
+  dialog: { shown: boolean; text: string; buttons: string } | null;
+}
+
+export interface SurfaceView {
+  id: string;
+  kind: string;
+  model: string;
+  name: string;
+  profile: string;
+  page: { name: string; number: number; count: number };
+}
+
+export interface StateView {
+  recorders: RecorderView[];
+  surfaces: SurfaceView[];
+}
+
+export function stateView(bridge: Bridge, now = Date.now()): StateView {
+  const addresses = new Map(bridge.recorderAddresses().map((r) => [r.name, r.url]));
+  const recorders = bridge.recorderStates().map((state): RecorderView => {
+    const freshness = freshnessOf(state, now);
+    return {
+      name: state.name,
+      url: addresses.get(state.name) ?? '',
+      freshness,
+      ageS: ageSeconds(state, now),
+      lastError: state.lastError,
+      channels: (state.channels ?? []).map((c) => ({
+        number: c.Index + 1,
+        state: channelStateOf(c, freshness),
+        source: c.SourceName,
+        destinations: [...c.Destinations],
+        durationS: c.IsRecording ? (bridge.durationOf(state.name, c.Index) ?? c.RecordingDuration) : null,
+        fps: c.IsRecording && !c.IsRecordingPause ? c.RecordingFPS : null,
+        drops: c.RecordingDrops,
+      })),
+      sync: state.sync ? { recording: state.sync.IsSyncRecording, paused: state.sync.IsSyncRecordingPause } : null,
+      dialog: state.dialog ? { shown: state.dialog.IsDialog, text: state.dialog.DialogContent, buttons: state.dialog.Buttons } : null,
+    };
+  });
+  const surfaces = bridge.surfaceSessions().map((session): SurfaceView => ({
+    id: session.surface.id,
+    kind: session.surface.kind,
+    model: session.surface.model,
+    name: session.surface.name,
+    profile: session.profileName,
+    page: session.currentPage,
+  }));
+  return { recorders, surfaces };
+}

@@ -1,0 +1,21 @@
+// What the engine sees of a MIDI map: its controls as surface control definitions. A knob is an absolute
+// fader to the engine (it reports a position); an encoder reports turns.
+import type { ControlDefinition } from '../../engine/surface.js';
+import type { MidiControl, MidiMap } from './midi-map.js';
+
+export function controlDefinition(control: MidiControl): ControlDefinition {
+  switch (control.role) {
+    case 'button':
+      return { kind: 'button', id: control.id, feedback: control.led === undefined ? 'none' : 'led' };
+    case 'fader':
+    case 'knob':
+      return { kind: 'fader', id: control.id, motorised: control.motorised };
+    case 'encoder':
+      // Relative encoders have no ring the bridge can set here, and their press (if any) is its own note.
+      return { kind: 'encoder', id: control.id, pressable: false, ring: false };
+  }
+}
+
+export function controlDefinitions(map: MidiMap): ControlDefinition[] {
+  return map.controls.map(controlDefinition);
+}

@@ -1,0 +1,31 @@
+// A broken cable or a confused device can send garbage many times a second; one line per message would
+// bury everything else in the log. A few lines per window are enough to see what is wrong.
+
+export class LogLimiter {
+  private windowStart = Number.NEGATIVE_INFINITY;
+  private count = 0;
+  private suppressed = 0;
+
+  constructor(
+    private readonly write: (message: string) => void,
+    private readonly max = 5,
+    private readonly windowMs = 10_000,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  say(message: string): void {
+    const at = this.now();
+    if (at - this.windowStart >= this.windowMs) {
+      if (this.suppressed > 0) this.write(`(${this.suppressed} more like that in the last ${Math.round(this.windowMs / 1000)} s were not logged)`);
+      this.windowStart = at;
+      this.count = 0;
+      this.suppressed = 0;
+    }
+    if (this.count < this.max) {
+      this.count += 1;
+      this.write(message);
+    } else {
+      this.suppressed += 1;
+    }
+  }
+}

@@ -1,0 +1,254 @@
+// One opened Stream Deck as a Surface. It speaks the library's StreamDeck interface, so it runs the
+// same over a real USB device and over an in-memory HID device in tests. Every write goes through one
+// chain per device; the device's first failure closes the surface and tells whoever opened it, which
+// reopens it (as a new surface with the same id) when the device is seen again.
+import type { LcdPosition, StreamDeck, StreamDeckButtonControlDefinition, StreamDeckEncoderControlDefinition, StreamDeckLcdSegmentControlDefinition } from '@elgato-stream-deck/core';
+import { Subject } from 'rxjs';
+import type { Logger } from '../../engine/log.js';
+import type { ControlDefinition, LedState, RgbImage, Surface, SurfaceInput, TouchGesture } from '../../engine/surface.js';
+import { cellAt, deckLayout, type DeckLayout, type DeckTarget } from './controls.js';
+import { LED_COLOURS, RING_COLOUR } from './led-colours.js';
+import { shortModelId } from './models.js';
+import { messageOf } from './problems.js';
+import { SerialWriter } from './serial-writer.js';
+import { solidColourOf } from './solid-colour.js';
+
+export interface StreamDeckSurfaceOptions {
+  /** The device's serial number (from the device list, or asked of the device). */
+  serial: string;
+  log: Logger;
+  /** Told once, when the device fails (a write error or the device's own 'error'); the surface is closed by then. */
+  onFailure?: (surface: StreamDeckSurface, error: unknown) => void;
+}
+
+type ButtonOrEncoder = StreamDeckButtonControlDefinition | StreamDeckEncoderControlDefinition;
+
+export class StreamDeckSurface implements Surface {
+  readonly id: string;
+  readonly kind = 'streamdeck' as const;
+  readonly model: string;
+  readonly name: string;
+  readonly serial: string;
+  readonly controls: readonly ControlDefinition[];
+  readonly layout: DeckLayout;
+  readonly input;
+  private readonly inputs = new Subject<SurfaceInput>();
+  private readonly definitions: ReadonlyMap<string, ControlDefinition>;
+  private readonly writer = new SerialWriter();
+  // What the device shows now, so the same thing is not sent twice.
+  private readonly shownImages = new Map<string, RgbImage>();
+  private readonly shownLeds = new Map<string, LedState>();
+  private readonly shownRings = new Map<string, number>();
+  private shownBrightness: number | null = null;
+  private failed = false;
+  private closing: Promise<void> | null = null;
+
+  constructor(
+    private readonly deck: StreamDeck,
+    private readonly options: StreamDeckSurfaceOptions,
+  ) {
+    this.serial = options.serial;
+    this.id = `streamdeck:${options.serial}`;
+    this.model = shortModelId(deck.MODEL);
+    this.name = deck.PRODUCT_NAME;
+    this.layout = deckLayout(deck.MODEL, deck.CONTROLS);
+    this.controls = this.layout.controls;
+    this.definitions = new Map(this.controls.map((c) => [c.id, c]));
+    this.input = this.inputs.asObservable();
+    this.listen();
+  }
+
+  /** False once the device failed or the surface was closed. */
+  get isOpen(): boolean {
+    return this.closing === null;
+  }
+
+  async drawKey(control: string, image: RgbImage): Promise<void> {
+    const target = this.targetOf(control);
+    if (target.kind !== 'lcd-button') throw new Error(`${this.id}: ${control} is not a key with a display`);
+    this.checkSize(control, image);
+    if (this.shownImages.get(control) === image) return;
+    this.shownImages.set(control, image);
+    const colour = solidColourOf(image);
+    await this.write(`drawing ${control}`, (deck) => (colour ? deck.fillKeyColor(target.keyIndex, ...colour) : deck.fillKeyBuffer(target.keyIndex, image.data, { format: 'rgb' }))).catch((error: unknown) => {
+      this.forgetImage(control, image);
+      throw error;
+    });
+  }
+
+  async drawLcd(control: string, image: RgbImage): Promise<void> {
+    const target = this.targetOf(control);
+    if (target.kind !== 'lcd-region' && target.kind !== 'lcd-whole') throw new Error(`${this.id}: ${control} is not an LCD`);
+    this.checkSize(control, image);
+    if (this.shownImages.get(control) === image) return;
+    this.shownImages.set(control, image);
+    await this.write(`drawing ${control}`, (deck) =>
+      target.kind === 'lcd-region'
+        ? deck.fillLcdRegion(target.lcdIndex, target.x, target.y, image.data, { format: 'rgb', width: image.width, height: image.height })
+        : // The Neo's bar cannot be drawn in regions, only whole.
+          deck.fillLcd(target.lcdIndex, image.data, { format: 'rgb' }),
+    ).catch((error: unknown) => {
+      this.forgetImage(control, image);
+      throw error;
+    });
+  }
+
+  async setLed(control: string, state: LedState): Promise<void> {
+    const target = this.targetOf(control);
+    if (target.kind !== 'rgb-button') return; // a pedal or key without an LED of its own: nothing to light
+    if (this.shownLeds.get(control) === state) return;
+    this.shownLeds.set(control, state);
+    const [r, g, b] = LED_COLOURS[state];
+    await this.write(`lighting ${control}`, (deck) => deck.fillKeyColor(target.keyIndex, r, g, b));
+  }
+
+  async setLevel(control: string, level: number): Promise<void> {
+    const target = this.targetOf(control);
+    if (target.kind !== 'encoder' || target.ringSteps <= 0) return; // no LED ring to show it on
+    const steps = target.ringSteps;
+    const lit = Math.round(Math.min(1, Math.max(0, Number.isFinite(level) ? level : 0)) * steps);
+    if (this.shownRings.get(control) === lit) return;
+    this.shownRings.set(control, lit);
+    const [r, g, b] = RING_COLOUR;
+    await this.write(`ring of ${control}`, (deck) => {
+      if (lit === 0) return deck.setEncoderRingSingleColor(target.encoderIndex, 0, 0, 0);
+      if (lit === steps) return deck.setEncoderRingSingleColor(target.encoderIndex, r, g, b);
+      const colours = new Uint8Array(steps * 3);
+      for (let i = 0; i < lit; i++) colours.set(RING_COLOUR, i * 3);
+      return deck.setEncoderRingColors(target.encoderIndex, colours);
+    });
+  }
+
+  async setBrightness(percent: number): Promise<void> {
+    const value = Math.round(Math.min(100, Math.max(0, percent)));
+    if (this.shownBrightness === value) return;
+    this.shownBrightness = value;
+    await this.write('setting brightness', (deck) => deck.setBrightness(value));
+  }
+
+  async clear(): Promise<void> {
+    // Forget first: whatever is drawn after this is queued behind the clearing, so it must be sent.
+    this.shownImages.clear();
+    this.shownRings.clear();
+    for (const [id, target] of this.layout.targets) if (target.kind === 'rgb-button') this.shownLeds.set(id, 'off');
+    await this.write('clearing', async (deck) => {
+      await deck.clearPanel();
+      // clearPanel blanks the displays and rings, but leaves the RGB-lit buttons (Neo) as they were.
+      for (const target of this.layout.targets.values()) if (target.kind === 'rgb-button') await deck.fillKeyColor(target.keyIndex, 0, 0, 0);
+    });
+  }
+
+  /** Stops listening and closes the device once the writes already queued are done. Idempotent. */
+  close(): Promise<void> {
+    this.closing ??= this.shutDown();
+    return this.closing;
+  }
+
+  // Writing ----------------------------------------------------------------------------------------
+
+  /** Queues a device write; after a failure or close(), new writes are dropped (the device is gone). */
+  private write(what: string, op: (deck: StreamDeck) => Promise<void>): Promise<void> {
+    if (this.closing !== null) return Promise.resolve();
+    return this.writer.run(async () => {
+      if (this.failed) return; // the device failed while this one waited
+      try {
+        await op(this.deck);
+      } catch (error) {
+        // The library checks its arguments before it touches the device: those errors are ours, and
+        // the device is fine.
+        if (!(error instanceof TypeError || error instanceof RangeError)) this.fail(`${what} failed`, error);
+        throw error;
+      }
+    });
+  }
+
+  private fail(what: string, error: unknown): void {
+    if (this.failed) return;
+    this.failed = true;
+    if (this.closing !== null) {
+      this.options.log.warn(`${this.id} (${this.name}): ${what} while closing: ${messageOf(error)}`);
+      return;
+    }
+    this.options.log.error(`${this.id} (${this.name}): ${what}: ${messageOf(error)}; closed until the device is seen again`);
+    void this.close();
+    this.options.onFailure?.(this, error);
+  }
+
+  private async shutDown(): Promise<void> {
+    this.unlisten();
+    this.inputs.complete();
+    await this.writer.run(() => this.deck.close()).catch((error: unknown) => {
+      if (!this.failed) this.options.log.warn(`${this.id} (${this.name}): closing: ${messageOf(error)}`);
+    });
+  }
+
+  private targetOf(control: string): DeckTarget {
+    const target = this.layout.targets.get(control);
+    if (!target) throw new Error(`${this.id}: no control "${control}"`);
+    return target;
+  }
+
+  private checkSize(control: string, image: RgbImage): void {
+    const definition = this.definitions.get(control);
+    const size = definition?.kind === 'key' || definition?.kind === 'lcd' ? definition.pixelSize : undefined;
+    if (!size || image.width !== size.width || image.height !== size.height || image.data.length !== size.width * size.height * 3) {
+      throw new RangeError(`${this.id}: ${control} takes ${size?.width}x${size?.height} RGB, got ${image.width}x${image.height} (${image.data.length} bytes)`);
+    }
+  }
+
+  private forgetImage(control: string, image: RgbImage): void {
+    if (this.shownImages.get(control) === image) this.shownImages.delete(control);
+  }
+
+  // Input ------------------------------------------------------------------------------------------
+
+  private readonly handlers = {
+    down: (control: ButtonOrEncoder) => this.emitPress('down', control),
+    up: (control: ButtonOrEncoder) => this.emitPress('up', control),
+    rotate: (control: StreamDeckEncoderControlDefinition, amount: number) => {
+      const id = this.layout.encoders.get(control.index);
+      // The library reports signed detents per report; a fast turn is a larger amount, kept as is.
+      if (id !== undefined && amount !== 0) this.inputs.next({ type: 'rotate', control: id, amount });
+    },
+    lcdShortPress: (control: StreamDeckLcdSegmentControlDefinition, at: LcdPosition) => this.emitTouch(control, at.x, 'tap'),
+    lcdLongPress: (control: StreamDeckLcdSegmentControlDefinition, at: LcdPosition) => this.emitTouch(control, at.x, 'long'),
+    lcdSwipe: (control: StreamDeckLcdSegmentControlDefinition, from: LcdPosition, to: LcdPosition) => {
+      if (to.x === from.x) return; // straight up or down: neither left nor right
+      // A swipe belongs to the cell it started on.
+      this.emitTouch(control, from.x, to.x < from.x ? 'swipe-left' : 'swipe-right');
+    },
+    error: (error: unknown) => this.fail('device error', error),
+  };
+
+  private listen(): void {
+    const { deck, handlers } = this;
+    deck.on('down', handlers.down);
+    deck.on('up', handlers.up);
+    deck.on('rotate', handlers.rotate);
+    deck.on('lcdShortPress', handlers.lcdShortPress);
+    deck.on('lcdLongPress', handlers.lcdLongPress);
+    deck.on('lcdSwipe', handlers.lcdSwipe);
+    deck.on('error', handlers.error);
+  }
+
+  private unlisten(): void {
+    const { deck, handlers } = this;
+    deck.off('down', handlers.down);
+    deck.off('up', handlers.up);
+    deck.off('rotate', handlers.rotate);
+    deck.off('lcdShortPress', handlers.lcdShortPress);
+    deck.off('lcdLongPress', handlers.lcdLongPress);
+    deck.off('lcdSwipe', handlers.lcdSwipe);
+    deck.off('error', handlers.error);
+  }
+
+  private emitPress(type: 'down' | 'up', control: ButtonOrEncoder): void {
+    const id = control.type === 'button' ? this.layout.buttons.get(control.index) : this.layout.encoders.get(control.index);
+    if (id !== undefined) this.inputs.next({ type, control: id });
+  }
+
+  private emitTouch(control: StreamDeckLcdSegmentControlDefinition, x: number, gesture: TouchGesture): void {
+    const id = cellAt(this.layout, control.id, x);
+    if (id !== undefined) this.inputs.next({ type: 'touch', control: id, gesture });
+  }
+}
