@@ -123,9 +123,10 @@ export class StreamDeckManager {
     let surface: StreamDeckSurface;
     try {
       const deck = await this.options.backend.open(listing.path);
-      let serial = listing.serialNumber;
+      let serial: string;
       try {
-        serial ||= await deck.getSerialNumber();
+        // The path is the last resort: it names the device until it is plugged in elsewhere.
+        serial = listing.serialNumber || (await deck.getSerialNumber()).trim() || listing.path;
       } catch (error) {
         await deck.close().catch(() => undefined);
         throw error;

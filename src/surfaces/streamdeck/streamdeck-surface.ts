@@ -3,7 +3,7 @@
 // chain per device; the device's first failure closes the surface and tells whoever opened it, which
 // reopens it (as a new surface with the same id) when the device is seen again.
 import type { LcdPosition, StreamDeck, StreamDeckButtonControlDefinition, StreamDeckEncoderControlDefinition, StreamDeckLcdSegmentControlDefinition } from '@elgato-stream-deck/core';
-import { Subject } from 'rxjs';
+import { Subject, type Observable } from 'rxjs';
 import type { Logger } from '../../engine/log.js';
 import type { ControlDefinition, LedState, RgbImage, Surface, SurfaceInput, TouchGesture } from '../../engine/surface.js';
 import { cellAt, deckLayout, type DeckLayout, type DeckTarget } from './controls.js';
@@ -31,7 +31,7 @@ export class StreamDeckSurface implements Surface {
   readonly serial: string;
   readonly controls: readonly ControlDefinition[];
   readonly layout: DeckLayout;
-  readonly input;
+  readonly input: Observable<SurfaceInput>;
   private readonly inputs = new Subject<SurfaceInput>();
   private readonly definitions: ReadonlyMap<string, ControlDefinition>;
   private readonly writer = new SerialWriter();

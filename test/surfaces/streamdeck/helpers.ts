@@ -1,7 +1,8 @@
 // Shared by the Stream Deck tests: a logger that records, and surfaces over fake HID devices.
-import type { DeviceModelId } from '@elgato-stream-deck/core';
+import type { DeviceModelId, StreamDeck } from '@elgato-stream-deck/core';
 import type { Logger } from '../../../src/engine/log.js';
 import type { SurfaceInput } from '../../../src/engine/surface.js';
+import type { StreamDeckBackend, StreamDeckListing } from '../../../src/surfaces/streamdeck/backend.js';
 import { StreamDeckSurface, type StreamDeckSurfaceOptions } from '../../../src/surfaces/streamdeck/streamdeck-surface.js';
 import { openFakeStreamDeck, type FakeHidDevice } from '../../support/fake-hid.js';
 
@@ -36,4 +37,38 @@ export async function fakeSurface(model: DeviceModelId, options: Partial<StreamD
   const inputs: SurfaceInput[] = [];
   surface.input.subscribe((input) => inputs.push(input));
   return { surface, hid, log, inputs, failures };
+}
+
+/** Decks "plugged in" by path; each open builds a fresh library StreamDeck over a fresh fake HID device. */
+export class FakeStreamDeckBackend implements StreamDeckBackend {
+  readonly plugged = new Map<string, { model: DeviceModelId; serial: string; serialInListing?: boolean }>();
+  /** Every HID device opened, in order. */
+  readonly opened: FakeHidDevice[] = [];
+  /** When set for a path, opening it fails with this error (another program holds the device). */
+  readonly openErrors = new Map<string, Error>();
+  listError: Error | null = null;
+
+  plug(path: string, model: DeviceModelId, serial: string): void {
+    this.plugged.set(path, { model, serial });
+  }
+
+  async list(): Promise<StreamDeckListing[]> {
+    if (this.listError) throw this.listError;
+    return [...this.plugged].map(([path, d]) => ({ path, model: d.model, ...(d.serialInListing === false ? {} : { serialNumber: d.serial }) }));
+  }
+
+  async open(path: string): Promise<StreamDeck> {
+    const error = this.openErrors.get(path);
+    if (error) throw error;
+    const device = this.plugged.get(path);
+    if (!device) throw new Error(`cannot open device with path ${path}`);
+    const { deck, hid } = await openFakeStreamDeck(device.model, { serial: device.serial, path, firmware: '1.05.007' });
+    this.opened.push(hid);
+    return deck;
+  }
+
+  /** The HID device most recently opened at a path. */
+  hidAt(path: string): FakeHidDevice | undefined {
+    return this.opened.filter((hid) => hid.info.path === path).at(-1);
+  }
 }

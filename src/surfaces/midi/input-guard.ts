@@ -1,0 +1,152 @@
+// Raw MIDI is screened before easymidi parses it. easymidi's input handler runs inside the native
+// backend's callback, so anything it throws would be an uncaught exception, and it trusts what it gets:
+// - a SysEx split over several chunks is glued together in a list that grows without bound until an F7
+//   arrives, and the code that finishes it assigns to an undeclared variable (`sysex = []`), which
+//   leaks a global in sloppy mode and throws in strict mode;
+// - a clock byte in the middle of a SysEx throws the SysEx away;
+// - a message with an undefined or missing status byte is emitted as an event named `undefined`;
+// - a truncated message is emitted with its missing fields undefined.
+// So: real-time bytes are dropped (never used here), SysEx is reassembled here with a size limit and
+// never handed to easymidi (the bridge reads no SysEx; the check only reports garbage), and malformed
+// messages are reported and dropped. Everything runs in a try/catch: no input can crash the process.
+
+/** What to do with one raw message as RtMidi delivered it. */
+export interface RawVerdict {
+  /** Hand it to easymidi's parser. */
+  forward: boolean;
+  /** Why (parts of) it were not valid MIDI, for the log. */
+  garbage: string[];
+  /** A complete, valid SysEx message that arrived with it. */
+  sysex: number[] | null;
+}
+
+const DEFAULT_MAX_SYSEX = 4096;
+
+/** Lengths of the system common messages, which are valid but never used here. */
+const SYSTEM_COMMON_LENGTH: Readonly<Record<number, number>> = { 0xf1: 2, 0xf2: 3, 0xf3: 2, 0xf6: 1 };
+
+export class RawScreen {
+  private pending: number[] | null = null;
+
+  constructor(private readonly maxSysexBytes = DEFAULT_MAX_SYSEX) {}
+
+  screen(raw: unknown): RawVerdict {
+    if (!Array.isArray(raw) || raw.some((b) => typeof b !== 'number' || !Number.isInteger(b) || b < 0 || b > 255)) return drop('not a list of bytes');
+    const bytes = raw as number[];
+    const first = bytes[0];
+    if (first === undefined) return drop('an empty message');
+    // Real-time bytes (clock, active sensing, start/stop) may arrive inside a SysEx and mean nothing here.
+    if (first >= 0xf8) return drop();
+    if (this.pending !== null) {
+      if (first < 0x80) return this.continueSysex(bytes);
+      const truncated = `a SysEx message cut off after ${this.pending.length} bytes (no F7)`;
+      this.pending = null;
+      const verdict = this.fresh(bytes);
+      return { ...verdict, garbage: [truncated, ...verdict.garbage] };
+    }
+    return this.fresh(bytes);
+  }
+
+  private fresh(bytes: number[]): RawVerdict {
+    const first = bytes[0] as number;
+    if (first === 0xf0) {
+      if (bytes.at(-1) === 0xf7 && bytes.length > 1) return completeSysex(bytes);
+      if (bytes.length > this.maxSysexBytes) return drop(`a SysEx message longer than ${this.maxSysexBytes} bytes`);
+      this.pending = [...bytes];
+      return drop();
+    }
+    if (first === 0xf7) return drop('an end of SysEx (F7) without its start');
+    if (first < 0x80) return drop('data bytes without a status byte');
+    if (first >= 0xf0) {
+      const length = SYSTEM_COMMON_LENGTH[first];
+      if (length === undefined) return drop(`the undefined status byte ${hexByte(first)}`);
+      return length === bytes.length && dataBytes(bytes) ? drop() : drop(`a malformed system message ${hexByte(first)}`);
+    }
+    const expected = first >= 0xc0 && first <= 0xdf ? 2 : 3;
+    if (bytes.length < expected) return drop(`a truncated message (${bytes.length} of ${expected} bytes)`);
+    if (bytes.length > expected) return drop(`a message with ${bytes.length - expected} extra bytes`);
+    if (!dataBytes(bytes)) return drop('a data byte above 127');
+    return { forward: true, garbage: [], sysex: null };
+  }
+
+  private continueSysex(bytes: number[]): RawVerdict {
+    const pending = this.pending as number[];
+    if (pending.length + bytes.length > this.maxSysexBytes) {
+      this.pending = null;
+      return drop(`a SysEx message longer than ${this.maxSysexBytes} bytes`);
+    }
+    pending.push(...bytes);
+    if (bytes.at(-1) !== 0xf7) return drop();
+    this.pending = null;
+    return completeSysex(pending);
+  }
+}
+
+function completeSysex(bytes: number[]): RawVerdict {
+  const inner = bytes.slice(1, -1);
+  if (inner.some((b) => b > 0x7f)) return drop('a SysEx message with a byte above 127 inside');
+  return { forward: false, garbage: [], sysex: bytes };
+}
+
+function drop(garbage?: string): RawVerdict {
+  return { forward: false, garbage: garbage === undefined ? [] : [garbage], sysex: null };
+}
+
+function dataBytes(bytes: readonly number[]): boolean {
+  return bytes.slice(1).every((b) => b <= 0x7f);
+}
+
+function hexByte(byte: number): string {
+  return byte.toString(16).toUpperCase().padStart(2, '0');
+}
+
+type Listener = (...args: unknown[]) => unknown;
+
+/** The @julusian/midi Input inside an easymidi Input (private field `_input`). */
+interface NativeInput {
+  listeners(event: string): Listener[];
+  removeAllListeners(event: string): unknown;
+  on(event: string, listener: Listener): unknown;
+  ignoreTypes(sysex: boolean, timing: boolean, activeSensing: boolean): void;
+}
+
+function isNativeInput(value: unknown): value is NativeInput {
+  if (typeof value !== 'object' || value === null) return false;
+  const candidate = value as Record<string, unknown>;
+  return ['listeners', 'removeAllListeners', 'on', 'ignoreTypes'].every((name) => typeof candidate[name] === 'function');
+}
+
+export interface GuardHandlers {
+  garbage(reason: string, bytes: unknown): void;
+  sysex(bytes: number[]): void;
+}
+
+/**
+ * Puts the screen between the native input and easymidi's parser. False when easymidi's inside is not
+ * as expected (another version): then only the checks on easymidi's events protect the bridge.
+ */
+export function guardEasymidiInput(input: object, handlers: GuardHandlers, maxSysexBytes = DEFAULT_MAX_SYSEX): boolean {
+  const native = (input as { _input?: unknown })._input;
+  if (!isNativeInput(native)) return false;
+  const parsers = native.listeners('message');
+  if (parsers.length === 0) return false;
+  // Clock, MTC and active sensing are dropped by RtMidi itself: they can arrive dozens of times a second.
+  native.ignoreTypes(false, true, true);
+  native.removeAllListeners('message');
+  const screen = new RawScreen(maxSysexBytes);
+  native.on('message', (deltaTime: unknown, bytes: unknown) => {
+    try {
+      const verdict = screen.screen(bytes);
+      for (const reason of verdict.garbage) handlers.garbage(reason, bytes);
+      if (verdict.sysex !== null) handlers.sysex(verdict.sysex);
+      if (verdict.forward) for (const parse of parsers) parse.call(native, deltaTime, bytes);
+    } catch (error) {
+      try {
+        handlers.garbage(`input that could not be handled (${error instanceof Error ? error.message : String(error)})`, bytes);
+      } catch {
+        // The log itself failed: nothing is left to tell, and throwing here would end the process.
+      }
+    }
+  });
+  return true;
+}

@@ -1,0 +1,115 @@
+// The web deck in a real browser (Debian's chromium, driven by playwright-core): what an operator sees
+// and does, end to end through the bridge to the simulator and back.
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startSimulator } from '../../src/simulator/server.js';
+import { startRemoteFixture, until, type RemoteFixture } from '../support/remote.js';
+
+const CHROMIUM = process.env.RECDECK_CHROMIUM ?? '/usr/bin/chromium';
+const RECORDING = [0xd5, 0x5e, 0x00];
+
+let f: RemoteFixture;
+let browser: Browser;
+let page: Page;
+
+beforeAll(async () => {
+  if (!existsSync(CHROMIUM)) throw new Error(`browser tests need Debian's chromium at ${CHROMIUM} (apt-get install -y chromium; .ci/run installs it)`);
+  f = await startRemoteFixture({ pollMs: 250 });
+  browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run'] });
+  page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+  await page.goto(f.base);
+  await until(async () => (await share('web:web-15', 'key0', [0x10, 0x10, 0x10], 40)) < 0.99, 'the first key images', 8000);
+}, 30_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await f?.close();
+});
+
+/** Share of a canvas's pixels near a colour, read in the page. */
+function share(surface: string, control: string, rgb: number[], tolerance = 24): Promise<number> {
+  return page.evaluate(
+    ({ surface, control, rgb, tolerance }) => {
+      const canvas = document.querySelector(`canvas[data-surface="${surface}"][data-control="${control}"]`) as HTMLCanvasElement | null;
+      const data = canvas?.getContext('2d')?.getImageData(0, 0, canvas.width, canvas.height).data;
+      if (!data) return 0;
+      let near = 0;
+      for (let i = 0; i < data.length; i += 4) {
+        if (Math.abs((data[i] as number) - (rgb[0] as number)) <= tolerance && Math.abs((data[i + 1] as number) - (rgb[1] as number)) <= tolerance && Math.abs((data[i + 2] as number) - (rgb[2] as number)) <= tolerance) near++;
+      }
+      return near / (data.length / 4);
+    },
+    { surface, control, rgb, tolerance },
+  );
+}
+
+const snapshot = (surface: string, control: string) => page.evaluate(({ surface, control }) => (document.querySelector(`canvas[data-surface="${surface}"][data-control="${control}"]`) as HTMLCanvasElement).toDataURL(), { surface, control });
+const key = (surface: string, control: string) => page.locator(`canvas[data-surface="${surface}"][data-control="${control}"]`);
+const channelRow = (n: number) => page.locator(`#channels tr[data-channel="${n}"]`);
+
+describe('the web deck in a browser', () => {
+  it('a click on a channel key records: the key turns to the recording colour and its clock ticks', async () => {
+    await key('web:web-15', 'key0').click();
+    await until(async () => (await share('web:web-15', 'key0', RECORDING)) > 0.15, 'key0 in the recording colour');
+    expect(f.sim.sim.recorder().channels()[0]?.IsRecording).toBe(true);
+    await expect.poll(() => channelRow(1).locator('td.state').textContent(), { timeout: 3000 }).toBe('recording');
+    const first = await snapshot('web:web-15', 'key0');
+    const time = await channelRow(1).locator('td').nth(4).textContent();
+    await until(async () => (await snapshot('web:web-15', 'key0')) !== first && (await channelRow(1).locator('td').nth(4).textContent()) !== time, 'the clock to tick', 3000);
+    await expect.poll(() => page.locator('#audit li').first().textContent(), { timeout: 3000 }).toContain('web:web-15 key0 rec-start → PUT /api/channels/0/rec-start: ok');
+    // The README's picture of the page at its default size (RECDECK_SCREENSHOTS=test/screenshots to refresh it).
+    await page.screenshot({ path: join(process.env.RECDECK_SCREENSHOTS ?? f.sim.folder, 'web-deck.png') });
+  });
+
+  it('holding the key shows the ring, then stops the channel', async () => {
+    const box = await key('web:web-15', 'key0').boundingBox();
+    if (!box) throw new Error('key0 is not on the page');
+    const before = await snapshot('web:web-15', 'key0');
+    await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
+    await page.mouse.down();
+    await page.waitForTimeout(500);
+    const ring = await snapshot('web:web-15', 'key0');
+    expect(ring).not.toBe(before);
+    expect(f.sim.sim.recorder().channels()[0]?.IsRecording).toBe(true); // not yet: the hold is 1 s
+    await until(() => f.sim.sim.recorder().channels()[0]?.IsRecording === false, 'the stop', 3000);
+    await page.mouse.up();
+    await until(async () => (await share('web:web-15', 'key0', RECORDING)) < 0.01, 'key0 to leave the recording colour');
+    await expect.poll(() => channelRow(1).locator('td.state').textContent(), { timeout: 3000 }).toBe('idle');
+  });
+
+  it('a dialog on the recorder: the overlay page shows it, OK and Cancel flash, OK clears it', async () => {
+    await f.sim.raw('POST', '/_sim/dialog', { body: JSON.stringify({ content: 'Disk D: almost full', buttons: 'Yes_No' }) });
+    await expect.poll(() => page.locator('#surfaces').textContent(), { timeout: 3000 }).toContain('Web 15 keys, page 4/4 Dialog');
+    const seen = new Set<string>();
+    await until(async () => {
+      seen.add(await snapshot('web:web-15', 'key14'));
+      return seen.size >= 2;
+    }, 'the OK key to flash', 3000);
+    await key('web:web-15', 'key14').click();
+    await until(() => !f.sim.sim.recorder().dialogState().IsDialog, 'the dialog to be answered');
+    await expect.poll(() => page.locator('#surfaces').textContent(), { timeout: 3000 }).toContain('Web 15 keys, page 1/4 Channels 1-8');
+    await expect.poll(() => page.locator('#audit li').first().textContent(), { timeout: 3000 }).toContain('dialog-ok → PUT /api/app/dialog/ok: ok');
+  });
+
+  it('when the recorder goes away the keys go stale then offline, and they recover when it is back', async () => {
+    const { port, token } = f.sim.sim;
+    const live = await snapshot('web:web-15', 'key0');
+    await f.sim.sim.close();
+    const badge = page.locator('#recorders .badge');
+    await expect.poll(() => badge.textContent(), { timeout: 3000, interval: 50 }).toBe('STALE');
+    await until(async () => (await snapshot('web:web-15', 'key0')) !== live, 'the key to show stale');
+    const stale = await snapshot('web:web-15', 'key0');
+    await expect.poll(() => badge.textContent(), { timeout: 5000 }).toBe('OFFLINE');
+    await until(async () => (await snapshot('web:web-15', 'key0')) !== stale, 'the key to show offline');
+    await expect.poll(() => channelRow(1).locator('td.state').textContent(), { timeout: 3000 }).toBe('offline');
+    const again = await startSimulator({ port, token, grid: 16, tickMs: 0 });
+    try {
+      await expect.poll(() => badge.textContent(), { timeout: 8000 }).toBe('LIVE');
+      await expect.poll(() => channelRow(1).locator('td.state').textContent(), { timeout: 3000 }).toBe('idle');
+    } finally {
+      await again.close();
+    }
+  }, 20_000);
+});

@@ -1,0 +1,66 @@
+// The whole bridge as `recdeck run` starts it (shipped web profiles, web deck, remote API), against a
+// simulator the test controls (it can be stopped and started again on the same port).
+import { request } from 'undici';
+import { startBridge, type RunningBridge } from '../../src/cli/run.js';
+import type { Logger } from '../../src/engine/log.js';
+import { startFixture, type SimulatorFixture } from './simulator.js';
+
+export interface RemoteFixture {
+  sim: SimulatorFixture;
+  running: RunningBridge;
+  base: string;
+  logs: string[];
+  call: (method: string, path: string, headers?: Record<string, string>) => Promise<{ status: number; type: string; text: string; body: Buffer; json: unknown }>;
+  close: () => Promise<void>;
+}
+
+export async function startRemoteFixture(options: { password?: string; pollMs?: number } = {}): Promise<RemoteFixture> {
+  const sim = await startFixture({ now: Date.now, grid: 16, tickMs: 1000 });
+  const logs: string[] = [];
+  const log: Logger = { info: (m) => logs.push(m), warn: (m) => logs.push(m), error: (m) => logs.push(m) };
+  const running = await startBridge(
+    {
+      recorderFlags: [sim.sim.url],
+      tokenFlags: [sim.sim.token],
+      profilePaths: [new URL('../../profiles', import.meta.url).pathname],
+      pollMs: options.pollMs ?? 100,
+      env: {},
+      web: { host: '127.0.0.1', port: 0, password: options.password ?? null },
+      surfaces: [],
+      sources: [],
+    },
+    log,
+  );
+  const base = running.remote?.url as string;
+  const call: RemoteFixture['call'] = async (method, path, headers = {}) => {
+    const answer = await request(`${base}${path}`, { method: method as 'GET', headers });
+    const body = Buffer.from(await answer.body.arrayBuffer());
+    const text = body.toString('utf8');
+    let json: unknown;
+    try {
+      json = JSON.parse(text);
+    } catch {
+      json = undefined;
+    }
+    return { status: answer.statusCode, type: String(answer.headers['content-type'] ?? ''), text, body, json };
+  };
+  return {
+    sim,
+    running,
+    base,
+    logs,
+    call,
+    close: async () => {
+      await running.stop();
+      await sim.close();
+    },
+  };
+}
+
+export async function until(check: () => boolean | Promise<boolean>, what: string, ms = 5000): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`timed out after ${ms} ms waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+}
