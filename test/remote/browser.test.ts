@@ -7,6 +7,15 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSimulator } from '../../src/simulator/server.js';
 import { startRemoteFixture, until, type RemoteFixture } from '../support/remote.js';
 
+/** The little of the DOM the page functions below use (they run in the browser, not in Node). */
+interface PageCanvas {
+  width: number;
+  height: number;
+  getContext(kind: '2d'): { getImageData(x: number, y: number, w: number, h: number): { data: Uint8ClampedArray } } | null;
+  toDataURL(): string;
+}
+declare const document: { querySelector(selector: string): PageCanvas | null };
+
 const CHROMIUM = process.env.RECDECK_CHROMIUM ?? '/usr/bin/chromium';
 const RECORDING = [0xd5, 0x5e, 0x00];
 
@@ -32,7 +41,7 @@ afterAll(async () => {
 function share(surface: string, control: string, rgb: number[], tolerance = 24): Promise<number> {
   return page.evaluate(
     ({ surface, control, rgb, tolerance }) => {
-      const canvas = document.querySelector(`canvas[data-surface="${surface}"][data-control="${control}"]`) as HTMLCanvasElement | null;
+      const canvas = document.querySelector(`canvas[data-surface="${surface}"][data-control="${control}"]`);
       const data = canvas?.getContext('2d')?.getImageData(0, 0, canvas.width, canvas.height).data;
       if (!data) return 0;
       let near = 0;
@@ -45,7 +54,7 @@ function share(surface: string, control: string, rgb: number[], tolerance = 24):
   );
 }
 
-const snapshot = (surface: string, control: string) => page.evaluate(({ surface, control }) => (document.querySelector(`canvas[data-surface="${surface}"][data-control="${control}"]`) as HTMLCanvasElement).toDataURL(), { surface, control });
+const snapshot = (surface: string, control: string) => page.evaluate(({ surface, control }) => document.querySelector(`canvas[data-surface="${surface}"][data-control="${control}"]`)?.toDataURL() ?? '', { surface, control });
 const key = (surface: string, control: string) => page.locator(`canvas[data-surface="${surface}"][data-control="${control}"]`);
 const channelRow = (n: number) => page.locator(`#channels tr[data-channel="${n}"]`);
 

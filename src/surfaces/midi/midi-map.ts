@@ -88,7 +88,7 @@ export const Led = z
     channel: MidiChannel.optional().describe('Default: the control\'s channel'),
     number: DataByte.optional().describe('Note or CC number of the LED (default: the control\'s number)'),
     values: LedValues,
-    sysex: z.array(TemplateItem).min(3).optional().describe('For kind sysex: the message, with "value", "number" and "channel" filled in'),
+    sysex: z.array(TemplateItem).min(3).optional().describe('For kind sysex: the message; "value", "number" and "channel" (0–15) are filled in'),
   })
   .superRefine((led, context) => {
     if (led.kind === 'sysex') {
@@ -105,7 +105,10 @@ export type Led = z.output<typeof Led>;
 
 export const CONTROL_ROLES = ['button', 'fader', 'knob', 'encoder'] as const;
 
-export const MidiControl = z
+const StyleName = z.string().regex(/^[a-z][a-z0-9-]*$/, { error: 'expected a name of lower-case letters, digits and dashes (rgb-pad)' });
+
+/** One control as written: its LED given in place, or by the name of a style under `leds`. */
+export const MidiControlInput = z
   .strictObject({
     id: z
       .string()
@@ -117,7 +120,7 @@ export const MidiControl = z
     role: z.enum(CONTROL_ROLES).describe('button (press/release), fader or knob (absolute 0..1), encoder (relative turns)'),
     encoding: z.enum(ENCODINGS).optional().describe('How an encoder codes a turn in its CC value'),
     motorised: z.boolean().default(false).describe('The device moves it to a value sent back (motor fader, or an LED ring that sets the knob\'s value)'),
-    led: Led.optional(),
+    led: z.union([Led, StyleName]).optional().describe('How its LED is lit, or the name of an LED style under leds'),
   })
   .superRefine((control, context) => {
     const issue = (path: string, message: string) => context.addIssue({ code: 'custom', path: [path], message });
@@ -134,7 +137,9 @@ export const MidiControl = z
     if (control.motorised && control.role !== 'fader' && control.role !== 'knob') issue('motorised', 'only a fader or a knob can be moved by the bridge');
     if (control.led !== undefined && control.role !== 'button') issue('led', 'only a button has an LED here');
   });
-export type MidiControl = z.output<typeof MidiControl>;
+type ControlAsWritten = z.output<typeof MidiControlInput>;
+/** A control with its LED style resolved. */
+export type MidiControl = Omit<ControlAsWritten, 'led'> & { led?: Led };
 
 export const MidiMap = z
   .strictObject({
@@ -150,9 +155,17 @@ export const MidiMap = z
       output: PortPattern.optional().describe('Default: the same as input'),
     }),
     init: z.array(InitMessage).default([]).describe('Messages sent, in order, each time the device is opened'),
-    controls: z.array(MidiControl).min(1),
+    leds: z.record(StyleName, Led).default({}).describe('LED styles by name, shared by the controls that name them (led: rgb-pad)'),
+    controls: z.array(MidiControlInput).min(1),
   })
   .superRefine((map, context) => {
+    const styles = Object.keys(map.leds);
+    map.controls.forEach((control, i) => {
+      if (typeof control.led === 'string' && !styles.includes(control.led)) {
+        const known = styles.length > 0 ? `there are ${styles.map((s) => `"${s}"`).join(', ')}` : 'there are none';
+        context.addIssue({ code: 'custom', path: ['controls', i, 'led'], message: `no LED style "${control.led}" under leds (${known})` });
+      }
+    });
     const ids = new Map<string, number>();
     const inputs = new Map<string, number>();
     map.controls.forEach((control, i) => {
@@ -164,7 +177,15 @@ export const MidiMap = z
       if (same !== undefined) context.addIssue({ code: 'custom', path: ['controls', i], message: `sends the same messages as controls[${same}] (${describeInput(control)}); the bridge could not tell them apart` });
       else inputs.set(key, i);
     });
-  });
+  })
+  .transform(({ leds, controls, ...rest }) => ({
+    ...rest,
+    leds,
+    controls: controls.map(({ led, ...control }): MidiControl => {
+      const resolved = typeof led === 'string' ? leds[led] : led;
+      return resolved === undefined ? control : { ...control, led: resolved };
+    }),
+  }));
 export type MidiMap = z.output<typeof MidiMap>;
 
 /** The message family a control sends; note-on and note-off share one. */
