@@ -69,3 +69,28 @@ describe('recdeck run', () => {
     expect(await press()).toEqual(['/api/channels/0/rec-stop']);
   });
 });
+
+describe('recdeck run as a process', () => {
+  it('prints the surfaces and their profiles and the URL to open, and exits cleanly on SIGINT', async () => {
+    const { spawn } = await import('node:child_process');
+    const { once } = await import('node:events');
+    const { fileURLToPath } = await import('node:url');
+    const main = fileURLToPath(new URL('../../dist/cli/main.js', import.meta.url));
+    const child = spawn(process.execPath, [main, 'run', '--web-port', '0'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let output = '';
+    child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    const exit = once(child, 'exit') as Promise<[number | null, string | null]>;
+    await until(() => output.includes('open http://'), 'the URL to open', 10_000);
+    expect(output).toContain('using the embedded simulator');
+    expect(output).toMatch(/web:web-15 \(Web deck, 15 keys\): Web 15 keys/);
+    const url = /open (http:\/\/\S+)/.exec(output)?.[1] as string;
+    const { request } = await import('undici');
+    const health = await request(`${url}/healthz`);
+    expect(health.statusCode).toBe(200);
+    await health.body.dump();
+    child.kill('SIGINT');
+    expect(await exit).toEqual([0, null]);
+    expect(output).toContain('stopping: clearing the surfaces');
+  }, 20_000);
+});
