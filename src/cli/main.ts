@@ -1,12 +1,16 @@
 #!/usr/bin/env node
 // The `recdeck` command.
+import { devices, devicesUsage } from './devices.js';
 import { run, runUsage } from './run.js';
+import { setupUdev, setupUdevUsage } from './setup-udev.js';
 import { simulate, simulateUsage } from './simulate.js';
 import { UsageError } from './usage-error.js';
 
 const commands: Record<string, { run: (args: string[]) => Promise<void>; usage: string }> = {
   run: { run, usage: runUsage },
   simulate: { run: simulate, usage: simulateUsage },
+  devices: { run: (args) => devices(args), usage: devicesUsage },
+  'setup-udev': { run: (args) => setupUdev(args), usage: setupUdevUsage },
 };
 
 const usage = `usage:\n${Object.values(commands).map((c) => `  ${c.usage}`).join('\n')}\n`;

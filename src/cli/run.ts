@@ -10,6 +10,8 @@ import type { Surface, SurfaceSource } from '../engine/surface.js';
 import { startRemoteServer, type RunningRemoteServer } from '../remote/server.js';
 import { WEB_LAYOUTS, type WebLayout } from '../surfaces/web/layouts.js';
 import { WebSurface } from '../surfaces/web/web-surface.js';
+import { nodeStreamDeckBackend } from '../surfaces/streamdeck/backend-node.js';
+import { StreamDeckManager } from '../surfaces/streamdeck/device-manager.js';
 import { resolveRecorders } from '../profiles/env.js';
 import { formatProfileError } from '../profiles/load.js';
 import { watchProfiles, type ProfileSet } from '../profiles/watch.js';
@@ -145,9 +147,10 @@ export async function startBridge(setup: BridgeSetup, log = consoleLogger()): Pr
       webSurfaces,
       stop: async () => {
         subscription.unsubscribe();
-        for (const stop of followed) await stop();
         await remote?.close();
+        // Blank every surface before the adapters close their devices.
         await running.stop();
+        for (const stop of followed) await stop();
         await Promise.allSettled(clients.map((c) => c.client.close()));
         await simulator?.close();
       },
@@ -215,7 +218,8 @@ function declaredRecorders(set: ProfileSet, flagged: readonly RecorderConfig[], 
 export async function run(args: string[]): Promise<void> {
   const log = consoleLogger();
   const setup = parseRunArgs(args, process.env);
-  const running = await startBridge({ ...setup, surfaces: [], sources: [] }, log);
+  const sources: SurfaceSource[] = [new StreamDeckManager({ backend: nodeStreamDeckBackend(), log })];
+  const running = await startBridge({ ...setup, surfaces: [], sources }, log);
   const sessions = running.bridge.surfaceSessions();
   log.info(sessions.length === 0 ? 'surfaces: none found' : `surfaces:\n${sessions.map((s) => `  ${s.surface.id} (${s.surface.name}): ${s.profileName}`).join('\n')}`);
   if (running.remote) log.info(`web deck and remote API: open ${running.remote.url}`);

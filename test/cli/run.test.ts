@@ -1,8 +1,12 @@
 // `recdeck run` as a whole: the embedded simulator when no recorder is given, profiles from a folder,
 // and a bad edit to a profile while it runs (the last good version keeps the surface working).
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { request } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Logger } from '../../src/engine/log.js';
 import { parseRunArgs, startBridge, type RunningBridge } from '../../src/cli/run.js';
@@ -72,9 +76,6 @@ describe('recdeck run', () => {
 
 describe('recdeck run as a process', () => {
   it('prints the surfaces and their profiles and the URL to open, and exits cleanly on SIGINT', async () => {
-    const { spawn } = await import('node:child_process');
-    const { once } = await import('node:events');
-    const { fileURLToPath } = await import('node:url');
     const main = fileURLToPath(new URL('../../dist/cli/main.js', import.meta.url));
     const child = spawn(process.execPath, [main, 'run', '--web-port', '0'], { stdio: ['ignore', 'pipe', 'pipe'] });
     let output = '';
@@ -85,7 +86,6 @@ describe('recdeck run as a process', () => {
     expect(output).toContain('using the embedded simulator');
     expect(output).toMatch(/web:web-15 \(Web deck, 15 keys\): Web 15 keys/);
     const url = /open (http:\/\/\S+)/.exec(output)?.[1] as string;
-    const { request } = await import('undici');
     const health = await request(`${url}/healthz`);
     expect(health.statusCode).toBe(200);
     await health.body.dump();

@@ -3,6 +3,7 @@
 // later scan as a new surface with the same id, so the bridge binds it again and redraws everything.
 import { Subject, type Observable } from 'rxjs';
 import type { Logger } from '../../engine/log.js';
+import type { SurfaceSource } from '../../engine/surface.js';
 import type { StreamDeckBackend, StreamDeckListing } from './backend.js';
 import { watchUsbHotplug, type WatchHotplug } from './hotplug.js';
 import { ELGATO_VENDOR_ID, hasOwnControls, shortModelId } from './models.js';
@@ -22,7 +23,8 @@ export interface StreamDeckManagerOptions {
   hotplugSettleMs?: number;
 }
 
-export class StreamDeckManager {
+export class StreamDeckManager implements SurfaceSource {
+  readonly name = 'Stream Deck';
   private readonly events = new Subject<StreamDeckSurfaceEvent>();
   /** Subscribe before start(): surfaces opened before subscribing are not told again (see `surfaces`). */
   readonly surfaces$: Observable<StreamDeckSurfaceEvent> = this.events.asObservable();

@@ -1,6 +1,7 @@
 // One writer per device. The session's queue orders writes per control, but a Stream Deck is one USB
-// endpoint: two images in flight at once would interleave their HID reports and garble both keys. So
-// every write to a device goes through one promise chain, strictly one after another.
+// device: writes for different controls must not overlap, must reach it in the order they were asked
+// for, and must stop at the first failure instead of piling up against an unplugged device. So every
+// write to a device goes through one promise chain, strictly one after another.
 
 export class SerialWriter {
   private tail: Promise<void> = Promise.resolve();
