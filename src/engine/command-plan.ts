@@ -88,6 +88,10 @@ export function planCommand(action: RecorderAction, inputs: PlanInputs): Command
     case 'sync-rec-toggle':
       if (!live || !state.sync) return unknown('synchronous recording');
       return send({ method: state.sync.IsSyncRecording ? 'syncRecStop' : 'syncRecStart', args: [] });
+    case 'sync-rec-pause-toggle':
+      if (!live || !state.sync) return unknown('synchronous recording');
+      if (!state.sync.IsSyncRecording) return refuse('synchronous recording is not running');
+      return send({ method: state.sync.IsSyncRecordingPause ? 'syncRecStart' : 'syncRecPause', args: [] });
     case 'dialog-ok':
       return send({ method: 'answerDialog', args: ['ok'] });
     case 'dialog-cancel':

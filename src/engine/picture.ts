@@ -124,6 +124,18 @@ export interface PagePicture {
   count: number;
 }
 
+/** A recorder's status and the surface's page, for an info bar (Stream Deck Neo) or a key. */
+export interface StatusPicture {
+  kind: 'status';
+  recorder: string;
+  freshness: Freshness;
+  ageS: number | null;
+  /** Channels recording now. */
+  recording: number;
+  dialog: boolean;
+  page: { name: string; number: number; count: number };
+}
+
 export interface BlankPicture {
   kind: 'blank';
 }
@@ -137,6 +149,7 @@ export type PictureBody =
   | MeterPicture
   | LabelPicture
   | PagePicture
+  | StatusPicture
   | BlankPicture;
 
 export type Picture = PictureBody & { overlay?: PictureOverlay };

@@ -78,6 +78,16 @@ export function pictureFor(show: ResolvedShow, inputs: ShowInputs): Picture {
       }
       case 'page':
         return { kind: 'page', ...inputs.page };
+      case 'status':
+        return {
+          kind: 'status',
+          recorder: inputs.recorderName,
+          freshness,
+          ageS,
+          recording: freshness === 'live' ? (recorder.channels ?? []).filter((c) => c.IsRecording).length : 0,
+          dialog: freshness === 'live' && recorder.dialog?.IsDialog === true,
+          page: inputs.page,
+        };
       case 'blank':
         return { kind: 'blank' };
     }
@@ -164,6 +174,7 @@ export function showOf(binding: Binding): ResolvedShow {
     case 'sync-rec-pause':
     case 'sync-rec-stop':
     case 'sync-rec-toggle':
+    case 'sync-rec-pause-toggle':
       return 'sync';
     case 'dialog-ok':
       return 'dialog-ok';

@@ -45,6 +45,7 @@ export const RecorderAction = z.discriminatedUnion('action', [
   plainAction('sync-rec-pause', 'Pause synchronous recording'),
   plainAction('sync-rec-stop', 'Stop synchronous recording'),
   plainAction('sync-rec-toggle', 'Start synchronous recording when stopped, stop it when running'),
+  plainAction('sync-rec-pause-toggle', 'Pause synchronous recording when running, resume it when paused'),
   plainAction('dialog-ok', 'Confirm the recorder\'s dialog'),
   plainAction('dialog-cancel', 'Cancel the recorder\'s dialog'),
   z.strictObject({ action: z.literal('grid'), size: z.literal(GRID_SIZES), recorder }).describe('Set the channel grid size'),
@@ -107,7 +108,7 @@ export const ICONS = ['record', 'pause', 'stop', 'sync', 'ok', 'cancel', 'next',
 
 export const Show = z
   .union([
-    z.enum(['sync', 'dialog', 'dialog-ok', 'dialog-cancel', 'resources', 'schedule', 'page', 'blank']),
+    z.enum(['sync', 'dialog', 'dialog-ok', 'dialog-cancel', 'resources', 'schedule', 'page', 'status', 'blank']),
     z.strictObject({ channel: ChannelRef, thumbnail: z.boolean().default(false).describe('Show the live preview behind the state') }),
     z.strictObject({ meter: ChannelRef }),
     z.strictObject({ label: z.string(), icon: z.enum(ICONS).optional(), color: hexColor.optional() }),

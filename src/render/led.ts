@@ -36,6 +36,8 @@ export function ledStateOf(picture: Picture): LedState {
       return picture.freshness !== 'live' ? picture.freshness : picture.levels.some((db) => db > -60) ? 'active' : 'idle';
     case 'page':
       return 'idle';
+    case 'status':
+      return picture.freshness !== 'live' ? picture.freshness : picture.dialog ? 'dialog' : picture.recording > 0 ? 'recording' : 'idle';
     case 'blank':
       return 'off';
   }

@@ -95,6 +95,12 @@ describe('planCommand', () => {
     expect(conversion.kind === 'send' && conversion.call.args).toEqual([{ IsEnabled: false }]);
     const running = plan({ action: 'sync-rec-toggle' }, { state: state({ sync: { IsSyncRecording: true, IsSyncRecordingPause: true } }) });
     expect(running.kind === 'send' && running.call.method).toBe('syncRecStop');
+    // Pause-toggle: pause a running take, resume a paused one, refuse when nothing runs.
+    const paused = plan({ action: 'sync-rec-pause-toggle' }, { state: state({ sync: { IsSyncRecording: true, IsSyncRecordingPause: true } }) });
+    expect(paused.kind === 'send' && paused.call.method).toBe('syncRecStart');
+    const takeRunning = plan({ action: 'sync-rec-pause-toggle' }, { state: state({ sync: { IsSyncRecording: true, IsSyncRecordingPause: false } }) });
+    expect(takeRunning.kind === 'send' && takeRunning.call.method).toBe('syncRecPause');
+    expect(plan({ action: 'sync-rec-pause-toggle' }, { state: state({ sync: { IsSyncRecording: false, IsSyncRecordingPause: false } }) })).toEqual({ kind: 'refuse', reason: 'synchronous recording is not running' });
   });
 
   it.each(['rec-toggle', 'pause-toggle', 'sync-toggle'])('%s is refused on stale or unknown state; plain commands are not', (toggle) => {

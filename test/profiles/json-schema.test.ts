@@ -5,7 +5,7 @@ import { PROFILE_SCHEMA_ID, profileJsonSchema, profileJsonSchemaText } from '../
 import { parseProfile } from '../../src/profiles/load.js';
 
 const SHIPPED = join(import.meta.dirname, '../../profiles/recdeck-profile.schema.json');
-const REGENERATE = 'regenerate it: npx tsc -p tsconfig.build.json && node dist/profiles/write-json-schema.js';
+const REGENERATE = 'regenerate it: npm run schema';
 
 describe('the profile JSON Schema', () => {
   it('is shipped exactly as generated from the zod schema', () => {

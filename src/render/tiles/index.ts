@@ -9,6 +9,7 @@ import { pagePlan } from './page.js';
 import type { TilePlan } from './plan.js';
 import { resourcesPlan } from './resources.js';
 import { schedulePlan } from './schedule.js';
+import { statusPlan } from './status.js';
 import { syncPlan } from './sync.js';
 
 /** The plan for a picture's body (overlays are added by the renderer); blank has none, it is plain black. */
@@ -30,5 +31,7 @@ export function tilePlan(picture: Exclude<PictureBody, { kind: 'blank' }>, size:
       return labelPlan(picture, size);
     case 'page':
       return pagePlan(picture, size);
+    case 'status':
+      return statusPlan(picture, size);
   }
 }
