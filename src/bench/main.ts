@@ -7,6 +7,7 @@ import { parseArgs, promisify } from 'node:util';
 import { measureChangeLatency, measurePressLatency, type ChangeLatency, type PressLatency } from './latency.js';
 import { measureSteadyLoad, type SteadyLoad } from './load.js';
 import { measureRenderCosts, type RenderCost } from './render.js';
+import { measureHidSteadyState, measurePanelRedraws, type HidSteadyState, type PanelRedraw } from './streamdeck.js';
 
 interface Results {
   node: string;
@@ -15,6 +16,8 @@ interface Results {
   render: RenderCost[];
   previewDecodeMs: number;
   load: SteadyLoad[];
+  panels: PanelRedraw[];
+  hid: HidSteadyState;
 }
 
 const SELF = fileURLToPath(import.meta.url);
@@ -52,6 +55,11 @@ function table(results: Results): string {
     const ok = l.cpuPercent <= cpuTarget && l.eventLoopP99Ms < 20 && l.rssMb < rssTarget;
     lines.push(`    thumbnails ${(l.thumbnails ? 'on (16 at 1 fps)' : 'off').padEnd(28)} ${fixed(l.cpuPercent, 1).padStart(6)} ${fixed(l.eventLoopP99Ms, 1).padStart(18)} ${fixed(l.rssMb, 0).padStart(10)}   cpu <= ${cpuTarget}, p99 < 20, rss < ${rssTarget}: ${verdict(ok)}`);
   }
+  lines.push('', '(e) Stream Deck full-panel redraw through the real library, ms   new page   same page again   target: XL new page < 40');
+  for (const p of results.panels) {
+    lines.push(`    ${`${p.model} (${p.keys} keys)`.padEnd(40)} ${fixed(p.newPageMs, 1).padStart(8)} ${fixed(p.cachedPageMs, 1).padStart(17)}${p.model === 'xl' ? `   ${verdict(p.newPageMs < 40)}` : ''}`);
+  }
+  lines.push(`    HID at steady state, ${results.hid.profile}: ${fixed(results.hid.bytesPerSecond / 1024, 1)} KiB/s in ${fixed(results.hid.writesPerSecond, 1)} writes/s`);
   return `${lines.join('\n')}\n`;
 }
 
@@ -66,7 +74,9 @@ async function main(): Promise<void> {
   const change = await measureChangeLatency(values.quick ? 16 : 60);
   const { costs, previewDecodeMs } = await measureRenderCosts();
   const load = [await loadInChild(false, seconds), await loadInChild(true, seconds)];
-  const results: Results = { node: process.version, press, change, render: costs, previewDecodeMs, load };
+  const panels = await measurePanelRedraws(values.quick ? 3 : 10);
+  const hid = await measureHidSteadyState(values.quick ? 3 : 10);
+  const results: Results = { node: process.version, press, change, render: costs, previewDecodeMs, load, panels, hid };
   process.stdout.write(values.json ? `${JSON.stringify(results, null, 2)}\n` : table(results));
 }
 
