@@ -2,6 +2,7 @@
 // recorder's truth. Pictures are recomputed when the state, the clock or the surface's own state
 // (page, selection, hold rings, flashes) changes, and a control is redrawn only when its picture did.
 import { Subscription, interval, merge, type Observable } from 'rxjs';
+import { GAIN_DB } from '../api/scalars.js';
 import type { Action, Binding, Page } from '../profiles/schema.js';
 import { describeCall, planCommand, sendCall } from './command-plan.js';
 import { ControlGestures, type GestureFire } from './gestures.js';
@@ -223,8 +224,13 @@ export class SurfaceSession {
             await this.surface.drawLcd(cell.id, image);
           }
         }
-        const level = picture.kind === 'meter' && picture.gainDb !== null ? (picture.gainDb + 60) / 80 : null;
-        const wantsLevel = control.kind === 'encoder' ? control.ring : control.motorised;
+        // Where the gain is, on the control's own scale: a fader bound to gain-fader maps its travel to
+        // that binding's min..max, so the level must too (motorised faders move there; the others use
+        // it for soft takeover). Rings show the whole gain range.
+        const fader = this.bindingFor(id)?.fader;
+        const range = fader?.action === 'gain-fader' ? { min: fader.min, max: fader.max } : { min: GAIN_DB.min, max: GAIN_DB.max };
+        const level = picture.kind === 'meter' && picture.gainDb !== null ? (picture.gainDb - range.min) / (range.max - range.min) : null;
+        const wantsLevel = control.kind === 'encoder' ? control.ring : true;
         if (wantsLevel && level !== null) await this.surface.setLevel(id, Math.min(1, Math.max(0, level)));
         return;
       }

@@ -102,7 +102,7 @@ export interface Surface {
   drawKey(control: string, image: RgbImage): Promise<void>;
   drawLcd(control: string, image: RgbImage): Promise<void>;
   setLed(control: string, state: LedState): Promise<void>;
-  /** Encoder ring or motorised fader position, 0..1. */
+  /** Encoder ring, or a fader's gain on its own travel 0..1 (motorised faders move there; others use it for soft takeover). */
   setLevel(control: string, level: number): Promise<void>;
   /** 0..100. */
   setBrightness(percent: number): Promise<void>;

@@ -291,7 +291,7 @@ describe('gain', () => {
       [
         'key0: { press: { action: gain-set, channel: 1, db: -6 } }',
         'dial0: { turn: { action: gain-step, channel: 1, db: 0.5 } }',
-        'fader0: { fader: { action: gain-fader, source: Cam 1, min: -60, max: 12 } }',
+        'fader0: { fader: { action: gain-fader, channel: 1, min: -60, max: 12 } }',
       ].join('\n'),
     );
     expect((await press('key0')).writes).toEqual(['PUT /api/sources/0 {"AudioGain":"-6.0"}']);
@@ -300,5 +300,8 @@ describe('gain', () => {
     expect((await press('dial0', () => f.surface.rotate('dial0', -1))).writes).toEqual(['PUT /api/sources/0 {"AudioGain":"-5.0"}']);
     expect((await press('fader0', () => f.surface.fader('fader0', 0.5))).writes).toEqual(['PUT /api/sources/0 {"AudioGain":"-24.0"}']);
     expect((await f.client.getSource(0)).AudioGain).toBe(-24);
+    // The fader is told where the gain sits on its own travel (-24 dB on -60..12 is half way), for soft
+    // takeover or a motor.
+    await f.until(() => Math.abs((f.surface.levels.get('fader0') ?? -1) - 0.5) < 0.01, 'the fader level to follow the gain');
   });
 });
