@@ -12,6 +12,9 @@ import { WEB_LAYOUTS, type WebLayout } from '../surfaces/web/layouts.js';
 import { WebSurface } from '../surfaces/web/web-surface.js';
 import { nodeStreamDeckBackend } from '../surfaces/streamdeck/backend-node.js';
 import { StreamDeckManager } from '../surfaces/streamdeck/device-manager.js';
+import { formatMidiMapProblem, loadMidiMapFolder } from '../surfaces/midi/load-midi-map.js';
+import { MidiManager } from '../surfaces/midi/midi-manager.js';
+import type { MidiMap } from '../surfaces/midi/midi-map.js';
 import { resolveRecorders } from '../profiles/env.js';
 import { formatProfileError } from '../profiles/load.js';
 import { watchProfiles, type ProfileSet } from '../profiles/watch.js';
@@ -23,10 +26,12 @@ import { recordersFrom, type RecorderConfig } from './recorder-config.js';
 import { UsageError } from './usage-error.js';
 
 export const runUsage =
-  'recdeck run [--recorder [NAME=]URL …] [--token [NAME=]TOKEN …] [--profile FILE|DIR …] [--poll-ms N] [--web-port 7900] [--web-host 127.0.0.1] [--web-password P] [--no-web]';
+  'recdeck run [--recorder [NAME=]URL …] [--token [NAME=]TOKEN …] [--profile FILE|DIR …] [--poll-ms N] [--web-port 7900] [--web-host 127.0.0.1] [--web-password P] [--no-web] [--midi-maps DIR …]';
 
 /** The profiles shipped with recdeck. */
 export const SHIPPED_PROFILES = fileURLToPath(new URL('../../profiles', import.meta.url));
+/** The MIDI controller maps shipped with recdeck. */
+export const SHIPPED_MIDI_MAPS = fileURLToPath(new URL('../../profiles/midi', import.meta.url));
 
 export interface RunningBridge {
   bridge: Bridge;
@@ -58,7 +63,12 @@ export interface BridgeSetup {
   sources: SurfaceSource[];
 }
 
-export function parseRunArgs(args: string[], env: NodeJS.ProcessEnv): Omit<BridgeSetup, 'surfaces' | 'sources'> {
+export type RunOptions = Omit<BridgeSetup, 'surfaces' | 'sources'> & {
+  /** Folders of MIDI controller maps. */
+  midiMapFolders: string[];
+};
+
+export function parseRunArgs(args: string[], env: NodeJS.ProcessEnv): RunOptions {
   const { values } = parseArgs({
     args,
     options: {
@@ -70,6 +80,7 @@ export function parseRunArgs(args: string[], env: NodeJS.ProcessEnv): Omit<Bridg
       'web-host': { type: 'string', default: '127.0.0.1' },
       'web-password': { type: 'string' },
       'no-web': { type: 'boolean', default: false },
+      'midi-maps': { type: 'string', multiple: true, default: [] },
     },
     strict: true,
   });
@@ -81,6 +92,7 @@ export function parseRunArgs(args: string[], env: NodeJS.ProcessEnv): Omit<Bridg
     profilePaths: values.profile.length > 0 ? values.profile : [SHIPPED_PROFILES],
     pollMs,
     env,
+    midiMapFolders: values['midi-maps'].length > 0 ? values['midi-maps'] : [SHIPPED_MIDI_MAPS],
     web: values['no-web'] ? null : { host: values['web-host'], port: webPort(values['web-port']), password: values['web-password'] ?? env.RECDECK_WEB_PASSWORD ?? null },
   };
 }
@@ -161,6 +173,17 @@ export async function startBridge(setup: BridgeSetup, log = consoleLogger()): Pr
   }
 }
 
+/** MIDI controllers described by the maps in these folders (a bad map is reported and left out). */
+async function midiManager(folders: readonly string[], log: Logger): Promise<MidiManager> {
+  const maps: MidiMap[] = [];
+  for (const folder of folders) {
+    const { maps: loaded, problems } = await loadMidiMapFolder(folder);
+    for (const problem of problems) log.warn(formatMidiMapProblem(problem));
+    maps.push(...loaded.map((m) => m.map));
+  }
+  return new MidiManager({ maps, log });
+}
+
 /** One web surface for each web layout that a profile of kind web asks for. */
 function webSurfacesFor(set: ProfileSet, log: Logger): WebSurface[] {
   const models = new Set<string>();
@@ -218,7 +241,7 @@ function declaredRecorders(set: ProfileSet, flagged: readonly RecorderConfig[], 
 export async function run(args: string[]): Promise<void> {
   const log = consoleLogger();
   const setup = parseRunArgs(args, process.env);
-  const sources: SurfaceSource[] = [new StreamDeckManager({ backend: nodeStreamDeckBackend(), log })];
+  const sources: SurfaceSource[] = [new StreamDeckManager({ backend: nodeStreamDeckBackend(), log }), await midiManager(setup.midiMapFolders, log)];
   const running = await startBridge({ ...setup, surfaces: [], sources }, log);
   const sessions = running.bridge.surfaceSessions();
   log.info(sessions.length === 0 ? 'surfaces: none found' : `surfaces:\n${sessions.map((s) => `  ${s.surface.id} (${s.surface.name}): ${s.profileName}`).join('\n')}`);

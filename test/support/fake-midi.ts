@@ -219,10 +219,15 @@ class FakeOutput {
     this.sendMessage(message);
   }
 
-  /** Like RtMidi over ALSA: bytes to a port that is gone are lost, not an error. */
+  /**
+   * As @julusian/midi does it: an array becomes a Buffer (which coerces easymidi's string status bytes
+   * and silently wraps values above 255), anything else is refused. Bytes to a port that is gone are
+   * lost, not an error, as with RtMidi over ALSA.
+   */
   sendMessage(message: number[] | Buffer): void {
-    const bytes = [...message];
-    if (this.portName !== null && this.system.hasOutput(this.portName)) this.system.record(this.portName, bytes);
+    const buffer = Array.isArray(message) ? Buffer.from(message) : message;
+    if (!Buffer.isBuffer(buffer)) throw new Error('First argument must be an array or Buffer');
+    if (this.portName !== null && this.system.hasOutput(this.portName)) this.system.record(this.portName, [...buffer]);
   }
 }
 

@@ -16,6 +16,6 @@ export function controlDefinition(control: MidiControl): ControlDefinition {
   }
 }
 
-export function controlDefinitions(map: MidiMap): ControlDefinition[] {
+export function controlDefinitions(map: Pick<MidiMap, 'controls'>): ControlDefinition[] {
   return map.controls.map(controlDefinition);
 }

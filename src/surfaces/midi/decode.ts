@@ -90,7 +90,8 @@ export function relativeAmount(value: number, encoding: Encoding): number {
     case 'binary-offset':
       return value - 64;
     case 'sign-magnitude':
-      return value & 0x40 ? -(value & 0x3f) : value & 0x3f;
+      // 0x40 alone is "counter-clockwise by nothing": no turn, and 0 rather than -0.
+      return value & 0x40 ? -(value & 0x3f) || 0 : value & 0x3f;
   }
 }
 

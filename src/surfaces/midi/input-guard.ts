@@ -50,8 +50,8 @@ export class RawScreen {
   private fresh(bytes: number[]): RawVerdict {
     const first = bytes[0] as number;
     if (first === 0xf0) {
-      if (bytes.at(-1) === 0xf7 && bytes.length > 1) return completeSysex(bytes);
       if (bytes.length > this.maxSysexBytes) return drop(`a SysEx message longer than ${this.maxSysexBytes} bytes`);
+      if (bytes.at(-1) === 0xf7 && bytes.length > 1) return completeSysex(bytes);
       this.pending = [...bytes];
       return drop();
     }

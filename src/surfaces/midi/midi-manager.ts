@@ -4,13 +4,14 @@
 // 'removed'; when it comes back it is a new surface, so the bridge binds it afresh and every LED is sent
 // again. Without MIDI on the machine (no ALSA sequencer, no native backend) the manager says so once and
 // the rest of the bridge carries on.
-import { existsSync } from 'node:fs';
 import { Observable, Subject } from 'rxjs';
 import type { Logger } from '../../engine/log.js';
+import type { SurfaceSource } from '../../engine/surface.js';
 import { loadEasymidi, type EasymidiApi, type EasymidiLoader, type EasymidiOutput } from './easymidi.js';
 import type { MidiMap } from './midi-map.js';
 import { MidiSurface } from './midi-surface.js';
 import { byExactnessFirst, findOutputPort, findPort, portMatches } from './ports.js';
+import { midiUnavailableReason } from './unavailable.js';
 
 export type MidiSurfaceEvent = { type: 'added'; surface: MidiSurface } | { type: 'removed'; id: string };
 
@@ -37,7 +38,8 @@ const DEFAULT_CHECK_MS = 3000;
 /** ALSA's always-present loopback port: never a controller. */
 const THROUGH_PORT = /^Midi Through\b/i;
 
-export class MidiManager {
+export class MidiManager implements SurfaceSource {
+  readonly name = 'MIDI';
   /** Every surface opened and closed; a new subscriber first hears of the surfaces open now. */
   readonly surfaces$: Observable<MidiSurfaceEvent>;
   private readonly events = new Subject<MidiSurfaceEvent>();
@@ -197,16 +199,9 @@ export class MidiManager {
   }
 
   private reportUnavailable(error: unknown): void {
-    const reason = messageOf(error);
     if (this.unavailable !== null) return;
-    this.unavailable = reason;
-    this.options.log.warn(`MIDI is not available: ${reason}${this.hint(reason)}; MIDI controllers are ignored, everything else keeps running`);
-  }
-
-  private hint(reason: string): string {
-    const present = this.options.sequencerPresent ?? (() => existsSync('/dev/snd/seq'));
-    if (process.platform !== 'linux' || !/RtMidi|ALSA|snd/i.test(reason) || present()) return '';
-    return ' (no ALSA sequencer: /dev/snd/seq is missing; load the snd-seq kernel module, or give the container /dev/snd)';
+    this.unavailable = messageOf(error);
+    this.options.log.warn(`MIDI is not available: ${midiUnavailableReason(error, this.options.sequencerPresent)}; MIDI controllers are ignored, everything else keeps running`);
   }
 
   /** Names the ports no map claims, when that list changes: the first step in writing a map for one. */

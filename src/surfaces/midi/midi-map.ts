@@ -22,8 +22,21 @@ const AnyByte = z.number().int().min(0).max(255);
 export const PortPattern = z
   .string()
   .min(1)
-  .refine((text) => portRegex(text) !== undefined, { error: 'expected an exact port name or a valid /regular expression/' })
+  .superRefine((text, context) => {
+    if (portRegex(text) !== undefined) return;
+    context.addIssue({ code: 'custom', message: `${JSON.stringify(text)} is not a valid /regular expression/ (${regexError(text)}); an exact port name has no slashes around it` });
+  })
   .describe('The port\'s exact name, or /a regular expression/ (with flags, e.g. /apc mini mk2/i)');
+
+function regexError(pattern: string): string {
+  const slashed = /^\/(.+)\/([a-z]*)$/s.exec(pattern);
+  try {
+    new RegExp(slashed?.[1] ?? pattern, slashed?.[2]);
+    return 'unknown problem';
+  } catch (error) {
+    return error instanceof Error ? error.message : String(error);
+  }
+}
 
 /** The regular expression a /…/ pattern stands for; null for an exact name; undefined when it does not compile. */
 export function portRegex(pattern: string): RegExp | null | undefined {

@@ -4,7 +4,7 @@
 // with a (rate-limited) log line.
 import { Subject, type Observable } from 'rxjs';
 import type { Logger } from '../../engine/log.js';
-import type { ControlDefinition, LedState, Surface, SurfaceInput } from '../../engine/surface.js';
+import type { ControlDefinition, LedState, RgbImage, Surface, SurfaceInput } from '../../engine/surface.js';
 import { controlDefinitions } from './controls.js';
 import { ControlIndex, decode, fromEasymidi, type EasymidiEvent } from './decode.js';
 import { easymidiCall, type EasymidiInput, type EasymidiOutput } from './easymidi.js';
@@ -80,11 +80,11 @@ export class MidiSurface implements Surface {
     }
   }
 
-  async drawKey(control: string): Promise<void> {
+  async drawKey(control: string, _image: RgbImage): Promise<void> {
     throw new Error(`${this.id}: "${control}" is not a key; a MIDI controller has no displays`);
   }
 
-  async drawLcd(control: string): Promise<void> {
+  async drawLcd(control: string, _image: RgbImage): Promise<void> {
     throw new Error(`${this.id}: "${control}" is not an LCD; a MIDI controller has no displays`);
   }
 
@@ -186,7 +186,8 @@ export class MidiSurface implements Surface {
       motor.follower.moved(this.now());
       return position;
     }
-    return this.takeovers.get(control.id)?.move(position, this.now()) ?? position;
+    const takeover = this.takeovers.get(control.id);
+    return takeover === undefined ? position : takeover.move(position, this.now());
   }
 
   private checkSysexEvent(message: unknown): void {

@@ -3,10 +3,9 @@
 // lets it follow. A motorised fader needs none of that: it is moved to the gain instead, but not while a
 // hand is on it.
 //
-// "Where the gain is" comes from the engine's setLevel(control, level): for a control showing a meter the
-// session sends level = (gainDb + 60) / 80, i.e. -60 dB → 0 and +20 dB → 1 (the recorder's whole gain
-// range). A gain-fader binding maps position p to min + p·(max − min), so the fader's position and the
-// level agree when the binding uses that same range: min -60, max 20 (the shipped MIDI profiles do).
+// "Where the gain is" comes from the engine's setLevel(control, level): for a fader bound to gain-fader
+// the session sends the gain on that binding's own travel, (gainDb − min) / (max − min), the inverse of
+// how a position p becomes a gain (min + p·(max − min)), so position and level always agree.
 // Pure: time comes in as arguments.
 
 export interface SoftTakeoverOptions {

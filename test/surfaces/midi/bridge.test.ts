@@ -1,0 +1,87 @@
+// End to end: the real bridge and renderer against the simulator, an APC mini mk2 found by the MIDI
+// manager (the real easymidi over a fake backend) and bound to the shipped profile. A pad press reaches
+// the recorder, the pad's LED turns to the recording colour, and after the device is unplugged and
+// plugged in again every LED is sent again.
+import { join } from 'node:path';
+import { filter, firstValueFrom, timeout } from 'rxjs';
+import { afterEach, describe, expect, it } from 'vitest';
+import { RecorderClient } from '../../../src/api/client.js';
+import { Bridge } from '../../../src/engine/bridge.js';
+import type { Logger } from '../../../src/engine/log.js';
+import { loadProfileFile } from '../../../src/profiles/load.js';
+import { pictureRenderer } from '../../../src/render/picture-renderer.js';
+import { decodeThumbnail } from '../../../src/render/thumbnail.js';
+import { loadMidiMapFolder } from '../../../src/surfaces/midi/load-midi-map.js';
+import { MidiManager } from '../../../src/surfaces/midi/midi-manager.js';
+import { easymidiOver, FakeMidiSystem } from '../../support/fake-midi.js';
+import { startFixture } from '../../support/simulator.js';
+
+const PROFILES = join(import.meta.dirname, '../../../profiles');
+const PORT = 'APC mini mk2:APC mini mk2 APC mini mk2 _ 20:0';
+const LED_CONTROLS = 80; // 64 pads, 8 track buttons, 8 scene buttons
+
+const cleanups: Array<() => Promise<void>> = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+async function until(check: () => boolean, what: string, ms = 5000): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+/** The LEDs sent so far: note number → the last note-on for it. */
+function leds(sent: number[][]): Map<number, number[]> {
+  const last = new Map<number, number[]>();
+  for (const bytes of sent) if (((bytes[0] ?? 0) & 0xf0) === 0x90) last.set(bytes[1] ?? -1, bytes);
+  return last;
+}
+
+describe('an APC mini mk2 under the bridge', () => {
+  it('lights its LEDs, drives the recorder, and is lit again in full when it comes back', async () => {
+    const fixture = await startFixture({ now: Date.now, grid: 16 });
+    cleanups.push(() => fixture.close());
+    const lines: string[] = [];
+    const log: Logger = { info: (m) => lines.push(m), warn: (m) => lines.push(`warn ${m}`), error: (m) => lines.push(`error ${m}`) };
+    const client = new RecorderClient({ url: fixture.sim.url, token: fixture.sim.token });
+    const bridge = new Bridge({ recorders: [{ name: 'main', client }], renderer: (thumbnails) => pictureRenderer({ thumbnails }), decodeThumbnail, log, pollMs: 100, slowMs: 500, meterMs: 100, thumbnailMs: 500 });
+    const system = new FakeMidiSystem();
+    system.plug(PORT);
+    const { maps } = await loadMidiMapFolder(join(PROFILES, 'midi'));
+    const manager = new MidiManager({ maps: maps.map((m) => m.map), log, loadMidi: async () => easymidiOver(system), checkEveryMs: 60_000 });
+    manager.surfaces$.subscribe((event) => (event.type === 'added' ? bridge.addSurface(event.surface) : bridge.removeSurface(event.id)));
+    cleanups.push(async () => {
+      await bridge.stop();
+      await manager.stop();
+      await client.close();
+    });
+    const profile = await loadProfileFile(join(PROFILES, 'midi-apc-mini-mk2.yaml'));
+    if (!profile.ok) throw new Error(JSON.stringify(profile.problems));
+    bridge.start();
+    bridge.setProfiles([profile.loaded]);
+    await manager.start();
+
+    await until(() => leds(system.sent(PORT)).size === LED_CONTROLS, 'every LED sent');
+    expect(lines.filter((l) => l.startsWith('warn') || l.startsWith('error'))).toEqual([]);
+
+    // Top-left pad: channel 1. A press (shorter than the hold that would stop it) starts recording.
+    const command = firstValueFrom(bridge.commands$.pipe(filter((r) => r.control === 'pad56'), timeout(5000)));
+    system.fromDevice(PORT, [0x90, 56, 127]);
+    system.fromDevice(PORT, [0x80, 56, 0]);
+    expect(await command).toMatchObject({ surface: 'midi:APC mini mk2', action: 'rec-start', result: 'ok', request: 'PUT /api/channels/0/rec-start' });
+    await until(() => leds(system.sent(PORT)).get(56)?.join() === [0x96, 56, 5].join(), 'pad56 red at full brightness');
+
+    system.unplug(PORT);
+    await manager.check();
+    expect(bridge.session('midi:APC mini mk2')).toBeUndefined();
+
+    system.clearSent();
+    system.plug(PORT);
+    await manager.check();
+    await until(() => leds(system.sent(PORT)).size === LED_CONTROLS, 'every LED sent again');
+    expect(leds(system.sent(PORT)).get(56)).toEqual([0x96, 56, 5]);
+  });
+});

@@ -1,0 +1,60 @@
+// The MIDI maps shipped in profiles/midi/ and the profiles for them in profiles/: each map loads, each
+// has a profile, each profile loads (parseProfile), fits the controls its map declares, and uses the
+// gain range soft takeover is computed in.
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { parseProfile } from '../../../src/profiles/load.js';
+import { checkBindings } from '../../../src/profiles/match.js';
+import { controlDefinitions } from '../../../src/surfaces/midi/controls.js';
+import { formatMidiMapProblem, loadMidiMapFolder } from '../../../src/surfaces/midi/load-midi-map.js';
+
+const PROFILES = join(import.meta.dirname, '../../../profiles');
+const MAPS = join(PROFILES, 'midi');
+const MODELS = ['apc-mini-mk2', 'launchpad-mini-mk3', 'nanokontrol2', 'x-touch-mini', 'midimix', 'generic-midi'];
+
+const profileFiles = readdirSync(PROFILES).filter((f) => f.startsWith('midi-') && f.endsWith('.yaml'));
+
+describe('shipped MIDI maps', () => {
+  it('all load, one per controller, with distinct names and models', async () => {
+    const { maps, problems } = await loadMidiMapFolder(MAPS);
+    expect(problems.map(formatMidiMapProblem)).toEqual([]);
+    expect(maps.map((m) => m.map.model).sort()).toEqual([...MODELS].sort());
+    expect(new Set(maps.map((m) => m.map.name)).size).toBe(maps.length);
+  });
+
+  it('each file begins with a comment saying where its mappings come from', () => {
+    for (const file of readdirSync(MAPS)) {
+      const text = readFileSync(join(MAPS, file), 'utf8');
+      expect(text.startsWith('#'), file).toBe(true);
+      expect(text, file).toMatch(/Unconfirmed|unconfirmed/);
+    }
+  });
+
+  it('the Launchpad is switched to Programmer mode on open', async () => {
+    const { maps } = await loadMidiMapFolder(MAPS);
+    const launchpad = maps.find((m) => m.map.model === 'launchpad-mini-mk3');
+    expect(launchpad?.map.init).toEqual([[0xf0, 0x00, 0x20, 0x29, 0x02, 0x0d, 0x0e, 0x01, 0xf7]]);
+  });
+});
+
+describe('shipped MIDI profiles', () => {
+  it('there is one for every map', () => {
+    expect(profileFiles.length).toBe(MODELS.length);
+  });
+
+  for (const file of profileFiles) {
+    it(`${file} parses, matches a map and binds only controls that map has`, async () => {
+      const result = parseProfile(readFileSync(join(PROFILES, file), 'utf8'), file);
+      if (!result.ok) throw new Error(JSON.stringify(result.problems, null, 2));
+      const { profile } = result.loaded;
+      expect(profile.match.kind).toBe('midi');
+      const { maps } = await loadMidiMapFolder(MAPS);
+      const loaded = maps.find((m) => m.map.model === profile.match.model);
+      expect(loaded, `no map has model ${String(profile.match.model)}`).toBeDefined();
+      expect(checkBindings(profile, controlDefinitions(loaded?.map ?? { controls: [] }))).toEqual([]);
+      const faders = profile.pages.flatMap((page) => Object.values(page.controls).flatMap((b) => (b.fader ? [b.fader] : [])));
+      for (const action of faders) expect(action).toMatchObject({ action: 'gain-fader', min: -60, max: 20 });
+    });
+  }
+});
