@@ -6,6 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs, promisify } from 'node:util';
 import { measureChangeLatency, measurePressLatency, type ChangeLatency, type PressLatency } from './latency.js';
 import { measureSteadyLoad, type SteadyLoad } from './load.js';
+import { BRIDGE_NODE_FLAGS } from '../cli/node-flags.js';
 import { measureRenderCosts, type RenderCost } from './render.js';
 import { measureHidSteadyState, measurePanelRedraws, type HidSteadyState, type PanelRedraw } from './streamdeck.js';
 
@@ -24,7 +25,7 @@ const SELF = fileURLToPath(import.meta.url);
 const { values } = parseArgs({ options: { json: { type: 'boolean', default: false }, only: { type: 'string' }, quick: { type: 'boolean', default: false } } });
 
 async function loadInChild(thumbnails: boolean, seconds: number): Promise<SteadyLoad> {
-  const { stdout } = await promisify(execFile)(process.execPath, [SELF, '--only', thumbnails ? 'load-on' : 'load-off', '--json', ...(values.quick ? ['--quick'] : [])]);
+  const { stdout } = await promisify(execFile)(process.execPath, [...BRIDGE_NODE_FLAGS, SELF, '--only', thumbnails ? 'load-on' : 'load-off', '--json', ...(values.quick ? ['--quick'] : [])]);
   return JSON.parse(stdout) as SteadyLoad;
 }
 

@@ -1,4 +1,4 @@
-#!/usr/bin/env node
+#!/usr/bin/env -S node --max-semi-space-size=2
 // The `recdeck` command.
 import { devices, devicesUsage } from './devices.js';
 import { run, runUsage } from './run.js';

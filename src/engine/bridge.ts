@@ -42,7 +42,7 @@ export class Bridge {
     this.now = options.now ?? Date.now;
     this.renderer = options.renderer((key) => this.thumbnailImage(key));
     for (const { name, client } of options.recorders) {
-      const poller = new RecorderPoller(name, client, { pollMs: options.pollMs ?? 250, slowMs: options.slowMs ?? 2000, now: this.now });
+      const poller = new RecorderPoller(name, client, { pollMs: options.pollMs ?? 250, slowMs: options.slowMs ?? 5000, now: this.now });
       const extras = new RecorderExtras(poller, { decodeThumbnail: options.decodeThumbnail, thumbnailMs: options.thumbnailMs ?? 1000, meterMs: options.meterMs ?? 250 });
       const durations = new DurationClock();
       this.handles.set(name, { name, poller, extras, durations });

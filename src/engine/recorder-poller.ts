@@ -25,7 +25,7 @@ import { initialRecorderState, type RecorderState } from './recorder-state.js';
 export interface PollerOptions {
   /** Fast poll interval (channels, sync, dialog); default 250 ms. */
   pollMs?: number;
-  /** Slow poll interval (sources, resources, schedule, conversion); default 2000 ms. */
+  /** Slow poll interval (sources, resources, schedule, conversion): default 5000 ms. They change rarely, and a command that touches them reads them again at once. */
   slowMs?: number;
   /** Longest wait between attempts while failing; default 5000 ms. */
   maxBackoffMs?: number;
@@ -52,7 +52,7 @@ export class RecorderPoller {
     options: PollerOptions = {},
   ) {
     this.pollMs = options.pollMs ?? 250;
-    this.slowMs = options.slowMs ?? 2000;
+    this.slowMs = options.slowMs ?? 5000;
     this.maxBackoffMs = options.maxBackoffMs ?? 5000;
     this.now = options.now ?? Date.now;
     this.subject = new BehaviorSubject(initialRecorderState(name, this.pollMs));

@@ -118,13 +118,22 @@ function channelPicture(number: number, thumbnail: boolean, recorder: RecorderSt
     lastSeen: state === 'stale' && channel ? (channelStateOf(channel, 'live') as Exclude<ChannelState, 'stale' | 'offline'>) : null,
     source: channel?.SourceName ?? null,
     durationS: recording ? (inputs.durationOf(index) ?? channel?.RecordingDuration ?? 0) : null,
-    fps: recording && channel && !channel.IsRecordingPause ? channel.RecordingFPS : null,
+    fps: recording && channel && !channel.IsRecordingPause ? shownFps(channel.RecordingFPS) : null,
     drops: channel?.RecordingDrops ?? 0,
     warning: problems.length > 0 ? problems.join(' ') : null,
     thumbnail: thumbnail && freshness === 'live' ? inputs.thumbnailOf(index) : null,
     ageS,
   };
   return inputs.marksSelection && inputs.selectedChannel === number ? { ...picture, overlay: { selected: true } } : picture;
+}
+
+/**
+ * The measured rate jitters by hundredths from one poll to the next (24.96, 25.01, …). Shown as it
+ * comes, every recording key would be redrawn, and re-sent to the device, at every poll for nothing; to
+ * the nearest half frame it stays put while it is steady and still shows a real drop.
+ */
+export function shownFps(measured: number): number {
+  return Math.round(measured * 2) / 2;
 }
 
 function syncPicture(recorder: RecorderState, freshness: Freshness, ageS: number | null, inputs: ShowInputs): Picture {

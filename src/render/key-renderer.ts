@@ -24,11 +24,11 @@ export interface KeyRendererOptions {
   /** Decoded thumbnails by the key a ChannelPicture carries; a missing one draws the tile without it. */
   thumbnails?: (key: string) => RgbImage | undefined;
   /**
-   * Finished images kept (default 512: a few pages of a 32-key deck). Ticking clocks make a new image
+   * Finished images kept (default 256: a few pages of a 32-key deck). Ticking clocks make a new image
    * every second that is never asked for again, so a large cache only holds dead frames in memory.
    */
   maxImages?: number;
-  /** And at most this many bytes of them (default 24 MiB). */
+  /** And at most this many bytes of them (default 8 MiB). */
   maxImageBytes?: number;
 }
 
@@ -49,7 +49,7 @@ interface CachedBase {
 export class KeyRenderer implements PictureRenderer {
   readonly stats: RenderStats = { renders: 0, cacheHits: 0, fastPaths: 0 };
   private readonly images: Lru<RgbImage>;
-  private readonly bases = new Lru<CachedBase>(600, 48 * 1024 * 1024, (base) => base.bytes);
+  private readonly bases = new Lru<CachedBase>(600, 16 * 1024 * 1024, (base) => base.bytes);
   /** Atlases are few (a handful of sizes per key size) and small, so they are kept for good. */
   private readonly atlases = new Map<string, Promise<GlyphAtlas>>();
   private readonly pending = new Map<string, Promise<RgbImage>>();
@@ -58,7 +58,7 @@ export class KeyRenderer implements PictureRenderer {
 
   constructor(options: KeyRendererOptions = {}) {
     this.thumbnails = options.thumbnails ?? (() => undefined);
-    this.images = new Lru<RgbImage>(options.maxImages ?? 512, options.maxImageBytes ?? 24 * 1024 * 1024, (image) => image.data.length);
+    this.images = new Lru<RgbImage>(options.maxImages ?? 256, options.maxImageBytes ?? 8 * 1024 * 1024, (image) => image.data.length);
   }
 
   led(picture: Picture): LedState {
