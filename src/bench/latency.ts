@@ -34,25 +34,33 @@ export async function measurePressLatency(samples: number, thumbnails: boolean):
     await sleep(1500); // first polls, and the thumbnails under way
     const press: number[] = [];
     const direct: number[] = [];
-    for (let i = 0; i < samples; i++) {
-      const channel = i % 8;
-      const start = i % 2 === 0;
-      // The bridge's press.
+    // One press through the bridge: down and up on the surface, timed until the simulator receives it.
+    const viaBridge = async (channel: number, start: boolean) => {
       const control = `key${(start ? 16 : 24) + channel}`;
       const done = firstValueFrom(deck.bridge.commands$.pipe(filter((r) => r.control === control)));
-      await sleep(20); // let the re-read that follows each command finish, for both kinds alike
-      let seq = lastSeq(sim);
-      let t0 = preciseNow();
+      const seq = lastSeq(sim);
+      const t0 = preciseNow();
       deck.surface.press(control);
       press.push((await nextWrite(sim, seq)) - t0);
       await done;
-      // The same request made directly with undici, on the other half of the channels.
-      await sleep(20);
-      seq = lastSeq(sim);
-      t0 = preciseNow();
+    };
+    // The same request made directly with undici, on the other half of the channels.
+    const bareRequest = async (channel: number, start: boolean) => {
+      const seq = lastSeq(sim);
+      const t0 = preciseNow();
       const call = start ? bare.recStart(8 + channel) : bare.recStop(8 + channel);
       direct.push((await nextWrite(sim, seq)) - t0);
       await call;
+    };
+    for (let i = 0; i < samples; i++) {
+      const channel = i % 8;
+      const start = i % 4 < 2;
+      // Random pauses put both kinds at every phase of the polls and frames; the order alternates.
+      const kinds = i % 2 === 0 ? [viaBridge, bareRequest] : [bareRequest, viaBridge];
+      for (const measure of kinds) {
+        await sleep(10 + Math.random() * 40);
+        await measure(channel, start);
+      }
     }
     return { load: thumbnails ? '16 thumbnails' : 'idle', pressP50: percentile(press, 50), pressP99: percentile(press, 99), bareP50: percentile(direct, 50), bareP99: percentile(direct, 99), samples };
   } finally {

@@ -65,12 +65,12 @@ function table(results: Results): string {
 }
 
 async function main(): Promise<void> {
-  const seconds = values.quick ? 3 : 10;
+  const seconds = values.quick ? 3 : 20;
   if (values.only === 'load-on' || values.only === 'load-off') {
     process.stdout.write(JSON.stringify(await measureSteadyLoad(values.only === 'load-on', seconds)));
     return;
   }
-  const samples = values.quick ? 40 : 200;
+  const samples = values.quick ? 40 : 400;
   const press = [await measurePressLatency(samples, false), await measurePressLatency(samples, true)];
   const change = await measureChangeLatency(values.quick ? 16 : 60);
   const { costs, previewDecodeMs } = await measureRenderCosts();
