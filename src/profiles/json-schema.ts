@@ -8,24 +8,33 @@ export const PROFILE_SCHEMA_ID = 'https://recdeck.dev/schema/profile.json';
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 type JsonObject = { [key: string]: Json };
 
-export function profileJsonSchema(): JsonObject {
+export interface SchemaTitle {
+  $id: string;
+  title: string;
+  description: string;
+}
+
+/** A zod schema as a JSON Schema file for editors, readable and plain. */
+export function jsonSchemaOf(schema: z.ZodType, about: SchemaTitle): JsonObject {
   // io 'input': what may be written (fields with defaults are optional). Refinements (exactly one of
   // channel or source, …) have no JSON Schema form and are checked by the loader only.
-  const generated = z.toJSONSchema(Profile, { io: 'input', reused: 'ref', unrepresentable: 'any' });
+  const generated = z.toJSONSchema(schema, { io: 'input', reused: 'ref', unrepresentable: 'any' });
   // A JSON round trip leaves plain data, exactly what the shipped file parses back to.
   const { $schema, ...rest } = inlineSingleUseDefinitions(JSON.parse(JSON.stringify(generated)) as JsonObject);
-  return {
-    ...($schema === undefined ? {} : { $schema }),
+  return { ...($schema === undefined ? {} : { $schema }), ...about, ...rest };
+}
+
+export function profileJsonSchema(): JsonObject {
+  return jsonSchemaOf(Profile, {
     $id: PROFILE_SCHEMA_ID,
     title: 'recdeck profile',
     description: 'Which control surfaces a profile fits, its pages of bindings, what each control shows and what it does.',
-    ...rest,
-  };
+  });
 }
 
-/** The file's text: pretty-printed, with a trailing newline. */
-export function profileJsonSchemaText(): string {
-  return `${JSON.stringify(profileJsonSchema(), null, 2)}\n`;
+/** A schema file's text: pretty-printed, with a trailing newline. */
+export function jsonSchemaText(schema: JsonObject): string {
+  return `${JSON.stringify(schema, null, 2)}\n`;
 }
 
 /** Keywords that only annotate, so a `$ref` beside them can be replaced by what it refers to. */
