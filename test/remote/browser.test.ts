@@ -102,6 +102,21 @@ describe('the web deck in a browser', () => {
     await expect.poll(() => page.locator('#audit li').first().textContent(), { timeout: 3000 }).toContain('dialog-ok → PUT /api/app/dialog/ok: ok');
   });
 
+  it('the wheel over a dial turns it: the source gain steps by the dial\'s step', async () => {
+    const session = () => f.running.bridge.session('web:web-plus');
+    await until(() => (session()?.describeControls().find((c) => c.control.id === 'dial0')?.picture as { gainDb?: number | null }).gainDb === 0, 'the gain of Cam 1 to be known');
+    const dial = page.locator('.dial[data-surface="web:web-plus"][data-control="dial0"]');
+    await dial.scrollIntoViewIfNeeded();
+    const box = await dial.boundingBox();
+    if (!box) throw new Error('dial0 is not on the page');
+    const before = f.sim.sim.log.list().at(-1)?.seq ?? 0;
+    await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
+    await page.mouse.wheel(0, -100); // one notch up
+    await until(() => f.sim.sim.log.list().some((r) => r.seq > before && r.method === 'PUT'), 'the gain request');
+    const sent = f.sim.sim.log.list().filter((r) => r.seq > before && r.method === 'PUT').map((r) => `${r.path} ${r.body}`);
+    expect(sent).toEqual(['/api/sources/0 {"AudioGain":"0.5"}']);
+  });
+
   it('when the recorder goes away the keys go stale then offline, and they recover when it is back', async () => {
     const { port, token } = f.sim.sim;
     const live = await snapshot('web:web-15', 'key0');
