@@ -107,6 +107,8 @@ export class RecorderPoller {
     const state = this.state;
     if (result.ok) {
       this.subject.next({ ...state, ...result.value, lastGoodAt: result.at, failures: 0, lastError: null, unreachable: false });
+      // First answer, or back after failures: read the slow group now rather than at its next tick.
+      if (state.lastGoodAt === null || state.failures > 0) this.slowNow.next();
     } else {
       const unreachable = ['network', 'timeout'].includes(result.error.kind);
       this.subject.next({ ...state, failures: state.failures + 1, lastError: result.error.message, unreachable });

@@ -83,3 +83,20 @@ describe('RecorderPoller', () => {
     expect(Date.now() - asked).toBeLessThan(500);
   });
 });
+
+describe('RecorderPoller slow group', () => {
+  it('reads sources, resources, schedule and conversion right after the first good answer, not at the slow tick', async () => {
+    const local = await startSimulator({ port: 0, tickMs: 0 });
+    const localClient = new RecorderClient({ url: local.url, token: local.token });
+    const localPoller = new RecorderPoller('main', localClient, { pollMs: 100, slowMs: 60_000 });
+    try {
+      localPoller.start();
+      await until(() => localPoller.state.sources !== null && localPoller.state.schedule !== null, 'the slow group', 2000);
+      expect(localPoller.state.sources?.length).toBeGreaterThan(0);
+    } finally {
+      localPoller.stop();
+      await localClient.close();
+      await local.close();
+    }
+  });
+});
