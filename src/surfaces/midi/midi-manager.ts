@@ -206,11 +206,17 @@ export class MidiManager implements SurfaceSource {
 
   /** Names the ports no map claims, when that list changes: the first step in writing a map for one. */
   private reportUnmatched(inputs: readonly string[], taken: ReadonlySet<string>): void {
-    const unmatched = inputs.filter((name) => !taken.has(name) && !THROUGH_PORT.test(name) && !this.maps.some((map) => portMatches(map.ports.input, name)));
-    const text = unmatched.join('", "');
+    const free = inputs.filter((name) => !taken.has(name) && !THROUGH_PORT.test(name));
+    const unmatched = free.filter((name) => !this.maps.some((map) => portMatches(map.ports.input, name)));
+    // A second controller of a kind already in use: its map is taken by the first one.
+    const spare = free.filter((name) => !unmatched.includes(name));
+    const text = JSON.stringify([unmatched, spare]);
     if (text === this.lastUnmatched) return;
     this.lastUnmatched = text;
-    if (unmatched.length > 0) this.options.log.info(`MIDI ports no map names: "${text}" (a map's ports.input takes an exact name or a /pattern/)`);
+    if (unmatched.length > 0) this.options.log.info(`MIDI ports no map names: "${unmatched.join('", "')}" (a map's ports.input takes an exact name or a /pattern/)`);
+    if (spare.length > 0) {
+      this.options.log.info(`MIDI ports left unused, their map being in use on another port: "${spare.join('", "')}" (a second identical controller needs a copy of the map with a new name and its exact port name)`);
+    }
   }
 }
 

@@ -73,6 +73,18 @@ describe('MIDI manager', () => {
     ]);
   });
 
+  it('says when a second identical controller is left unused, its map being taken by the first', async () => {
+    const system = new FakeMidiSystem();
+    system.plug('APC mini mk2 Control');
+    system.plug('APC mini mk2 Control #2');
+    const { manager, events, log } = await setup(system);
+    await manager.start();
+    expect(events.filter((e) => e.type === 'added')).toHaveLength(1);
+    expect(log.lines).toContain(
+      'info MIDI ports left unused, their map being in use on another port: "APC mini mk2 Control #2" (a second identical controller needs a copy of the map with a new name and its exact port name)',
+    );
+  });
+
   it('re-adds a device that was unplugged and came back, so its init and every LED are sent again', async () => {
     const system = new FakeMidiSystem();
     const port = 'APC mini mk2 Control';
