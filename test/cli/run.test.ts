@@ -74,6 +74,34 @@ describe('recdeck run', () => {
   });
 });
 
+describe('recorders declared in a profile', () => {
+  it('take URL and token from the environment, beside those from flags, and never print the token', async () => {
+    const { startSimulator } = await import('../../src/simulator/server.js');
+    const studio = await startSimulator({ port: 0, tickMs: 0 });
+    folder = await mkdtemp(join(tmpdir(), 'recdeck-run-'));
+    await writeFile(
+      join(folder, 'studio.yaml'),
+      'name: studio\nmatch: { kind: memory }\nrecorders:\n  studio: { url: "${STUDIO_URL}", token: "${STUDIO_TOKEN}" }\npages:\n  - name: main\n    controls:\n      key0: { recorder: studio, press: { action: rec-start, channel: 1 } }\n',
+    );
+    const lines: string[] = [];
+    const log: Logger = { info: (m) => lines.push(m), warn: (m) => lines.push(m), error: (m) => lines.push(m) };
+    const surface = new MemorySurface({ id: 'memory:studio', model: 'test', controls: keyGrid(1, 1, 72) });
+    try {
+      running = await startBridge({ recorderFlags: [], tokenFlags: [], profilePaths: [folder], pollMs: 100, env: { STUDIO_URL: studio.url, STUDIO_TOKEN: studio.token }, web: null, surfaces: [surface], sources: [] }, log);
+      expect(running.simulator).toBeNull(); // a recorder was given (by the profile), so no embedded simulator
+      expect(running.bridge.recorderStates().map((s) => s.name)).toEqual(['studio']);
+      surface.press('key0');
+      await until(() => studio.log.list().some((r) => r.method === 'PUT'), 'the request at the studio recorder');
+      expect(studio.log.list().filter((r) => r.method === 'PUT').map((r) => r.path)).toEqual(['/api/channels/0/rec-start']);
+      expect(lines.join('\n')).not.toContain(studio.token);
+    } finally {
+      await running?.stop();
+      running = undefined;
+      await studio.close();
+    }
+  });
+});
+
 describe('recdeck run as a process', () => {
   it('prints the surfaces and their profiles and the URL to open, and exits cleanly on SIGINT', async () => {
     const main = fileURLToPath(new URL('../../dist/cli/main.js', import.meta.url));
