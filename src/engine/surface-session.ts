@@ -137,6 +137,7 @@ export class SurfaceSession {
   stop(): void {
     this.subscription?.unsubscribe();
     this.subscription = null;
+    this.sent.clear(); // drawings still under way see this and are not handed over
     this.resetGestures();
     for (const timer of this.flashTimers.values()) clearTimeout(timer);
     this.flashTimers.clear();
@@ -200,6 +201,7 @@ export class SurfaceSession {
       case 'key':
       case 'lcd': {
         const image = await this.services.renderer.render(picture, control.pixelSize);
+        if (this.sent.get(id) !== key) return; // superseded, or the session stopped, while drawing
         if (this.sentImages.get(id) === image) return; // the device already shows exactly this
         this.sentImages.set(id, image);
         await (control.kind === 'key' ? this.surface.drawKey(id, image) : this.surface.drawLcd(id, image));
@@ -219,6 +221,7 @@ export class SurfaceSession {
         const cell = lcd === undefined ? undefined : this.controls.get(lcd);
         if (cell?.kind === 'lcd' && !this.ownBinding(lcd as string)) {
           const image = await this.services.renderer.render(picture, cell.pixelSize);
+          if (this.sent.get(id) !== key) return;
           if (this.sentImages.get(cell.id) !== image) {
             this.sentImages.set(cell.id, image);
             await this.surface.drawLcd(cell.id, image);

@@ -265,6 +265,17 @@ pages:
     expect([...drawnKeys]).toEqual(['key0']);
   });
 
+  it('stopping the bridge blanks every display on the surface', async () => {
+    f = await startBridgeFixture({ profile: 'name: a\nmatch: { kind: memory }\npages:\n  - name: main\n    controls:\n      key0: { show: { channel: 1 } }\n      key1: { show: { label: A } }\n' });
+    const fixture = f;
+    await fixture.until(() => fixture.surface.images.has('key0') && fixture.surface.images.has('key1'), 'the keys drawn');
+    await fixture.stopBridge();
+    for (const control of fixture.surface.controls) {
+      const image = fixture.surface.images.get(control.id);
+      expect(image?.data.every((byte) => byte === 0), control.id).toBe(true);
+    }
+  });
+
   it('a profile reloaded with a new page keeps the surface running on the new bindings', async () => {
     f = await startBridgeFixture({ profile: 'name: a\nmatch: { kind: memory }\npages:\n  - name: main\n    controls:\n      key0: { show: { label: A } }\n' });
     const fixture = f;
