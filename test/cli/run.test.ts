@@ -74,6 +74,22 @@ describe('recdeck run', () => {
   });
 });
 
+describe('the web port', () => {
+  it('a port in use is a clear error, and nothing is left running', async () => {
+    const { createServer } = await import('node:net');
+    const blocker = createServer();
+    await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));
+    const { port } = blocker.address() as { port: number };
+    try {
+      await expect(
+        startBridge({ recorderFlags: [], tokenFlags: [], profilePaths: [], pollMs: 100, env: {}, web: { host: '127.0.0.1', port, password: null }, surfaces: [], sources: [] }, { info: () => undefined, warn: () => undefined, error: () => undefined }),
+      ).rejects.toThrow(`--web-port: port ${port} on 127.0.0.1 is in use; give another --web-port, or --no-web`);
+    } finally {
+      await new Promise((resolve) => blocker.close(resolve));
+    }
+  });
+});
+
 describe('recorders declared in a profile', () => {
   it('take URL and token from the environment, beside those from flags, and never print the token', async () => {
     const { startSimulator } = await import('../../src/simulator/server.js');
