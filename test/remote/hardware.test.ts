@@ -1,0 +1,59 @@
+// Remote presses work on hardware surfaces too: a Stream Deck XL (the real library over a fake HID
+// device) bound to the shipped XL profile, driven through the remote API.
+import { DeviceModelId } from '@elgato-stream-deck/core';
+import { request } from 'undici';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startBridge, type RunningBridge } from '../../src/cli/run.js';
+import { StreamDeckSurface } from '../../src/surfaces/streamdeck/streamdeck-surface.js';
+import { openFakeStreamDeck } from '../support/fake-hid.js';
+import { until } from '../support/remote.js';
+import { startFixture, type SimulatorFixture } from '../support/simulator.js';
+
+const quiet = { info: () => undefined, warn: () => undefined, error: () => undefined };
+let sim: SimulatorFixture;
+let running: RunningBridge;
+
+beforeAll(async () => {
+  sim = await startFixture({ now: Date.now, grid: 16, tickMs: 1000 });
+  const { deck } = await openFakeStreamDeck(DeviceModelId.XL, { serial: 'CL00REMOTE' });
+  const surface = new StreamDeckSurface(deck, { serial: 'CL00REMOTE', log: quiet, onFailure: () => undefined });
+  running = await startBridge(
+    {
+      recorderFlags: [sim.sim.url],
+      tokenFlags: [sim.sim.token],
+      profilePaths: [new URL('../../profiles', import.meta.url).pathname],
+      pollMs: 100,
+      env: {},
+      web: { host: '127.0.0.1', port: 0, password: null },
+      surfaces: [surface],
+      sources: [],
+    },
+    quiet,
+  );
+});
+afterAll(async () => {
+  await running?.stop();
+  await sim?.close();
+});
+
+describe('remote API on a hardware surface', () => {
+  it('lists the deck with its shipped profile, presses its key, and serves the key picture', async () => {
+    const base = running.remote?.url as string;
+    const list = await request(`${base}/surfaces/streamdeck:CL00REMOTE`);
+    const deck = (await list.body.json()) as { kind: string; model: string; profile: string; controls: unknown[] };
+    expect(deck).toMatchObject({ kind: 'streamdeck', model: 'xl', profile: 'Stream Deck XL' });
+    expect(deck.controls).toHaveLength(32);
+
+    const before = sim.sim.log.list().at(-1)?.seq ?? 0;
+    const press = await request(`${base}/surfaces/streamdeck:CL00REMOTE/keys/0/press`, { method: 'POST' });
+    expect(press.statusCode).toBe(200);
+    await press.body.dump();
+    await until(() => sim.sim.log.list().some((r) => r.seq > before && r.method === 'PUT'), 'the request');
+    expect(sim.sim.log.list().filter((r) => r.seq > before && r.method === 'PUT').map((r) => r.path)).toEqual(['/api/channels/0/rec-start']);
+
+    const png = await request(`${base}/surfaces/streamdeck:CL00REMOTE/keys/0.png`);
+    expect(png.statusCode).toBe(200);
+    expect(png.headers['content-type']).toBe('image/png');
+    expect((await png.body.arrayBuffer()).byteLength).toBeGreaterThan(500);
+  });
+});
