@@ -91,8 +91,9 @@ export async function startRemoteServer(options: RemoteServerOptions): Promise<R
 
   server.on('upgrade', (request, stream, head) => {
     const url = new URL(request.url ?? '/', 'http://recdeck');
-    if (url.pathname !== '/ws' || !access.allows(request) || !sameOrigin(request)) {
-      stream.end('HTTP/1.1 401 Unauthorized\r\nConnection: close\r\n\r\n');
+    const refusal = url.pathname !== '/ws' ? '404 Not Found' : !access.allows(request) ? '401 Unauthorized' : !sameOrigin(request) ? '403 Forbidden' : null;
+    if (refusal !== null) {
+      stream.end(`HTTP/1.1 ${refusal}\r\nConnection: close\r\n\r\n`);
       return;
     }
     sockets.handleUpgrade(request, stream, head, (ws) => socket.attach(ws));

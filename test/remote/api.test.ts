@@ -195,6 +195,25 @@ describe('remote API with a password', () => {
     expect((await f.call('GET', '/state', { cookie })).status).toBe(200);
   });
 
+  it('the WebSocket needs it too, and refuses other sites', async () => {
+    const { WebSocket } = await import('ws');
+    const url = `${f.base.replace('http', 'ws')}/ws`;
+    const outcome = (headers: Record<string, string>) =>
+      new Promise<string>((resolve) => {
+        const socket = new WebSocket(url, { headers });
+        socket.once('message', (data) => {
+          resolve(`message ${(JSON.parse(data.toString()) as { type: string }).type}`);
+          socket.close();
+        });
+        socket.once('unexpected-response', (_request, response) => resolve(`refused ${response.statusCode}`));
+        socket.once('error', (error) => resolve(`error ${error.message}`));
+      });
+    expect(await outcome({})).toBe('refused 401');
+    expect(await outcome({ authorization: 'Bearer wrong' })).toBe('refused 401');
+    expect(await outcome({ authorization: 'Bearer correct horse', origin: 'https://evil.example' })).toBe('refused 403');
+    expect(await outcome({ authorization: 'Bearer correct horse' })).toBe('message hello');
+  });
+
   it('listening beyond loopback without a password is refused before anything listens', async () => {
     await expect(startRemoteServer({ bridge: f.running.bridge, webSurfaces: [], log: { info: () => undefined, warn: () => undefined, error: () => undefined }, host: '0.0.0.0', port: 0 })).rejects.toThrow(
       'listening on 0.0.0.0 (beyond this machine) needs a password: give --web-password or set RECDECK_WEB_PASSWORD',
