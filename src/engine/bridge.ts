@@ -32,6 +32,7 @@ export class Bridge {
   private readonly sessions = new Map<string, SurfaceSession>();
   private readonly surfaces = new Map<string, Surface>();
   private readonly commands = new Subject<CommandRecord>();
+  private readonly sessionChanges = new Subject<void>();
   private readonly subscription = new Subscription();
   private profiles: readonly LoadedProfile[] = [];
   private readonly now: () => number;
@@ -47,6 +48,11 @@ export class Bridge {
       const durations = new DurationClock();
       this.handles.set(name, { name, poller, extras, durations });
     }
+  }
+
+  /** Emits when a surface gets, changes or loses its session (surfaces come and go, profiles change). */
+  get sessionsChanged$(): Observable<void> {
+    return this.sessionChanges.asObservable();
   }
 
   /** Every command carried out or refused, for the audit log. */
@@ -123,6 +129,7 @@ export class Bridge {
     this.sessions.get(id)?.stop();
     this.sessions.delete(id);
     this.surfaces.delete(id);
+    this.sessionChanges.next();
   }
 
   /** Blanks every surface and stops polling (on exit). */
@@ -144,6 +151,7 @@ export class Bridge {
       if (current) {
         current.stop();
         this.sessions.delete(surface.id);
+        this.sessionChanges.next();
       }
       this.options.log.warn(`${surface.id} (${surface.name}): no profile fits kind "${surface.kind}", model "${surface.model}"`);
       void surface.clear().catch(() => undefined);
@@ -153,6 +161,7 @@ export class Bridge {
     for (const problem of checkBindings(chosen.profile, surface.controls)) this.options.log.warn(`${chosen.file}: ${problem}`);
     if (current && current.profileFile === chosen.file) {
       current.setProfile(bound);
+      this.sessionChanges.next();
       return;
     }
     current?.stop();
@@ -165,6 +174,7 @@ export class Bridge {
       now: this.now,
     });
     this.sessions.set(surface.id, session);
+    this.sessionChanges.next();
     this.options.log.info(`${surface.id} (${surface.name}): profile "${chosen.profile.name}" from ${chosen.file}`);
     session.start();
   }

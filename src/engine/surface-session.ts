@@ -1,7 +1,7 @@
 // One surface bound to one profile: turns its input into actions and keeps every control showing the
 // recorder's truth. Pictures are recomputed when the state, the clock or the surface's own state
 // (page, selection, hold rings, flashes) changes, and a control is redrawn only when its picture did.
-import { Subscription, interval, merge, type Observable } from 'rxjs';
+import { Subject, Subscription, interval, merge, type Observable } from 'rxjs';
 import { GAIN_DB } from '../api/scalars.js';
 import type { Action, Binding, Page } from '../profiles/schema.js';
 import { describeCall, planCommand, sendCall } from './command-plan.js';
@@ -75,6 +75,9 @@ export class SurfaceSession {
   private subscription: Subscription | null = null;
   private lastDemand = '';
   private marksSelection: boolean;
+  private readonly handedOver = new Subject<{ control: string; image: RgbImage }>();
+  /** Every image handed to the surface (for mirrors such as the web page's view of a hardware deck). */
+  readonly drawn$: Observable<{ control: string; image: RgbImage }> = this.handedOver.asObservable();
 
   constructor(
     readonly surface: Surface,
@@ -85,6 +88,11 @@ export class SurfaceSession {
     this.brightness = profile.brightness ?? 70;
     this.marksSelection = usesSelection(profile);
     this.queue = new LatestWinsQueue((id, output) => this.write(id, output), (id, error) => services.log.warn(`${surface.id}: drawing ${id} failed: ${(error as Error).message}`));
+  }
+
+  /** What each display shows now, as last handed over. */
+  shownImages(): ReadonlyMap<string, RgbImage> {
+    return this.sentImages;
   }
 
   get profileName(): string {
@@ -205,6 +213,7 @@ export class SurfaceSession {
         if (this.sentImages.get(id) === image) return; // the device already shows exactly this
         this.sentImages.set(id, image);
         await (control.kind === 'key' ? this.surface.drawKey(id, image) : this.surface.drawLcd(id, image));
+        this.handedOver.next({ control: id, image });
         return;
       }
       case 'button': {
@@ -225,6 +234,7 @@ export class SurfaceSession {
           if (this.sentImages.get(cell.id) !== image) {
             this.sentImages.set(cell.id, image);
             await this.surface.drawLcd(cell.id, image);
+            this.handedOver.next({ control: cell.id, image });
           }
         }
         // Where the gain is, on the control's own scale: a fader bound to gain-fader maps its travel to

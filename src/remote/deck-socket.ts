@@ -1,14 +1,18 @@
-// The web deck's live link. The server pushes everything (the page never polls): on connect the web
-// surfaces' layouts, every image they show, the state and the recent commands; then each new image
-// (binary: a small header and raw RGB, drawn with putImageData, no encoding on either side), each
-// state change and each command. The page sends back input, checked before it reaches a surface.
+// The web page's live link. The server pushes everything (the page never polls): on connect, every
+// surface the bridge drives (web decks to use, hardware decks to watch and press remotely), every image
+// they show, the state and the recent commands; then each new image (binary: a small header and raw
+// RGB, drawn with putImageData, no encoding on either side), each state change and each command. When
+// surfaces come or go the page is sent the new set. Input from the page is checked before it reaches a
+// surface.
 import { Subscription, interval, merge } from 'rxjs';
 import type { WebSocket } from 'ws';
 import * as z from 'zod';
 import type { Bridge } from '../engine/bridge.js';
 import type { CommandRecord, Logger } from '../engine/log.js';
+import type { SurfaceSession } from '../engine/surface-session.js';
 import type { RgbImage } from '../engine/surface.js';
 import type { WebSurface } from '../surfaces/web/web-surface.js';
+import { panelLayout } from './panel-layout.js';
 import { stateView } from './state-view.js';
 
 const PageInput = z.strictObject({
@@ -22,11 +26,11 @@ const PageInput = z.strictObject({
   ]),
 });
 
-/** Header of an image frame: version, surface index, control index, width, height (uint16, big-endian). */
-export function imageFrame(surfaceIndex: number, controlIndex: number, image: RgbImage): Buffer {
+/** Header of an image frame: version, panel index, control index, width, height (uint16, big-endian). */
+export function imageFrame(panelIndex: number, controlIndex: number, image: RgbImage): Buffer {
   const header = Buffer.alloc(10);
   header.writeUInt16BE(1, 0);
-  header.writeUInt16BE(surfaceIndex, 2);
+  header.writeUInt16BE(panelIndex, 2);
   header.writeUInt16BE(controlIndex, 4);
   header.writeUInt16BE(image.width, 6);
   header.writeUInt16BE(image.height, 8);
@@ -37,25 +41,23 @@ export class DeckSocket {
   private readonly clients = new Set<WebSocket>();
   private readonly recent: CommandRecord[] = [];
   private readonly subscription = new Subscription();
+  /** The sessions shown, in page order; rebuilt when surfaces come and go. */
+  private panels: SurfaceSession[] = [];
+  private panelSubscription = new Subscription();
   private lastState = '';
 
   constructor(
     private readonly bridge: Bridge,
-    private readonly surfaces: readonly WebSurface[],
+    private readonly webSurfaces: readonly WebSurface[],
     private readonly log: Logger,
   ) {
-    surfaces.forEach((surface, surfaceIndex) => {
+    this.follow();
+    this.subscription.add(bridge.sessionsChanged$.subscribe(() => this.follow()));
+    for (const surface of webSurfaces) {
       this.subscription.add(
-        surface.changes$.subscribe((change) => {
-          if (change.type === 'image') {
-            const controlIndex = surface.controls.findIndex((c) => c.id === change.control);
-            this.broadcast(imageFrame(surfaceIndex, controlIndex, change.image));
-          } else {
-            this.broadcast(JSON.stringify({ ...change, surface: surface.id }));
-          }
-        }),
+        surface.changes$.subscribe((change) => this.broadcast(JSON.stringify({ ...change, surface: surface.id }))),
       );
-    });
+    }
     this.subscription.add(
       bridge.commands$.subscribe((record) => {
         this.recent.push(record);
@@ -73,20 +75,48 @@ export class DeckSocket {
     socket.on('close', () => this.clients.delete(socket));
     socket.on('error', () => this.clients.delete(socket));
     socket.on('message', (data, isBinary) => this.receive(socket, isBinary ? null : data.toString()));
-    socket.send(JSON.stringify({ type: 'hello', surfaces: this.surfaces.map((s) => ({ id: s.id, name: s.name, model: s.model, layout: s.layout, controls: s.controls, brightness: s.brightness })) }));
+    this.sendPanels(socket);
     socket.send(JSON.stringify({ type: 'state', state: stateView(this.bridge), commands: this.recent.slice(-50) }));
-    this.surfaces.forEach((surface, surfaceIndex) => {
-      surface.controls.forEach((control, controlIndex) => {
-        const image = surface.images.get(control.id);
-        if (image) socket.send(imageFrame(surfaceIndex, controlIndex, image));
-      });
-    });
   }
 
   close(): void {
     this.subscription.unsubscribe();
+    this.panelSubscription.unsubscribe();
     for (const client of this.clients) client.close(1001, 'the bridge is stopping');
     this.clients.clear();
+  }
+
+  /** Web decks first (the ones to use), then the others, each in a stable order. */
+  private follow(): void {
+    const sessions = this.bridge.surfaceSessions();
+    const web = sessions.filter((s) => s.surface.kind === 'web').sort((a, b) => a.surface.id.localeCompare(b.surface.id));
+    const others = sessions.filter((s) => s.surface.kind !== 'web').sort((a, b) => a.surface.id.localeCompare(b.surface.id));
+    const next = [...web, ...others];
+    if (next.length === this.panels.length && next.every((s, i) => s === this.panels[i])) return;
+    this.panels = next;
+    this.panelSubscription.unsubscribe();
+    this.panelSubscription = new Subscription();
+    this.panels.forEach((session, panelIndex) => {
+      const index = new Map(session.surface.controls.map((c, i) => [c.id, i]));
+      this.panelSubscription.add(session.drawn$.subscribe(({ control, image }) => this.broadcast(imageFrame(panelIndex, index.get(control) ?? 0, image))));
+    });
+    for (const client of this.clients) this.sendPanels(client);
+  }
+
+  private sendPanels(socket: WebSocket): void {
+    const panels = this.panels.map((session) => {
+      const { surface } = session;
+      const web = this.webSurfaces.find((w) => w.id === surface.id);
+      return { id: surface.id, kind: surface.kind, name: surface.name, model: surface.model, layout: web ? { columns: web.layout.columns, keySize: web.layout.keySize } : panelLayout(surface.controls), controls: surface.controls };
+    });
+    socket.send(JSON.stringify({ type: 'hello', surfaces: panels }));
+    this.panels.forEach((session, panelIndex) => {
+      const shown = session.shownImages();
+      session.surface.controls.forEach((control, controlIndex) => {
+        const image = shown.get(control.id);
+        if (image) socket.send(imageFrame(panelIndex, controlIndex, image));
+      });
+    });
   }
 
   private pushState(): void {
@@ -112,10 +142,13 @@ export class DeckSocket {
     const parsed = PageInput.safeParse(value);
     if (!parsed.success) return reject(parsed.error.issues.map((i) => `${i.path.join('.') || 'message'}: ${i.message}`).join('; '));
     const { surface: id, input } = parsed.data;
-    const surface = this.surfaces.find((s) => s.id === id);
-    if (!surface) return reject(`no web surface "${id}"`);
-    if (!surface.controls.some((c) => c.id === input.control)) return reject(`surface "${id}" has no control "${input.control}"`);
-    surface.send(input);
+    const session = this.bridge.session(id);
+    if (!session) return reject(`no surface "${id}"`);
+    if (!session.surface.controls.some((c) => c.id === input.control)) return reject(`surface "${id}" has no control "${input.control}"`);
+    // A web deck is pressed as a device is; any other surface is pressed remotely, as through the API.
+    const web = this.webSurfaces.find((w) => w.id === id);
+    if (web) web.send(input);
+    else session.input(input);
   }
 
   private broadcast(message: string | Buffer): void {

@@ -56,4 +56,35 @@ describe('remote API on a hardware surface', () => {
     expect(png.headers['content-type']).toBe('image/png');
     expect((await png.body.arrayBuffer()).byteLength).toBeGreaterThan(500);
   });
+
+  it('the web page mirrors it: the hello lists it after the web decks, and its key images follow', async () => {
+    const { WebSocket } = await import('ws');
+    const socket = new WebSocket(`${(running.remote?.url as string).replace('http', 'ws')}/ws`);
+    const frames: Array<{ panel: number; control: number; width: number; height: number }> = [];
+    let hello: { surfaces: Array<{ id: string; kind: string; layout: { columns: number; keySize: number } }> } | undefined;
+    socket.on('message', (data, isBinary) => {
+      if (!isBinary) {
+        const message = JSON.parse(data.toString()) as { type: string };
+        if (message.type === 'hello') hello = message as typeof hello;
+        return;
+      }
+      const buffer = data as Buffer;
+      frames.push({ panel: buffer.readUInt16BE(2), control: buffer.readUInt16BE(4), width: buffer.readUInt16BE(6), height: buffer.readUInt16BE(8) });
+    });
+    try {
+      await until(() => hello !== undefined, 'the hello');
+      const ids = hello?.surfaces.map((s) => s.id) ?? [];
+      expect(ids).toEqual(['web:web-15', 'web:web-32', 'web:web-plus', 'streamdeck:CL00REMOTE']);
+      expect(hello?.surfaces[3]?.layout).toEqual({ columns: 8, keySize: 96 });
+      // The XL's 32 keys as the deck shows them, sent at once, and again as they change.
+      await until(() => new Set(frames.filter((f) => f.panel === 3).map((f) => f.control)).size === 32, 'every XL key image');
+      expect(frames.filter((f) => f.panel === 3).every((f) => f.width === 96 && f.height === 96)).toBe(true);
+      const seen = frames.length;
+      await sim.client.recStart(5);
+      await until(() => frames.slice(seen).some((f) => f.panel === 3 && f.control === 5), 'channel 6 key redrawn');
+    } finally {
+      socket.close();
+      await sim.client.recStop(5);
+    }
+  });
 });

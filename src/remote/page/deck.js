@@ -2,7 +2,7 @@
 // holds, dial turns and strip touches. It never polls; when the link drops it says so and reconnects.
 // @ts-check
 
-/** @type {Array<{id: string, name: string, layout: {rows: number, columns: number, keySize: number, dials: number}, controls: Array<{kind: string, id: string, row?: number, column?: number, pixelSize?: {width: number, height: number}, lcd?: string}>}>} */
+/** @type {Array<{id: string, kind: string, name: string, layout: {columns: number, keySize: number}, controls: Array<{kind: string, id: string, row?: number, column?: number, pixelSize?: {width: number, height: number}, lcd?: string, touch?: boolean}>}>} */
 let surfaces = [];
 /** @type {Map<string, HTMLCanvasElement>} canvases by "surfaceIndex/controlIndex" */
 const canvases = new Map();
@@ -88,13 +88,16 @@ function buildDecks() {
   canvases.clear();
   surfaces.forEach((surface, surfaceIndex) => {
     const deck = document.createElement('section');
-    deck.className = 'deck';
+    deck.className = `deck ${surface.kind}`;
     deck.dataset.surface = surface.id;
     const title = document.createElement('h2');
-    title.textContent = surface.name;
+    // Hardware decks are shown as they are lit; pressing them here is a remote press.
+    title.textContent = surface.kind === 'web' ? surface.name : `${surface.name} (${surface.id}, remote)`;
     const keys = document.createElement('div');
     keys.className = 'keys';
-    keys.style.gridTemplateColumns = `repeat(${surface.layout.columns}, ${surface.layout.keySize}px)`;
+    keys.style.gridTemplateColumns = `repeat(${Math.max(1, surface.layout.columns)}, ${surface.layout.keySize}px)`;
+    const buttons = document.createElement('div');
+    buttons.className = 'buttons';
     const strip = document.createElement('div');
     strip.className = 'strip';
     const dials = document.createElement('div');
@@ -102,6 +105,9 @@ function buildDecks() {
     surface.controls.forEach((control, controlIndex) => {
       if (control.kind === 'key') {
         const canvas = keyCanvas(surface.id, control, 'key');
+        const native = control.pixelSize ?? { width: 96, height: 96 };
+        canvas.style.width = `${surface.layout.keySize}px`;
+        canvas.style.height = `${Math.round((surface.layout.keySize * native.height) / native.width)}px`;
         canvas.style.gridRow = String((control.row ?? 0) + 1);
         canvas.style.gridColumn = String((control.column ?? 0) + 1);
         holdable(canvas, surface.id, control.id);
@@ -109,14 +115,24 @@ function buildDecks() {
         canvases.set(`${surfaceIndex}/${controlIndex}`, canvas);
       } else if (control.kind === 'lcd') {
         const canvas = keyCanvas(surface.id, control, 'cell');
-        touchable(canvas, surface.id, control.id);
+        if (control.touch) touchable(canvas, surface.id, control.id);
         strip.append(canvas);
         canvases.set(`${surfaceIndex}/${controlIndex}`, canvas);
       } else if (control.kind === 'encoder') {
         dials.append(dial(surface.id, control.id));
+      } else if (control.kind === 'button') {
+        const button = document.createElement('button');
+        button.className = 'pad';
+        button.textContent = control.id;
+        button.dataset.surface = surface.id;
+        button.dataset.control = control.id;
+        holdable(button, surface.id, control.id);
+        buttons.append(button);
       }
     });
-    deck.append(title, keys);
+    deck.append(title);
+    if (keys.childElementCount > 0) deck.append(keys);
+    if (buttons.childElementCount > 0) deck.append(buttons);
     if (strip.childElementCount > 0) deck.append(strip);
     if (dials.childElementCount > 0) deck.append(dials);
     decks.append(deck);

@@ -1,11 +1,11 @@
 // A surface that lives in the browser: the bridge draws on it like on any device, and the page (over the
-// remote server's WebSocket) shows what was drawn and sends back presses, turns and touches.
+// remote server's WebSocket) shows what was handed over (the session's drawn$, as for every surface it
+// mirrors) and sends back presses, turns and touches. Levels and brightness reach the page from here.
 import { Subject, type Observable } from 'rxjs';
 import type { ControlDefinition, LedState, RgbImage, Surface, SurfaceInput } from '../../engine/surface.js';
 import { webControls, type WebLayout } from './layouts.js';
 
 export type WebSurfaceChange =
-  | { type: 'image'; control: string; image: RgbImage }
   | { type: 'level'; control: string; level: number }
   | { type: 'brightness'; percent: number };
 
@@ -15,8 +15,6 @@ export class WebSurface implements Surface {
   readonly model: string;
   readonly name: string;
   readonly controls: readonly ControlDefinition[];
-  /** What every display shows now, for a page that connects later. */
-  readonly images = new Map<string, RgbImage>();
   readonly levels = new Map<string, number>();
   brightness = 100;
   private readonly inputs = new Subject<SurfaceInput>();
@@ -36,12 +34,12 @@ export class WebSurface implements Surface {
     this.inputs.next(input);
   }
 
-  async drawKey(control: string, image: RgbImage): Promise<void> {
-    this.show(control, image);
+  async drawKey(_control: string, _image: RgbImage): Promise<void> {
+    // Nothing to do here: the page is sent every image the session hands over.
   }
 
-  async drawLcd(control: string, image: RgbImage): Promise<void> {
-    this.show(control, image);
+  async drawLcd(_control: string, _image: RgbImage): Promise<void> {
+    // As drawKey.
   }
 
   async setLed(_control: string, _state: LedState): Promise<void> {
@@ -59,15 +57,6 @@ export class WebSurface implements Surface {
   }
 
   async clear(): Promise<void> {
-    for (const control of this.controls) {
-      if (control.kind !== 'key' && control.kind !== 'lcd') continue;
-      const { width, height } = control.pixelSize;
-      this.show(control.id, { width, height, data: Buffer.alloc(width * height * 3) });
-    }
-  }
-
-  private show(control: string, image: RgbImage): void {
-    this.images.set(control, image);
-    this.changes.next({ type: 'image', control, image });
+    // The page's link closes as the bridge stops; there is no panel left lit.
   }
 }
