@@ -61,11 +61,12 @@ describe('remote API on a hardware surface', () => {
     const { WebSocket } = await import('ws');
     const socket = new WebSocket(`${(running.remote?.url as string).replace('http', 'ws')}/ws`);
     const frames: Array<{ panel: number; control: number; width: number; height: number }> = [];
-    let hello: { surfaces: Array<{ id: string; kind: string; layout: { columns: number; keySize: number } }> } | undefined;
+    type Hello = { type: string; surfaces: Array<{ id: string; kind: string; layout: { columns: number; keySize: number } }> };
+    let hello: Hello | undefined;
     socket.on('message', (data, isBinary) => {
       if (!isBinary) {
-        const message = JSON.parse(data.toString()) as { type: string };
-        if (message.type === 'hello') hello = message as typeof hello;
+        const message = JSON.parse(data.toString()) as Hello;
+        if (message.type === 'hello') hello = message;
         return;
       }
       const buffer = data as Buffer;
