@@ -55,6 +55,18 @@ function cookie(request: IncomingMessage, name: string): string | null {
 }
 
 /**
+ * On loopback the bridge answers only to loopback host names. Otherwise a web page could rebind its
+ * own name to 127.0.0.1 (DNS rebinding) and then count as "same origin" with the bridge.
+ */
+export function hostAllowed(request: IncomingMessage, listensOnLoopback: boolean): boolean {
+  if (!listensOnLoopback) return true;
+  const host = request.headers.host;
+  if (host === undefined) return true; // not a browser (HTTP/1.0 tools)
+  const name = host.startsWith('[') ? host.slice(1, host.indexOf(']')) : host.split(':')[0];
+  return name !== undefined && isLoopback(name);
+}
+
+/**
  * A browser sends Origin with cross-site requests; a request from our own page, or from a program
  * (no Origin), is fine. Anything else is another site trying to drive the recorder.
  */

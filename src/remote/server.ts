@@ -7,7 +7,7 @@ import { WebSocketServer } from 'ws';
 import type { Bridge } from '../engine/bridge.js';
 import type { Logger } from '../engine/log.js';
 import type { WebSurface } from '../surfaces/web/web-surface.js';
-import { AccessControl, SESSION_COOKIE, isLoopback, sameOrigin } from './access.js';
+import { AccessControl, SESSION_COOKIE, hostAllowed, isLoopback, sameOrigin } from './access.js';
 import { ApiError, answerApi } from './api.js';
 import { bridgeMetrics } from './bridge-metrics.js';
 import { DeckSocket } from './deck-socket.js';
@@ -43,6 +43,7 @@ export async function startRemoteServer(options: RemoteServerOptions): Promise<R
     throw new Error(`listening on ${host} (beyond this machine) needs a password: give --web-password or set RECDECK_WEB_PASSWORD`);
   }
   const access = new AccessControl(password);
+  const loopback = isLoopback(host);
   const metrics = bridgeMetrics(options.bridge);
   const socket = new DeckSocket(options.bridge, options.webSurfaces, options.log);
   const sockets = new WebSocketServer({ noServer: true, maxPayload: 64 * 1024 });
@@ -58,6 +59,9 @@ export async function startRemoteServer(options: RemoteServerOptions): Promise<R
     const url = new URL(request.url ?? '/', 'http://recdeck');
     const method = request.method ?? 'GET';
     const page = PAGE_FILES[url.pathname];
+    if (!hostAllowed(request, loopback)) {
+      return send(response, 421, 'application/json', JSON.stringify({ error: `this bridge answers on loopback names only (localhost, 127.0.0.1, [::1]), not ${request.headers.host}` }));
+    }
     if (method === 'POST' && url.pathname === '/login') return login(request, response);
     if (url.pathname === '/favicon.ico') return send(response, 204, 'image/x-icon', '');
     if (!access.allows(request)) {
@@ -91,7 +95,7 @@ export async function startRemoteServer(options: RemoteServerOptions): Promise<R
 
   server.on('upgrade', (request, stream, head) => {
     const url = new URL(request.url ?? '/', 'http://recdeck');
-    const refusal = url.pathname !== '/ws' ? '404 Not Found' : !access.allows(request) ? '401 Unauthorized' : !sameOrigin(request) ? '403 Forbidden' : null;
+    const refusal = url.pathname !== '/ws' ? '404 Not Found' : !hostAllowed(request, loopback) ? '421 Misdirected Request' : !access.allows(request) ? '401 Unauthorized' : !sameOrigin(request) ? '403 Forbidden' : null;
     if (refusal !== null) {
       stream.end(`HTTP/1.1 ${refusal}\r\nConnection: close\r\n\r\n`);
       return;

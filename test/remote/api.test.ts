@@ -152,6 +152,16 @@ describe('remote API', () => {
     expect(writes(before)).toEqual([]);
   });
 
+  it('on loopback it answers to loopback names only, so a rebound web name cannot reach it', async () => {
+    const before = mark();
+    const answer = await call('POST', '/surfaces/web:web-15/keys/3/press', { host: 'attacker.example:7900', origin: 'http://attacker.example:7900' });
+    expect(answer.status).toBe(421);
+    expect((answer.json as { error: string }).error).toContain('attacker.example:7900');
+    expect((await call('GET', '/healthz', { host: 'localhost:7900' })).status).toBe(200);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(writes(before)).toEqual([]);
+  });
+
   it('no answer, page or metric carries the recorder token or a stream key', async () => {
     for (const path of ['/', '/deck.js', '/state', '/surfaces', '/metrics', '/healthz']) answers.push((await call('GET', path)).text);
     const all = answers.join('\n');
