@@ -24,7 +24,7 @@ interface Results {
 const SELF = fileURLToPath(import.meta.url);
 const { values } = parseArgs({ options: { json: { type: 'boolean', default: false }, only: { type: 'string' }, quick: { type: 'boolean', default: false } } });
 
-async function loadInChild(thumbnails: boolean, seconds: number): Promise<SteadyLoad> {
+async function loadInChild(thumbnails: boolean): Promise<SteadyLoad> {
   const { stdout } = await promisify(execFile)(process.execPath, [...BRIDGE_NODE_FLAGS, SELF, '--only', thumbnails ? 'load-on' : 'load-off', '--json', ...(values.quick ? ['--quick'] : [])]);
   return JSON.parse(stdout) as SteadyLoad;
 }
@@ -74,7 +74,7 @@ async function main(): Promise<void> {
   const press = [await measurePressLatency(samples, false), await measurePressLatency(samples, true)];
   const change = await measureChangeLatency(values.quick ? 16 : 60);
   const { costs, previewDecodeMs } = await measureRenderCosts();
-  const load = [await loadInChild(false, seconds), await loadInChild(true, seconds)];
+  const load = [await loadInChild(false), await loadInChild(true)];
   const panels = await measurePanelRedraws(values.quick ? 3 : 10);
   const hid = await measureHidSteadyState(values.quick ? 3 : 10);
   const results: Results = { node: process.version, press, change, render: costs, previewDecodeMs, load, panels, hid };

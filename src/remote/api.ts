@@ -1,6 +1,6 @@
 // The remote-control API: JSON over HTTP for integrators (and the tests). Every surface can be driven,
 // hardware ones too; every answer names what was wrong when something was.
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { IncomingMessage } from 'node:http';
 import type { Bridge } from '../engine/bridge.js';
 import type { SurfaceSession } from '../engine/surface-session.js';
 import type { ControlDefinition, SurfaceInput } from '../engine/surface.js';

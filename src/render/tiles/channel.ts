@@ -1,9 +1,9 @@
 // A channel key: state band, number and source, the take's clock, and fps, a warning or the data's age.
 import type { ChannelPicture } from '../../engine/picture.js';
 import type { PixelSize, RgbImage } from '../../engine/surface.js';
-import { AGE_INK, CHANNEL_LOOKS, NEUTRAL, WARNING, ageText, staleLook, type OwnLookState, type StateLook } from '../palette.js';
+import { CHANNEL_LOOKS, NEUTRAL, WARNING, staleLook, type OwnLookState, type StateLook } from '../palette.js';
 import type { TilePlan } from './plan.js';
-import { formatDuration, stateTileLayout, stateTileOps, stateTileSvg, type StateTileBase, type StateTileDynamic } from './state-tile.js';
+import { ageFooter, stateClock, stateTileLayout, stateTileOps, stateTileSvg, type StateTileBase, type StateTileDynamic } from './state-tile.js';
 
 /**
  * What a stale channel was last seen doing: as the engine recorded it, else as far as the picture tells
@@ -30,14 +30,13 @@ export function channelPlan(picture: ChannelPicture, size: PixelSize, thumbnail:
   const showsWarning = !showsAge && picture.warning !== null;
   const footer: StateTileDynamic['footer'] =
     picture.ageS !== null && showsAge
-      ? { text: ageText(picture.ageS), colour: picture.state === 'offline' ? NEUTRAL.offlineInk : AGE_INK, bold: true }
+      ? ageFooter(picture.ageS, picture.state)
       : picture.warning !== null
         ? { text: picture.warning, colour: WARNING.ink, bold: true }
         : picture.fps !== null
           ? { text: formatFps(picture.fps), colour: faded ? NEUTRAL.muted : '#D0D0D0', bold: false }
           : null;
-  const clock: StateTileDynamic['clock'] =
-    picture.durationS === null ? null : { text: formatDuration(picture.durationS), colour: picture.state === 'offline' ? NEUTRAL.offlineInk : faded ? NEUTRAL.muted : NEUTRAL.text };
+  const clock = stateClock(picture.durationS, picture.state, faded);
   const base: StateTileBase = {
     look,
     faded,

@@ -3,7 +3,7 @@
 // text change every second and are painted from the glyph atlas.
 import type { PixelSize } from '../../engine/surface.js';
 import { capHeight, measureText, textSvg, truncateText } from '../font.js';
-import { NEUTRAL, OKABE_ITO, WARNING, dimmed, type StateLook } from '../palette.js';
+import { AGE_INK, NEUTRAL, OKABE_ITO, WARNING, ageText, dimmed, type StateLook } from '../palette.js';
 import type { PaintOp, Rect } from './plan.js';
 import { symbolSvg } from './symbols.js';
 import { borderSvg, centredBaseline, crossSvg, dynamicLine, hazardPattern, lineSize, rectSvg, svgDocument, textLine } from './svg.js';
@@ -164,4 +164,14 @@ export function formatDuration(seconds: number): string {
   const two = (v: number) => String(v).padStart(2, '0');
   const mmss = `${two(Math.floor(s / 60) % 60)}:${two(s % 60)}`;
   return s < 3600 ? mmss : `${two(Math.floor(s / 3600))}:${mmss}`;
+}
+
+/** The take's clock, dimmed when the data is not live. */
+export function stateClock(durationS: number | null, state: string, faded: boolean): StateTileDynamic['clock'] {
+  return durationS === null ? null : { text: formatDuration(durationS), colour: state === 'offline' ? NEUTRAL.offlineInk : faded ? NEUTRAL.muted : NEUTRAL.text };
+}
+
+/** "5s old" under a stale or offline tile. */
+export function ageFooter(ageS: number, state: string): NonNullable<StateTileDynamic['footer']> {
+  return { text: ageText(ageS), colour: state === 'offline' ? NEUTRAL.offlineInk : AGE_INK, bold: true };
 }

@@ -2,9 +2,9 @@
 // the group's take ("OUT 3,7"), which an operator must notice at once.
 import type { SyncPicture } from '../../engine/picture.js';
 import type { PixelSize } from '../../engine/surface.js';
-import { AGE_INK, CHANNEL_LOOKS, NEUTRAL, SYNC_LOOKS, WARNING, ageText, staleLook, type StateLook } from '../palette.js';
+import { CHANNEL_LOOKS, SYNC_LOOKS, WARNING, staleLook, type StateLook } from '../palette.js';
 import type { TilePlan } from './plan.js';
-import { formatDuration, stateTileOps, stateTileSvg, type StateTileBase, type StateTileDynamic } from './state-tile.js';
+import { ageFooter, stateClock, stateTileOps, stateTileSvg, type StateTileBase, type StateTileDynamic } from './state-tile.js';
 
 export function syncLook(picture: SyncPicture): StateLook {
   switch (picture.state) {
@@ -37,12 +37,11 @@ export function syncPlan(picture: SyncPicture, size: PixelSize): TilePlan {
   const showsAge = faded && picture.ageS !== null;
   const showsOut = !showsAge && picture.outOfSync.length > 0;
   const footer: StateTileDynamic['footer'] = showsAge
-    ? { text: ageText(picture.ageS as number), colour: picture.state === 'offline' ? NEUTRAL.offlineInk : AGE_INK, bold: true }
+    ? ageFooter(picture.ageS as number, picture.state)
     : showsOut
       ? { text: `OUT ${channelList(picture.outOfSync)}`, colour: WARNING.ink, bold: true }
       : null;
-  const clock: StateTileDynamic['clock'] =
-    picture.durationS === null ? null : { text: formatDuration(picture.durationS), colour: picture.state === 'offline' ? NEUTRAL.offlineInk : faded ? NEUTRAL.muted : NEUTRAL.text };
+  const clock = stateClock(picture.durationS, picture.state, faded);
   const base: StateTileBase = {
     look,
     faded,
