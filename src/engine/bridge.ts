@@ -196,8 +196,12 @@ export class Bridge {
       const now = state.failures === 0 ? state.lastGoodAt !== null : false;
       if (now === reachable || (state.failures > 0 && state.failures < 3)) return;
       reachable = now;
-      if (now) this.options.log.info(`recorder "${handle.name}" at ${handle.poller.client.url}: answering`);
-      else this.options.log.warn(`recorder "${handle.name}" at ${handle.poller.client.url}: not answering (${state.lastError ?? 'no answer'})`);
+      const where = `recorder "${handle.name}" at ${handle.poller.client.url}`;
+      if (now) this.options.log.info(`${where}: answering`);
+      // Unreachable (refused, reset, timed out) is a network matter; anything else is the recorder
+      // answering with errors or in a form recdeck does not understand, which the message names.
+      else if (state.unreachable) this.options.log.warn(`${where}: not answering (${state.lastError ?? 'no answer'}); its keys show stale, then offline`);
+      else this.options.log.warn(`${where}: answering with errors (${state.lastError ?? 'unknown'}); its keys show stale until it answers well`);
     });
   }
 }

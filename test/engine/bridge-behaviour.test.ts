@@ -208,6 +208,22 @@ pages:
     }
   }, 20_000);
 
+  it('a recorder answering in a form the bridge cannot read turns the keys stale and says what was wrong', async () => {
+    f = await startBridgeFixture({ profile: 'name: m\nmatch: { kind: memory }\npages:\n  - name: main\n    controls:\n      key0: { show: { channel: 1 } }\n' });
+    const fixture = f;
+    await fixture.until(() => channelState(fixture, 'key0') === 'idle', 'idle');
+    fixture.sim.faults.set([{ kind: 'malformed', method: 'GET', path: '/api/channels', probability: 1, latencyMs: 0, status: 500 }]);
+    await fixture.until(() => channelState(fixture, 'key0') === 'stale', 'stale');
+    await fixture.until(() => fixture.logs.some((l) => l.message.includes('answering with errors')), 'the log line');
+    const line = fixture.logs.find((l) => l.message.includes('answering with errors'))?.message ?? '';
+    expect(line).toMatch(/GET \/api\/channels/);
+    expect(line).not.toContain(fixture.sim.token);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(channelState(fixture, 'key0')).toBe('stale'); // never offline: the recorder is there
+    fixture.sim.faults.set([]);
+    await fixture.until(() => channelState(fixture, 'key0') === 'idle', 'live again');
+  });
+
   it('the dialog overlay page replaces the page while a dialog is up and the page comes back after', async () => {
     f = await startBridgeFixture({
       profile: `
