@@ -54,6 +54,9 @@ const FLASH_MS = 1500;
 
 type Output = { picture: Picture; key: string };
 
+/** What the session handed to its surface: an image for a display, or a state for a light. */
+export type HandedOver = { control: string; image: RgbImage } | { control: string; led: LedState };
+
 /** When an input happened: wall clock for the audit log, a monotonic sub-ms clock for latencies. */
 interface InputMoment {
   wall: number;
@@ -75,9 +78,9 @@ export class SurfaceSession {
   private subscription: Subscription | null = null;
   private lastDemand = '';
   private marksSelection: boolean;
-  private readonly handedOver = new Subject<{ control: string; image: RgbImage }>();
-  /** Every image handed to the surface (for mirrors such as the web page's view of a hardware deck). */
-  readonly drawn$: Observable<{ control: string; image: RgbImage }> = this.handedOver.asObservable();
+  private readonly handedOver = new Subject<HandedOver>();
+  /** Every image and LED state handed to the surface (for mirrors such as the web page's view of a hardware deck). */
+  readonly drawn$: Observable<HandedOver> = this.handedOver.asObservable();
 
   constructor(
     readonly surface: Surface,
@@ -93,6 +96,11 @@ export class SurfaceSession {
   /** What each display shows now, as last handed over. */
   shownImages(): ReadonlyMap<string, RgbImage> {
     return this.sentImages;
+  }
+
+  /** What each light shows now, as last handed over. */
+  shownLeds(): ReadonlyMap<string, LedState> {
+    return this.sentLeds;
   }
 
   get profileName(): string {
@@ -222,6 +230,7 @@ export class SurfaceSession {
         if (this.sentLeds.get(id) === led) return;
         this.sentLeds.set(id, led);
         await this.surface.setLed(id, led);
+        this.handedOver.next({ control: id, led });
         return;
       }
       case 'encoder':

@@ -98,7 +98,11 @@ export class DeckSocket {
     this.panelSubscription = new Subscription();
     this.panels.forEach((session, panelIndex) => {
       const index = new Map(session.surface.controls.map((c, i) => [c.id, i]));
-      this.panelSubscription.add(session.drawn$.subscribe(({ control, image }) => this.broadcast(imageFrame(panelIndex, index.get(control) ?? 0, image))));
+      this.panelSubscription.add(
+        session.drawn$.subscribe((output) =>
+          this.broadcast('image' in output ? imageFrame(panelIndex, index.get(output.control) ?? 0, output.image) : JSON.stringify({ type: 'led', surface: session.surface.id, control: output.control, state: output.led })),
+        ),
+      );
     });
     for (const client of this.clients) this.sendPanels(client);
   }
@@ -116,6 +120,7 @@ export class DeckSocket {
         const image = shown.get(control.id);
         if (image) socket.send(imageFrame(panelIndex, controlIndex, image));
       });
+      for (const [control, state] of session.shownLeds()) socket.send(JSON.stringify({ type: 'led', surface: session.surface.id, control, state }));
     });
   }
 

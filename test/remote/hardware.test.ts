@@ -17,6 +17,8 @@ beforeAll(async () => {
   sim = await startFixture({ now: Date.now, grid: 16, tickMs: 1000 });
   const { deck } = await openFakeStreamDeck(DeviceModelId.XL, { serial: 'CL00REMOTE' });
   const surface = new StreamDeckSurface(deck, { serial: 'CL00REMOTE', log: quiet, onFailure: () => undefined });
+  const neo = await openFakeStreamDeck(DeviceModelId.NEO, { serial: 'CL00NEO' });
+  const neoSurface = new StreamDeckSurface(neo.deck, { serial: 'CL00NEO', log: quiet, onFailure: () => undefined });
   running = await startBridge(
     {
       recorderFlags: [sim.sim.url],
@@ -25,7 +27,7 @@ beforeAll(async () => {
       pollMs: 100,
       env: {},
       web: { host: '127.0.0.1', port: 0, password: null },
-      surfaces: [surface],
+      surfaces: [surface, neoSurface],
       sources: [],
     },
     quiet,
@@ -61,12 +63,14 @@ describe('remote API on a hardware surface', () => {
     const { WebSocket } = await import('ws');
     const socket = new WebSocket(`${(running.remote?.url as string).replace('http', 'ws')}/ws`);
     const frames: Array<{ panel: number; control: number; width: number; height: number }> = [];
+    const leds: Array<{ surface: string; control: string; state: string }> = [];
     type Hello = { type: string; surfaces: Array<{ id: string; kind: string; layout: { columns: number; keySize: number } }> };
     let hello: Hello | undefined;
     socket.on('message', (data, isBinary) => {
       if (!isBinary) {
-        const message = JSON.parse(data.toString()) as Hello;
+        const message = JSON.parse(data.toString()) as Hello & { surface: string; control: string; state: string };
         if (message.type === 'hello') hello = message;
+        if (message.type === 'led') leds.push({ surface: message.surface, control: message.control, state: message.state });
         return;
       }
       const buffer = data as Buffer;
@@ -75,14 +79,17 @@ describe('remote API on a hardware surface', () => {
     try {
       await until(() => hello !== undefined, 'the hello');
       const ids = hello?.surfaces.map((s) => s.id) ?? [];
-      expect(ids).toEqual(['web:web-15', 'web:web-32', 'web:web-plus', 'streamdeck:CL00REMOTE']);
-      expect(hello?.surfaces[3]?.layout).toEqual({ columns: 8, keySize: 96 });
+      expect(ids).toEqual(['web:web-15', 'web:web-32', 'web:web-plus', 'streamdeck:CL00NEO', 'streamdeck:CL00REMOTE']);
+      expect(hello?.surfaces[4]?.layout).toEqual({ columns: 8, keySize: 96 });
+      // The Neo's touch keys are lights: their states are mirrored too.
+      await until(() => leds.filter((l) => l.surface === 'streamdeck:CL00NEO').length >= 2, 'the Neo touch key lights');
+      expect(leds.filter((l) => l.surface === 'streamdeck:CL00NEO').map((l) => l.control).sort()).toEqual(['key8', 'key9']);
       // The XL's 32 keys as the deck shows them, sent at once, and again as they change.
-      await until(() => new Set(frames.filter((f) => f.panel === 3).map((f) => f.control)).size === 32, 'every XL key image');
-      expect(frames.filter((f) => f.panel === 3).every((f) => f.width === 96 && f.height === 96)).toBe(true);
+      await until(() => new Set(frames.filter((f) => f.panel === 4).map((f) => f.control)).size === 32, 'every XL key image');
+      expect(frames.filter((f) => f.panel === 4).every((f) => f.width === 96 && f.height === 96)).toBe(true);
       const seen = frames.length;
       await sim.client.recStart(5);
-      await until(() => frames.slice(seen).some((f) => f.panel === 3 && f.control === 5), 'channel 6 key redrawn');
+      await until(() => frames.slice(seen).some((f) => f.panel === 4 && f.control === 5), 'channel 6 key redrawn');
     } finally {
       socket.close();
       await sim.client.recStop(5);

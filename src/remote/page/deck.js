@@ -52,6 +52,12 @@ function receive(message) {
       }
       break;
     }
+    case 'led': {
+      // A pad, pedal or LED button of a hardware deck: its light, as the deck shows it.
+      const pad = document.querySelector(`.pad[data-surface="${CSS.escape(message.surface)}"][data-control="${CSS.escape(message.control)}"]`);
+      if (pad instanceof HTMLElement) pad.dataset.led = message.state;
+      break;
+    }
     case 'error':
       console.warn('bridge:', message.message);
       break;
