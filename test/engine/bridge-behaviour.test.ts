@@ -208,6 +208,38 @@ pages:
     }
   }, 20_000);
 
+  it('previews are fetched only for channels a visible key shows, and follow the page', async () => {
+    f = await startBridgeFixture({
+      profile: `
+name: previews
+match: { kind: memory }
+pages:
+  - name: one
+    controls:
+      key0: { show: { channel: 1, thumbnail: true } }
+      key1: { show: { channel: 2 } }
+      key4: { press: { action: page-next } }
+  - name: two
+    controls:
+      key0: { show: { channel: 3, thumbnail: true } }
+      key4: { press: { action: page-next } }
+`,
+    });
+    const fixture = f;
+    const previews = (since: number) => new Set(fixture.sim.log.list().filter((r) => r.seq > since && r.path.endsWith('/preview')).map((r) => r.path));
+    let mark = fixture.mark();
+    await fixture.until(() => previews(mark).size > 0, 'a preview fetch');
+    await new Promise((resolve) => setTimeout(resolve, 1100)); // two more rounds at 500 ms
+    expect([...previews(mark)]).toEqual(['/api/channels/0/preview']);
+    await fixture.until(() => (pictureOf(fixture, 'key0') as { thumbnail?: string | null }).thumbnail !== null, 'the preview on the key');
+
+    fixture.surface.press('key4');
+    await new Promise((resolve) => setTimeout(resolve, 600)); // a round in flight may finish
+    mark = fixture.mark();
+    await new Promise((resolve) => setTimeout(resolve, 1100));
+    expect([...previews(mark)]).toEqual(['/api/channels/2/preview']);
+  });
+
   it('a recorder answering in a form the bridge cannot read turns the keys stale and says what was wrong', async () => {
     f = await startBridgeFixture({ profile: 'name: m\nmatch: { kind: memory }\npages:\n  - name: main\n    controls:\n      key0: { show: { channel: 1 } }\n' });
     const fixture = f;
