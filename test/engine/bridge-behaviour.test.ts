@@ -240,6 +240,24 @@ pages:
     expect([...previews(mark)]).toEqual(['/api/channels/2/preview']);
   });
 
+  it('no more than four previews are fetched at once, however many keys show one', async () => {
+    const keys = Array.from({ length: 15 }, (_, i) => `      key${i}: { show: { channel: ${i + 1}, thumbnail: true } }`).join('\n');
+    f = await startBridgeFixture({ profile: `name: many\nmatch: { kind: memory }\npages:\n  - name: all\n    controls:\n${keys}\n` });
+    const fixture = f;
+    fixture.sim.faults.set([{ kind: 'latency', path: '/api/channels/', method: 'GET', probability: 1, latencyMs: 150, status: 500 }]);
+    const mark = fixture.mark();
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    const fetches = fixture.sim.log.list().filter((r) => r.seq > mark && r.path.endsWith('/preview'));
+    expect(fetches.length).toBeGreaterThanOrEqual(8);
+    // The most fetches in flight at any moment, from when each arrived and when it was answered.
+    const edges = fetches.flatMap((r) => [[r.receivedAt, 1] as const, [r.at, -1] as const]).sort((a, b) => a[0] - b[0] || a[1] - b[1]);
+    let inFlight = 0;
+    let most = 0;
+    for (const [, step] of edges) most = Math.max(most, (inFlight += step));
+    expect(most).toBeLessThanOrEqual(4);
+    expect(most).toBeGreaterThanOrEqual(2);
+  });
+
   it('a recorder answering in a form the bridge cannot read turns the keys stale and says what was wrong', async () => {
     f = await startBridgeFixture({ profile: 'name: m\nmatch: { kind: memory }\npages:\n  - name: main\n    controls:\n      key0: { show: { channel: 1 } }\n' });
     const fixture = f;
