@@ -258,6 +258,24 @@ pages:
     expect(most).toBeGreaterThanOrEqual(2);
   });
 
+  it('a clock ticks every second even when the recorder is polled every 2 s', async () => {
+    f = await startBridgeFixture({ profile: 'name: slow\nmatch: { kind: memory }\npages:\n  - name: main\n    controls:\n      key0: { show: { channel: 1 } }\n', pollMs: 2000 });
+    const fixture = f;
+    await fixture.client.recStart(0);
+    await fixture.until(() => channelState(fixture, 'key0') === 'recording', 'recording', 5000);
+    const seen: number[] = [];
+    const started = Date.now();
+    while (Date.now() - started < 3500) {
+      const picture = pictureOf(fixture, 'key0');
+      const duration = picture?.kind === 'channel' ? picture.durationS : null;
+      if (duration !== null && duration !== seen.at(-1)) seen.push(duration);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    // Every second shown, in order, one step at a time, between polls 2 s apart.
+    expect(seen.length).toBeGreaterThanOrEqual(3);
+    expect(seen.every((d, i) => i === 0 || d === (seen[i - 1] as number) + 1)).toBe(true);
+  }, 15_000);
+
   it('a recorder answering in a form the bridge cannot read turns the keys stale and says what was wrong', async () => {
     f = await startBridgeFixture({ profile: 'name: m\nmatch: { kind: memory }\npages:\n  - name: main\n    controls:\n      key0: { show: { channel: 1 } }\n' });
     const fixture = f;
