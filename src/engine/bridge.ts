@@ -11,7 +11,8 @@ import { RecorderExtras } from './recorder-extras.js';
 import { RecorderPoller } from './recorder-poller.js';
 import type { RecorderState } from './recorder-state.js';
 import type { RgbImage, Surface } from './surface.js';
-import { SurfaceSession, type BoundProfile, type PictureRenderer, type RecorderHandle } from './surface-session.js';
+import type { BoundProfile, PictureRenderer, RecorderHandle } from './session-services.js';
+import { SurfaceSession } from './surface-session.js';
 
 export interface BridgeOptions {
   /** The first is the default recorder of bindings that name none. */

@@ -1,67 +1,22 @@
 // One surface bound to one profile: turns its input into actions and keeps every control showing the
 // recorder's truth. Pictures are recomputed when the state, the clock or the surface's own state
 // (page, selection, hold rings, flashes) changes, and a control is redrawn only when its picture did.
-import { Subject, Subscription, interval, merge, type Observable } from 'rxjs';
-import { GAIN_DB } from '../api/scalars.js';
+import { Subscription, interval, merge, type Observable } from 'rxjs';
 import type { Action, Binding, Page } from '../profiles/schema.js';
-import { describeCall, planCommand, sendCall } from './command-plan.js';
+import { runCommand, type InputMoment } from './command-runner.js';
+import { demandKey, pageDemand } from './extras-demand.js';
 import { ControlGestures, type GestureFire } from './gestures.js';
-import type { CommandRecord, Logger } from './log.js';
-import { LatestWinsQueue } from './output-queue.js';
-import { BLANK, pictureKey, type Picture, type PictureOverlay } from './picture.js';
-import type { RecorderExtras } from './recorder-extras.js';
-import type { DurationClock } from './duration-clock.js';
-import type { RecorderPoller } from './recorder-poller.js';
+import { BLANK, type Picture, type PictureOverlay } from './picture.js';
+import { usesSelection } from './profile-selection.js';
 import { freshnessOf } from './recorder-state.js';
+import type { BoundProfile, SessionServices } from './session-services.js';
 import { pictureFor, showOf, type ShowInputs } from './show.js';
-import type { ControlDefinition, LedState, PixelSize, RgbImage, Surface, SurfaceInput } from './surface.js';
-
-export interface RecorderHandle {
-  name: string;
-  poller: RecorderPoller;
-  extras: RecorderExtras;
-  durations: DurationClock;
-}
-
-/** Turns pictures into what controls take; supplied by the render layer. */
-export interface PictureRenderer {
-  render(picture: Picture, size: PixelSize): Promise<RgbImage>;
-  led(picture: Picture): LedState;
-  /** Work done so far, for metrics: image-making calls, answers from the cache, cheap repaints. */
-  readonly stats?: { renders: number; cacheHits: number; fastPaths: number };
-}
-
-export interface SessionServices {
-  recorders: ReadonlyMap<string, RecorderHandle>;
-  defaultRecorder: string;
-  renderer: PictureRenderer;
-  log: Logger;
-  audit: (record: CommandRecord) => void;
-  now: () => number;
-}
-
-export interface BoundProfile {
-  name: string;
-  file: string;
-  pages: readonly Page[];
-  brightness?: number;
-  dialogPage?: string;
-}
+import { SurfaceOutput, type HandedOver } from './surface-output.js';
+import type { ControlDefinition, LedState, RgbImage, Surface, SurfaceInput } from './surface.js';
 
 /** Pictures are recomputed at least this often, so clocks tick and data ages show without new answers. */
 const FRAME_MS = 100;
 const FLASH_MS = 1500;
-
-type Output = { picture: Picture; key: string };
-
-/** What the session handed to its surface: an image for a display, or a state for a light. */
-export type HandedOver = { control: string; image: RgbImage } | { control: string; led: LedState };
-
-/** When an input happened: wall clock for the audit log, a monotonic sub-ms clock for latencies. */
-interface InputMoment {
-  wall: number;
-  precise: number;
-}
 
 export class SurfaceSession {
   private pageIndex = 0;
@@ -70,17 +25,13 @@ export class SurfaceSession {
   private readonly overlays = new Map<string, PictureOverlay>();
   private readonly flashTimers = new Map<string, NodeJS.Timeout>();
   private gestures = new Map<string, ControlGestures>();
-  private readonly sent = new Map<string, string>();
-  private readonly sentImages = new Map<string, RgbImage>();
-  private readonly sentLeds = new Map<string, LedState>();
-  private readonly queue: LatestWinsQueue<Output>;
+  private readonly output: SurfaceOutput;
   private readonly controls: ReadonlyMap<string, ControlDefinition>;
   private subscription: Subscription | null = null;
   private lastDemand = '';
   private marksSelection: boolean;
-  private readonly handedOver = new Subject<HandedOver>();
   /** Every image and LED state handed to the surface (for mirrors such as the web page's view of a hardware deck). */
-  readonly drawn$: Observable<HandedOver> = this.handedOver.asObservable();
+  readonly drawn$: Observable<HandedOver>;
 
   constructor(
     readonly surface: Surface,
@@ -90,17 +41,29 @@ export class SurfaceSession {
     this.controls = new Map(surface.controls.map((c) => [c.id, c]));
     this.brightness = profile.brightness ?? 70;
     this.marksSelection = usesSelection(profile);
-    this.queue = new LatestWinsQueue((id, output) => this.write(id, output), (id, error) => services.log.warn(`${surface.id}: drawing ${id} failed: ${(error as Error).message}`));
+    this.output = new SurfaceOutput(
+      surface,
+      services.renderer,
+      {
+        cellFollowsEncoder: (cell) => this.ownBinding(cell) === undefined,
+        faderRange: (control) => {
+          const fader = this.bindingFor(control)?.fader;
+          return fader?.action === 'gain-fader' ? { min: fader.min, max: fader.max } : null;
+        },
+      },
+      services.log,
+    );
+    this.drawn$ = this.output.drawn$;
   }
 
   /** What each display shows now, as last handed over. */
   shownImages(): ReadonlyMap<string, RgbImage> {
-    return this.sentImages;
+    return this.output.shownImages();
   }
 
   /** What each light shows now, as last handed over. */
   shownLeds(): ReadonlyMap<string, LedState> {
-    return this.sentLeds;
+    return this.output.shownLeds();
   }
 
   get profileName(): string {
@@ -153,11 +116,10 @@ export class SurfaceSession {
   stop(): void {
     this.subscription?.unsubscribe();
     this.subscription = null;
-    this.sent.clear(); // drawings still under way see this and are not handed over
+    this.output.stop(); // drawings still under way are not handed over
     this.resetGestures();
     for (const timer of this.flashTimers.values()) clearTimeout(timer);
     this.flashTimers.clear();
-    this.queue.clear();
     for (const handle of this.services.recorders.values()) handle.extras.setDemand(this.surface.id, null);
   }
 
@@ -169,13 +131,7 @@ export class SurfaceSession {
   // Pictures ---------------------------------------------------------------------------------------
 
   refresh(): void {
-    const pictures = this.computePictures();
-    for (const [id, picture] of pictures) {
-      const key = pictureKey(picture);
-      if (this.sent.get(id) === key) continue;
-      this.sent.set(id, key);
-      this.queue.push(id, { picture, key });
-    }
+    for (const [id, picture] of this.computePictures()) this.output.show(id, picture);
     this.updateDemand();
   }
 
@@ -208,63 +164,6 @@ export class SurfaceSession {
       flashPhase: Math.floor(now / 500) % 2 === 0,
     };
     return pictureFor(showOf(binding), inputs);
-  }
-
-  private async write(id: string, { picture, key }: Output): Promise<void> {
-    const control = this.controls.get(id);
-    if (!control || this.sent.get(id) !== key) return; // superseded while waiting
-    switch (control.kind) {
-      case 'key':
-      case 'lcd': {
-        const image = await this.services.renderer.render(picture, control.pixelSize);
-        if (this.sent.get(id) !== key) return; // superseded, or the session stopped, while drawing
-        if (this.sentImages.get(id) === image) return; // the device already shows exactly this
-        this.sentImages.set(id, image);
-        await (control.kind === 'key' ? this.surface.drawKey(id, image) : this.surface.drawLcd(id, image));
-        this.handedOver.next({ control: id, image });
-        return;
-      }
-      case 'button': {
-        if (control.feedback === 'none') return;
-        const led = this.services.renderer.led(picture);
-        if (this.sentLeds.get(id) === led) return;
-        this.sentLeds.set(id, led);
-        await this.surface.setLed(id, led);
-        this.handedOver.next({ control: id, led });
-        return;
-      }
-      case 'encoder':
-      case 'fader': {
-        const lcd = control.kind === 'encoder' ? control.lcd : undefined;
-        const cell = lcd === undefined ? undefined : this.controls.get(lcd);
-        if (cell?.kind === 'lcd' && !this.ownBinding(lcd as string)) {
-          const image = await this.services.renderer.render(picture, cell.pixelSize);
-          if (this.sent.get(id) !== key) return;
-          if (this.sentImages.get(cell.id) !== image) {
-            this.sentImages.set(cell.id, image);
-            await this.surface.drawLcd(cell.id, image);
-            this.handedOver.next({ control: cell.id, image });
-          }
-        }
-        // Where the gain is, on the control's own scale: a fader bound to gain-fader maps its travel to
-        // that binding's min..max, so the level must too (motorised faders move there; the others use
-        // it for soft takeover). Rings show the whole gain range.
-        const fader = this.bindingFor(id)?.fader;
-        const range = fader?.action === 'gain-fader' ? { min: fader.min, max: fader.max } : { min: GAIN_DB.min, max: GAIN_DB.max };
-        const level = picture.kind === 'meter' && picture.gainDb !== null ? (picture.gainDb - range.min) / (range.max - range.min) : null;
-        const wantsLevel = control.kind === 'encoder' ? control.ring : true;
-        if (wantsLevel && level !== null) await this.surface.setLevel(id, Math.min(1, Math.max(0, level)));
-        return;
-      }
-    }
-  }
-
-  /** Redraw everything on the next refresh (after the device came back). */
-  redrawAll(): void {
-    this.sent.clear();
-    this.sentImages.clear();
-    this.sentLeds.clear();
-    this.refresh();
   }
 
   // Pages and bindings -----------------------------------------------------------------------------
@@ -302,32 +201,12 @@ export class SurfaceSession {
   }
 
   private updateDemand(): void {
-    const page = this.effectivePage();
-    const demand = new Map<string, { thumbnails: Set<number>; meters: Set<string> }>();
-    const want = (recorder: string) => {
-      let entry = demand.get(recorder);
-      if (!entry) demand.set(recorder, (entry = { thumbnails: new Set(), meters: new Set() }));
-      return entry;
-    };
-    for (const binding of Object.values(page.controls)) {
-      const name = binding.recorder ?? this.services.defaultRecorder;
-      const state = this.services.recorders.get(name)?.poller.state;
-      const channelOf = (ref: number | 'selected') => (ref === 'selected' ? this.selectedChannel : ref);
-      const show = showOf(binding);
-      if (typeof show === 'object' && 'channel' in show && show.thumbnail) want(name).thumbnails.add(channelOf(show.channel) - 1);
-      if (typeof show === 'object' && 'meter' in show) {
-        const source = state?.channels?.[channelOf(show.meter) - 1]?.SourceName;
-        if (source) want(name).meters.add(source);
-      }
-      for (const action of [binding.press, binding.turn, binding.fader, binding.hold?.do]) {
-        if (action?.action === 'gain-step' || action?.action === 'gain-set' || action?.action === 'gain-fader') {
-          const gain = action;
-          const source = gain.source ?? (gain.channel === undefined ? undefined : state?.channels?.[channelOf(gain.channel) - 1]?.SourceName);
-          if (source) want(gain.recorder ?? name).meters.add(source);
-        }
-      }
-    }
-    const text = JSON.stringify([...demand].map(([name, d]) => [name, [...d.thumbnails].sort(), [...d.meters].sort()]));
+    const demand = pageDemand(this.effectivePage(), {
+      defaultRecorder: this.services.defaultRecorder,
+      stateOf: (name) => this.services.recorders.get(name)?.poller.state,
+      selectedChannel: this.selectedChannel,
+    });
+    const text = demandKey(demand);
     if (text === this.lastDemand) return;
     this.lastDemand = text;
     for (const [name, handle] of this.services.recorders) handle.extras.setDemand(this.surface.id, demand.get(name) ?? null);
@@ -436,7 +315,20 @@ export class SurfaceSession {
         this.setBrightness(action.set ?? this.brightness + (action.step ?? 0) * input.amount);
         return true;
       default:
-        return this.command(action, binding, control, at, input);
+        return runCommand(action, {
+          surface: this.surface.id,
+          control,
+          binding,
+          at,
+          input,
+          selectedChannel: this.selectedChannel,
+          recorders: this.services.recorders,
+          defaultRecorder: this.services.defaultRecorder,
+          now: this.services.now,
+          log: this.services.log,
+          audit: this.services.audit,
+          flash: (kind) => this.flash(control, kind),
+        });
     }
   }
 
@@ -444,65 +336,4 @@ export class SurfaceSession {
     this.brightness = Math.min(100, Math.max(0, Math.round(percent)));
     void this.surface.setBrightness(this.brightness).catch((e: unknown) => this.services.log.warn(`${this.surface.id}: brightness: ${(e as Error).message}`));
   }
-
-  private async command(action: Exclude<Action, { action: 'macro' | 'page-next' | 'page-previous' | 'page' | 'select-channel' | 'brightness' }>, binding: Binding, control: string, at: InputMoment, input: { amount: number; position: number | null }): Promise<boolean> {
-    const name = action.recorder ?? binding.recorder ?? this.services.defaultRecorder;
-    const handle = this.services.recorders.get(name);
-    let requestAfterMs: number | null = null;
-    const record = (result: CommandRecord['result'], request: string | null, message: string | null) =>
-      this.services.audit({ at: at.wall, surface: this.surface.id, control, action: action.action, recorder: handle ? name : null, request, result, message, requestAfterMs, latencyMs: performance.now() - at.precise });
-    if (!handle) {
-      this.services.log.warn(`${this.surface.id}: ${control}: ${action.action}: no recorder named "${name}"`);
-      this.flash(control, 'refused');
-      record('refused', null, `no recorder named "${name}"`);
-      return false;
-    }
-    const state = handle.poller.state;
-    const plan = planCommand(action, {
-      state,
-      live: freshnessOf(state, this.services.now()) === 'live',
-      selectedChannel: this.selectedChannel,
-      amount: input.amount,
-      position: input.position,
-      knownGain: (index) => handle.extras.knownGain(index),
-    });
-    if (plan.kind === 'refuse') {
-      this.services.log.warn(`${this.surface.id}: ${control}: ${action.action} refused: ${plan.reason}`);
-      this.flash(control, 'refused');
-      record('refused', null, plan.reason);
-      return false;
-    }
-    const request = describeCall(plan.call);
-    if (plan.gain) handle.extras.noteGain(plan.gain.sourceIndex, plan.gain.db);
-    try {
-      requestAfterMs = performance.now() - at.precise;
-      await sendCall(handle.poller.client, plan.call);
-      record('ok', request, null);
-      return true;
-    } catch (error) {
-      const message = (error as { serviceMessage?: string }).serviceMessage ?? (error as Error).message;
-      this.services.log.warn(`${this.surface.id}: ${control}: ${action.action} failed: ${request}: ${message}`);
-      this.flash(control, 'failed');
-      record('failed', request, message);
-      return false;
-    } finally {
-      handle.poller.refresh(plan.touchesSlowState);
-    }
-  }
-}
-
-/** Whether any binding selects a channel or acts on, or shows, the selected one. */
-function usesSelection(profile: BoundProfile): boolean {
-  const selects = (action: Action | undefined): boolean => {
-    if (action === undefined) return false;
-    if (action.action === 'macro') return action.steps.some((step) => !('wait' in step) && selects(step));
-    return action.action === 'select-channel' || ('channel' in action && action.channel === 'selected');
-  };
-  return profile.pages.some((page) =>
-    Object.values(page.controls).some((b) => {
-      const show = b.show;
-      const showsSelected = typeof show === 'object' && (('channel' in show && show.channel === 'selected') || ('meter' in show && show.meter === 'selected'));
-      return showsSelected || [b.press, b.release, b.hold?.do, b.turn, b.fader, ...Object.values(b.touch ?? {})].some(selects);
-    }),
-  );
 }

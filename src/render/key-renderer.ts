@@ -6,7 +6,7 @@
 //  - glyph atlases per face and size, for that painting.
 import type { Picture } from '../engine/picture.js';
 import { pictureKey } from '../engine/picture.js';
-import type { PictureRenderer } from '../engine/surface-session.js';
+import type { PictureRenderer } from '../engine/session-services.js';
 import type { LedState, PixelSize, RgbImage } from '../engine/surface.js';
 import type { FaceName } from './font.js';
 import { ledStateOf } from './led.js';

@@ -1,0 +1,45 @@
+// Which previews and meters the page in front of the operator needs, per recorder: previews for keys
+// that show one, meters (and so gains) for meter keys and for gain controls.
+import type { Page } from '../profiles/schema.js';
+import type { ExtrasDemand } from './recorder-extras.js';
+import type { RecorderState } from './recorder-state.js';
+import { showOf } from './show.js';
+
+export interface DemandInputs {
+  defaultRecorder: string;
+  stateOf: (recorder: string) => RecorderState | undefined;
+  /** 1-based channel that "selected" stands for. */
+  selectedChannel: number;
+}
+
+export function pageDemand(page: Page, inputs: DemandInputs): Map<string, ExtrasDemand> {
+  const demand = new Map<string, { thumbnails: Set<number>; meters: Set<string> }>();
+  const want = (recorder: string) => {
+    let entry = demand.get(recorder);
+    if (!entry) demand.set(recorder, (entry = { thumbnails: new Set(), meters: new Set() }));
+    return entry;
+  };
+  const channelOf = (ref: number | 'selected') => (ref === 'selected' ? inputs.selectedChannel : ref);
+  for (const binding of Object.values(page.controls)) {
+    const name = binding.recorder ?? inputs.defaultRecorder;
+    const state = inputs.stateOf(name);
+    const sourceOn = (ref: number | 'selected') => state?.channels?.[channelOf(ref) - 1]?.SourceName ?? null;
+    const show = showOf(binding);
+    if (typeof show === 'object' && 'channel' in show && show.thumbnail) want(name).thumbnails.add(channelOf(show.channel) - 1);
+    if (typeof show === 'object' && 'meter' in show) {
+      const source = sourceOn(show.meter);
+      if (source) want(name).meters.add(source);
+    }
+    for (const action of [binding.press, binding.turn, binding.fader, binding.hold?.do]) {
+      if (action?.action !== 'gain-step' && action?.action !== 'gain-set' && action?.action !== 'gain-fader') continue;
+      const source = action.source ?? (action.channel === undefined ? null : sourceOn(action.channel));
+      if (source) want(action.recorder ?? name).meters.add(source);
+    }
+  }
+  return demand;
+}
+
+/** A stable text for a demand, to tell whether it changed. */
+export function demandKey(demand: ReadonlyMap<string, ExtrasDemand>): string {
+  return JSON.stringify([...demand].map(([name, d]) => [name, [...d.thumbnails].sort(), [...d.meters].sort()]));
+}

@@ -1,0 +1,41 @@
+// What a surface session is given: the recorders (with their pipelines), the renderer, the log and the
+// audit trail, and the profile it is bound to.
+import type { Page } from '../profiles/schema.js';
+import type { DurationClock } from './duration-clock.js';
+import type { CommandRecord, Logger } from './log.js';
+import type { Picture } from './picture.js';
+import type { RecorderExtras } from './recorder-extras.js';
+import type { RecorderPoller } from './recorder-poller.js';
+import type { LedState, PixelSize, RgbImage } from './surface.js';
+
+export interface RecorderHandle {
+  name: string;
+  poller: RecorderPoller;
+  extras: RecorderExtras;
+  durations: DurationClock;
+}
+
+/** Turns pictures into what controls take; supplied by the render layer. */
+export interface PictureRenderer {
+  render(picture: Picture, size: PixelSize): Promise<RgbImage>;
+  led(picture: Picture): LedState;
+  /** Work done so far, for metrics: image-making calls, answers from the cache, cheap repaints. */
+  readonly stats?: { renders: number; cacheHits: number; fastPaths: number };
+}
+
+export interface SessionServices {
+  recorders: ReadonlyMap<string, RecorderHandle>;
+  defaultRecorder: string;
+  renderer: PictureRenderer;
+  log: Logger;
+  audit: (record: CommandRecord) => void;
+  now: () => number;
+}
+
+export interface BoundProfile {
+  name: string;
+  file: string;
+  pages: readonly Page[];
+  brightness?: number;
+  dialogPage?: string;
+}

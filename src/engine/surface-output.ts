@@ -1,0 +1,107 @@
+// Hands pictures to a surface: each control's newest picture only (latest wins), rendered to its
+// native form (key or LCD image, LED state, ring or fader level), and nothing the device already shows.
+import { Subject, type Observable } from 'rxjs';
+import { GAIN_DB } from '../api/scalars.js';
+import type { Logger } from './log.js';
+import { LatestWinsQueue } from './output-queue.js';
+import { pictureKey, type Picture } from './picture.js';
+import type { PictureRenderer } from './session-services.js';
+import type { ControlDefinition, LedState, RgbImage, Surface } from './surface.js';
+
+/** What was handed to the surface: an image for a display, or a state for a light. */
+export type HandedOver = { control: string; image: RgbImage } | { control: string; led: LedState };
+
+export interface OutputContext {
+  /** An encoder's LCD cell shows the encoder's picture unless the cell has a binding of its own. */
+  cellFollowsEncoder(cell: string): boolean;
+  /** The gain range a fader's travel maps to (its gain-fader binding's min..max). */
+  faderRange(control: string): { min: number; max: number } | null;
+}
+
+type Pending = { picture: Picture; key: string };
+
+export class SurfaceOutput {
+  /** The key of the newest picture of each control (what it shows, or is about to). */
+  private readonly latest = new Map<string, string>();
+  private readonly images = new Map<string, RgbImage>();
+  private readonly leds = new Map<string, LedState>();
+  private readonly controls: ReadonlyMap<string, ControlDefinition>;
+  private readonly queue: LatestWinsQueue<Pending>;
+  private readonly handedOver = new Subject<HandedOver>();
+  /** Every image and LED state handed over (for mirrors such as the web page's view of a deck). */
+  readonly drawn$: Observable<HandedOver> = this.handedOver.asObservable();
+
+  constructor(
+    private readonly surface: Surface,
+    private readonly renderer: PictureRenderer,
+    private readonly context: OutputContext,
+    log: Logger,
+  ) {
+    this.controls = new Map(surface.controls.map((c) => [c.id, c]));
+    this.queue = new LatestWinsQueue((id, pending) => this.write(id, pending), (id, error) => log.warn(`${surface.id}: drawing ${id} failed: ${(error as Error).message}`));
+  }
+
+  /** A control's picture now; queued for drawing only when it differs from the last one. */
+  show(id: string, picture: Picture): void {
+    const key = pictureKey(picture);
+    if (this.latest.get(id) === key) return;
+    this.latest.set(id, key);
+    this.queue.push(id, { picture, key });
+  }
+
+  shownImages(): ReadonlyMap<string, RgbImage> {
+    return this.images;
+  }
+
+  shownLeds(): ReadonlyMap<string, LedState> {
+    return this.leds;
+  }
+
+  /** Nothing more is handed over, including drawings under way. */
+  stop(): void {
+    this.latest.clear();
+    this.queue.clear();
+  }
+
+  private async write(id: string, { picture, key }: Pending): Promise<void> {
+    const control = this.controls.get(id);
+    if (!control || this.latest.get(id) !== key) return; // superseded while waiting
+    switch (control.kind) {
+      case 'key':
+      case 'lcd':
+        return this.drawImage(control, picture, key, id);
+      case 'button': {
+        if (control.feedback === 'none') return;
+        const led = this.renderer.led(picture);
+        if (this.leds.get(id) === led) return;
+        this.leds.set(id, led);
+        await this.surface.setLed(id, led);
+        this.handedOver.next({ control: id, led });
+        return;
+      }
+      case 'encoder':
+      case 'fader': {
+        const cell = control.kind === 'encoder' && control.lcd !== undefined ? this.controls.get(control.lcd) : undefined;
+        if (cell?.kind === 'lcd' && this.context.cellFollowsEncoder(cell.id)) await this.drawImage(cell, picture, key, id);
+        // Where the gain is, on the control's own scale: a fader bound to gain-fader maps its travel to
+        // that binding's min..max, so the level must too (motorised faders move there; the others use
+        // it for soft takeover). Rings show the whole gain range.
+        const range = (control.kind === 'fader' ? this.context.faderRange(id) : null) ?? { min: GAIN_DB.min, max: GAIN_DB.max };
+        const level = picture.kind === 'meter' && picture.gainDb !== null ? (picture.gainDb - range.min) / (range.max - range.min) : null;
+        const wantsLevel = control.kind === 'encoder' ? control.ring : true;
+        if (wantsLevel && level !== null && this.latest.get(id) === key) await this.surface.setLevel(id, Math.min(1, Math.max(0, level)));
+        return;
+      }
+    }
+  }
+
+  /** Renders and hands over an image, unless a newer picture (or a stop) came meanwhile. */
+  private async drawImage(display: Extract<ControlDefinition, { kind: 'key' | 'lcd' }>, picture: Picture, key: string, owner: string): Promise<void> {
+    const image = await this.renderer.render(picture, display.pixelSize);
+    if (this.latest.get(owner) !== key) return; // superseded, or stopped, while drawing
+    if (this.images.get(display.id) === image) return; // the device already shows exactly this
+    this.images.set(display.id, image);
+    await (display.kind === 'key' ? this.surface.drawKey(display.id, image) : this.surface.drawLcd(display.id, image));
+    this.handedOver.next({ control: display.id, image });
+  }
+}
