@@ -21,7 +21,10 @@ export interface RenderCost {
   size: string;
   thumbnail: boolean;
   tickMs: number;
+  /** A picture never drawn before whose background is too (it goes through sharp). */
   fullMs: number;
+  /** A picture never drawn before over a background already made (a new page of channels). */
+  newPictureMs: number;
 }
 
 const recording = (channel: number, source: string, durationS: number, thumbnail: string | null): ChannelPicture => ({
@@ -57,9 +60,12 @@ export async function measureRenderCosts(): Promise<{ costs: RenderCost[]; previ
       const key = thumbnail ? '0' : null;
       await renderer.render(recording(1, 'Cam 1', 0, key), size); // the base, drawn once
       const tickMs = await timePerCall(500, (i) => renderer.render(recording(1, 'Cam 1', i + 1, key), size));
-      // Full redraws: a different source each time, so nothing is cached; with a thumbnail, a new frame.
-      const fullMs = await timePerCall(40, (i) => renderer.render(recording(1 + (i % 16), `Camera ${i}`, 5, thumbnail ? String(i) : null), size));
-      costs.push({ size: label, thumbnail, tickMs, fullMs });
+      // Full redraws: a name beyond ASCII goes into the background, so each one is new to sharp; with a
+      // thumbnail, a new frame too.
+      const fullMs = await timePerCall(40, (i) => renderer.render(recording(1 + (i % 16), `Kamera Bühne ${i}`, 5, thumbnail ? String(i) : null), size));
+      // New pictures of a kind already drawn: the background is shared, the identity painted.
+      const newPictureMs = await timePerCall(200, (i) => renderer.render(recording(1 + (i % 16), `Camera ${i}`, 5, thumbnail ? String(i + 100) : null), size));
+      costs.push({ size: label, thumbnail, tickMs, fullMs, newPictureMs });
     }
   }
   return { costs, previewDecodeMs };

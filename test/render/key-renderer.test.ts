@@ -246,3 +246,26 @@ describe('thumbnails', () => {
     expect(maxDifference(image, await renderer.render(channel('idle'), KEY))).toBe(0);
   });
 });
+
+describe('channel names', () => {
+  it('a page of new channels in one state shares one background: no sharp call per key', async () => {
+    const renderer = new KeyRenderer();
+    // The background and the glyph sets for these text sizes, made once.
+    await renderer.render(channel('idle', { channel: 1, source: 'Cam 1' }), KEY);
+    await renderer.render(channel('idle', { channel: 2, source: 'Studio B wide' }), KEY);
+    const renders = renderer.stats.renders;
+    const first = await renderer.render(channel('idle', { channel: 3, source: 'Cam 3' }), KEY);
+    const second = await renderer.render(channel('idle', { channel: 4, source: 'Studio B tele' }), KEY);
+    expect(renderer.stats.renders).toBe(renders);
+    expect(differingPixels(first, second)).toBeGreaterThan(20); // the names and numbers differ on the key
+  });
+
+  it('a name beyond ASCII is drawn with the shipped font, not as question marks', async () => {
+    const renderer = new KeyRenderer();
+    const umlaut = await renderer.render(channel('idle', { source: 'Bühne' }), KEY);
+    const question = await renderer.render(channel('idle', { source: 'B?hne' }), KEY);
+    const plain = await renderer.render(channel('idle', { source: 'Buhne' }), KEY);
+    expect(differingPixels(umlaut, question)).toBeGreaterThan(5);
+    expect(differingPixels(umlaut, plain)).toBeGreaterThan(0);
+  });
+});

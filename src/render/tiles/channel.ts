@@ -3,7 +3,7 @@ import type { ChannelPicture } from '../../engine/picture.js';
 import type { PixelSize, RgbImage } from '../../engine/surface.js';
 import { CHANNEL_LOOKS, NEUTRAL, WARNING, staleLook, type OwnLookState, type StateLook } from '../palette.js';
 import type { TilePlan } from './plan.js';
-import { ageFooter, stateClock, stateTileLayout, stateTileOps, stateTileSvg, type StateTileBase, type StateTileDynamic } from './state-tile.js';
+import { ageFooter, paintable, stateClock, stateTileLayout, stateTileOps, stateTileSvg, type Identity, type StateTileBase, type StateTileDynamic } from './state-tile.js';
 
 /**
  * What a stale channel was last seen doing: as the engine recorded it, else as far as the picture tells
@@ -37,11 +37,12 @@ export function channelPlan(picture: ChannelPicture, size: PixelSize, thumbnail:
           ? { text: formatFps(picture.fps), colour: faded ? NEUTRAL.muted : '#D0D0D0', bold: false }
           : null;
   const clock = stateClock(picture.durationS, picture.state, faded);
+  const identity: Identity = { lead: String(picture.channel), rest: picture.source ?? '' };
+  const painted = paintable(identity);
   const base: StateTileBase = {
     look,
     faded,
-    lead: String(picture.channel),
-    rest: picture.source ?? '',
+    ident: painted ? null : identity,
     clock: clock !== null,
     footer: footer === null ? 'none' : showsWarning ? 'warning' : 'text',
     thumbnail: thumbnail !== undefined,
@@ -50,6 +51,6 @@ export function channelPlan(picture: ChannelPicture, size: PixelSize, thumbnail:
     baseKey: JSON.stringify(['channel', base]),
     baseSvg: () => stateTileSvg(base, size),
     thumbnail: thumbnail === undefined ? null : { image: thumbnail, rect: stateTileLayout(size).body },
-    ops: stateTileOps({ clock, footer }, size),
+    ops: stateTileOps({ identity: painted ? { identity, faded } : null, clock, footer }, size),
   };
 }

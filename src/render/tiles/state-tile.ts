@@ -1,6 +1,7 @@
 // The layout channel and sync tiles share: a state band (symbol + word) on top, an identity line, the
-// take's clock, and a footer (age, warning or fps). The band and identity are static SVG; clock and footer
-// text change every second and are painted from the glyph atlas.
+// take's clock, and a footer (age, warning or fps). The band is static SVG, one per state and size, so
+// all channels in a state share it; the identity, clock and footer are painted from the glyph atlas, so a
+// page of new channels costs no sharp call (names beyond the atlas's ASCII go in the SVG instead).
 import type { PixelSize } from '../../engine/surface.js';
 import { capHeight, measureText, textSvg, truncateText } from '../font.js';
 import { AGE_INK, NEUTRAL, OKABE_ITO, WARNING, ageText, dimmed, type StateLook } from '../palette.js';
@@ -73,9 +74,8 @@ export interface StateTileBase {
   look: StateLook;
   /** Drawn muted: the data is old or gone. */
   faded: boolean;
-  /** Identity line: lead in bold (the channel number), rest in regular (the source). */
-  lead: string;
-  rest: string;
+  /** The identity line, when it cannot be painted from the atlas (a name beyond ASCII); else null. */
+  ident: Identity | null;
   /** A clock is painted over the base (scrim behind it when over a thumbnail). */
   clock: boolean;
   /** What the footer holds: a warning gets an orange box in the base. */
@@ -108,7 +108,7 @@ export function stateTileSvg(base: StateTileBase, size: PixelSize): string {
   if (base.footer === 'warning') body += rectSvg(footerBox(layout), base.faded ? dimmed(WARNING.box) : WARNING.box);
 
   const band = rectSvg(layout.band, look.band) + symbolSvg(look.symbol, layout.symbol, look.ink, look.band) + textLine({ text: look.word, face: 'bold', rect: layout.word, fill: look.ink, anchor: 'start', maxSize: layout.band.height * 0.56 });
-  const ident = identSvg(base, layout);
+  const ident = base.ident === null ? '' : identSvg(base.ident, base.faded, layout);
   const border = look.dashed ? borderSvg({ x: 0, y: 0, width, height }, Math.max(2, Math.round(short * 0.035)), NEUTRAL.noSource, short * 0.12) : '';
   return svgDocument(size, body + band + ident + border, defs);
 }
@@ -119,35 +119,71 @@ function footerBox(layout: StateTileLayout): Rect {
   return { x: footer.x - layout.pad / 2, y: footer.y + footer.height * 0.06, width: footer.width + layout.pad, height: footer.height * 0.88 };
 }
 
-function identSvg(base: StateTileBase, layout: StateTileLayout): string {
+/** Identity line: lead in bold (the channel number), rest in regular (the source). */
+export interface Identity {
+  lead: string;
+  rest: string;
+}
+
+/** Printable ASCII: what the glyph atlas holds. */
+export function paintable(identity: Identity): boolean {
+  return /^[\x20-\x7e]*$/.test(identity.lead + identity.rest);
+}
+
+/** Where the identity's parts go and at what size (whole px, as the atlas is made per size). */
+function identityLayout(identity: Identity, layout: StateTileLayout) {
   const { ident } = layout;
-  const ink = base.faded ? NEUTRAL.muted : NEUTRAL.text;
-  if (base.lead === '') return textLine({ text: base.rest, face: 'regular', rect: ident, fill: ink, anchor: 'start' });
-  const leadSize = lineSize({ text: base.lead, face: 'bold', rect: ident, maxSize: ident.height * 0.8 });
-  const leadWidth = measureText(base.lead, 'bold', leadSize);
-  let svg = textSvg({ text: base.lead, face: 'bold', size: leadSize, x: ident.x, y: centredBaseline(ident, 'bold', leadSize), anchor: 'start', fill: ink });
+  if (identity.lead === '') {
+    const size = Math.max(6, Math.floor(lineSize({ text: identity.rest, face: 'regular', rect: ident })));
+    return { lead: null, rest: { text: truncateText(identity.rest, 'regular', size, ident.width), size, x: ident.x, baseline: Math.round(centredBaseline(ident, 'regular', size)) } };
+  }
+  const leadSize = Math.max(6, Math.floor(lineSize({ text: identity.lead, face: 'bold', rect: ident, maxSize: ident.height * 0.8 })));
+  const leadWidth = measureText(identity.lead, 'bold', leadSize);
+  const baseline = Math.round(centredBaseline(ident, 'bold', leadSize));
+  const lead = { text: identity.lead, size: leadSize, x: ident.x, baseline };
   const gap = leadSize * 0.35;
   const room = ident.width - leadWidth - gap;
-  if (base.rest !== '' && room > leadSize) {
-    // Shrink a long source name only so far, then truncate it: a readable "Camera L…" beats a full name nobody can read.
-    const restSize = Math.max(7, leadSize * 0.6, Math.min(leadSize * 0.8, lineSize({ text: base.rest, face: 'regular', rect: { ...ident, width: room } })));
-    const shown = truncateText(base.rest, 'regular', restSize, room);
-    // Same baseline as the lead, so the two read as one line.
-    const baseline = centredBaseline(ident, 'bold', leadSize) - (capHeight('bold', leadSize) - capHeight('regular', restSize)) / 2;
-    svg += textSvg({ text: shown, face: 'regular', size: restSize, x: ident.x + leadWidth + gap, y: baseline, anchor: 'start', fill: base.faded ? NEUTRAL.muted : '#E0E0E0' });
-  }
+  if (identity.rest === '' || room <= leadSize) return { lead, rest: null };
+  // Shrink a long source name only so far, then truncate it: a readable "Camera L…" beats a full name nobody can read.
+  const restSize = Math.floor(Math.max(7, leadSize * 0.6, Math.min(leadSize * 0.8, lineSize({ text: identity.rest, face: 'regular', rect: { ...ident, width: room } }))));
+  // Same baseline as the lead, so the two read as one line.
+  const restBaseline = Math.round(baseline - (capHeight('bold', leadSize) - capHeight('regular', restSize)) / 2);
+  return { lead, rest: { text: truncateText(identity.rest, 'regular', restSize, room), size: restSize, x: Math.round(ident.x + leadWidth + gap), baseline: restBaseline } };
+}
+
+function identityInks(faded: boolean): { lead: string; rest: string } {
+  return { lead: faded ? NEUTRAL.muted : NEUTRAL.text, rest: faded ? NEUTRAL.muted : '#E0E0E0' };
+}
+
+function identSvg(identity: Identity, faded: boolean, layout: StateTileLayout): string {
+  const placed = identityLayout(identity, layout);
+  const ink = identityInks(faded);
+  let svg = '';
+  if (placed.lead) svg += textSvg({ text: placed.lead.text, face: 'bold', size: placed.lead.size, x: placed.lead.x, y: placed.lead.baseline, anchor: 'start', fill: ink.lead });
+  if (placed.rest) svg += textSvg({ text: placed.rest.text, face: 'regular', size: placed.rest.size, x: placed.rest.x, y: placed.rest.baseline, anchor: 'start', fill: placed.lead ? ink.rest : ink.lead });
   return svg;
 }
 
-/** The changing parts: the clock and the footer text. */
+/** The identity painted from the atlas (for identities the base does not hold). */
+function identityOps(identity: Identity, faded: boolean, layout: StateTileLayout): PaintOp[] {
+  const placed = identityLayout(identity, layout);
+  const ink = identityInks(faded);
+  const ops: PaintOp[] = [];
+  if (placed.lead) ops.push({ kind: 'text', text: placed.lead.text, face: 'bold', size: placed.lead.size, x: placed.lead.x, baseline: placed.lead.baseline, anchor: 'start', colour: ink.lead });
+  if (placed.rest) ops.push({ kind: 'text', text: placed.rest.text, face: 'regular', size: placed.rest.size, x: placed.rest.x, baseline: placed.rest.baseline, anchor: 'start', colour: placed.lead ? ink.rest : ink.lead });
+  return ops;
+}
+
+/** The parts painted over the base: the identity (when the base lacks it), the clock and the footer text. */
 export interface StateTileDynamic {
+  identity: { identity: Identity; faded: boolean } | null;
   clock: { text: string; colour: string } | null;
   footer: { text: string; colour: string; bold: boolean } | null;
 }
 
 export function stateTileOps(dynamic: StateTileDynamic, size: PixelSize): PaintOp[] {
   const layout = stateTileLayout(size);
-  const ops: PaintOp[] = [];
+  const ops: PaintOp[] = dynamic.identity === null ? [] : identityOps(dynamic.identity.identity, dynamic.identity.faded, layout);
   if (dynamic.clock !== null) {
     ops.push(dynamicLine({ text: dynamic.clock.text, face: 'mono', rect: layout.clock, fill: dynamic.clock.colour, anchor: 'middle', maxSize: layout.clock.height * 0.8 }));
   }

@@ -4,7 +4,7 @@ import type { SyncPicture } from '../../engine/picture.js';
 import type { PixelSize } from '../../engine/surface.js';
 import { CHANNEL_LOOKS, SYNC_LOOKS, WARNING, staleLook, type StateLook } from '../palette.js';
 import type { TilePlan } from './plan.js';
-import { ageFooter, stateClock, stateTileOps, stateTileSvg, type StateTileBase, type StateTileDynamic } from './state-tile.js';
+import { ageFooter, stateClock, stateTileOps, stateTileSvg, type Identity, type StateTileBase, type StateTileDynamic } from './state-tile.js';
 
 export function syncLook(picture: SyncPicture): StateLook {
   switch (picture.state) {
@@ -42,14 +42,14 @@ export function syncPlan(picture: SyncPicture, size: PixelSize): TilePlan {
       ? { text: `OUT ${channelList(picture.outOfSync)}`, colour: WARNING.ink, bold: true }
       : null;
   const clock = stateClock(picture.durationS, picture.state, faded);
+  const identity: Identity = { lead: picture.members.length > 0 ? 'CH' : '', rest: picture.members.length > 0 ? channelList(picture.members) : 'no channels' };
   const base: StateTileBase = {
     look,
     faded,
-    lead: picture.members.length > 0 ? 'CH' : '',
-    rest: picture.members.length > 0 ? channelList(picture.members) : 'no channels',
+    ident: null, // channel lists are digits and commas: always paintable
     clock: clock !== null,
     footer: footer === null ? 'none' : showsOut ? 'warning' : 'text',
     thumbnail: false,
   };
-  return { baseKey: JSON.stringify(['sync', base]), baseSvg: () => stateTileSvg(base, size), thumbnail: null, ops: stateTileOps({ clock, footer }, size) };
+  return { baseKey: JSON.stringify(['sync', base]), baseSvg: () => stateTileSvg(base, size), thumbnail: null, ops: stateTileOps({ identity: { identity, faded }, clock, footer }, size) };
 }
