@@ -44,11 +44,13 @@ export async function measurePressLatency(samples: number, thumbnails: boolean):
       press.push((await nextWrite(sim, seq)) - t0);
       await done;
     };
-    // The same request made directly with undici, on the other half of the channels.
-    const bareRequest = async (channel: number, start: boolean) => {
+    // The same kind of request made directly with undici: rec-stop on a channel that is not recording,
+    // which the recorder accepts and which changes nothing. A bare request that did change a channel
+    // would have the bridge redraw that key at its next poll, in the middle of a later press.
+    const bareRequest = async (channel: number) => {
       const seq = lastSeq(sim);
       const t0 = preciseNow();
-      const call = start ? bare.recStart(8 + channel) : bare.recStop(8 + channel);
+      const call = bare.recStop(8 + channel);
       direct.push((await nextWrite(sim, seq)) - t0);
       await call;
     };

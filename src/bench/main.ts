@@ -70,7 +70,7 @@ async function main(): Promise<void> {
     process.stdout.write(JSON.stringify(await measureSteadyLoad(values.only === 'load-on', seconds)));
     return;
   }
-  const samples = values.quick ? 40 : 400;
+  const samples = values.quick ? 40 : 1000;
   const press = [await measurePressLatency(samples, false), await measurePressLatency(samples, true)];
   const change = await measureChangeLatency(values.quick ? 16 : 60);
   const { costs, previewDecodeMs } = await measureRenderCosts();

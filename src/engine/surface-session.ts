@@ -29,6 +29,8 @@ export class SurfaceSession {
   private readonly controls: ReadonlyMap<string, ControlDefinition>;
   private subscription: Subscription | null = null;
   private lastDemand = '';
+  /** The page, selection and recorders' channel lists the demand was last worked out from. */
+  private demandBasis: unknown[] = [];
   private marksSelection: boolean;
   /** Every image and LED state handed to the surface (for mirrors such as the web page's view of a hardware deck). */
   readonly drawn$: Observable<HandedOver>;
@@ -138,20 +140,27 @@ export class SurfaceSession {
   private computePictures(): Map<string, Picture> {
     const now = this.services.now();
     const page = this.effectivePage();
+    // What pictures are made from, once per refresh and recorder (this runs ten times a second).
+    const pageInfo = { name: page.name, number: this.profile.pages.indexOf(page) + 1, count: this.profile.pages.length };
+    const inputsByRecorder = new Map<string, ShowInputs>();
+    const inputsFor = (name: string): ShowInputs => {
+      let inputs = inputsByRecorder.get(name);
+      if (!inputs) inputsByRecorder.set(name, (inputs = this.showInputs(name, now, pageInfo)));
+      return inputs;
+    };
     const pictures = new Map<string, Picture>();
     for (const control of this.surface.controls) {
       const binding = this.bindingFor(control.id, page);
-      const picture = binding ? this.pictureOf(binding, now) : BLANK;
+      const picture = binding ? pictureFor(showOf(binding), inputsFor(binding.recorder ?? this.services.defaultRecorder)) : BLANK;
       const overlay = this.overlays.get(control.id);
       pictures.set(control.id, overlay ? { ...picture, overlay: { ...picture.overlay, ...overlay } } : picture);
     }
     return pictures;
   }
 
-  private pictureOf(binding: Binding, now: number): Picture {
-    const name = binding.recorder ?? this.services.defaultRecorder;
+  private showInputs(name: string, now: number, page: ShowInputs['page']): ShowInputs {
     const handle = this.services.recorders.get(name);
-    const inputs: ShowInputs = {
+    return {
       recorder: handle?.poller.state,
       recorderName: name,
       now,
@@ -160,10 +169,9 @@ export class SurfaceSession {
       meterOf: (source) => handle?.extras.meter(source) ?? null,
       selectedChannel: this.selectedChannel,
       marksSelection: this.marksSelection,
-      page: this.currentPage,
+      page,
       flashPhase: Math.floor(now / 500) % 2 === 0,
     };
-    return pictureFor(showOf(binding), inputs);
   }
 
   // Pages and bindings -----------------------------------------------------------------------------
@@ -201,7 +209,12 @@ export class SurfaceSession {
   }
 
   private updateDemand(): void {
-    const demand = pageDemand(this.effectivePage(), {
+    const page = this.effectivePage();
+    // The demand depends only on these; most refreshes (clock ticks) change none of them.
+    const basis = [page, this.selectedChannel, ...[...this.services.recorders.values()].map((h) => h.poller.state.channels)];
+    if (basis.length === this.demandBasis.length && basis.every((item, i) => item === this.demandBasis[i])) return;
+    this.demandBasis = basis;
+    const demand = pageDemand(page, {
       defaultRecorder: this.services.defaultRecorder,
       stateOf: (name) => this.services.recorders.get(name)?.poller.state,
       selectedChannel: this.selectedChannel,
