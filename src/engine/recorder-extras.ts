@@ -13,8 +13,6 @@ export interface ExtrasDemand {
   meters: ReadonlySet<string>;
 }
 
-export const NO_DEMAND: ExtrasDemand = { thumbnails: new Set(), meters: new Set() };
-
 export interface ExtrasOptions {
   /** Default 1000 ms: one preview per channel per second. */
   thumbnailMs?: number;

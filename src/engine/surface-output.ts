@@ -12,8 +12,6 @@ import type { ControlDefinition, LedState, RgbImage, Surface } from './surface.j
 export type HandedOver = { control: string; image: RgbImage } | { control: string; led: LedState };
 
 export interface OutputContext {
-  /** An encoder's LCD cell shows the encoder's picture unless the cell has a binding of its own. */
-  cellFollowsEncoder(cell: string): boolean;
   /** The gain range a fader's travel maps to (its gain-fader binding's min..max). */
   faderRange(control: string): { min: number; max: number } | null;
 }
@@ -69,7 +67,7 @@ export class SurfaceOutput {
     switch (control.kind) {
       case 'key':
       case 'lcd':
-        return this.drawImage(control, picture, key, id);
+        return this.drawImage(control, picture, key);
       case 'button': {
         if (control.feedback === 'none') return;
         const led = this.renderer.led(picture);
@@ -81,8 +79,8 @@ export class SurfaceOutput {
       }
       case 'encoder':
       case 'fader': {
-        const cell = control.kind === 'encoder' && control.lcd !== undefined ? this.controls.get(control.lcd) : undefined;
-        if (cell?.kind === 'lcd' && this.context.cellFollowsEncoder(cell.id)) await this.drawImage(cell, picture, key, id);
+        // An encoder's LCD cell is a control of its own: it is drawn as one (showing the encoder's
+        // binding when it has none), so only the level is handed over here.
         // Where the gain is, on the control's own scale: a fader bound to gain-fader maps its travel to
         // that binding's min..max, so the level must too (motorised faders move there; the others use
         // it for soft takeover). Rings show the whole gain range.
@@ -96,9 +94,9 @@ export class SurfaceOutput {
   }
 
   /** Renders and hands over an image, unless a newer picture (or a stop) came meanwhile. */
-  private async drawImage(display: Extract<ControlDefinition, { kind: 'key' | 'lcd' }>, picture: Picture, key: string, owner: string): Promise<void> {
+  private async drawImage(display: Extract<ControlDefinition, { kind: 'key' | 'lcd' }>, picture: Picture, key: string): Promise<void> {
     const image = await this.renderer.render(picture, display.pixelSize);
-    if (this.latest.get(owner) !== key) return; // superseded, or stopped, while drawing
+    if (this.latest.get(display.id) !== key) return; // superseded, or stopped, while drawing
     if (this.images.get(display.id) === image) return; // the device already shows exactly this
     this.images.set(display.id, image);
     await (display.kind === 'key' ? this.surface.drawKey(display.id, image) : this.surface.drawLcd(display.id, image));

@@ -47,7 +47,6 @@ export class SurfaceSession {
       surface,
       services.renderer,
       {
-        cellFollowsEncoder: (cell) => this.ownBinding(cell) === undefined,
         faderRange: (control) => {
           const fader = this.bindingFor(control)?.fader;
           return fader?.action === 'gain-fader' ? { min: fader.min, max: fader.max } : null;

@@ -55,7 +55,7 @@ export class StreamDeckSurface implements Surface {
     this.controls = this.layout.controls;
     this.definitions = new Map(this.controls.map((c) => [c.id, c]));
     this.input = this.inputs.asObservable();
-    this.listen();
+    this.wire('on');
   }
 
   /** False once the device failed or the surface was closed. */
@@ -175,7 +175,7 @@ export class StreamDeckSurface implements Surface {
   }
 
   private async shutDown(): Promise<void> {
-    this.unlisten();
+    this.wire('off');
     this.inputs.complete();
     await this.writer.run(() => this.deck.close()).catch((error: unknown) => {
       if (!this.failed) this.options.log.warn(`${this.id} (${this.name}): closing: ${messageOf(error)}`);
@@ -220,26 +220,16 @@ export class StreamDeckSurface implements Surface {
     error: (error: unknown) => this.fail('device error', error),
   };
 
-  private listen(): void {
+  /** Attaches ('on') or detaches ('off') every handler, from the one list. */
+  private wire(method: 'on' | 'off'): void {
     const { deck, handlers } = this;
-    deck.on('down', handlers.down);
-    deck.on('up', handlers.up);
-    deck.on('rotate', handlers.rotate);
-    deck.on('lcdShortPress', handlers.lcdShortPress);
-    deck.on('lcdLongPress', handlers.lcdLongPress);
-    deck.on('lcdSwipe', handlers.lcdSwipe);
-    deck.on('error', handlers.error);
-  }
-
-  private unlisten(): void {
-    const { deck, handlers } = this;
-    deck.off('down', handlers.down);
-    deck.off('up', handlers.up);
-    deck.off('rotate', handlers.rotate);
-    deck.off('lcdShortPress', handlers.lcdShortPress);
-    deck.off('lcdLongPress', handlers.lcdLongPress);
-    deck.off('lcdSwipe', handlers.lcdSwipe);
-    deck.off('error', handlers.error);
+    deck[method]('down', handlers.down);
+    deck[method]('up', handlers.up);
+    deck[method]('rotate', handlers.rotate);
+    deck[method]('lcdShortPress', handlers.lcdShortPress);
+    deck[method]('lcdLongPress', handlers.lcdLongPress);
+    deck[method]('lcdSwipe', handlers.lcdSwipe);
+    deck[method]('error', handlers.error);
   }
 
   private emitPress(type: 'down' | 'up', control: ButtonOrEncoder): void {

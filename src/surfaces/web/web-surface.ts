@@ -15,8 +15,6 @@ export class WebSurface implements Surface {
   readonly model: string;
   readonly name: string;
   readonly controls: readonly ControlDefinition[];
-  readonly levels = new Map<string, number>();
-  brightness = 100;
   private readonly inputs = new Subject<SurfaceInput>();
   private readonly changes = new Subject<WebSurfaceChange>();
   readonly input: Observable<SurfaceInput> = this.inputs.asObservable();
@@ -47,12 +45,10 @@ export class WebSurface implements Surface {
   }
 
   async setLevel(control: string, level: number): Promise<void> {
-    this.levels.set(control, level);
     this.changes.next({ type: 'level', control, level });
   }
 
   async setBrightness(percent: number): Promise<void> {
-    this.brightness = percent;
     this.changes.next({ type: 'brightness', percent });
   }
 
