@@ -6,6 +6,7 @@ import type { RecorderClient, RequestRecord } from '../api/client.js';
 import { checkBindings, chooseProfile } from '../profiles/match.js';
 import type { LoadedProfile } from '../profiles/watch.js';
 import { DurationClock } from './duration-clock.js';
+import { realTime, type EngineTime } from './engine-time.js';
 import type { CommandRecord, Logger } from './log.js';
 import { RecorderExtras } from './recorder-extras.js';
 import { RecorderPoller } from './recorder-poller.js';
@@ -25,7 +26,8 @@ export interface BridgeOptions {
   slowMs?: number;
   thumbnailMs?: number;
   meterMs?: number;
-  now?: () => number;
+  /** The clock and scheduler of every poll, fetch, frame and timer; real time by default. */
+  time?: EngineTime;
 }
 
 export class Bridge {
@@ -36,16 +38,16 @@ export class Bridge {
   private readonly sessionChanges = new Subject<void>();
   private readonly subscription = new Subscription();
   private profiles: readonly LoadedProfile[] = [];
-  private readonly now: () => number;
+  private readonly time: EngineTime;
   readonly renderer: PictureRenderer;
 
   constructor(private readonly options: BridgeOptions) {
     if (options.recorders.length === 0) throw new Error('the bridge needs at least one recorder');
-    this.now = options.now ?? Date.now;
+    this.time = options.time ?? realTime;
     this.renderer = options.renderer((key) => this.thumbnailImage(key));
     for (const { name, client } of options.recorders) {
-      const poller = new RecorderPoller(name, client, { pollMs: options.pollMs ?? 250, slowMs: options.slowMs ?? 5000, now: this.now });
-      const extras = new RecorderExtras(poller, { decodeThumbnail: options.decodeThumbnail, thumbnailMs: options.thumbnailMs ?? 1000, meterMs: options.meterMs ?? 250 });
+      const poller = new RecorderPoller(name, client, { pollMs: options.pollMs ?? 250, slowMs: options.slowMs ?? 5000, time: this.time });
+      const extras = new RecorderExtras(poller, { decodeThumbnail: options.decodeThumbnail, thumbnailMs: options.thumbnailMs ?? 1000, meterMs: options.meterMs ?? 250, time: this.time });
       const durations = new DurationClock();
       this.handles.set(name, { name, poller, extras, durations });
     }
@@ -81,7 +83,7 @@ export class Bridge {
 
   /** A channel's take duration in seconds, interpolated between polls (null when not recording). */
   durationOf(recorder: string, index: number): number | null {
-    return this.handles.get(recorder)?.durations.read(`${index}`, this.now()) ?? null;
+    return this.handles.get(recorder)?.durations.read(`${index}`, this.time.now()) ?? null;
   }
 
   /** Each recorder's name and address (never its token). */
@@ -172,7 +174,7 @@ export class Bridge {
       renderer: this.renderer,
       log: this.options.log,
       audit: (record) => this.commands.next(record),
-      now: this.now,
+      time: this.time,
     });
     this.sessions.set(surface.id, session);
     this.sessionChanges.next();

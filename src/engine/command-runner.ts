@@ -3,6 +3,7 @@
 // Every outcome goes to the audit trail.
 import type { Binding, RecorderAction } from '../profiles/schema.js';
 import { describeCall, planCommand, sendCall } from './command-plan.js';
+import type { EngineTime } from './engine-time.js';
 import type { CommandRecord, Logger } from './log.js';
 import { freshnessOf } from './recorder-state.js';
 import type { RecorderHandle } from './session-services.js';
@@ -23,32 +24,34 @@ export interface CommandContext {
   selectedChannel: number;
   recorders: ReadonlyMap<string, RecorderHandle>;
   defaultRecorder: string;
-  now: () => number;
+  time: EngineTime;
   log: Logger;
   audit: (record: CommandRecord) => void;
-  /** Marks the control: refused (state unknown or stale, or no such recorder) or failed (the recorder said no). */
-  flash: (kind: 'failed' | 'refused') => void;
 }
 
-/** True when the recorder carried the command out. */
-export async function runCommand(action: RecorderAction, context: CommandContext): Promise<boolean> {
-  const { at, control, log } = context;
+/**
+ * ok: the recorder carried it out; failed: the recorder said no (or could not be reached); refused:
+ * not sent (state unknown or stale, no such recorder). The session marks the key from this.
+ */
+export type CommandOutcome = 'ok' | 'failed' | 'refused';
+
+export async function runCommand(action: RecorderAction, context: CommandContext): Promise<CommandOutcome> {
+  const { at, control, log, time } = context;
   const name = action.recorder ?? context.binding.recorder ?? context.defaultRecorder;
   const handle = context.recorders.get(name);
   const where = `${context.surface}: ${control}`;
   let requestAfterMs: number | null = null;
   const record = (result: CommandRecord['result'], request: string | null, message: string | null) =>
-    context.audit({ at: at.wall, surface: context.surface, control, action: action.action, recorder: handle ? name : null, request, result, message, requestAfterMs, latencyMs: performance.now() - at.precise });
+    context.audit({ at: at.wall, surface: context.surface, control, action: action.action, recorder: handle ? name : null, request, result, message, requestAfterMs, latencyMs: time.precise() - at.precise });
   if (!handle) {
     log.warn(`${where}: ${action.action}: no recorder named "${name}"`);
-    context.flash('refused');
     record('refused', null, `no recorder named "${name}"`);
-    return false;
+    return 'refused';
   }
   const state = handle.poller.state;
   const plan = planCommand(action, {
     state,
-    live: freshnessOf(state, context.now()) === 'live',
+    live: freshnessOf(state, time.now()) === 'live',
     selectedChannel: context.selectedChannel,
     amount: context.input.amount,
     position: context.input.position,
@@ -56,23 +59,24 @@ export async function runCommand(action: RecorderAction, context: CommandContext
   });
   if (plan.kind === 'refuse') {
     log.warn(`${where}: ${action.action} refused: ${plan.reason}`);
-    context.flash('refused');
     record('refused', null, plan.reason);
-    return false;
+    return 'refused';
   }
   const request = describeCall(plan.call);
-  if (plan.gain) handle.extras.noteGain(plan.gain.sourceIndex, plan.gain.db);
+  const send = () => {
+    requestAfterMs = time.precise() - at.precise;
+    return sendCall(handle.poller.client, plan.call);
+  };
   try {
-    requestAfterMs = performance.now() - at.precise;
-    await sendCall(handle.poller.client, plan.call);
+    // A gain goes through the extras, which own it until a later read and keep writes to one source in order.
+    await (plan.gain ? handle.extras.writeGain(plan.gain.sourceIndex, plan.gain.db, send) : send());
     record('ok', request, null);
-    return true;
+    return 'ok';
   } catch (error) {
     const message = (error as { serviceMessage?: string }).serviceMessage ?? (error as Error).message;
     log.warn(`${where}: ${action.action} failed: ${request}: ${message}`);
-    context.flash('failed');
     record('failed', request, message);
-    return false;
+    return 'failed';
   } finally {
     handle.poller.refresh(plan.touchesSlowState);
   }

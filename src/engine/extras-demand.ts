@@ -1,6 +1,8 @@
 // Which previews and meters the page in front of the operator needs, per recorder: previews for keys
-// that show one, meters (and so gains) for meter keys and for gain controls.
+// that show one, meters (and so gains) for meter keys and for every gain action a binding may carry out
+// (on any trigger, in any macro step: a gain step needs the gain it starts from).
 import type { Page } from '../profiles/schema.js';
+import { bindingSteps } from './binding-actions.js';
 import type { ExtrasDemand } from './recorder-extras.js';
 import type { RecorderState } from './recorder-state.js';
 import { showOf } from './show.js';
@@ -30,8 +32,8 @@ export function pageDemand(page: Page, inputs: DemandInputs): Map<string, Extras
       const source = sourceOn(show.meter);
       if (source) want(name).meters.add(source);
     }
-    for (const action of [binding.press, binding.turn, binding.fader, binding.hold?.do]) {
-      if (action?.action !== 'gain-step' && action?.action !== 'gain-set' && action?.action !== 'gain-fader') continue;
+    for (const action of bindingSteps(binding)) {
+      if (action.action !== 'gain-step' && action.action !== 'gain-set' && action.action !== 'gain-fader') continue;
       const source = action.source ?? (action.channel === undefined ? null : sourceOn(action.channel));
       if (source) want(action.recorder ?? name).meters.add(source);
     }

@@ -1,7 +1,12 @@
 // Previews and audio meters are costly to fetch, so they are fetched only for what a visible control
 // shows (the demand), each at its own rate, with a bound on fetches in flight. Thumbnails are decoded
 // off the key-press path by an injected decoder and kept in a store the renderer reads by key.
+//
+// A gain the bridge writes has one owner, here: it is the gain until a read that started after that
+// write ended comes back, so a meter read already under way never undoes a dial step, and writes to one
+// source leave in the order they were decided.
 import { BehaviorSubject, Subscription, from, mergeMap, timer, type Observable } from 'rxjs';
+import { realTime, type EngineTime } from './engine-time.js';
 import type { RgbImage } from './surface.js';
 import type { RecorderPoller } from './recorder-poller.js';
 import { freshnessOf } from './recorder-state.js';
@@ -22,6 +27,8 @@ export interface ExtrasOptions {
   concurrency?: number;
   /** Decodes a preview PNG into a small image. */
   decodeThumbnail: (png: Uint8Array) => Promise<RgbImage>;
+  /** The clock and scheduler of every fetch; real time by default. */
+  time?: EngineTime;
 }
 
 export interface MeterReading {
@@ -30,9 +37,26 @@ export interface MeterReading {
   sourceIndex: number;
 }
 
+/** A gain this bridge wrote and still owns. */
+interface WrittenGain {
+  db: number;
+  /** Writes sent and not answered yet. */
+  inFlight: number;
+  /** The order number at which the last write was answered: only a read started after it may replace the gain. */
+  settledAt: number;
+  /** The last write to this source, so the next one leaves after it. */
+  tail: Promise<void>;
+}
+
 export class RecorderExtras {
   private readonly thumbnails = new Map<number, { key: string; image: RgbImage }>();
+  /** Last meter reads by source name, as the recorder answered them. */
   private readonly meters = new Map<string, MeterReading>();
+  /** Gains written by the bridge, by source index. */
+  private readonly writtenGains = new Map<number, WrittenGain>();
+  /** Orders read starts and write answers (a counter, not a clock: two events in one millisecond still have an order). */
+  private order = 0;
+  private readonly time: EngineTime;
   private readonly demands = new Map<string, ExtrasDemand>();
   private readonly changes = new BehaviorSubject<number>(0);
   private subscription: Subscription | null = null;
@@ -41,7 +65,9 @@ export class RecorderExtras {
   constructor(
     private readonly poller: RecorderPoller,
     private readonly options: ExtrasOptions,
-  ) {}
+  ) {
+    this.time = options.time ?? realTime;
+  }
 
   /** Emits whenever a thumbnail or meter changed. */
   get changed$(): Observable<number> {
@@ -57,8 +83,9 @@ export class RecorderExtras {
   start(): void {
     if (this.subscription) return;
     const concurrency = this.options.concurrency ?? 4;
-    const thumbnails$ = timer(0, this.options.thumbnailMs ?? 1000).pipe(mergeMap(() => from(this.wanted('thumbnails')), 1), mergeMap((index) => from(this.fetchThumbnail(index as number)), concurrency));
-    const meters$ = timer(0, this.options.meterMs ?? 250).pipe(mergeMap(() => from(this.wanted('meters')), 1), mergeMap((name) => from(this.fetchMeter(name as string)), concurrency));
+    const { scheduler } = this.time;
+    const thumbnails$ = timer(0, this.options.thumbnailMs ?? 1000, scheduler).pipe(mergeMap(() => from(this.wanted('thumbnails')), 1), mergeMap((index) => from(this.fetchThumbnail(index as number)), concurrency));
+    const meters$ = timer(0, this.options.meterMs ?? 250, scheduler).pipe(mergeMap(() => from(this.wanted('meters')), 1), mergeMap((name) => from(this.fetchMeter(name as string)), concurrency));
     this.subscription = new Subscription();
     this.subscription.add(thumbnails$.subscribe());
     this.subscription.add(meters$.subscribe());
@@ -78,26 +105,49 @@ export class RecorderExtras {
     return undefined;
   }
 
+  /** A source's levels as last read, and its gain: the one this bridge wrote while it owns it, else the read one. */
   meter(sourceName: string): MeterReading | null {
-    return this.meters.get(sourceName) ?? null;
+    const reading = this.meters.get(sourceName);
+    const sourceIndex = reading?.sourceIndex ?? this.poller.state.sources?.findIndex((s) => s.Name === sourceName) ?? -1;
+    const written = this.writtenGains.get(sourceIndex);
+    if (written) return { levels: reading?.levels ?? [], gainDb: written.db, sourceIndex };
+    return reading ?? null;
   }
 
-  /** Last known gain by source index (from meter reads and from gains this bridge just sent). */
+  /** The gain a step starts from: the last one written while this bridge owns it, else the last read. */
   knownGain(sourceIndex: number): number | null {
+    const written = this.writtenGains.get(sourceIndex);
+    if (written) return written.db;
     for (const reading of this.meters.values()) if (reading.sourceIndex === sourceIndex) return reading.gainDb;
     return null;
   }
 
-  /** A gain the bridge has just set: the next dial step builds on it before the recorder is read again. */
-  noteGain(sourceIndex: number, db: number): void {
-    const name = this.poller.state.sources?.[sourceIndex]?.Name;
-    if (name === undefined) return;
-    const reading = this.meters.get(name);
-    this.meters.set(name, { levels: reading?.levels ?? [], gainDb: db, sourceIndex });
+  /**
+   * Writes a gain (`send` makes the request) after any earlier write to the same source, and owns it
+   * from now on: the next step builds on it, and reads that started before this write was answered
+   * do not replace it. Rejects as `send` does.
+   */
+  async writeGain(sourceIndex: number, db: number, send: () => Promise<unknown>): Promise<void> {
+    const written = this.writtenGains.get(sourceIndex) ?? { db, inFlight: 0, settledAt: 0, tail: Promise.resolve() };
+    written.db = db;
+    written.inFlight++;
+    this.writtenGains.set(sourceIndex, written);
+    this.changes.next(++this.sequence);
+    const request = written.tail.then(send);
+    written.tail = request.then(
+      () => undefined,
+      () => undefined,
+    );
+    try {
+      await request;
+    } finally {
+      written.inFlight--;
+      written.settledAt = ++this.order;
+    }
   }
 
   private wanted(kind: keyof ExtrasDemand): Array<number | string> {
-    if (freshnessOf(this.poller.state, Date.now()) === 'offline') return [];
+    if (freshnessOf(this.poller.state, this.time.now()) === 'offline') return [];
     const all = new Set<number | string>();
     for (const demand of this.demands.values()) for (const item of demand[kind]) all.add(item);
     return [...all];
@@ -117,9 +167,13 @@ export class RecorderExtras {
   private async fetchMeter(sourceName: string): Promise<void> {
     const sourceIndex = this.poller.state.sources?.findIndex((s) => s.Name === sourceName) ?? -1;
     if (sourceIndex < 0) return;
+    const startedAt = ++this.order;
     try {
       const source = await this.poller.client.getSource(sourceIndex);
       if (source.Name !== sourceName) return; // the list moved under us; the next slow poll fixes it
+      const written = this.writtenGains.get(sourceIndex);
+      // The recorder's gain becomes the truth again once a read started after the last write was answered.
+      if (written && written.inFlight === 0 && startedAt > written.settledAt) this.writtenGains.delete(sourceIndex);
       this.meters.set(sourceName, { levels: source.AudioMeters, gainDb: source.AudioGain, sourceIndex });
       this.changes.next(++this.sequence);
     } catch {

@@ -20,6 +20,7 @@ import {
 } from 'rxjs';
 import type { RecorderClient } from '../api/client.js';
 import { RecorderError } from '../api/errors.js';
+import { realTime, type EngineTime } from './engine-time.js';
 import { initialRecorderState, type RecorderState } from './recorder-state.js';
 
 export interface PollerOptions {
@@ -29,7 +30,8 @@ export interface PollerOptions {
   slowMs?: number;
   /** Longest wait between attempts while failing; default 5000 ms. */
   maxBackoffMs?: number;
-  now?: () => number;
+  /** The clock and scheduler of every poll; real time by default. */
+  time?: EngineTime;
 }
 
 type FastResult = { ok: true; at: number; value: Pick<RecorderState, 'channels' | 'sync' | 'dialog'> } | { ok: false; error: RecorderError };
@@ -38,7 +40,7 @@ export class RecorderPoller {
   readonly pollMs: number;
   private readonly slowMs: number;
   private readonly maxBackoffMs: number;
-  private readonly now: () => number;
+  private readonly time: EngineTime;
   private readonly subject: BehaviorSubject<RecorderState>;
   private readonly fastNow = new Subject<void>();
   private readonly slowNow = new Subject<void>();
@@ -54,7 +56,7 @@ export class RecorderPoller {
     this.pollMs = options.pollMs ?? 250;
     this.slowMs = options.slowMs ?? 5000;
     this.maxBackoffMs = options.maxBackoffMs ?? 5000;
-    this.now = options.now ?? Date.now;
+    this.time = options.time ?? realTime;
     this.subject = new BehaviorSubject(initialRecorderState(name, this.pollMs));
   }
 
@@ -68,8 +70,11 @@ export class RecorderPoller {
 
   start(): void {
     if (this.subscription) return;
-    const fast$ = defer(() => this.pollFast()).pipe(expand((result) => race(timer(this.delayAfter(result)), this.fastNow.pipe(take(1))).pipe(exhaustMap(() => this.pollFast()))));
-    const slow$ = merge(timer(0, this.slowMs), this.slowNow).pipe(
+    const { scheduler } = this.time;
+    const fast$ = defer(() => this.pollFast()).pipe(
+      expand((result) => race(timer(this.delayAfter(result), scheduler), this.fastNow.pipe(take(1))).pipe(exhaustMap(() => this.pollFast()))),
+    );
+    const slow$ = merge(timer(0, this.slowMs, scheduler), this.slowNow).pipe(
       filter(() => this.state.lastGoodAt !== null && this.state.failures === 0),
       exhaustMap(() => from(this.pollSlow())),
     );
@@ -97,7 +102,7 @@ export class RecorderPoller {
         this.client.getSyncState({ timeoutMs }),
         this.client.getDialog({ timeoutMs }),
       ]);
-      return { ok: true, at: this.now(), value: { channels, sync, dialog } };
+      return { ok: true, at: this.time.now(), value: { channels, sync, dialog } };
     } catch (error) {
       return { ok: false, error: asRecorderError(error) };
     }

@@ -2,6 +2,7 @@
 // audit trail, and the profile it is bound to.
 import type { Page } from '../profiles/schema.js';
 import type { DurationClock } from './duration-clock.js';
+import type { EngineTime } from './engine-time.js';
 import type { CommandRecord, Logger } from './log.js';
 import type { Picture } from './picture.js';
 import type { RecorderExtras } from './recorder-extras.js';
@@ -29,7 +30,7 @@ export interface SessionServices {
   renderer: PictureRenderer;
   log: Logger;
   audit: (record: CommandRecord) => void;
-  now: () => number;
+  time: EngineTime;
 }
 
 export interface BoundProfile {

@@ -4,6 +4,7 @@ import type { Channel } from '../api/channel.js';
 import { dialogOffersCancel } from '../api/app.js';
 import type { Action, Binding, Show } from '../profiles/schema.js';
 import type { ChannelPicture, ChannelState, Freshness, IconName, Picture, SyncGroupState } from './picture.js';
+import { bindingActions } from './binding-actions.js';
 import { ageSeconds, freshnessOf, type RecorderState } from './recorder-state.js';
 
 /** A show spec with the shorthand strings expanded, and the label kinds the engine adds. */
@@ -171,7 +172,7 @@ const ICON_OF: Partial<Record<Action['action'], IconName>> = {
  */
 export function showOf(binding: Binding): ResolvedShow {
   if (binding.show !== undefined) return binding.show;
-  const action = binding.press ?? binding.hold?.do ?? binding.turn ?? binding.fader ?? binding.release;
+  const action = bindingActions(binding)[0]?.action;
   if (action === undefined) return 'blank';
   if ('channel' in action && action.channel !== undefined && action.action !== 'select-channel') {
     return action.action.startsWith('gain') ? { meter: action.channel } : { channel: action.channel, thumbnail: false };

@@ -1,14 +1,19 @@
-// One surface bound to one profile: turns its input into actions and keeps every control showing the
-// recorder's truth. Pictures are recomputed when the state, the clock or the surface's own state
-// (page, selection, hold rings, flashes) changes, and a control is redrawn only when its picture did.
-import { Subscription, interval, merge, type Observable } from 'rxjs';
-import type { Action, Binding, Page } from '../profiles/schema.js';
+// One surface bound to one profile. Its whole state (page, selection, brightness, held controls,
+// double presses, flashes, running macros) is one value changed only by `transition` (session/), from
+// events: the surface's input, timers, commands' answers, the recorder's state and the clock. This class
+// carries out the effects (timers on the injected scheduler, commands through the runner) and derives
+// everything shown from the state: pictures, the page, and which previews and meters to fetch.
+import { Subscription, merge, timer, type Observable } from 'rxjs';
+import type { Binding } from '../profiles/schema.js';
 import { runCommand, type InputMoment } from './command-runner.js';
 import { demandKey, pageDemand } from './extras-demand.js';
-import { ControlGestures, type GestureFire } from './gestures.js';
-import { BLANK, type Picture, type PictureOverlay } from './picture.js';
+import { BLANK, type Picture } from './picture.js';
 import { usesSelection } from './profile-selection.js';
 import { freshnessOf } from './recorder-state.js';
+import { overlayOf } from './session/session-overlays.js';
+import { bindingOn, effectivePage, encoderOf, keptPage, pageNumber, type SessionWorld } from './session/session-pages.js';
+import { initialSessionState, type SessionEffect, type SessionState } from './session/session-state.js';
+import { transition, type SessionEvent } from './session/session-transition.js';
 import type { BoundProfile, SessionServices } from './session-services.js';
 import { pictureFor, showOf, type ShowInputs } from './show.js';
 import { SurfaceOutput, type HandedOver } from './surface-output.js';
@@ -16,18 +21,15 @@ import type { ControlDefinition, LedState, RgbImage, Surface, SurfaceInput } fro
 
 /** Pictures are recomputed at least this often, so clocks tick and data ages show without new answers. */
 const FRAME_MS = 100;
-const FLASH_MS = 1500;
 
 export class SurfaceSession {
-  private pageIndex = 0;
-  private selectedChannel = 1;
-  private brightness: number;
-  private readonly overlays = new Map<string, PictureOverlay>();
-  private readonly flashTimers = new Map<string, NodeJS.Timeout>();
-  private gestures = new Map<string, ControlGestures>();
+  private state: SessionState;
+  /** The scheduled actions behind the state's timers, by the name the transition gave them. */
+  private readonly timers = new Map<string, Subscription>();
   private readonly output: SurfaceOutput;
   private readonly controls: ReadonlyMap<string, ControlDefinition>;
   private subscription: Subscription | null = null;
+  private stopped = false;
   private lastDemand = '';
   /** The page, selection and recorders' channel lists the demand was last worked out from. */
   private demandBasis: unknown[] = [];
@@ -41,14 +43,14 @@ export class SurfaceSession {
     private readonly services: SessionServices,
   ) {
     this.controls = new Map(surface.controls.map((c) => [c.id, c]));
-    this.brightness = profile.brightness ?? 70;
+    this.state = initialSessionState(keptPage(profile, profile.pages[0]?.name ?? ''), profile.brightness ?? 70);
     this.marksSelection = usesSelection(profile);
     this.output = new SurfaceOutput(
       surface,
       services.renderer,
       {
         faderRange: (control) => {
-          const fader = this.bindingFor(control)?.fader;
+          const fader = this.bindingInFront(control)?.fader;
           return fader?.action === 'gain-fader' ? { min: fader.min, max: fader.max } : null;
         },
       },
@@ -75,72 +77,159 @@ export class SurfaceSession {
     return this.profile.file;
   }
 
+  /** The page in front of the operator (the dialog overlay while one is up), numbered in the page cycle. */
   get currentPage(): { name: string; number: number; count: number } {
-    const page = this.effectivePage();
-    return { name: page.name, number: this.profile.pages.indexOf(page) + 1, count: this.profile.pages.length };
+    // An overlay is not in the page cycle: it carries the number of the page it covers.
+    const page = this.pageInFront();
+    const chosen = pageNumber(this.profile, effectivePage({ profile: this.profile, dialogUp: false }, this.state.page));
+    const { number } = pageNumber(this.profile, page);
+    return { name: page.name, number: number > 0 ? number : chosen.number, count: chosen.count };
+  }
+
+  /** The session's state, for tests and diagnostics (read only: it changes only through events). */
+  get sessionState(): SessionState {
+    return this.state;
   }
 
   /** What each control shows and does on the page in front of the operator (for the remote API). */
   describeControls(): Array<{ control: ControlDefinition; picture: Picture; binding: Binding | null }> {
     const pictures = this.computePictures();
-    return this.surface.controls.map((control) => ({ control, picture: pictures.get(control.id) ?? BLANK, binding: this.bindingFor(control.id) ?? null }));
+    return this.surface.controls.map((control) => ({ control, picture: pictures.get(control.id) ?? BLANK, binding: this.bindingInFront(control.id) ?? null }));
   }
 
   start(): void {
-    if (this.subscription) return;
-    void this.surface.setBrightness(this.brightness).catch((e: unknown) => this.services.log.warn(`${this.surface.id}: brightness: ${(e as Error).message}`));
-    const triggers: Observable<unknown>[] = [interval(FRAME_MS)];
+    if (this.subscription || this.stopped) return;
+    this.applyBrightness(this.state.brightness);
+    const { scheduler } = this.services.time;
+    const triggers: Observable<unknown>[] = [timer(FRAME_MS, FRAME_MS, scheduler)];
     for (const handle of this.services.recorders.values()) triggers.push(handle.poller.state$, handle.extras.changed$);
     this.subscription = new Subscription();
-    this.subscription.add(merge(...triggers).subscribe(() => this.refresh()));
+    this.subscription.add(merge(...triggers).subscribe(() => this.dispatch({ type: 'observe' })));
     this.subscription.add(
       this.surface.input.subscribe({
-        next: (input) => this.onInput(input),
-        error: (error: unknown) => this.services.log.warn(`${this.surface.id}: input failed: ${(error as Error).message}`),
+        next: (input) => this.dispatch({ type: 'input', input }),
+        // Input that ends can report no more releases: what is held is let go without firing.
+        error: (error: unknown) => {
+          this.services.log.warn(`${this.surface.id}: input failed: ${(error as Error).message}`);
+          this.dispatch({ type: 'input', input: { type: 'lost' } });
+        },
+        complete: () => this.dispatch({ type: 'input', input: { type: 'lost' } }),
       }),
     );
     this.refresh();
   }
 
-  /** A new version of the profile (reloaded file): keep the page by name when it still exists. */
+  /** A new version of the profile (reloaded file): the page is kept by name when it still exists. */
   setProfile(profile: BoundProfile): void {
-    const pageName = this.profile.pages[this.pageIndex]?.name;
     this.profile = profile;
     this.marksSelection = usesSelection(profile);
-    const kept = profile.pages.findIndex((p) => p.name === pageName);
-    this.pageIndex = kept >= 0 ? kept : 0;
-    this.resetGestures();
-    if (profile.brightness !== undefined && profile.brightness !== this.brightness) this.setBrightness(profile.brightness);
-    this.refresh();
+    this.dispatch({ type: 'profile', ...(profile.brightness === undefined ? {} : { brightness: profile.brightness }) });
   }
 
   stop(): void {
+    if (this.stopped) return;
+    this.dispatch({ type: 'stop' });
+    this.stopped = true;
+    for (const scheduled of this.timers.values()) scheduled.unsubscribe();
+    this.timers.clear();
     this.subscription?.unsubscribe();
     this.subscription = null;
     this.output.stop(); // drawings still under way are not handed over
-    this.resetGestures();
-    for (const timer of this.flashTimers.values()) clearTimeout(timer);
-    this.flashTimers.clear();
     for (const handle of this.services.recorders.values()) handle.extras.setDemand(this.surface.id, null);
   }
 
   /** Drives a control as if pressed on the device (remote API, tests). */
   input(input: SurfaceInput): void {
-    this.onInput(input);
+    this.dispatch({ type: 'input', input });
   }
 
-  // Pictures ---------------------------------------------------------------------------------------
+  // Events and effects ----------------------------------------------------------------------------
+
+  private dispatch(event: SessionEvent): void {
+    if (this.stopped) return;
+    const at: InputMoment = { wall: this.services.time.now(), precise: this.services.time.precise() };
+    const { state, effects } = transition(this.state, event, this.world());
+    this.state = state;
+    for (const effect of effects) this.carryOut(effect, at);
+    this.refresh();
+  }
+
+  private world(): SessionWorld {
+    const now = this.services.time.now();
+    const recorder = this.services.recorders.get(this.services.defaultRecorder)?.poller.state;
+    const dialogUp = recorder !== undefined && freshnessOf(recorder, now) === 'live' && recorder.dialog?.IsDialog === true;
+    return { now, profile: this.profile, dialogUp, controls: this.controls };
+  }
+
+  private carryOut(effect: SessionEffect, at: InputMoment): void {
+    switch (effect.type) {
+      case 'command':
+        void this.command(effect, at);
+        return;
+      case 'start-timer': {
+        this.timers.get(effect.timer)?.unsubscribe();
+        const scheduled = this.services.time.scheduler.schedule(() => {
+          this.timers.delete(effect.timer);
+          this.dispatch({ type: 'timer', timer: effect.timer });
+        }, effect.ms);
+        this.timers.set(effect.timer, scheduled);
+        return;
+      }
+      case 'cancel-timer':
+        this.timers.get(effect.timer)?.unsubscribe();
+        this.timers.delete(effect.timer);
+        return;
+      case 'brightness':
+        this.applyBrightness(effect.percent);
+        return;
+      case 'warn':
+        this.services.log.warn(`${this.surface.id}: ${effect.message} (${this.profile.file})`);
+        return;
+    }
+  }
+
+  private async command(effect: Extract<SessionEffect, { type: 'command' }>, at: InputMoment): Promise<void> {
+    const outcome = await runCommand(effect.action, {
+      surface: this.surface.id,
+      control: effect.control,
+      binding: effect.binding,
+      at,
+      input: effect.input,
+      selectedChannel: this.state.selectedChannel,
+      recorders: this.services.recorders,
+      defaultRecorder: this.services.defaultRecorder,
+      time: this.services.time,
+      log: this.services.log,
+      audit: this.services.audit,
+    });
+    this.dispatch({ type: 'command-done', control: effect.control, page: effect.page, macro: effect.macro, outcome });
+  }
+
+  private applyBrightness(percent: number): void {
+    void this.surface.setBrightness(percent).catch((e: unknown) => this.services.log.warn(`${this.surface.id}: brightness: ${(e as Error).message}`));
+  }
+
+  // Derived: pictures and demand --------------------------------------------------------------------
 
   refresh(): void {
+    if (this.stopped) return;
     for (const [id, picture] of this.computePictures()) this.output.show(id, picture);
     this.updateDemand();
   }
 
+  private pageInFront() {
+    return effectivePage(this.world(), this.state.page);
+  }
+
+  private bindingInFront(control: string): Binding | undefined {
+    return bindingOn(this.pageInFront(), control, this.controls);
+  }
+
   private computePictures(): Map<string, Picture> {
-    const now = this.services.now();
-    const page = this.effectivePage();
+    const now = this.services.time.now();
+    const page = this.pageInFront();
+    const pageInfo = this.currentPage;
     // What pictures are made from, once per refresh and recorder (this runs ten times a second).
-    const pageInfo = { name: page.name, number: this.profile.pages.indexOf(page) + 1, count: this.profile.pages.length };
     const inputsByRecorder = new Map<string, ShowInputs>();
     const inputsFor = (name: string): ShowInputs => {
       let inputs = inputsByRecorder.get(name);
@@ -149,9 +238,11 @@ export class SurfaceSession {
     };
     const pictures = new Map<string, Picture>();
     for (const control of this.surface.controls) {
-      const binding = this.bindingFor(control.id, page);
+      const binding = bindingOn(page, control.id, this.controls);
       const picture = binding ? pictureFor(showOf(binding), inputsFor(binding.recorder ?? this.services.defaultRecorder)) : BLANK;
-      const overlay = this.overlays.get(control.id);
+      // An LCD cell that shows its encoder's binding shows that encoder's ring and marks too.
+      const marked = control.kind === 'lcd' && page.controls[control.id] === undefined ? (encoderOf(control.id, this.controls) ?? control.id) : control.id;
+      const overlay = overlayOf(this.state, marked, page.name, now);
       pictures.set(control.id, overlay ? { ...picture, overlay: { ...picture.overlay, ...overlay } } : picture);
     }
     return pictures;
@@ -166,186 +257,28 @@ export class SurfaceSession {
       durationOf: (index) => handle?.durations.read(`${index}`, now) ?? null,
       thumbnailOf: (index) => handle?.extras.thumbnailKey(index) ?? null,
       meterOf: (source) => handle?.extras.meter(source) ?? null,
-      selectedChannel: this.selectedChannel,
+      selectedChannel: this.state.selectedChannel,
       marksSelection: this.marksSelection,
       page,
       flashPhase: Math.floor(now / 500) % 2 === 0,
     };
   }
 
-  // Pages and bindings -----------------------------------------------------------------------------
-
-  private effectivePage(): Page {
-    const overlayName = this.profile.dialogPage;
-    if (overlayName !== undefined) {
-      const state = this.services.recorders.get(this.services.defaultRecorder)?.poller.state;
-      const dialogUp = state !== undefined && freshnessOf(state, this.services.now()) === 'live' && state.dialog?.IsDialog === true;
-      const overlay = this.profile.pages.find((p) => p.name === overlayName);
-      if (dialogUp && overlay) return overlay;
-    }
-    return this.profile.pages[this.pageIndex] ?? (this.profile.pages[0] as Page);
-  }
-
-  private ownBinding(id: string, page = this.effectivePage()): Binding | undefined {
-    return page.controls[id];
-  }
-
-  /** A control's binding; an LCD cell with none of its own shows its encoder's. */
-  private bindingFor(id: string, page = this.effectivePage()): Binding | undefined {
-    const own = this.ownBinding(id, page);
-    if (own) return own;
-    const control = this.controls.get(id);
-    if (control?.kind !== 'lcd') return undefined;
-    const encoder = this.surface.controls.find((c) => c.kind === 'encoder' && c.lcd === id);
-    return encoder ? this.ownBinding(encoder.id, page) : undefined;
-  }
-
-  private goToPage(index: number): void {
-    const count = this.profile.pages.length;
-    this.pageIndex = ((index % count) + count) % count;
-    this.resetGestures();
-    this.refresh();
-  }
-
   private updateDemand(): void {
-    const page = this.effectivePage();
+    const page = this.pageInFront();
+    const selected = this.state.selectedChannel;
     // The demand depends only on these; most refreshes (clock ticks) change none of them.
-    const basis = [page, this.selectedChannel, ...[...this.services.recorders.values()].map((h) => h.poller.state.channels)];
+    const basis = [page, selected, ...[...this.services.recorders.values()].map((h) => h.poller.state.channels)];
     if (basis.length === this.demandBasis.length && basis.every((item, i) => item === this.demandBasis[i])) return;
     this.demandBasis = basis;
     const demand = pageDemand(page, {
       defaultRecorder: this.services.defaultRecorder,
       stateOf: (name) => this.services.recorders.get(name)?.poller.state,
-      selectedChannel: this.selectedChannel,
+      selectedChannel: selected,
     });
     const text = demandKey(demand);
     if (text === this.lastDemand) return;
     this.lastDemand = text;
     for (const [name, handle] of this.services.recorders) handle.extras.setDemand(this.surface.id, demand.get(name) ?? null);
-  }
-
-  // Input ------------------------------------------------------------------------------------------
-
-  private onInput(input: SurfaceInput): void {
-    const binding = this.bindingFor(input.control);
-    if (!binding) return;
-    const at = this.moment();
-    switch (input.type) {
-      case 'down':
-        this.gesturesFor(input.control, binding).down();
-        return;
-      case 'up':
-        this.gesturesFor(input.control, binding).up();
-        return;
-      case 'rotate':
-        if (binding.turn) void this.perform(binding.turn, binding, input.control, at, { amount: input.amount, position: null });
-        return;
-      case 'fader':
-        if (binding.fader) void this.perform(binding.fader, binding, input.control, at, { amount: 1, position: input.position });
-        return;
-      case 'touch': {
-        const action = binding.touch?.[input.gesture];
-        if (action) void this.perform(action, binding, input.control, at, { amount: 1, position: null });
-        return;
-      }
-    }
-  }
-
-  private moment(): InputMoment {
-    return { wall: this.services.now(), precise: performance.now() };
-  }
-
-  private gesturesFor(id: string, binding: Binding): ControlGestures {
-    let gestures = this.gestures.get(id);
-    if (!gestures) {
-      const fire = (what: GestureFire) => {
-        const action = what === 'press' ? binding.press : what === 'hold' ? binding.hold?.do : binding.release;
-        if (action) void this.perform(action, binding, id, this.moment(), { amount: 1, position: null });
-      };
-      gestures = new ControlGestures(binding, fire, (overlay) => this.setOverlay(id, overlay), this.services.now);
-      this.gestures.set(id, gestures);
-    }
-    return gestures;
-  }
-
-  private resetGestures(): void {
-    for (const gestures of this.gestures.values()) gestures.dispose();
-    this.gestures = new Map();
-    for (const [id, overlay] of this.overlays) if (overlay.hold !== undefined || overlay.armed) this.overlays.delete(id);
-  }
-
-  private setOverlay(id: string, overlay: PictureOverlay | null): void {
-    if (overlay === null) this.overlays.delete(id);
-    else this.overlays.set(id, overlay);
-    this.refresh();
-  }
-
-  private flash(id: string, kind: 'failed' | 'refused'): void {
-    clearTimeout(this.flashTimers.get(id));
-    this.setOverlay(id, { flash: kind });
-    this.flashTimers.set(
-      id,
-      setTimeout(() => {
-        this.flashTimers.delete(id);
-        this.setOverlay(id, null);
-      }, FLASH_MS),
-    );
-  }
-
-  // Actions ----------------------------------------------------------------------------------------
-
-  /** Carries out one action; true when it (and, for a macro, every step) succeeded. */
-  private async perform(action: Action, binding: Binding, control: string, at: InputMoment, input: { amount: number; position: number | null }): Promise<boolean> {
-    switch (action.action) {
-      case 'macro':
-        for (const step of action.steps) {
-          if ('wait' in step) await new Promise((r) => setTimeout(r, step.wait));
-          else if (!(await this.perform(step, binding, control, at, input))) return false;
-        }
-        return true;
-      case 'page-next':
-        this.goToPage(this.pageIndex + Math.sign(input.amount || 1));
-        return true;
-      case 'page-previous':
-        this.goToPage(this.pageIndex - Math.sign(input.amount || 1));
-        return true;
-      case 'page': {
-        const index = typeof action.page === 'number' ? action.page - 1 : this.profile.pages.findIndex((p) => p.name === action.page);
-        if (index < 0 || index >= this.profile.pages.length) {
-          this.services.log.warn(`${this.surface.id}: ${control}: no page ${JSON.stringify(action.page)} in ${this.profile.file}`);
-          this.flash(control, 'refused');
-          return false;
-        }
-        this.goToPage(index);
-        return true;
-      }
-      case 'select-channel':
-        this.selectedChannel = action.channel;
-        this.refresh();
-        return true;
-      case 'brightness':
-        this.setBrightness(action.set ?? this.brightness + (action.step ?? 0) * input.amount);
-        return true;
-      default:
-        return runCommand(action, {
-          surface: this.surface.id,
-          control,
-          binding,
-          at,
-          input,
-          selectedChannel: this.selectedChannel,
-          recorders: this.services.recorders,
-          defaultRecorder: this.services.defaultRecorder,
-          now: this.services.now,
-          log: this.services.log,
-          audit: this.services.audit,
-          flash: (kind) => this.flash(control, kind),
-        });
-    }
-  }
-
-  private setBrightness(percent: number): void {
-    this.brightness = Math.min(100, Math.max(0, Math.round(percent)));
-    void this.surface.setBrightness(this.brightness).catch((e: unknown) => this.services.log.warn(`${this.surface.id}: brightness: ${(e as Error).message}`));
   }
 }

@@ -56,8 +56,11 @@ export type ControlDefinition = KeyControl | ButtonControl | EncoderControl | Fa
 export type TouchGesture = 'tap' | 'long' | 'swipe-left' | 'swipe-right';
 
 export type SurfaceInput =
-  | { type: 'down'; control: string }
-  | { type: 'up'; control: string }
+  /** `origin` names who pressed when a surface has several sources (web clients); a lost origin lets go. */
+  | { type: 'down'; control: string; origin?: string }
+  | { type: 'up'; control: string; origin?: string }
+  /** A source can no longer report releases (client gone, port lost): what it holds is let go, firing nothing. Without an origin: every source. */
+  | { type: 'lost'; origin?: string }
   /** Signed detents; speed is kept (a fast turn is a larger amount). */
   | { type: 'rotate'; control: string; amount: number }
   /** Absolute position 0..1. */
