@@ -47,6 +47,11 @@ export class SurfaceOutput {
     this.queue.push(id, { picture, key });
   }
 
+  /** Nothing waits to be drawn and nothing is being drawn. */
+  get idle(): boolean {
+    return this.queue.idle;
+  }
+
   shownImages(): ReadonlyMap<string, RgbImage> {
     return this.images;
   }

@@ -86,6 +86,11 @@ export class SurfaceSession {
     return { name: page.name, number: number > 0 ? number : chosen.number, count: chosen.count };
   }
 
+  /** Every picture handed to the surface has been drawn (nothing queued, nothing being drawn). */
+  get idle(): boolean {
+    return this.output.idle;
+  }
+
   /** The session's state, for tests and diagnostics (read only: it changes only through events). */
   get sessionState(): SessionState {
     return this.state;

@@ -80,15 +80,16 @@ describe('channel transport', () => {
     await shows('key0', PAUSED, 'paused');
     const mark = f.mark();
     f.surface.press('key0');
-    await new Promise((resolve) => setTimeout(resolve, 500));
+    await f.advance(500);
     expect(f.writesSince(mark)).toEqual([]);
     expect(channel(1)?.IsRecording).toBe(true);
 
     const before = Buffer.from(f.surface.images.get('key0')?.data ?? []);
-    const { writes } = await press('key0', () => {
-      f.surface.down('key0');
-      setTimeout(() => f.surface.up('key0'), 600);
-    });
+    f.surface.down('key0');
+    await f.advance(399);
+    expect(f.writesSince(mark)).toEqual([]);
+    const { writes } = await press('key0', () => void f.advance(1));
+    f.surface.up('key0');
     expect(writes).toEqual(['PUT /api/channels/0/rec-stop']);
     expect(channel(1)?.IsRecording).toBe(false);
     expect(before.length).toBeGreaterThan(0);
@@ -99,7 +100,7 @@ describe('channel transport', () => {
     bind('key0: { press: { action: rec-stop, channel: 2 }, confirm: { hold: 2000 } }');
     const pictureOf = () => f.bridge.session('memory:test')?.describeControls().find((c) => c.control.id === 'key0')?.picture;
     await f.until(() => pictureOf()?.kind === 'channel' && (pictureOf() as { channel: number }).channel === 2, 'key0 to show channel 2');
-    await new Promise((resolve) => setTimeout(resolve, 100)); // drawn
+    await f.settle(); // drawn
     const idle = Buffer.from(f.surface.images.get('key0')?.data ?? []);
     f.surface.down('key0');
     await f.until(() => !Buffer.from(f.surface.images.get('key0')?.data ?? []).equals(idle), 'the ring to appear');
@@ -120,7 +121,7 @@ describe('channel transport', () => {
     bind('key0: { press: { action: rec-start, channel: 2 }, confirm: { double: 600 } }');
     const mark = f.mark();
     f.surface.press('key0');
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    await f.advance(100);
     expect(f.writesSince(mark)).toEqual([]);
     const { writes } = await press('key0');
     expect(writes).toEqual(['PUT /api/channels/1/rec-start']);

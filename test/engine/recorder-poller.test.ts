@@ -1,11 +1,13 @@
-// The poller against a recorder that is not there, then appears: polls back off (doubling up to the
-// cap) and the first good answer brings the normal pace back; a command's refresh reads at once.
+// The poller on virtual time against a real HTTP peer: a recorder that is not there, then appears (polls
+// back off, doubling up to the cap, and the first good answer brings the normal pace back); a command's
+// refresh reads at once; the slow group is read right after the first answer.
 import { createServer } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { RecorderClient } from '../../src/api/client.js';
 import { RecorderPoller } from '../../src/engine/recorder-poller.js';
 import { freshnessOf } from '../../src/engine/recorder-state.js';
 import { startSimulator, type RunningSimulator } from '../../src/simulator/server.js';
+import { RequestCounter, VirtualTime, advanceWithIo, settle } from '../support/virtual-time.js';
 
 async function freePort(): Promise<number> {
   const server = createServer();
@@ -28,75 +30,67 @@ afterEach(async () => {
   sim = undefined;
 });
 
-const until = async (check: () => boolean, what: string, ms = 4000) => {
-  const deadline = Date.now() + ms;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-};
+/** A poller on virtual time, with a way to move it that waits for the requests it makes. */
+function virtualPoller(url: string, options: { pollMs: number; slowMs?: number; maxBackoffMs?: number }) {
+  const time = new VirtualTime();
+  const made = new RecorderClient({ url, token: TOKEN });
+  const requests = new RequestCounter(made);
+  const madePoller = new RecorderPoller('main', made, { ...options, time });
+  client = made;
+  poller = madePoller;
+  return { time, client: made, poller: madePoller, advance: (ms: number) => advanceWithIo(time, ms, requests.quiet), settle: () => settle(requests.quiet) };
+}
 
 describe('RecorderPoller', () => {
   it('backs off while the recorder cannot be reached and comes back at the first good answer', async () => {
     const port = await freePort();
-    client = new RecorderClient({ url: `http://127.0.0.1:${port}`, token: TOKEN });
+    const v = virtualPoller(`http://127.0.0.1:${port}`, { pollMs: 50, maxBackoffMs: 400 });
     const attempts: number[] = [];
-    client.observe((record) => {
-      if (record.path === '/api/channels') attempts.push(record.startedAt);
+    v.client.observe((record) => {
+      if (record.path === '/api/channels') attempts.push(v.time.now());
     });
-    poller = new RecorderPoller('main', client, { pollMs: 50, maxBackoffMs: 400 });
-    poller.start();
-    await until(() => attempts.length >= 6, 'six attempts');
-    const gaps = attempts.slice(1).map((t, i) => t - (attempts[i] as number));
-    // 100, 200, 400, 400, … (each failure doubles the wait, up to the cap)
-    expect(gaps[0]).toBeGreaterThanOrEqual(90);
-    expect(gaps[1]).toBeGreaterThanOrEqual(190);
-    expect(gaps[2]).toBeGreaterThanOrEqual(390);
-    expect(gaps[3]).toBeGreaterThanOrEqual(390);
-    expect(gaps[3]).toBeLessThan(600);
-    const current = poller;
-    expect(freshnessOf(current.state, Date.now())).toBe('offline');
-    expect(current.state.lastError).toMatch(/127\.0\.0\.1|ECONNREFUSED|connect/i);
+    const start = v.time.now();
+    v.poller.start();
+    await v.advance(1200);
+    // Each failure doubles the wait, up to the cap: 100, 200, 400, 400.
+    expect(attempts.map((t) => t - start)).toEqual([0, 100, 300, 700, 1100]);
+    expect(freshnessOf(v.poller.state, v.time.now())).toBe('offline');
+    expect(v.poller.state.lastError).toMatch(/127\.0\.0\.1|ECONNREFUSED|connect/i);
 
-    sim = await startSimulator({ port, token: TOKEN, tickMs: 0 });
-    const backAt = Date.now();
-    await until(() => current.state.lastGoodAt !== null, 'the first good answer');
-    expect(Date.now() - backAt).toBeLessThan(600);
-    expect(current.state.failures).toBe(0);
-    expect(freshnessOf(current.state, Date.now())).toBe('live');
+    sim = await startSimulator({ port, token: TOKEN, tickMs: 0, now: v.time.now });
+    await v.advance(400); // the next attempt, within the cap
+    // The attempt at 1500 answers; from it on, every 50 ms again.
+    expect(attempts.slice(5).map((t) => t - start)).toEqual([1500, 1550, 1600]);
+    expect(v.poller.state.lastGoodAt).toBe(start + 1600);
+    expect(v.poller.state.failures).toBe(0);
+    expect(freshnessOf(v.poller.state, v.time.now())).toBe('live');
     const count = attempts.length;
-    await new Promise((resolve) => setTimeout(resolve, 300));
-    expect(attempts.length - count).toBeGreaterThanOrEqual(4); // back to every 50 ms
+    await v.advance(300);
+    expect(attempts.length - count).toBe(6); // back to every 50 ms
   });
 
   it('a refresh after a command reads the state at once, not at the next tick', async () => {
-    sim = await startSimulator({ port: 0, tickMs: 0 });
-    client = new RecorderClient({ url: sim.url, token: sim.token });
-    poller = new RecorderPoller('main', client, { pollMs: 5000 });
-    const current = poller;
-    current.start();
-    await until(() => current.state.lastGoodAt !== null, 'the first poll');
-    await client.recStart(0);
-    const asked = Date.now();
-    current.refresh();
-    await until(() => current.state.channels?.[0]?.IsRecording === true, 'the re-read');
-    expect(Date.now() - asked).toBeLessThan(500);
+    sim = await startSimulator({ port: 0, token: TOKEN, tickMs: 0 });
+    const v = virtualPoller(sim.url, { pollMs: 5000 });
+    v.poller.start();
+    await v.settle();
+    expect(v.poller.state.lastGoodAt).not.toBeNull();
+    await v.client.recStart(0);
+    const asked = v.time.now();
+    v.poller.refresh();
+    await v.settle();
+    expect(v.poller.state.channels?.[0]?.IsRecording).toBe(true);
+    expect(v.time.now()).toBe(asked); // no time passed: read at once
   });
 });
 
 describe('RecorderPoller slow group', () => {
   it('reads sources, resources, schedule and conversion right after the first good answer, not at the slow tick', async () => {
-    const local = await startSimulator({ port: 0, tickMs: 0 });
-    const localClient = new RecorderClient({ url: local.url, token: local.token });
-    const localPoller = new RecorderPoller('main', localClient, { pollMs: 100, slowMs: 60_000 });
-    try {
-      localPoller.start();
-      await until(() => localPoller.state.sources !== null && localPoller.state.schedule !== null, 'the slow group', 2000);
-      expect(localPoller.state.sources?.length).toBeGreaterThan(0);
-    } finally {
-      localPoller.stop();
-      await localClient.close();
-      await local.close();
-    }
+    sim = await startSimulator({ port: 0, token: TOKEN, tickMs: 0 });
+    const v = virtualPoller(sim.url, { pollMs: 100, slowMs: 60_000 });
+    v.poller.start();
+    await v.advance(0);
+    expect(v.poller.state.sources?.length).toBeGreaterThan(0);
+    expect(v.poller.state.schedule).not.toBeNull();
   });
 });

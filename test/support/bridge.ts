@@ -1,8 +1,14 @@
 // A whole bridge for tests: the simulator on loopback (real HTTP), the real engine and renderer, and an
 // in-memory surface bound to a profile written in the test.
+//
+// Time is virtual by default: the engine (polls, frames, holds, macros) and the simulator share one clock
+// that only the test moves. Moving it runs the timers due, one moment after another, and waits for the
+// real I/O they start (requests, drawings) before going on, so a test reads like a timeline and never
+// sleeps: a recorder that answers at once, polled exactly when the test says.
 import { firstValueFrom, filter, timeout } from 'rxjs';
 import { RecorderClient } from '../../src/api/client.js';
 import { Bridge } from '../../src/engine/bridge.js';
+import { realTime } from '../../src/engine/engine-time.js';
 import type { CommandRecord, Logger } from '../../src/engine/log.js';
 import type { ControlDefinition } from '../../src/engine/surface.js';
 import { parseProfile } from '../../src/profiles/load.js';
@@ -11,6 +17,7 @@ import { decodeThumbnail } from '../../src/render/thumbnail.js';
 import { MemorySurface, keyGrid } from '../../src/surfaces/memory/memory-surface.js';
 import type { SimulatorOptions } from '../../src/simulator/server.js';
 import { startFixture, type SimulatorFixture } from './simulator.js';
+import { RequestCounter, VirtualTime, advanceWithIo, settle } from './virtual-time.js';
 
 export interface BridgeFixture extends SimulatorFixture {
   bridge: Bridge;
@@ -18,8 +25,16 @@ export interface BridgeFixture extends SimulatorFixture {
   renderer: ReturnType<typeof pictureRenderer>;
   logs: Array<{ level: 'info' | 'warn' | 'error'; message: string }>;
   commands: CommandRecord[];
-  /** Waits until the surface's next drawing of a control satisfies the check. */
+  /** Moves time on (virtual time) until the check holds, at most `ms` of it; with real time, waits for it. */
   until: (check: () => boolean, what: string, ms?: number) => Promise<void>;
+  /** Moves virtual time on by `ms`, running what falls due and waiting for the I/O it starts. */
+  advance: (ms: number) => Promise<void>;
+  /** Waits for the requests and drawings under way to finish, without moving time. */
+  settle: () => Promise<void>;
+  /** The engine's clock. */
+  now: () => number;
+  /** The bridge's requests under way, and the most under way at once per operation. */
+  requests: RequestCounter;
   /** Resolves with the next command record for a control. */
   nextCommand: (control: string, ms?: number) => Promise<CommandRecord>;
   /** The requests the simulator received on /api after a mark, without the polls (GETs). */
@@ -33,6 +48,8 @@ export interface BridgeFixtureOptions {
   controls?: readonly ControlDefinition[];
   pollMs?: number;
   simulator?: SimulatorOptions;
+  /** Virtual (default) or real time: real only for races that need real concurrency. */
+  time?: 'virtual' | 'real';
 }
 
 export function parseTestProfile(text: string, file = 'test-profile.yaml') {
@@ -42,8 +59,9 @@ export function parseTestProfile(text: string, file = 'test-profile.yaml') {
 }
 
 export async function startBridgeFixture(options: BridgeFixtureOptions): Promise<BridgeFixture> {
-  // Real time: durations tick, freshness ages and polls happen as they would in use.
-  const fixture = await startFixture({ now: Date.now, grid: 16, ...options.simulator });
+  const virtual = options.time === 'real' ? null : new VirtualTime();
+  const time = virtual ?? realTime;
+  const fixture = await startFixture({ now: time.now, grid: 16, ...options.simulator });
   const logs: BridgeFixture['logs'] = [];
   const log: Logger = {
     info: (message) => logs.push({ level: 'info', message }),
@@ -52,7 +70,9 @@ export async function startBridgeFixture(options: BridgeFixtureOptions): Promise
   };
   const made: { renderer?: ReturnType<typeof pictureRenderer> } = {};
   const client = new RecorderClient({ url: fixture.sim.url, token: fixture.sim.token });
-  const bridge = new Bridge({ recorders: [{ name: 'main', client }], renderer: (thumbnails) => (made.renderer = pictureRenderer({ thumbnails })), decodeThumbnail, log, pollMs: options.pollMs ?? 100, slowMs: 500, meterMs: 100, thumbnailMs: 500 });
+  // Requests under way, so that moving virtual time waits for their answers.
+  const requests = new RequestCounter(client);
+  const bridge = new Bridge({ recorders: [{ name: 'main', client }], renderer: (thumbnails) => (made.renderer = pictureRenderer({ thumbnails })), decodeThumbnail, log, pollMs: options.pollMs ?? 100, slowMs: 500, meterMs: 100, thumbnailMs: 500, time });
   const commands: CommandRecord[] = [];
   bridge.commands$.subscribe((record) => commands.push(record));
   const surface = new MemorySurface({ id: 'memory:test', model: 'test-15', controls: options.controls ?? keyGrid(3, 5, 96) });
@@ -63,14 +83,22 @@ export async function startBridgeFixture(options: BridgeFixtureOptions): Promise
   const madeRenderer = made.renderer;
   if (!madeRenderer) throw new Error('the bridge did not make its renderer');
 
+  const quiet = () => requests.quiet() && bridge.surfaceSessions().every((session) => session.idle);
+  const settleBridge: BridgeFixture['settle'] = () => settle(quiet, 'the bridge');
+  const advance: BridgeFixture['advance'] = async (ms) => {
+    if (!virtual) throw new Error('advance needs virtual time');
+    await advanceWithIo(virtual, ms, quiet);
+  };
+  const STEP_MS = 10;
   const until: BridgeFixture['until'] = async (check, what, ms = 3000) => {
-    if (check()) return;
-    const deadline = Date.now() + ms;
-    while (Date.now() < deadline) {
-      await new Promise((resolve) => setTimeout(resolve, 20));
-      if (check()) return;
+    const deadline = time.now() + ms;
+    const wallDeadline = Date.now() + Math.max(ms, 10_000);
+    if (virtual) await settleBridge();
+    while (!check()) {
+      if (time.now() >= deadline || Date.now() > wallDeadline) throw new Error(`timed out after ${ms} ms waiting for ${what}`);
+      if (virtual) await advance(STEP_MS);
+      else await new Promise((resolve) => setTimeout(resolve, STEP_MS));
     }
-    throw new Error(`timed out after ${ms} ms waiting for ${what}`);
   };
   const nextCommand: BridgeFixture['nextCommand'] = (control, ms = 3000) =>
     firstValueFrom(running.commands$.pipe(filter((r) => r.control === control), timeout(ms)));
@@ -89,6 +117,10 @@ export async function startBridgeFixture(options: BridgeFixtureOptions): Promise
     logs,
     commands,
     until,
+    advance,
+    settle: settleBridge,
+    requests,
+    now: time.now,
     nextCommand,
     mark: () => fixture.sim.log.list().at(-1)?.seq ?? 0,
     writesSince: (mark) => fixture.sim.log.list().filter((r) => r.seq > mark && r.method !== 'GET').map((r) => `${r.method} ${r.path}${r.body ? ` ${r.body}` : ''}`),

@@ -1,0 +1,323 @@
+// The session's rules without a device, a recorder or a clock: events in, state and effects out. Time is
+// virtual (a number moved by the test); timers are run by a harness that does what the session would.
+import { describe, expect, it } from 'vitest';
+import { bindingOn, type SessionProfile } from '../../src/engine/session/session-pages.js';
+import { initialSessionState, type SessionEffect, type SessionState } from '../../src/engine/session/session-state.js';
+import { transition, type SessionEvent } from '../../src/engine/session/session-transition.js';
+import type { ControlDefinition, SurfaceInput } from '../../src/engine/surface.js';
+import { parseTestProfile } from '../support/bridge.js';
+
+const controls = new Map<string, ControlDefinition>(
+  ['key0', 'key1', 'key2', 'key14'].map((id, i) => [id, { kind: 'key', id, row: 0, column: i, pixelSize: { width: 72, height: 72 } }]),
+);
+
+function profileOf(yaml: string): SessionProfile {
+  const { profile } = parseTestProfile(yaml);
+  return { pages: profile.pages, ...(profile.overlays ? { dialogPage: profile.overlays.dialog } : {}) };
+}
+
+/** Runs the transition as the session does: effects collected, timers kept and fired on virtual time. */
+class Harness {
+  now = 0;
+  dialogUp = false;
+  state: SessionState;
+  readonly commands: Array<Extract<SessionEffect, { type: 'command' }>> = [];
+  readonly warnings: string[] = [];
+  private readonly timers = new Map<string, number>();
+
+  constructor(public profile: SessionProfile) {
+    this.state = initialSessionState(profile.pages[0]?.name ?? '', 70);
+  }
+
+  send(event: SessionEvent): void {
+    const { state, effects } = transition(this.state, event, { now: this.now, profile: this.profile, dialogUp: this.dialogUp, controls });
+    this.state = state;
+    for (const effect of effects) {
+      if (effect.type === 'command') this.commands.push(effect);
+      else if (effect.type === 'start-timer') this.timers.set(effect.timer, this.now + effect.ms);
+      else if (effect.type === 'cancel-timer') this.timers.delete(effect.timer);
+      else if (effect.type === 'warn') this.warnings.push(effect.message);
+    }
+  }
+
+  input(input: SurfaceInput): void {
+    this.send({ type: 'input', input });
+  }
+
+  /** Moves virtual time on, firing due timers in order. */
+  advance(ms: number): void {
+    const until = this.now + ms;
+    for (;;) {
+      const due = [...this.timers].filter(([, at]) => at <= until).sort((a, b) => a[1] - b[1])[0];
+      if (!due) break;
+      this.timers.delete(due[0]);
+      this.now = due[1];
+      this.send({ type: 'timer', timer: due[0] });
+    }
+    this.now = until;
+  }
+
+  get timerCount(): number {
+    return this.timers.size;
+  }
+
+  sent(): string[] {
+    return this.commands.map((c) => `${c.action.action}${'channel' in c.action ? ` ${c.action.channel}` : ''}`);
+  }
+}
+
+const MAIN_AND_DIALOG = `
+name: t
+match: { kind: memory }
+overlays: { dialog: Dialog }
+pages:
+  - name: Main
+    controls:
+      key0: { press: { action: rec-start, channel: 1 }, hold: { ms: 1000, do: { action: rec-stop, channel: 1 } } }
+      key1: { press: { action: page-next } }
+      key2: { press: { action: new-session }, confirm: { hold: 800 } }
+      key14: { press: { action: sync-on, channel: 1 } }
+  - name: Second
+    controls:
+      key1: { press: { action: page-next } }
+      key2: { press: { action: page, page: Dialog } }
+  - name: Dialog
+    controls:
+      key0: { press: { action: dialog-cancel } }
+      key14: { press: { action: dialog-ok } }
+`;
+
+describe('a press does what the key showed', () => {
+  it('a press on the dialog overlay fires the overlay binding, not the main page one', () => {
+    const h = new Harness(profileOf(MAIN_AND_DIALOG));
+    h.input({ type: 'down', control: 'key14' });
+    h.input({ type: 'up', control: 'key14' });
+    h.dialogUp = true;
+    h.send({ type: 'observe' });
+    h.input({ type: 'down', control: 'key14' });
+    h.input({ type: 'up', control: 'key14' });
+    expect(h.sent()).toEqual(['sync-on 1', 'dialog-ok']);
+  });
+
+  it('a hold under way is cancelled when the dialog overlay comes up: nothing fires, not even on release', () => {
+    const h = new Harness(profileOf(MAIN_AND_DIALOG));
+    h.input({ type: 'down', control: 'key0' }); // long-press rec-stop after 1 s, short press rec-start
+    h.advance(500);
+    h.dialogUp = true;
+    h.send({ type: 'observe' });
+    h.advance(2000);
+    h.input({ type: 'up', control: 'key0' });
+    expect(h.sent()).toEqual([]);
+    expect(h.timerCount).toBe(0);
+    // Released, the key acts on the overlay page.
+    h.input({ type: 'down', control: 'key0' });
+    h.input({ type: 'up', control: 'key0' });
+    expect(h.sent()).toEqual(['dialog-cancel']);
+  });
+
+  it('the binding resolved at the down is the one released: a dialog going away does not make a release act on the main page', () => {
+    const h = new Harness(profileOf(`
+name: t
+match: { kind: memory }
+overlays: { dialog: Dialog }
+pages:
+  - name: Main
+    controls:
+      key0: { release: { action: rec-stop, channel: 1 } }
+  - name: Dialog
+    controls:
+      key1: { press: { action: dialog-ok } }
+`));
+    h.dialogUp = true;
+    h.input({ type: 'down', control: 'key0' }); // nothing bound on the overlay
+    h.dialogUp = false;
+    h.send({ type: 'observe' });
+    h.input({ type: 'up', control: 'key0' });
+    expect(h.sent()).toEqual([]);
+  });
+
+  it('a hold-to-confirm fires once held long enough; let go early it fires nothing', () => {
+    const h = new Harness(profileOf(MAIN_AND_DIALOG));
+    h.input({ type: 'down', control: 'key2' });
+    h.advance(799);
+    h.input({ type: 'up', control: 'key2' });
+    expect(h.sent()).toEqual([]);
+    h.input({ type: 'down', control: 'key2' });
+    h.advance(800);
+    expect(h.sent()).toEqual(['new-session']);
+    h.input({ type: 'up', control: 'key2' });
+    expect(h.sent()).toEqual(['new-session']);
+  });
+
+  it('a long-press binding: released early it is a short press, held it is the long press', () => {
+    const h = new Harness(profileOf(MAIN_AND_DIALOG));
+    h.input({ type: 'down', control: 'key0' });
+    h.advance(300);
+    h.input({ type: 'up', control: 'key0' });
+    h.input({ type: 'down', control: 'key0' });
+    h.advance(1000);
+    h.input({ type: 'up', control: 'key0' });
+    expect(h.sent()).toEqual(['rec-start 1', 'rec-stop 1']);
+  });
+
+  it('a double press: the second press within the window sends, a late one only arms again', () => {
+    const h = new Harness(profileOf(`
+name: t
+match: { kind: memory }
+pages:
+  - name: Main
+    controls:
+      key0: { press: { action: rec-start, channel: 2 }, confirm: { double: 400 } }
+`));
+    const tap = () => {
+      h.input({ type: 'down', control: 'key0' });
+      h.input({ type: 'up', control: 'key0' });
+    };
+    tap();
+    h.advance(500);
+    tap();
+    expect(h.sent()).toEqual([]);
+    expect(h.state.armed.has('key0')).toBe(true);
+    h.advance(100);
+    tap();
+    expect(h.sent()).toEqual(['rec-start 2']);
+    expect(h.state.armed.size).toBe(0);
+  });
+});
+
+describe('a lost release never fires the hold', () => {
+  it('a web client gone while holding: the hold is dropped, nothing fires', () => {
+    const h = new Harness(profileOf(MAIN_AND_DIALOG));
+    h.input({ type: 'down', control: 'key0', origin: 'client-7' });
+    h.advance(300);
+    h.input({ type: 'lost', origin: 'client-7' });
+    h.advance(5000);
+    expect(h.sent()).toEqual([]);
+    expect(h.state.held.size).toBe(0);
+    expect(h.timerCount).toBe(0);
+  });
+
+  it('another client going away leaves this one\'s hold alone', () => {
+    const h = new Harness(profileOf(MAIN_AND_DIALOG));
+    h.input({ type: 'down', control: 'key0', origin: 'client-7' });
+    h.input({ type: 'lost', origin: 'client-8' });
+    h.advance(1000);
+    expect(h.sent()).toEqual(['rec-stop 1']);
+  });
+
+  it('the session stopping drops holds, armed presses, flashes and macros with their timers', () => {
+    const h = new Harness(profileOf(`
+name: t
+match: { kind: memory }
+pages:
+  - name: Main
+    controls:
+      key0: { press: { action: rec-start, channel: 1 }, hold: { ms: 1000, do: { action: rec-stop, channel: 1 } } }
+      key1: { press: { action: macro, steps: [ { action: sync-on, channel: 1 }, { wait: 500 }, { action: sync-rec-start } ] } }
+`));
+    h.input({ type: 'down', control: 'key1' });
+    h.input({ type: 'up', control: 'key1' });
+    const first = h.commands[0];
+    expect(first?.macro).not.toBeNull();
+    h.send({ type: 'command-done', control: 'key1', page: 'Main', macro: first?.macro ?? null, outcome: 'ok' });
+    h.input({ type: 'down', control: 'key0' });
+    h.send({ type: 'stop' });
+    h.advance(5000);
+    expect(h.sent()).toEqual(['sync-on 1']);
+    expect(h.timerCount).toBe(0);
+    expect(h.state.macros.size + h.state.held.size).toBe(0);
+  });
+});
+
+describe('pages', () => {
+  it('page-next never enters an overlay page, and naming the overlay is refused', () => {
+    const h = new Harness(profileOf(MAIN_AND_DIALOG));
+    const pages: string[] = [];
+    for (let i = 0; i < 4; i++) {
+      h.input({ type: 'down', control: 'key1' });
+      h.input({ type: 'up', control: 'key1' });
+      pages.push(h.state.page);
+    }
+    expect(pages).toEqual(['Second', 'Main', 'Second', 'Main']);
+    h.input({ type: 'down', control: 'key1' });
+    h.input({ type: 'up', control: 'key1' });
+    h.input({ type: 'down', control: 'key2' });
+    h.input({ type: 'up', control: 'key2' });
+    expect(h.state.page).toBe('Second');
+    expect(h.state.flashes.get('key2')?.kind).toBe('refused');
+    expect(h.warnings.join()).toContain('dialog overlay');
+  });
+
+  it('a turn of a page dial steps by its sign; a reloaded profile without the page goes to the first', () => {
+    const h = new Harness(profileOf(MAIN_AND_DIALOG));
+    h.profile = profileOf(MAIN_AND_DIALOG.replace('key1: { press: { action: page-next } }', 'key1: { turn: { action: page-next } }'));
+    h.send({ type: 'profile' });
+    h.input({ type: 'rotate', control: 'key1', amount: -3 });
+    expect(h.state.page).toBe('Second');
+    h.profile = profileOf(MAIN_AND_DIALOG.replace('name: Second', 'name: Other'));
+    h.send({ type: 'profile' });
+    expect(h.state.page).toBe('Main');
+  });
+
+  it('a profile reload cancels a hold under way', () => {
+    const h = new Harness(profileOf(MAIN_AND_DIALOG));
+    h.input({ type: 'down', control: 'key2' });
+    h.advance(400);
+    h.send({ type: 'profile' });
+    h.advance(1000);
+    h.input({ type: 'up', control: 'key2' });
+    expect(h.sent()).toEqual([]);
+  });
+});
+
+describe('macros', () => {
+  const MACRO = `
+name: t
+match: { kind: memory }
+pages:
+  - name: Main
+    controls:
+      key0: { press: { action: macro, steps: [ { action: sync-on, channel: 1 }, { wait: 200 }, { action: select-channel, channel: 3 }, { action: sync-rec-start } ] } }
+`;
+  it('runs its steps in order, each after the previous one was answered and its waits', () => {
+    const h = new Harness(profileOf(MACRO));
+    h.input({ type: 'down', control: 'key0' });
+    const done = (outcome: 'ok' | 'failed') => h.send({ type: 'command-done', control: 'key0', page: 'Main', macro: h.commands.at(-1)?.macro ?? null, outcome });
+    expect(h.sent()).toEqual(['sync-on 1']);
+    done('ok');
+    h.advance(199);
+    expect(h.sent()).toEqual(['sync-on 1']);
+    h.advance(1);
+    expect(h.sent()).toEqual(['sync-on 1', 'sync-rec-start']);
+    expect(h.state.selectedChannel).toBe(3);
+    done('ok');
+    expect(h.state.macros.size).toBe(0);
+  });
+
+  it('a failed step stops the rest and marks the key', () => {
+    const h = new Harness(profileOf(MACRO));
+    h.input({ type: 'down', control: 'key0' });
+    h.send({ type: 'command-done', control: 'key0', page: 'Main', macro: h.commands[0]?.macro ?? null, outcome: 'failed' });
+    h.advance(1000);
+    expect(h.sent()).toEqual(['sync-on 1']);
+    expect(h.state.flashes.get('key0')?.kind).toBe('failed');
+    h.advance(1500);
+    expect(h.state.flashes.size).toBe(0);
+  });
+});
+
+it('an LCD cell without a binding of its own shows its encoder\'s', () => {
+  const withStrip = new Map<string, ControlDefinition>([
+    ['dial0', { kind: 'encoder', id: 'dial0', pressable: true, ring: true, lcd: 'strip0' }],
+    ['strip0', { kind: 'lcd', id: 'strip0', pixelSize: { width: 200, height: 100 }, touch: true }],
+  ]);
+  const profile = profileOf(`
+name: t
+match: { kind: memory }
+pages:
+  - name: Main
+    controls:
+      dial0: { turn: { action: gain-step, channel: 1, db: 0.5 } }
+`);
+  expect(bindingOn(profile.pages[0] as never, 'strip0', withStrip)?.turn?.action).toBe('gain-step');
+});

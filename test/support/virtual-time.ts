@@ -1,0 +1,83 @@
+// Engine time that tests move by hand: RxJS's VirtualTimeScheduler as the scheduler of every engine
+// timer, and its frame as the clock. Nothing runs until the test advances it.
+import { VirtualAction, VirtualTimeScheduler } from 'rxjs';
+import type { EngineTime } from '../../src/engine/engine-time.js';
+
+export class VirtualTime implements EngineTime {
+  readonly scheduler = new VirtualTimeScheduler(VirtualAction, Infinity);
+
+  /** Starts at a real date, so that local-time schedules and ages behave as in life. */
+  constructor(start = Date.UTC(2026, 10, 23, 9, 0, 0)) {
+    this.scheduler.frame = start;
+  }
+
+  readonly now = (): number => this.scheduler.frame;
+  readonly precise = (): number => this.scheduler.frame;
+
+  /** When the next timer is due, or null when none is scheduled. */
+  nextDue(): number | null {
+    return this.scheduler.actions[0]?.delay ?? null;
+  }
+
+  /** Runs every timer due up to `target`, in order, and leaves the clock there. */
+  advanceTo(target: number): void {
+    this.scheduler.maxFrames = target;
+    this.scheduler.flush();
+    this.scheduler.frame = Math.max(this.scheduler.frame, target);
+  }
+}
+
+/**
+ * Turns of the event loop until `quiet` holds for a few turns in a row (sockets and sharp answer on later
+ * turns). Bounded in wall time, so a request that never ends fails the test instead of hanging it.
+ */
+export async function settle(quiet: () => boolean, what = 'I/O'): Promise<void> {
+  const wallDeadline = Date.now() + 10_000;
+  for (let calm = 0; calm < 3; calm = quiet() ? calm + 1 : 0) {
+    if (Date.now() > wallDeadline) throw new Error(`${what} did not settle within 10 s`);
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+}
+
+/** Moves virtual time on by `ms`, one due moment after another, letting the real I/O each starts finish. */
+export async function advanceWithIo(time: VirtualTime, ms: number, quiet: () => boolean): Promise<void> {
+  const target = time.now() + ms;
+  await settle(quiet);
+  for (let due = time.nextDue(); due !== null && due <= target; due = time.nextDue()) {
+    time.advanceTo(due);
+    await settle(quiet);
+  }
+  time.advanceTo(target);
+  await settle(quiet);
+}
+
+/** Counts a client's requests under way, and the most under way at once per operation path. */
+export class RequestCounter {
+  inFlight = 0;
+  private readonly current = new Map<string, number>();
+  private readonly peaks = new Map<string, number>();
+
+  constructor(client: { send: (...args: never[]) => Promise<unknown> }) {
+    const send = client.send.bind(client) as (...args: unknown[]) => Promise<unknown>;
+    client.send = (async (...args: unknown[]) => {
+      const path = (args[0] as { path: string }).path;
+      this.inFlight++;
+      const now = (this.current.get(path) ?? 0) + 1;
+      this.current.set(path, now);
+      this.peaks.set(path, Math.max(now, this.peaks.get(path) ?? 0));
+      try {
+        return await send(...args);
+      } finally {
+        this.inFlight--;
+        this.current.set(path, (this.current.get(path) ?? 1) - 1);
+      }
+    }) as typeof client.send;
+  }
+
+  readonly quiet = (): boolean => this.inFlight === 0;
+
+  /** The most requests of one operation (its path template, e.g. "/api/channels/{index}/preview") under way at once. */
+  peak(pathTemplate: string): number {
+    return this.peaks.get(pathTemplate) ?? 0;
+  }
+}
