@@ -10,7 +10,7 @@ import * as z from 'zod';
 import type { Bridge } from '../engine/bridge.js';
 import type { CommandRecord, Logger } from '../engine/log.js';
 import type { SurfaceSession } from '../engine/surface-session.js';
-import type { RgbImage } from '../engine/surface.js';
+import type { RgbImage, SurfaceInput } from '../engine/surface.js';
 import type { WebSurface } from '../surfaces/web/web-surface.js';
 import { panelLayout } from './panel-layout.js';
 import { stateView } from './state-view.js';
@@ -39,6 +39,8 @@ export function imageFrame(panelIndex: number, controlIndex: number, image: RgbI
 
 export class DeckSocket {
   private readonly clients = new Set<WebSocket>();
+  /** Numbers the clients, so that each one's presses carry an origin of their own. */
+  private clientCount = 0;
   private readonly recent: CommandRecord[] = [];
   private readonly subscription = new Subscription();
   /** The sessions shown, in page order; rebuilt when surfaces come and go. */
@@ -72,9 +74,20 @@ export class DeckSocket {
 
   attach(socket: WebSocket): void {
     this.clients.add(socket);
-    socket.on('close', () => this.clients.delete(socket));
-    socket.on('error', () => this.clients.delete(socket));
-    socket.on('message', (data, isBinary) => this.receive(socket, isBinary ? null : data.toString()));
+    // Presses carry the client as their origin: when its link goes, what it holds is let go without
+    // firing (a hold must never complete for a release that can no longer arrive).
+    const origin = `web-client-${++this.clientCount}`;
+    const pressed = new Set<string>();
+    let gone = false;
+    const leave = () => {
+      this.clients.delete(socket);
+      if (gone) return;
+      gone = true;
+      for (const id of pressed) this.deliver(id, { type: 'lost', origin });
+    };
+    socket.on('close', leave);
+    socket.on('error', leave);
+    socket.on('message', (data, isBinary) => this.receive(socket, isBinary ? null : data.toString(), origin, pressed));
     this.sendPanels(socket);
     socket.send(JSON.stringify({ type: 'state', state: stateView(this.bridge), commands: this.recent.slice(-50) }));
   }
@@ -132,7 +145,7 @@ export class DeckSocket {
     this.broadcast(text);
   }
 
-  private receive(socket: WebSocket, text: string | null): void {
+  private receive(socket: WebSocket, text: string | null, origin: string, pressed: Set<string>): void {
     const reject = (message: string) => {
       this.log.warn(`web deck: ignored a message: ${message}`);
       socket.send(JSON.stringify({ type: 'error', message }));
@@ -150,10 +163,15 @@ export class DeckSocket {
     const session = this.bridge.session(id);
     if (!session) return reject(`no surface "${id}"`);
     if (!session.surface.controls.some((c) => c.id === input.control)) return reject(`surface "${id}" has no control "${input.control}"`);
-    // A web deck is pressed as a device is; any other surface is pressed remotely, as through the API.
+    if (input.type === 'down') pressed.add(id);
+    this.deliver(id, input.type === 'down' || input.type === 'up' ? { ...input, origin } : input);
+  }
+
+  /** A web deck is pressed as a device is; any other surface is pressed remotely, as through the API. */
+  private deliver(id: string, input: SurfaceInput): void {
     const web = this.webSurfaces.find((w) => w.id === id);
     if (web) web.send(input);
-    else session.input(input);
+    else this.bridge.session(id)?.input(input);
   }
 
   private broadcast(message: string | Buffer): void {

@@ -71,7 +71,7 @@ export async function startBridgeFixture(options: BridgeFixtureOptions): Promise
   const made: { renderer?: ReturnType<typeof pictureRenderer> } = {};
   const client = new RecorderClient({ url: fixture.sim.url, token: fixture.sim.token });
   // Requests under way, so that moving virtual time waits for their answers.
-  const requests = new RequestCounter(client);
+  const requests = new RequestCounter(client, virtual ?? undefined);
   const bridge = new Bridge({ recorders: [{ name: 'main', client }], renderer: (thumbnails) => (made.renderer = pictureRenderer({ thumbnails })), decodeThumbnail, log, pollMs: options.pollMs ?? 100, slowMs: 500, meterMs: 100, thumbnailMs: 500, time });
   const commands: CommandRecord[] = [];
   bridge.commands$.subscribe((record) => commands.push(record));

@@ -51,29 +51,49 @@ export async function advanceWithIo(time: VirtualTime, ms: number, quiet: () => 
   await settle(quiet);
 }
 
-/** Counts a client's requests under way, and the most under way at once per operation path. */
+/**
+ * Counts a client's requests under way, and the most under way at once per operation path. With a
+ * virtual time and `latencyMs`, each answer reaches the client only once that much virtual time has
+ * passed since it was sent (the recorder acted at once, the answer is on its way): requests overlap as
+ * they would over a network, deterministically.
+ */
 export class RequestCounter {
+  /** Requests waiting for real I/O (an answer that only waits for virtual time is not). */
   inFlight = 0;
+  latencyMs = 0;
   private readonly current = new Map<string, number>();
   private readonly peaks = new Map<string, number>();
 
-  constructor(client: { send: (...args: never[]) => Promise<unknown> }) {
+  constructor(
+    client: { send: (...args: never[]) => Promise<unknown> },
+    private readonly time?: VirtualTime,
+  ) {
     const send = client.send.bind(client) as (...args: unknown[]) => Promise<unknown>;
     client.send = (async (...args: unknown[]) => {
       const path = (args[0] as { path: string }).path;
-      this.inFlight++;
+      const sentAt = this.time?.now() ?? 0;
       const now = (this.current.get(path) ?? 0) + 1;
       this.current.set(path, now);
       this.peaks.set(path, Math.max(now, this.peaks.get(path) ?? 0));
       try {
-        return await send(...args);
+        this.inFlight++;
+        let answer: { ok: true; value: unknown } | { ok: false; error: unknown };
+        try {
+          answer = { ok: true, value: await send(...args) };
+        } catch (error) {
+          answer = { ok: false, error };
+        } finally {
+          this.inFlight--;
+        }
+        const wait = this.time ? sentAt + this.latencyMs - this.time.now() : 0;
+        if (this.time && wait > 0) await new Promise((resolve) => this.time?.scheduler.schedule(() => resolve(undefined), wait));
+        if (!answer.ok) throw answer.error;
+        return answer.value;
       } finally {
-        this.inFlight--;
         this.current.set(path, (this.current.get(path) ?? 1) - 1);
       }
     }) as typeof client.send;
   }
-
   readonly quiet = (): boolean => this.inFlight === 0;
 
   /** The most requests of one operation (its path template, e.g. "/api/channels/{index}/preview") under way at once. */

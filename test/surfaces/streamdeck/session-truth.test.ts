@@ -1,0 +1,261 @@
+// A press does what the key showed, nothing else: the real bridge on virtual time, the simulator over
+// real HTTP, and Stream Decks found by the manager (the real library over fake HID devices). Each case
+// was an operator's report: an overlay press firing the main page's binding, a hold firing after its
+// release was lost, page keys stranding the deck on the dialog overlay, dial steps going backwards, gain
+// steps refused forever, and macros outliving their deck.
+import { readFileSync } from 'node:fs';
+import { DeviceModelId } from '@elgato-stream-deck/core';
+import { afterEach, describe, expect, it } from 'vitest';
+import { RecorderClient } from '../../../src/api/client.js';
+import { Bridge } from '../../../src/engine/bridge.js';
+import type { CommandRecord } from '../../../src/engine/log.js';
+import { pictureRenderer } from '../../../src/render/picture-renderer.js';
+import { decodeThumbnail } from '../../../src/render/thumbnail.js';
+import { StreamDeckManager } from '../../../src/surfaces/streamdeck/device-manager.js';
+import { parseTestProfile } from '../../support/bridge.js';
+import { startFixture, type SimulatorFixture } from '../../support/simulator.js';
+import { RequestCounter, VirtualTime, advanceWithIo, settle } from '../../support/virtual-time.js';
+import { FakeStreamDeckBackend, recordingLogger } from './helpers.js';
+
+const gen2Keys = (keyCount: number, pressed: number[]) => [0x00, keyCount, 0x00, ...Array.from({ length: keyCount }, (_, i) => (pressed.includes(i) ? 1 : 0))];
+/** A Stream Deck + dial report: turn (signed detents) of each of the four dials. */
+const dialTurn = (amounts: [number, number, number, number]) => [0x03, 0x05, 0x00, 0x01, ...amounts.map((a) => a & 0xff)];
+
+const cleanups: Array<() => Promise<void>> = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+interface DeckBridge {
+  fixture: SimulatorFixture;
+  bridge: Bridge;
+  backend: FakeStreamDeckBackend;
+  requests: RequestCounter;
+  commands: CommandRecord[];
+  time: VirtualTime;
+  advance: (ms: number) => Promise<void>;
+  until: (check: () => boolean, what: string, ms?: number) => Promise<void>;
+  /** Writes the simulator received after a mark (method, path and body). */
+  writesSince: (mark: number) => string[];
+  mark: () => number;
+  /** Presses (down) or releases (up) keys on the deck at a path, as its HID reports them. */
+  keys: (path: string, keyCount: number, pressed: number[]) => void;
+}
+
+async function deckBridge(profile: string, decks: Array<{ path: string; model: DeviceModelId; serial: string }>): Promise<DeckBridge> {
+  const time = new VirtualTime();
+  const fixture = await startFixture({ now: time.now, grid: 16 });
+  const log = recordingLogger();
+  const client = new RecorderClient({ url: fixture.sim.url, token: fixture.sim.token });
+  const requests = new RequestCounter(client, time);
+  const bridge = new Bridge({ recorders: [{ name: 'main', client }], renderer: (thumbnails) => pictureRenderer({ thumbnails }), decodeThumbnail, log, pollMs: 100, slowMs: 500, meterMs: 100, thumbnailMs: 500, time });
+  const backend = new FakeStreamDeckBackend();
+  for (const deck of decks) backend.plug(deck.path, deck.model, deck.serial);
+  const manager = new StreamDeckManager({ backend, log, scanIntervalMs: 60_000, watchHotplug: null });
+  manager.surfaces$.subscribe((event) => (event.type === 'added' ? bridge.addSurface(event.surface) : bridge.removeSurface(event.id)));
+  const commands: CommandRecord[] = [];
+  bridge.commands$.subscribe((record) => commands.push(record));
+  cleanups.push(async () => {
+    await bridge.stop();
+    await manager.stop();
+    await client.close();
+    await fixture.close();
+  });
+  bridge.start();
+  bridge.setProfiles([parseTestProfile(profile)]);
+  manager.start();
+  await manager.scan();
+  const quiet = () => requests.quiet() && bridge.surfaceSessions().every((s) => s.idle);
+  const advance = (ms: number) => advanceWithIo(time, ms, quiet);
+  await advance(0);
+  return {
+    fixture,
+    bridge,
+    backend,
+    requests,
+    commands,
+    time,
+    advance,
+    until: async (check, what, ms = 3000) => {
+      await settle(quiet);
+      for (const deadline = time.now() + ms; !check(); await advance(10)) if (time.now() >= deadline) throw new Error(`timed out after ${ms} virtual ms waiting for ${what}`);
+    },
+    writesSince: (mark) => fixture.sim.log.list().filter((r) => r.seq > mark && r.method !== 'GET').map((r) => `${r.method} ${r.path}${r.body ? ` ${r.body}` : ''}`),
+    mark: () => fixture.sim.log.list().at(-1)?.seq ?? 0,
+    keys: (path, keyCount, pressed) => backend.hidAt(path)?.input(gen2Keys(keyCount, pressed)),
+  };
+}
+
+const MK2 = { path: '/dev/hidraw1', model: DeviceModelId.ORIGINALMK2, serial: 'CLMK2' };
+
+/** Raises a dialog on the simulator: a grid change while a channel records asks for confirmation. */
+async function raiseDialog(d: DeckBridge): Promise<void> {
+  await d.fixture.client.recStart(3);
+  await d.fixture.client.setChannelCount(1);
+  expect(d.fixture.sim.recorder().dialogState().IsDialog).toBe(true);
+}
+
+describe('the page in front decides, at the press', () => {
+  const PROFILE = `
+name: overlay
+match: { kind: streamdeck }
+overlays: { dialog: Dialog }
+pages:
+  - name: Main
+    controls:
+      key0: { press: { action: rec-start, channel: 1 }, hold: { ms: 1000, do: { action: rec-stop, channel: 1 } } }
+      key14: { press: { action: sync-on, channel: 1 } }
+  - name: Dialog
+    controls:
+      key0: { show: dialog }
+      key14: { press: { action: dialog-ok } }
+`;
+
+  it('a press on the dialog overlay sends the overlay\'s dialog-ok, never the main page\'s sync-on', async () => {
+    const d = await deckBridge(PROFILE, [MK2]);
+    await d.until(() => d.bridge.recorderStates()[0]?.lastGoodAt !== null, 'the first poll');
+    // The operator uses key14 on the main page first (the case that once left a gesture behind).
+    d.keys(MK2.path, 15, [14]);
+    d.keys(MK2.path, 15, []);
+    await d.advance(200);
+    await raiseDialog(d);
+    await d.until(() => d.bridge.session('streamdeck:CLMK2')?.currentPage.name === 'Dialog', 'the overlay');
+    const mark = d.mark();
+    d.keys(MK2.path, 15, [14]);
+    d.keys(MK2.path, 15, []);
+    await d.advance(200);
+    expect(d.writesSince(mark)).toEqual(['PUT /api/app/dialog/ok']);
+  });
+
+  it('a hold under way when the dialog comes up is cancelled: nothing fires, not even when let go', async () => {
+    const d = await deckBridge(PROFILE, [MK2]);
+    await d.until(() => d.bridge.recorderStates()[0]?.lastGoodAt !== null, 'the first poll');
+    await d.fixture.client.recStart(0);
+    const mark = d.mark();
+    d.keys(MK2.path, 15, [0]); // held: rec-stop after 1 s
+    await d.advance(300);
+    await raiseDialog(d);
+    await d.until(() => d.bridge.session('streamdeck:CLMK2')?.currentPage.name === 'Dialog', 'the overlay');
+    await d.advance(2000);
+    d.keys(MK2.path, 15, []);
+    await d.advance(200);
+    expect(d.writesSince(mark).filter((w) => w.includes('/channels/0/'))).toEqual([]);
+    expect(d.fixture.sim.recorder().channels()[0]?.IsRecording).toBe(true);
+  });
+});
+
+describe('a lost release never fires a hold', () => {
+  it('a Stream Deck unplugged while a key is held: the hold action never fires', async () => {
+    const d = await deckBridge('name: p\nmatch: { kind: streamdeck }\npages:\n  - name: Main\n    controls:\n      key0: { press: { action: rec-start, channel: 1 }, hold: { ms: 1000, do: { action: rec-stop, channel: 1 } } }\n', [MK2]);
+    await d.until(() => d.bridge.recorderStates()[0]?.lastGoodAt !== null, 'the first poll');
+    await d.fixture.client.recStart(0);
+    const mark = d.mark();
+    d.keys(MK2.path, 15, [0]);
+    await d.advance(400);
+    d.backend.hidAt(MK2.path)?.fail(new Error('could not read from HID device'));
+    expect(d.bridge.session('streamdeck:CLMK2')).toBeUndefined();
+    await d.advance(3000);
+    expect(d.writesSince(mark)).toEqual([]);
+    expect(d.fixture.sim.recorder().channels()[0]?.IsRecording).toBe(true);
+  });
+});
+
+describe('overlay pages are not in the page cycle', () => {
+  it('the shipped 15-key profile: the page key visits every page and never the Dialog overlay', async () => {
+    const shipped = readFileSync(new URL('../../../profiles/streamdeck-15-keys.yaml', import.meta.url), 'utf8');
+    const d = await deckBridge(shipped, [MK2]);
+    const session = () => d.bridge.session('streamdeck:CLMK2');
+    const visited: string[] = [session()?.currentPage.name ?? ''];
+    for (let press = 0; press < 6; press++) {
+      d.keys(MK2.path, 15, [14]);
+      d.keys(MK2.path, 15, []);
+      await d.advance(50);
+      visited.push(session()?.currentPage.name ?? '');
+    }
+    expect(visited).toEqual(['4 channels', '9 channels', '16 channels, 1-8', '16 channels, 9-16', 'Setup', '4 channels', '9 channels']);
+  });
+
+  it('a page press whose down came before the dialog pages on; it does not confirm the dialog', async () => {
+    const shipped = readFileSync(new URL('../../../profiles/streamdeck-15-keys.yaml', import.meta.url), 'utf8');
+    const d = await deckBridge(shipped, [MK2]);
+    await d.until(() => d.bridge.recorderStates()[0]?.lastGoodAt !== null, 'the first poll');
+    const mark = d.mark();
+    d.keys(MK2.path, 15, [14]); // down on the page key
+    await raiseDialog(d);
+    await d.until(() => d.bridge.session('streamdeck:CLMK2')?.currentPage.name === 'Dialog', 'the overlay');
+    d.keys(MK2.path, 15, []);
+    await d.advance(200);
+    expect(d.writesSince(mark).filter((w) => w.includes('dialog'))).toEqual([]);
+    expect(d.fixture.sim.recorder().dialogState().IsDialog).toBe(true);
+  });
+});
+
+describe('gain steps own the gain they write', () => {
+  const PLUS = { path: '/dev/hidraw2', model: DeviceModelId.PLUS, serial: 'CLPLUS' };
+  const PROFILE = `
+name: plus
+match: { kind: streamdeck, model: plus }
+pages:
+  - name: Main
+    controls:
+      dial0: { show: { meter: 1 }, turn: { action: gain-step, channel: 1, db: 0.5 } }
+`;
+  for (const latencyMs of [0, 30]) {
+    it(`ten quick detents down (15 ms apart, recorder ${latencyMs} ms away) send monotonic gains that end exactly 5 dB lower`, async () => {
+      const d = await deckBridge(PROFILE, [PLUS]);
+      await d.fixture.client.updateSource(0, { AudioGain: 7 });
+      d.requests.latencyMs = latencyMs;
+      await d.until(() => d.bridge.session('streamdeck:CLPLUS')?.describeControls().find((c) => c.control.id === 'dial0')?.picture.kind === 'meter' && (d.bridge.session('streamdeck:CLPLUS')?.describeControls().find((c) => c.control.id === 'dial0')?.picture as { gainDb: number | null }).gainDb === 7, 'the gain read');
+      const mark = d.mark();
+      for (let detent = 0; detent < 10; detent++) {
+        d.backend.hidAt(PLUS.path)?.input(dialTurn([-1, 0, 0, 0]));
+        await d.advance(15); // meter reads keep going meanwhile, some answered after a step was written
+      }
+      await d.advance(1000);
+      const gains = d.writesSince(mark).map((w) => Number(/"AudioGain":"(-?[\d.]+)"/.exec(w)?.[1]));
+      expect(gains).toEqual([6.5, 6, 5.5, 5, 4.5, 4, 3.5, 3, 2.5, 2]);
+      expect((await d.fixture.client.getSource(0)).AudioGain).toBe(2);
+      expect(d.commands.filter((c) => c.control === 'dial0').map((c) => c.result)).toEqual(Array(10).fill('ok'));
+    });
+  }
+
+  it('a gain step in a macro step and on a key\'s release has its gain fetched and is carried out', async () => {
+    const d = await deckBridge(
+      `
+name: steps
+match: { kind: streamdeck }
+pages:
+  - name: Main
+    controls:
+      key0: { show: { label: UP }, press: { action: macro, steps: [ { action: sync-on, channel: 2 }, { action: gain-step, channel: 2, db: 1 } ] } }
+      key1: { show: { label: DOWN }, release: { action: gain-step, channel: 2, db: -3 } }
+`,
+      [MK2],
+    );
+    await d.fixture.client.updateSource(1, { AudioGain: 0 });
+    await d.advance(600); // polls, the slow group and a meter round
+    const mark = d.mark();
+    d.keys(MK2.path, 15, [0]);
+    d.keys(MK2.path, 15, []);
+    await d.advance(100);
+    d.keys(MK2.path, 15, [1]);
+    d.keys(MK2.path, 15, []);
+    await d.advance(100);
+    expect(d.writesSince(mark)).toEqual(['PUT /api/channels/1/sync-on', 'PUT /api/sources/1 {"AudioGain":"1.0"}', 'PUT /api/sources/1 {"AudioGain":"-2.0"}']);
+  });
+});
+
+describe('macros belong to their session', () => {
+  it('a deck unplugged during a macro\'s wait: the steps after it are never sent', async () => {
+    const d = await deckBridge('name: m\nmatch: { kind: streamdeck }\npages:\n  - name: Main\n    controls:\n      key0: { press: { action: macro, steps: [ { action: sync-on, channel: 1 }, { wait: 500 }, { action: sync-rec-start } ] } }\n', [MK2]);
+    await d.advance(200);
+    const mark = d.mark();
+    d.keys(MK2.path, 15, [0]);
+    d.keys(MK2.path, 15, []);
+    await d.advance(100);
+    d.backend.hidAt(MK2.path)?.fail(new Error('could not read from HID device'));
+    await d.advance(2000);
+    expect(d.writesSince(mark)).toEqual(['PUT /api/channels/0/sync-on']);
+    expect(d.fixture.sim.recorder().syncState().IsSyncRecording).toBe(false);
+  });
+});
