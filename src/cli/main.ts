@@ -1,5 +1,6 @@
 #!/usr/bin/env -S node --max-semi-space-size=2
 // The `recdeck` command.
+import { call, callUsage } from './call.js';
 import { devices, devicesUsage } from './devices.js';
 import { run, runUsage } from './run.js';
 import { setupUdev, setupUdevUsage } from './setup-udev.js';
@@ -11,6 +12,7 @@ const commands: Record<string, { run: (args: string[]) => Promise<void>; usage: 
   simulate: { run: simulate, usage: simulateUsage },
   devices: { run: (args) => devices(args), usage: devicesUsage },
   'setup-udev': { run: (args) => setupUdev(args), usage: setupUdevUsage },
+  call: { run: (args) => call(args), usage: callUsage },
 };
 
 const usage = `usage:\n${Object.values(commands).map((c) => `  ${c.usage}`).join('\n')}\n`;
