@@ -6,6 +6,7 @@ import { run, runUsage } from './run.js';
 import { setupUdev, setupUdevUsage } from './setup-udev.js';
 import { simulate, simulateUsage } from './simulate.js';
 import { UsageError } from './usage-error.js';
+import { watch, watchUsage } from './watch.js';
 
 const commands: Record<string, { run: (args: string[]) => Promise<void>; usage: string }> = {
   run: { run, usage: runUsage },
@@ -13,6 +14,7 @@ const commands: Record<string, { run: (args: string[]) => Promise<void>; usage: 
   devices: { run: (args) => devices(args), usage: devicesUsage },
   'setup-udev': { run: (args) => setupUdev(args), usage: setupUdevUsage },
   call: { run: (args) => call(args), usage: callUsage },
+  watch: { run: (args) => watch(args), usage: watchUsage },
 };
 
 const usage = `usage:\n${Object.values(commands).map((c) => `  ${c.usage}`).join('\n')}\n`;
