@@ -161,9 +161,13 @@ async function requestBody(id: OperationId, schema: z.ZodType, source: string | 
   return decoded.data;
 }
 
-/** Bytes (the channel preview's PNG) are printed as the Base64 the wire carries. */
-function jsonValue(_key: string, value: unknown): unknown {
-  return value instanceof Uint8Array ? Buffer.from(value).toString('base64') : value;
+/**
+ * Bytes (the channel preview's PNG) are printed as the Base64 the wire carries. The holder's own value
+ * is read, because a Buffer has already turned itself into {type, data} by the time `value` arrives.
+ */
+function jsonValue(this: Readonly<Record<string, unknown>>, key: string, value: unknown): unknown {
+  const original = this[key];
+  return original instanceof Uint8Array ? Buffer.from(original).toString('base64') : value;
 }
 
 /** " (did you mean …?)" for names a few letters away ("get-channels": get-channel, list-channels). */
