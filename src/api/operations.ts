@@ -115,6 +115,11 @@ export type ResponseValue<O extends Operation> = z.output<O['response']>;
 
 const PARAM = /\{([a-z_]+)\}/g;
 
+/** The `{…}` parameter names of a path template, in order. */
+export function pathParamNames(template: string): string[] {
+  return [...template.matchAll(PARAM)].map((match) => match[1] as string);
+}
+
 /** Fills a path template; names are percent-encoded (spaces and non-ASCII included). */
 export function expandPath(template: string, params: Readonly<Record<string, string | number>>): string {
   return template.replace(PARAM, (_, name: string) => {

@@ -74,8 +74,18 @@ export const gainWriteText = z.codec(
   },
 );
 
-/** Audio gain as read back: a number, or text as in writes. */
-export const gainRead = decimalText(1);
+/**
+ * Audio gain as read back. The interface gives it as a number in a source read (text only in write
+ * bodies): the simulator sends a number, and the client also accepts text, as some builds send it.
+ */
+export const gainRead = z.codec(
+  z.union([z.number(), z.string().regex(DECIMAL, { error: 'expected a gain in dB as a number' })]),
+  z.number(),
+  {
+    decode: (value) => Number(value),
+    encode: (db) => Math.round(db * 10) / 10,
+  },
+);
 
 /** "45%" ⇄ 45. */
 export const percentText = z.codec(

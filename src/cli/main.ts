@@ -1,16 +1,20 @@
 #!/usr/bin/env -S node --max-semi-space-size=2
 // The `recdeck` command.
+import { call, callUsage } from './call.js';
 import { devices, devicesUsage } from './devices.js';
 import { run, runUsage } from './run.js';
 import { setupUdev, setupUdevUsage } from './setup-udev.js';
 import { simulate, simulateUsage } from './simulate.js';
 import { UsageError } from './usage-error.js';
+import { watch, watchUsage } from './watch.js';
 
 const commands: Record<string, { run: (args: string[]) => Promise<void>; usage: string }> = {
   run: { run, usage: runUsage },
   simulate: { run: simulate, usage: simulateUsage },
   devices: { run: (args) => devices(args), usage: devicesUsage },
   'setup-udev': { run: (args) => setupUdev(args), usage: setupUdevUsage },
+  call: { run: (args) => call(args), usage: callUsage },
+  watch: { run: (args) => watch(args), usage: watchUsage },
 };
 
 const usage = `usage:\n${Object.values(commands).map((c) => `  ${c.usage}`).join('\n')}\n`;

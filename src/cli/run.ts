@@ -21,12 +21,13 @@ import { watchProfiles, type ProfileSet } from '../profiles/watch.js';
 import { decodeThumbnail } from '../render/thumbnail.js';
 import { pictureRenderer } from '../render/picture-renderer.js';
 import { startSimulator, type RunningSimulator } from '../simulator/server.js';
+import { AuditFile } from './audit-file.js';
 import { consoleLogger } from './console-logger.js';
 import { recordersFrom, type RecorderConfig } from './recorder-config.js';
 import { UsageError } from './usage-error.js';
 
 export const runUsage =
-  'recdeck run [--recorder [NAME=]URL …] [--token [NAME=]TOKEN …] [--profile FILE|DIR …] [--poll-ms N] [--web-port 7900] [--web-host 127.0.0.1] [--web-password P] [--no-web] [--midi-maps DIR …]';
+  'recdeck run [--recorder [NAME=]URL …] [--token [NAME=]TOKEN …] [--profile FILE|DIR …] [--poll-ms N] [--web-port 7900] [--web-host 127.0.0.1] [--web-password P] [--no-web] [--midi-maps DIR …] [--audit-file FILE [--audit-max-mb 10]]';
 
 /** The profiles shipped with recdeck. */
 export const SHIPPED_PROFILES = fileURLToPath(new URL('../../profiles', import.meta.url));
@@ -61,6 +62,8 @@ export interface BridgeSetup {
   surfaces: Surface[];
   /** Adapters that find surfaces and follow them coming and going (Stream Deck, MIDI). */
   sources: SurfaceSource[];
+  /** Every command appended to this file as a JSON line, rotated at maxBytes; absent for none. */
+  audit?: { file: string; maxBytes: number } | null;
 }
 
 export type RunOptions = Omit<BridgeSetup, 'surfaces' | 'sources'> & {
@@ -81,11 +84,15 @@ export function parseRunArgs(args: string[], env: NodeJS.ProcessEnv): RunOptions
       'web-password': { type: 'string' },
       'no-web': { type: 'boolean', default: false },
       'midi-maps': { type: 'string', multiple: true, default: [] },
+      'audit-file': { type: 'string' },
+      'audit-max-mb': { type: 'string', default: '10' },
     },
     strict: true,
   });
   const pollMs = Number(values['poll-ms']);
   if (!/^\d+$/.test(values['poll-ms']) || pollMs < 50 || pollMs > 10_000) throw new UsageError(`--poll-ms: expected a whole number of ms from 50 to 10000, got ${values['poll-ms']}`);
+  const auditMaxMb = Number(values['audit-max-mb']);
+  if (!/^\d+$/.test(values['audit-max-mb']) || auditMaxMb < 1) throw new UsageError(`--audit-max-mb: expected a whole number of MB from 1, got ${values['audit-max-mb']}`);
   return {
     recorderFlags: values.recorder,
     tokenFlags: values.token,
@@ -93,6 +100,7 @@ export function parseRunArgs(args: string[], env: NodeJS.ProcessEnv): RunOptions
     pollMs,
     env,
     midiMapFolders: values['midi-maps'].length > 0 ? values['midi-maps'] : [SHIPPED_MIDI_MAPS],
+    audit: values['audit-file'] === undefined ? null : { file: values['audit-file'], maxBytes: auditMaxMb * 1024 * 1024 },
     web: values['no-web'] ? null : { host: values['web-host'], port: webPort(values['web-port']), password: values['web-password'] ?? env.RECDECK_WEB_PASSWORD ?? null },
   };
 }
@@ -106,6 +114,7 @@ function webPort(text: string): number {
 /** Starts the bridge (and the simulator when no recorder is configured) and binds the surfaces. */
 export async function startBridge(setup: BridgeSetup, log = consoleLogger()): Promise<RunningBridge> {
   const flagged = recordersFrom(setup.recorderFlags, setup.tokenFlags, setup.env);
+  const audit = setup.audit ? await AuditFile.open({ path: setup.audit.file, maxBytes: setup.audit.maxBytes, log }) : null;
 
   let lastProblems = '';
   const report = (set: ProfileSet) => {
@@ -134,6 +143,7 @@ export async function startBridge(setup: BridgeSetup, log = consoleLogger()): Pr
     const clients = recorders.map((r) => ({ name: r.name, client: new RecorderClient({ url: r.url, token: r.token ?? '' }) }));
     const running = new Bridge({ recorders: clients, renderer: (thumbnails) => pictureRenderer({ thumbnails }), decodeThumbnail, log, pollMs: setup.pollMs });
     running.start();
+    const auditing = audit && running.commands$.subscribe((record) => audit.write(record));
     running.setProfiles(profiles.profiles);
     bridge = running;
     for (const surface of setup.surfaces) running.addSurface(surface);
@@ -163,6 +173,8 @@ export async function startBridge(setup: BridgeSetup, log = consoleLogger()): Pr
         // Blank every surface before the adapters close their devices.
         await running.stop();
         for (const stop of followed) await stop();
+        auditing?.unsubscribe();
+        await audit?.close();
         await Promise.allSettled(clients.map((c) => c.client.close()));
         await simulator?.close();
       },

@@ -118,11 +118,52 @@ export function planCommand(action: RecorderAction, inputs: PlanInputs): Command
     case 'conversion-toggle':
       if (!live || !state.conversion) return unknown('conversion');
       return send({ method: 'setConversionConfig', args: [{ IsEnabled: !state.conversion.IsEnabled }] }, true);
+    case 'schedule-set':
+      return send({ method: 'setSchedule', args: [defined({ StartTime: action.start, StopTime: action.stop, ScheduleType: action.type, IsEnabled: action.enabled })] }, true);
+    case 'conversion-set':
+      return send(
+        {
+          method: 'setConversionConfig',
+          args: [
+            defined({
+              IsEnabled: action.enabled,
+              VideoFormat: action['video-format'],
+              FrameRate: action['frame-rate'],
+              Interlace: action.interlace,
+              AudioSampleRate: action['audio-sample-rate'],
+              AudioChannel: action['audio-channel'],
+              AudioBit: action['audio-bit'],
+            }),
+          ],
+        },
+        true,
+      );
+    case 'settings-set':
+      return send({
+        method: 'updateSettings',
+        args: [
+          defined({
+            LogFolder: action['log-folder'],
+            PreviewRefresh: action['preview-refresh'],
+            LoadLastSession: action['load-last-session'],
+            PreviewStretch: action['preview-stretch'],
+            AlwaysShowStatistics: action['always-show-statistics'],
+            AlwaysShowAudioMeters: action['always-show-audio-meters'],
+            StartAtStartup: action['start-at-startup'],
+            OpenAsync: action['open-async'],
+          }),
+        ],
+      });
     case 'gain-set':
     case 'gain-step':
     case 'gain-fader':
       return planGain(action, inputs, channelNumber);
   }
+}
+
+/** A write body with only the fields the action names (the rest keep their value on the recorder). */
+function defined<T extends object>(body: T): T {
+  return Object.fromEntries(Object.entries(body).filter(([, value]) => value !== undefined)) as T;
 }
 
 function planGain(action: Extract<RecorderAction, { action: 'gain-set' | 'gain-step' | 'gain-fader' }>, inputs: PlanInputs, channelNumber: number | null): CommandPlan {

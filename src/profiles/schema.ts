@@ -2,7 +2,9 @@
 // and what it does. This schema is the single source of truth: the loader validates with it, the engine
 // takes its types, and the JSON Schema shipped for editors is generated from it.
 import * as z from 'zod';
+import { ScheduleWrite, SettingsWrite } from '../api/app.js';
 import { GRID_SIZES } from '../api/channel.js';
+import { ConversionWrite } from '../api/conversion.js';
 
 const MAX_CHANNEL = 16;
 
@@ -24,6 +26,55 @@ const gainTarget = {
 };
 const oneGainTarget = (value: { channel?: unknown; source?: unknown }) => (value.channel === undefined) !== (value.source === undefined);
 const gainTargetError = { error: 'expected exactly one of channel or source' };
+
+/** A "set" action names at least one of its fields: an empty one would send a request that changes nothing. */
+const someField = (fields: readonly string[]) =>
+  [(value: Record<string, unknown>) => fields.some((f) => value[f] !== undefined), { error: `expected at least one of ${fields.join(', ')}` }] as const;
+
+// The fields of the set actions reuse the interface's write schemas, so a value is checked exactly as
+// the recorder's write checks it (conversion values against the interface's conversion lists).
+const scheduleSet = z
+  .strictObject({
+    action: z.literal('schedule-set'),
+    start: ScheduleWrite.shape.StartTime.describe('Start time hh:mm (24 h), or null to clear it'),
+    stop: ScheduleWrite.shape.StopTime.describe('Stop time hh:mm (24 h), or null to clear it; both null disables the schedule'),
+    type: ScheduleWrite.shape.ScheduleType.describe('"All channels" or "In-sync only"'),
+    enabled: ScheduleWrite.shape.IsEnabled.describe('Turn the schedule on or off as well'),
+    recorder,
+  })
+  .refine(...someField(['start', 'stop', 'type', 'enabled']))
+  .describe('Set the schedule\'s times, type and (optionally) whether it is on');
+const conversionSet = z
+  .strictObject({
+    action: z.literal('conversion-set'),
+    enabled: ConversionWrite.shape.IsEnabled,
+    'video-format': ConversionWrite.shape.VideoFormat,
+    'frame-rate': ConversionWrite.shape.FrameRate,
+    interlace: ConversionWrite.shape.Interlace,
+    'audio-sample-rate': ConversionWrite.shape.AudioSampleRate,
+    'audio-channel': ConversionWrite.shape.AudioChannel,
+    'audio-bit': ConversionWrite.shape.AudioBit,
+    recorder,
+  })
+  .refine(...someField(['enabled', 'video-format', 'frame-rate', 'interlace', 'audio-sample-rate', 'audio-channel', 'audio-bit']))
+  .describe('Set conversion: any of its fields, each value from the recorder\'s conversion lists (quoted in YAML: frame-rate: "25")');
+const settingsSet = z
+  .strictObject({
+    action: z.literal('settings-set'),
+    'log-folder': SettingsWrite.shape.LogFolder,
+    'preview-refresh': SettingsWrite.shape.PreviewRefresh,
+    'load-last-session': SettingsWrite.shape.LoadLastSession,
+    'preview-stretch': SettingsWrite.shape.PreviewStretch,
+    'always-show-statistics': SettingsWrite.shape.AlwaysShowStatistics,
+    'always-show-audio-meters': SettingsWrite.shape.AlwaysShowAudioMeters,
+    'start-at-startup': SettingsWrite.shape.StartAtStartup,
+    'open-async': SettingsWrite.shape.OpenAsync,
+    recorder,
+  })
+  .refine(
+    ...someField(['log-folder', 'preview-refresh', 'load-last-session', 'preview-stretch', 'always-show-statistics', 'always-show-audio-meters', 'start-at-startup', 'open-async']),
+  )
+  .describe('Set any of the recorder\'s writable preferences');
 
 const Wait = z.strictObject({ wait: z.number().int().min(0).max(60_000).describe('Pause in ms between macro steps') });
 
@@ -58,6 +109,9 @@ export const RecorderAction = z.discriminatedUnion('action', [
   plainAction('conversion-on', 'Enable conversion'),
   plainAction('conversion-off', 'Disable conversion'),
   plainAction('conversion-toggle', 'Enable or disable conversion'),
+  scheduleSet,
+  conversionSet,
+  settingsSet,
   z
     .strictObject({ action: z.literal('gain-set'), ...gainTarget, db: z.number().min(-60).max(20), recorder })
     .refine(oneGainTarget, gainTargetError)

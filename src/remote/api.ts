@@ -18,7 +18,7 @@ export class ApiError extends Error {
 
 export interface ApiContext {
   bridge: Bridge;
-  metricsText: () => string;
+  metricsText: () => Promise<string>;
 }
 
 /** Keys are numbered among the pressable controls with no dial: keys, pedals, pads and buttons. */
@@ -90,7 +90,7 @@ export async function answerApi(request: IncomingMessage, url: URL, context: Api
   }
   if (url.pathname === '/metrics') {
     allow(method, 'GET');
-    return { status: 200, type: 'text/plain; version=0.0.4; charset=utf-8', body: context.metricsText() };
+    return { status: 200, type: 'text/plain; version=0.0.4; charset=utf-8', body: await context.metricsText() };
   }
   if (parts[0] !== 'surfaces') return null;
 

@@ -1,9 +1,10 @@
 // The rules that decide what one action sends, without a recorder.
-import { describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Channel } from '../../src/api/channel.js';
-import { describeCall, planCommand, type PlanInputs } from '../../src/engine/command-plan.js';
+import { describeCall, planCommand, sendCall, type PlanInputs } from '../../src/engine/command-plan.js';
 import { initialRecorderState, type RecorderState } from '../../src/engine/recorder-state.js';
 import { RecorderAction } from '../../src/profiles/schema.js';
+import { startFixture, type SimulatorFixture } from '../support/simulator.js';
 
 const channel = (index: number, over: Partial<Channel> = {}): Channel => ({
   Index: index,
@@ -128,5 +129,71 @@ describe('planCommand', () => {
 
   it('a gain action names exactly one target', () => {
     expect(() => RecorderAction.parse({ action: 'gain-set', channel: 1, source: 'Cam 1', db: 0 })).toThrow(/exactly one of channel or source/);
+  });
+});
+
+describe('the set actions (schedule, conversion, preferences)', () => {
+  const args = (action: unknown) => {
+    const result = plan(action);
+    return result.kind === 'send' ? { request: describeCall(result.call), args: result.call.args, slow: result.touchesSlowState } : result;
+  };
+
+  it('send only the fields they name, under the interface\'s names', () => {
+    expect(args({ action: 'schedule-set', start: '08:30', stop: '17:00', type: 'In-sync only' })).toEqual({
+      request: 'PUT /api/app/schedule',
+      args: [{ StartTime: '08:30', StopTime: '17:00', ScheduleType: 'In-sync only' }],
+      slow: true,
+    });
+    expect(args({ action: 'schedule-set', start: null, stop: null })).toMatchObject({ args: [{ StartTime: null, StopTime: null }] });
+    expect(args({ action: 'conversion-set', 'frame-rate': '25', 'video-format': 'FullHD', 'audio-channel': '2', enabled: true })).toEqual({
+      request: 'PUT /api/app/conversion-config',
+      args: [{ IsEnabled: true, VideoFormat: 'FullHD', FrameRate: '25', AudioChannel: '2' }],
+      slow: true,
+    });
+    expect(args({ action: 'settings-set', 'preview-refresh': 10, 'open-async': false })).toEqual({ request: 'PUT /api/app/settings', args: [{ PreviewRefresh: 10, OpenAsync: false }], slow: false });
+  });
+
+  it('refuse, when the profile loads, a value outside the conversion lists, a bad time, a read-only preference or nothing to set', () => {
+    const problem = (action: unknown) => {
+      const result = RecorderAction.safeParse(action);
+      return result.success ? 'accepted' : result.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ');
+    };
+    expect(problem({ action: 'conversion-set', 'frame-rate': '26' })).toMatch(/^frame-rate: .*"Original".*"59.94"/);
+    expect(problem({ action: 'conversion-set', 'frame-rate': 25 })).toMatch(/^frame-rate: /);
+    expect(problem({ action: 'schedule-set', start: '25:00' })).toBe('start: expected a time as hh:mm (00:00 to 23:59)');
+    expect(problem({ action: 'schedule-set', type: 'Some channels' })).toMatch(/^type: /);
+    expect(problem({ action: 'settings-set', 'is-notification-admin': true })).toMatch(/is-notification-admin/);
+    expect(problem({ action: 'settings-set', 'preview-refresh': 0 })).toBe('preview-refresh: expected an integer from 1 to 60');
+    expect(problem({ action: 'schedule-set' })).toBe(': expected at least one of start, stop, type, enabled');
+    expect(problem({ action: 'conversion-set' })).toMatch(/expected at least one of enabled, video-format/);
+  });
+
+  describe('through the real HTTP path', () => {
+    let f: SimulatorFixture;
+    beforeAll(async () => {
+      f = await startFixture();
+    });
+    afterAll(() => f.close());
+
+    const run = async (action: unknown) => {
+      const result = plan(action);
+      if (result.kind !== 'send') throw new Error(`refused: ${result.reason}`);
+      await sendCall(f.client, result.call);
+    };
+
+    it('the simulator takes each one and reads it back', async () => {
+      await run({ action: 'schedule-set', start: '07:15', stop: '19:45', type: 'In-sync only', enabled: true });
+      expect(await f.client.getSchedule()).toMatchObject({ IsEnabled: true, StartTime: '07:15:00', StopTime: '19:45:00', ScheduleType: 'In-sync only' });
+      await run({ action: 'schedule-set', stop: '20:00' });
+      expect(await f.client.getSchedule()).toMatchObject({ StartTime: '07:15:00', StopTime: '20:00:00' });
+
+      const before = await f.client.getConversionConfig();
+      await run({ action: 'conversion-set', 'frame-rate': '29.97', interlace: 'Progressive', 'audio-bit': '32' });
+      expect(await f.client.getConversionConfig()).toEqual({ ...before, FrameRate: '29.97', Interlace: 'Progressive', AudioBit: '32' });
+
+      const settings = await f.client.getSettings();
+      await run({ action: 'settings-set', 'preview-stretch': !settings.PreviewStretch, 'preview-refresh': 12 });
+      expect(await f.client.getSettings()).toEqual({ ...settings, PreviewStretch: !settings.PreviewStretch, PreviewRefresh: 12 });
+    });
   });
 });

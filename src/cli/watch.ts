@@ -1,0 +1,109 @@
+// `recdeck watch`: the recorder's state changes as JSON lines on stdout, for scripts and logs. It reads
+// through the same RecorderPoller as the bridge and prints what changed between two of its states.
+import { parseArgs } from 'node:util';
+import { pairwise, type Subscription } from 'rxjs';
+import { RecorderClient } from '../api/client.js';
+import { RecorderPoller } from '../engine/recorder-poller.js';
+import type { RecorderState } from '../engine/recorder-state.js';
+import { oneRecorder, recorderOptions } from './call.js';
+import { UsageError } from './usage-error.js';
+
+export const watchUsage = 'recdeck watch [--recorder URL] [--token TOKEN] [--poll-ms 250] [--counters]';
+
+/** One line of output: what changed, on which recorder, when. */
+export type WatchEvent = { at: string; recorder: string; event: string } & Record<string, unknown>;
+
+/** Live figures that move every second while recording: left out unless asked for. */
+const COUNTERS: ReadonlySet<string> = new Set(['RecordingDuration', 'RecordingFPS', 'RecordingBreaks', 'RecordingDrops', 'RecordingBuffered']);
+
+type Fields = Readonly<Record<string, unknown>>;
+
+/** Fields of `next` that differ from `previous` (all of them when there was none). */
+function changedFields(previous: Fields | null | undefined, next: Fields, skip: ReadonlySet<string> = new Set()): Record<string, unknown> {
+  const changed: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(next)) {
+    if (skip.has(key)) continue;
+    if (!previous || JSON.stringify(previous[key]) !== JSON.stringify(value)) changed[key] = value;
+  }
+  return changed;
+}
+
+const nonEmpty = (fields: Record<string, unknown>) => Object.keys(fields).length > 0;
+
+/** What changed from one poller state to the next, as events without time and recorder. */
+export function stateChanges(previous: RecorderState, next: RecorderState, options: { counters: boolean }): Array<{ event: string } & Record<string, unknown>> {
+  const events: Array<{ event: string } & Record<string, unknown>> = [];
+  const wasAnswering = previous.lastGoodAt !== null && previous.failures === 0;
+  if (next.failures === 0 && next.lastGoodAt !== null && !wasAnswering) events.push({ event: 'connected' });
+  if (next.failures > 0 && (previous.failures === 0 || previous.lastError !== next.lastError)) {
+    events.push({ event: 'error', error: next.lastError, unreachable: next.unreachable });
+  }
+
+  const skip = options.counters ? new Set<string>() : COUNTERS;
+  if (next.channels && next.channels !== previous.channels) {
+    if (!previous.channels || previous.channels.length !== next.channels.length) {
+      events.push({ event: 'channels', channels: next.channels });
+    } else {
+      next.channels.forEach((channel, i) => {
+        const changed = changedFields(previous.channels?.[i], channel, skip);
+        if (nonEmpty(changed)) events.push({ event: 'channel', index: channel.Index, changed });
+      });
+    }
+  }
+  for (const part of ['sync', 'dialog', 'schedule', 'conversion'] as const) {
+    const value = next[part];
+    if (!value || value === previous[part]) continue;
+    const changed = changedFields(previous[part], value);
+    if (nonEmpty(changed)) events.push({ event: part, changed });
+  }
+  if (next.sources && next.sources !== previous.sources && JSON.stringify(next.sources) !== JSON.stringify(previous.sources)) {
+    events.push({ event: 'sources', sources: next.sources });
+  }
+  if (options.counters && next.resources && next.resources !== previous.resources) events.push({ event: 'resources', resources: next.resources });
+  return events;
+}
+
+export interface WatchOptions {
+  name: string;
+  client: RecorderClient;
+  pollMs: number;
+  counters: boolean;
+  write: (line: string) => void;
+  now?: () => number;
+}
+
+/** Starts polling and writing lines; returns the function that stops it. */
+export function startWatch(options: WatchOptions): () => void {
+  const now = options.now ?? Date.now;
+  const poller = new RecorderPoller(options.name, options.client, { pollMs: options.pollMs, now });
+  const subscription: Subscription = poller.state$.pipe(pairwise()).subscribe(([previous, next]) => {
+    for (const change of stateChanges(previous, next, { counters: options.counters })) {
+      const event: WatchEvent = { at: new Date(now()).toISOString(), recorder: options.name, ...change };
+      options.write(`${JSON.stringify(event)}\n`);
+    }
+  });
+  poller.start();
+  return () => {
+    poller.stop();
+    subscription.unsubscribe();
+  };
+}
+
+export async function watch(args: string[], env: NodeJS.ProcessEnv = process.env, stdout: NodeJS.WritableStream = process.stdout): Promise<void> {
+  const { values } = parseArgs({
+    args,
+    options: { ...recorderOptions(), 'poll-ms': { type: 'string', default: '250' }, counters: { type: 'boolean', default: false } },
+    strict: true,
+  });
+  const pollMs = Number(values['poll-ms']);
+  if (!/^\d+$/.test(values['poll-ms']) || pollMs < 50 || pollMs > 60_000) throw new UsageError(`--poll-ms: expected a whole number of ms from 50 to 60000, got ${values['poll-ms']}`);
+  const recorder = oneRecorder(values.recorder, values.token, env);
+  const client = new RecorderClient({ url: recorder.url, token: recorder.token });
+  const stop = startWatch({ name: recorder.name, client, pollMs, counters: values.counters, write: (line) => stdout.write(line) });
+  await new Promise<void>((resolve) => {
+    process.once('SIGINT', () => resolve());
+    process.once('SIGTERM', () => resolve());
+  });
+  stop();
+  await client.close();
+}

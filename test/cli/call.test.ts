@@ -1,0 +1,200 @@
+// `recdeck call`: every operation of the table from the shell, against the simulator. The walk goes
+// over the operation table itself, so an operation added there and not callable here fails the test.
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { join } from 'node:path';
+import { PassThrough, Readable } from 'node:stream';
+import { fileURLToPath } from 'node:url';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { operations, type OperationId, type Operations } from '../../src/api/operations.js';
+import { call, callHelp, commandName } from '../../src/cli/call.js';
+import { UsageError } from '../../src/cli/usage-error.js';
+import { startFixture, type SimulatorFixture } from '../support/simulator.js';
+
+type WithBody = { [K in OperationId as Operations[K]['request'] extends undefined ? never : K]: unknown };
+
+/** A body, as on the wire, for every operation that takes one (the compiler demands each). */
+const bodies = (folder: string): WithBody => ({
+  addSource: { Name: 'Shell source', AudioGain: '-3.0' },
+  updateSource: { AudioGain: '-1.5' },
+  addDestination: { Name: 'Shell destination' },
+  updateDestination: { NamingTemplate: '%source%' },
+  addPreset: { Name: 'Shell preset' },
+  updatePreset: { VideoBitrate: '9000' },
+  setConversionConfig: { IsEnabled: true, FrameRate: '25' },
+  updateSettings: { PreviewStretch: true },
+  saveProject: { Path: join(folder, 'from-shell.json') },
+  loadProject: { Path: join(folder, 'from-shell.json') },
+  setSchedule: { IsEnabled: true, StartTime: '08:00', StopTime: '09:00', ScheduleType: 'All channels' },
+});
+
+const SAMPLE_PARAMS: Record<string, string> = { index: '0', grid_size: '4', source_name: 'Cam 2', destination_name: 'Archive ProRes', action: 'cancel' };
+
+function memoryIo(env: NodeJS.ProcessEnv, stdin = '') {
+  const stdout = new PassThrough();
+  let out = '';
+  stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
+  return { io: { env, stdout, stdin: Readable.from([stdin]) }, out: () => out };
+}
+
+describe('recdeck call against the simulator', () => {
+  let f: SimulatorFixture;
+  let env: NodeJS.ProcessEnv;
+  beforeEach(async () => {
+    f = await startFixture();
+    env = { RECDECK_RECORDER: f.sim.url, RECDECK_TOKEN: f.sim.token };
+  });
+  afterEach(() => f.close());
+
+  const shell = async (args: string[], stdin?: string) => {
+    const { io, out } = memoryIo(env, stdin);
+    await call(args, io);
+    return out();
+  };
+
+  /** Arguments that make each operation succeed on the demo project, in the table's order. */
+  const argsFor = async (id: OperationId, body: WithBody): Promise<string[]> => {
+    const operation = operations[id];
+    const params = [...operation.path.matchAll(/\{([a-z_]+)\}/g)].map((m) => SAMPLE_PARAMS[m[1] as string] as string);
+    // A delete takes the last item (the one this walk added), so the demo's assignments stay valid.
+    if (id === 'deleteSource') params[0] = String((await f.client.listSources()).length - 1);
+    if (id === 'deleteDestination') params[0] = String((await f.client.listDestinations()).length - 1);
+    if (id === 'deletePreset') params[0] = String((await f.client.listPresets()).length - 1);
+    if (id === 'unsetChannelSource') params[0] = '1';
+    if (id === 'syncOn' || id === 'syncOff') params[0] = '2';
+    const withBody = id in body ? ['--body', JSON.stringify(body[id as keyof WithBody])] : [];
+    return [commandName(id), ...params, ...withBody];
+  };
+
+  it('calls every operation of the table, each answering JSON on stdout', async () => {
+    const body = bodies(f.folder);
+    const ids = Object.keys(operations) as OperationId[];
+    expect(ids).toHaveLength(52);
+    for (const id of ids) {
+      // State some operations need first: an InSync channel for the sync take, a dialog to answer.
+      if (id === 'syncRecStart') await f.client.syncOn(3);
+      if (id === 'answerDialog') await f.raw('POST', '/_sim/dialog', { body: '{"content":"from the shell","buttons":"Yes_No"}' });
+      const args = await argsFor(id, body);
+      const before = f.sim.log.list().length;
+      const out = await shell(args).catch((error: unknown) => {
+        throw new Error(`recdeck call ${args.join(' ')}: ${String(error)}`);
+      });
+      const sent = f.sim.log.list().slice(before);
+      expect(sent.map((r) => r.operation), args.join(' ')).toContain(id);
+      expect(sent.find((r) => r.operation === id)?.status, args.join(' ')).toBe(200);
+      const answer: unknown = JSON.parse(out);
+      if (operations[id].method !== 'GET') expect(answer, args.join(' ')).toEqual({});
+      else expect(answer, args.join(' ')).not.toEqual({});
+    }
+  });
+
+  it('a read prints the decoded answer; --json prints it on one line', async () => {
+    const pretty = await shell(['list-channels']);
+    const compact = await shell(['list-channels', '--json']);
+    expect(compact.trim().split('\n')).toHaveLength(1);
+    expect(pretty.split('\n').length).toBeGreaterThan(10);
+    const channels = JSON.parse(compact) as Array<{ Index: number; RecordingDuration: number }>;
+    expect(channels.map((c) => c.Index)).toEqual([0, 1, 2, 3]);
+    expect(typeof channels[0]?.RecordingDuration).toBe('number'); // seconds, as the client decodes hh:mm:ss
+    const source = JSON.parse(await shell(['get-source', '0'])) as { AudioGain: unknown };
+    expect(typeof source.AudioGain).toBe('number');
+  });
+
+  it('the preview prints as the Base64 of its PNG', async () => {
+    const text: unknown = JSON.parse(await shell(['get-channel-preview', '0']));
+    expect(text).toMatch(/^[A-Za-z0-9+/]+={0,2}$/);
+    expect(Buffer.from(text as string, 'base64').subarray(1, 4).toString()).toBe('PNG');
+  });
+
+  it('a body from a file, inline or stdin is written as on the wire and reaches the recorder', async () => {
+    const { writeFile } = await import('node:fs/promises');
+    const file = join(f.folder, 'source.json');
+    await writeFile(file, JSON.stringify({ Name: 'From file', AudioGain: '-4.5' }));
+    await shell(['add-source', '--body', file]);
+    await shell(['add-source', '--body', '-'], JSON.stringify({ Name: 'From stdin' }));
+    const names = (await f.client.listSources()).map((s) => s.Name);
+    expect(names).toEqual(expect.arrayContaining(['From file', 'From stdin']));
+    const index = names.indexOf('From file');
+    expect(await f.client.getSource(index)).toMatchObject({ AudioGain: -4.5 });
+    expect(JSON.parse(f.sim.log.list().find((r) => r.body.includes('From file'))?.body ?? '')).toEqual({ Name: 'From file', AudioGain: '-4.5' });
+  });
+
+  it("a refusal throws the recorder's own message; nothing else was sent", async () => {
+    await f.client.recStop(3);
+    const error = await shell(['rec-pause', '3']).then(() => expect.unreachable(), (e: unknown) => e as Error);
+    expect(error).not.toBeInstanceOf(UsageError);
+    expect(error.message).toMatch(/^Channel 4 is not recording; there is nothing to pause \(PUT \/api\/channels\/3\/rec-pause: 400\)$/);
+  });
+
+  it('bad input is a usage error naming what is wrong, and sends nothing', async () => {
+    const before = f.sim.log.list().length;
+    const usage = (args: string[]) => shell(args).then(() => expect.unreachable(), (e: unknown) => e as Error);
+    expect((await usage(['get-channels'])).message).toMatch(/unknown operation "get-channels" \(did you mean "get-channel" or "list-channels"/);
+    expect((await usage(['rec-start'])).message).toBe('rec-start takes <index>, got none');
+    expect((await usage(['rec-start', 'one'])).message).toBe('<index>: expected a whole number (0-based position), got "one"');
+    expect((await usage(['add-source'])).message).toMatch(/add-source needs --body/);
+    expect((await usage(['add-source', '--body', '{"Name":"x","AudioGain":-3}'])).message).toBe('--body: AudioGain: expected a string, got -3');
+    expect((await usage(['add-source', '--body', '{"Name":'])).message).toMatch(/^--body: --body is not JSON/);
+    expect((await usage(['rec-start', '0', '--body', '{}'])).message).toBe('rec-start takes no --body');
+    for (const error of await Promise.all([usage(['get-channels']), usage(['rec-start'])])) expect(error).toBeInstanceOf(UsageError);
+    expect(f.sim.log.list().length).toBe(before);
+  });
+
+  it('the help is generated from the table: every operation, its parameters and body fields', () => {
+    const help = callHelp();
+    for (const [id, operation] of Object.entries(operations)) {
+      expect(help).toContain(commandName(id as OperationId));
+      expect(help).toContain(`${operation.method} ${operation.path}`);
+    }
+    expect(help).toContain('set-channel-source <index> <source_name>');
+    expect(help).toMatch(/add-source --body FILE\|JSON\|- +POST \/api\/sources +body: Name, VideoDevice, .*AudioGain/);
+  });
+});
+
+describe('the built recdeck call', () => {
+  const main = fileURLToPath(new URL('../../dist/cli/main.js', import.meta.url));
+  let f: SimulatorFixture;
+  beforeAll(async () => {
+    f = await startFixture();
+  });
+  afterAll(() => f.close());
+
+  async function run(args: string[], env: NodeJS.ProcessEnv) {
+    const child = spawn(process.execPath, [main, ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: { PATH: process.env.PATH, ...env } });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    const [code] = (await once(child, 'exit')) as [number | null];
+    return { code, stdout, stderr };
+  }
+
+  it('exits 0 with JSON, 1 with the recorder\'s message, 2 on a usage error; flags work as for run', async () => {
+    const env = { RECDECK_RECORDER: f.sim.url, RECDECK_TOKEN: f.sim.token };
+    const started = await run(['call', 'rec-start', '1'], env);
+    expect(started).toMatchObject({ code: 0, stdout: '{}\n' });
+    expect((await f.client.getChannel(1)).IsRecording).toBe(true);
+
+    const refused = await run(['call', 'rec-pause', '2', '--recorder', f.sim.url, '--token', f.sim.token], {});
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain('recdeck call: Channel 3 is not recording; there is nothing to pause (PUT /api/channels/2/rec-pause: 400)');
+    expect(refused.stdout).toBe('');
+
+    const unknown = await run(['call', 'get-channels', '--json'], env);
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toContain('did you mean');
+
+    const noRecorder = await run(['call', 'list-channels'], {});
+    expect(noRecorder.code).toBe(2);
+    expect(noRecorder.stderr).toContain('no recorder');
+
+    const badToken = await run(['call', 'list-channels'], { ...env, RECDECK_TOKEN: 'perm:wrong' });
+    expect(badToken.code).toBe(1);
+    expect(badToken.stderr).toContain('Authorization token is not valid');
+    expect(badToken.stderr).not.toContain(f.sim.token);
+
+    const help = await run(['call', '--help'], {});
+    expect(help.code).toBe(0);
+    expect(help.stdout.match(/^ {2}[a-z-]+/gm)).toHaveLength(52);
+  });
+});

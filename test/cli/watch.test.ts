@@ -1,0 +1,104 @@
+// `recdeck watch`: the recorder's state changes as JSON lines, through the bridge's own poller.
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { fileURLToPath } from 'node:url';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { Channel } from '../../src/api/channel.js';
+import { initialRecorderState, type RecorderState } from '../../src/engine/recorder-state.js';
+import { startWatch, stateChanges, type WatchEvent } from '../../src/cli/watch.js';
+import { startFixture, type SimulatorFixture } from '../support/simulator.js';
+
+async function until(check: () => boolean, what: string, ms = 5000): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+const channel = (over: Partial<Channel> = {}): Channel => ({
+  Index: 0,
+  SourceName: 'Cam 1',
+  Destinations: [],
+  IsRecording: false,
+  IsSomethingWrong: false,
+  IsRecordingPause: false,
+  IsInSync: false,
+  IsInSyncRec: false,
+  IsAudioPreview: false,
+  RecordingDuration: 0,
+  RecordingFPS: 0,
+  RecordingBreaks: 0,
+  RecordingDrops: 0,
+  RecordingBuffered: 0,
+  ...over,
+});
+
+describe('what counts as a change', () => {
+  const base: RecorderState = { ...initialRecorderState('main', 250), lastGoodAt: 1, channels: [channel()] };
+
+  it('the first answer connects and gives every channel; later only the fields that changed', () => {
+    expect(stateChanges(initialRecorderState('main', 250), base, { counters: false })).toEqual([{ event: 'connected' }, { event: 'channels', channels: [channel()] }]);
+    const recording = { ...base, lastGoodAt: 2, channels: [channel({ IsRecording: true, RecordingDuration: 1 })] };
+    expect(stateChanges(base, recording, { counters: false })).toEqual([{ event: 'channel', index: 0, changed: { IsRecording: true } }]);
+    expect(stateChanges(base, recording, { counters: true })).toEqual([{ event: 'channel', index: 0, changed: { IsRecording: true, RecordingDuration: 1 } }]);
+    const ticking = { ...recording, lastGoodAt: 3, channels: [channel({ IsRecording: true, RecordingDuration: 2, RecordingFPS: 25 })] };
+    expect(stateChanges(recording, ticking, { counters: false })).toEqual([]);
+  });
+
+  it('a failure is told once per message, and the recovery once', () => {
+    const failing = { ...base, failures: 1, lastError: 'GET /api/channels failed (network): ECONNREFUSED', unreachable: true };
+    expect(stateChanges(base, failing, { counters: false })).toEqual([{ event: 'error', error: failing.lastError, unreachable: true }]);
+    expect(stateChanges(failing, { ...failing, failures: 2 }, { counters: false })).toEqual([]);
+    expect(stateChanges({ ...failing, failures: 2 }, { ...base, lastGoodAt: 9 }, { counters: false })).toEqual([{ event: 'connected' }]);
+  });
+});
+
+describe('watching the simulator', () => {
+  let f: SimulatorFixture;
+  let stop: (() => void) | undefined;
+  beforeEach(async () => {
+    f = await startFixture();
+  });
+  afterEach(async () => {
+    stop?.();
+    await f.close();
+  });
+
+  it('prints a line for each change a command makes, as JSON with time and recorder', async () => {
+    const lines: string[] = [];
+    stop = startWatch({ name: 'main', client: f.client, pollMs: 50, counters: false, write: (line) => lines.push(line), now: f.clock.now });
+    const events = () => lines.map((line) => JSON.parse(line) as WatchEvent);
+    await until(() => events().some((e) => e.event === 'channels'), 'the first channels');
+    expect(events()[0]).toEqual({ at: new Date(f.clock.now()).toISOString(), recorder: 'main', event: 'connected' });
+    await until(() => events().some((e) => e.event === 'schedule'), 'the slow reads');
+
+    const before = lines.length;
+    await f.client.recStart(2);
+    await until(() => events().slice(before).some((e) => e.event === 'channel'), 'the channel change');
+    expect(events().slice(before).filter((e) => e.event === 'channel')).toEqual([{ at: expect.any(String), recorder: 'main', event: 'channel', index: 2, changed: { IsRecording: true } }]);
+
+    const beforeDialog = lines.length;
+    await f.raw('POST', '/_sim/dialog', { body: '{"content":"Disk almost full","buttons":"OK"}' });
+    await until(() => events().slice(beforeDialog).some((e) => e.event === 'dialog'), 'the dialog');
+    expect(events().slice(beforeDialog).find((e) => e.event === 'dialog')).toMatchObject({ changed: { IsDialog: true, DialogContent: 'Disk almost full', Buttons: 'OK' } });
+    expect(lines.every((line) => line.endsWith('\n') && !line.slice(0, -1).includes('\n'))).toBe(true);
+  });
+
+  it('the built command prints JSON lines and stops on SIGTERM', async () => {
+    const main = fileURLToPath(new URL('../../dist/cli/main.js', import.meta.url));
+    const child = spawn(process.execPath, [main, 'watch', '--poll-ms', '50'], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { PATH: process.env.PATH, RECDECK_RECORDER: f.sim.url, RECDECK_TOKEN: f.sim.token },
+    });
+    let stdout = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    const exit = once(child, 'exit');
+    await until(() => stdout.includes('"event":"channels"'), 'the first lines');
+    await f.client.recStart(1);
+    await until(() => stdout.includes('"index":1,"changed":{"IsRecording":true}'), 'the change');
+    child.kill('SIGTERM');
+    expect(await exit).toEqual([0, null]);
+    for (const line of stdout.trim().split('\n')) expect(JSON.parse(line)).toMatchObject({ recorder: 'main', event: expect.any(String) });
+  });
+});
