@@ -21,7 +21,9 @@ export interface EchoRecorder {
 function echo(shape: EchoShape, authorization: string, method: string, response: ServerResponse): void {
   const token = authorization.replace(/^Bearer /, ''); // perm:<uuid>
   const uuid = token.replace(/^perm:/, '');
-  const answer = (status: number, type: string, body: string) => response.writeHead(status, { 'content-type': type }).end(body);
+  const answer = (status: number, type: string, body: string): void => {
+    response.writeHead(status, { 'content-type': type }).end(body);
+  };
   switch (shape) {
     case 1:
       return answer(401, 'application/json', JSON.stringify({ Error: `[echo 1] unauthorized: ${authorization}` }));
