@@ -9,6 +9,7 @@ import { describeIssues } from './issues.js';
 import { Ack, expandPath, operations, type Operation, type PathParams, type RequestBody, type ResponseValue } from './operations.js';
 import type { PresetWrite } from './preset.js';
 import type { SourceWrite } from './source.js';
+import { secretMask } from './secret-mask.js';
 import { authorizationHeader } from './token.js';
 
 export interface RecorderClientOptions {
@@ -52,6 +53,8 @@ export class RecorderClient {
    */
   private readonly writes: Pool;
   private readonly authorization: string;
+  /** Applied to every text the recorder sends, before anything else reads it. */
+  private readonly mask: (text: string) => string;
   private readonly timeoutMs: number;
   private readonly observers = new Set<(record: RequestRecord) => void>();
 
@@ -59,6 +62,7 @@ export class RecorderClient {
     const origin = new URL(options.url);
     this.url = origin.origin;
     this.authorization = authorizationHeader(options.token);
+    this.mask = secretMask(options.token);
     this.timeoutMs = options.timeoutMs ?? 2000;
     this.reads = new Pool(this.url, { connections: options.connections ?? 4, pipelining: 1 });
     this.writes = new Pool(this.url, { connections: 2, pipelining: 1 });
@@ -121,11 +125,11 @@ export class RecorderClient {
         body: payload,
       });
       status = answer.statusCode;
-      text = await answer.body.text();
+      text = this.mask(await answer.body.text());
     } catch (error) {
       if (options.signal?.aborted) throw new RecorderError('aborted', method, path, 'the request was cancelled', undefined, { cause: error });
       if (timeout.aborted) throw new RecorderError('timeout', method, path, `no answer within ${timeoutMs} ms`, undefined, { cause: error });
-      throw new RecorderError('network', method, path, networkMessage(error), undefined, { cause: error });
+      throw new RecorderError('network', method, path, this.mask(networkMessage(error)), undefined, { cause: error });
     }
 
     if (status !== 200) throw new RecorderError('status', method, path, serviceMessage(text), status);

@@ -1,5 +1,6 @@
 // Which recorders the bridge talks to, from flags and the environment. Tokens never come from a
 // profile's text; a profile may only refer to one by ${ENV} name.
+import { readSecretFile } from './secret-file.js';
 import { UsageError } from './usage-error.js';
 
 export interface RecorderConfig {
@@ -20,9 +21,10 @@ function split(flag: string, value: string): { name: string | null; value: strin
 /**
  * `--recorder URL` or `--recorder NAME=URL` (repeatable), `--token T` or `--token NAME=T`; else
  * RECDECK_RECORDER and RECDECK_TOKEN for the recorder named "main", and RECDECK_TOKEN_<NAME> for
- * named ones.
+ * named ones. `--token-file [NAME=]FILE` and RECDECK_TOKEN_FILE / RECDECK_TOKEN_<NAME>_FILE read the
+ * token from a file instead (kept out of `ps`).
  */
-export function recordersFrom(recorderFlags: readonly string[], tokenFlags: readonly string[], env: NodeJS.ProcessEnv): RecorderConfig[] {
+export function recordersFrom(recorderFlags: readonly string[], tokenFlags: readonly string[], env: NodeJS.ProcessEnv, tokenFiles: readonly string[] = []): RecorderConfig[] {
   const recorders: RecorderConfig[] = [];
   const given = recorderFlags.length > 0 ? recorderFlags : env.RECDECK_RECORDER ? [env.RECDECK_RECORDER] : [];
   for (const flag of given) {
@@ -38,17 +40,20 @@ export function recordersFrom(recorderFlags: readonly string[], tokenFlags: read
     if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new UsageError(`--recorder: expected an http or https URL, got ${url.protocol}`);
     recorders.push({ name: recorderName, url: url.origin });
   }
-  for (const flag of tokenFlags) {
-    const { name, value } = split('--token', flag);
+  const givenTokens = [...tokenFlags.map((flag) => ({ flag: '--token', ...split('--token', flag), file: false })), ...tokenFiles.map((flag) => ({ flag: '--token-file', ...split('--token', flag), file: true }))];
+  for (const { flag, name, value, file } of givenTokens) {
     const recorder = name === null ? (recorders.length === 1 ? recorders[0] : recorders.find((r) => r.name === DEFAULT_NAME)) : recorders.find((r) => r.name === name);
-    if (!recorder) throw new UsageError(`--token: no recorder ${name === null ? 'to give it to (name it NAME=TOKEN)' : `named "${name}"`}`);
-    recorder.token = value;
+    if (!recorder) throw new UsageError(`${flag}: no recorder ${name === null ? `to give it to (name it NAME=${file ? 'FILE' : 'TOKEN'})` : `named "${name}"`}`);
+    recorder.token = file ? readSecretFile(value, flag) : value;
   }
   for (const recorder of recorders) {
     if (recorder.token !== undefined) continue;
-    const fromEnv = recorder.name === DEFAULT_NAME ? env.RECDECK_TOKEN : env[`RECDECK_TOKEN_${recorder.name.toUpperCase().replace(/-/g, '_')}`];
+    const variable = recorder.name === DEFAULT_NAME ? 'RECDECK_TOKEN' : `RECDECK_TOKEN_${recorder.name.toUpperCase().replace(/-/g, '_')}`;
+    const fromEnv = env[variable];
+    const fileFromEnv = env[`${variable}_FILE`];
     if (fromEnv) recorder.token = fromEnv;
-    else throw new UsageError(`no token for recorder "${recorder.name}": give --token or set ${recorder.name === DEFAULT_NAME ? 'RECDECK_TOKEN' : `RECDECK_TOKEN_${recorder.name.toUpperCase().replace(/-/g, '_')}`}`);
+    else if (fileFromEnv) recorder.token = readSecretFile(fileFromEnv, `${variable}_FILE`);
+    else throw new UsageError(`no token for recorder "${recorder.name}": give --token-file or set ${variable} or ${variable}_FILE`);
   }
   return recorders;
 }

@@ -22,12 +22,13 @@ import { decodeThumbnail } from '../render/thumbnail.js';
 import { pictureRenderer } from '../render/picture-renderer.js';
 import { startSimulator, type RunningSimulator } from '../simulator/server.js';
 import { AuditFile } from './audit-file.js';
-import { consoleLogger } from './console-logger.js';
+import { LOG_FORMATS, LOG_LEVELS, pinoLogger, type LogFormat, type LogLevel } from './pino-logger.js';
 import { recordersFrom, type RecorderConfig } from './recorder-config.js';
+import { readSecretFile } from './secret-file.js';
 import { UsageError } from './usage-error.js';
 
 export const runUsage =
-  'recdeck run [--recorder [NAME=]URL …] [--token [NAME=]TOKEN …] [--profile FILE|DIR …] [--poll-ms N] [--web-port 7900] [--web-host 127.0.0.1] [--web-password P] [--no-web] [--midi-maps DIR …] [--audit-file FILE [--audit-max-mb 10]]';
+  'recdeck run [--recorder [NAME=]URL …] [--token [NAME=]TOKEN …] [--profile FILE|DIR …] [--poll-ms N] [--web-port 7900] [--web-host 127.0.0.1] [--web-password-file FILE] [--web-allow-host NAME …] [--web-tls-cert FILE --web-tls-key FILE] [--no-web] [--midi-maps DIR …] [--token-file [NAME=]FILE …] [--log-format pretty|json] [--log-level info] [--audit-file FILE [--audit-max-mb 10]]';
 
 /** The profiles shipped with recdeck. */
 export const SHIPPED_PROFILES = fileURLToPath(new URL('../../profiles', import.meta.url));
@@ -46,13 +47,19 @@ export interface RunningBridge {
 export interface WebSetup {
   host: string;
   port: number;
-  /** Required beyond loopback (flag or RECDECK_WEB_PASSWORD). */
+  /** Required beyond loopback (flag, file or RECDECK_WEB_PASSWORD[_FILE]). */
   password: string | null;
+  /** More host names to answer to (--web-allow-host). */
+  allowHosts?: string[];
+  /** PEM certificate and key for HTTPS and WSS (--web-tls-cert, --web-tls-key). */
+  tls?: { cert: string; key: string } | null;
 }
 
 export interface BridgeSetup {
   recorderFlags: string[];
   tokenFlags: string[];
+  /** `[NAME=]FILE` of --token-file. */
+  tokenFiles?: string[];
   profilePaths: string[];
   pollMs: number;
   env: NodeJS.ProcessEnv;
@@ -69,6 +76,7 @@ export interface BridgeSetup {
 export type RunOptions = Omit<BridgeSetup, 'surfaces' | 'sources'> & {
   /** Folders of MIDI controller maps. */
   midiMapFolders: string[];
+  log: { format: LogFormat; level: LogLevel };
 };
 
 export function parseRunArgs(args: string[], env: NodeJS.ProcessEnv): RunOptions {
@@ -82,6 +90,13 @@ export function parseRunArgs(args: string[], env: NodeJS.ProcessEnv): RunOptions
       'web-port': { type: 'string', default: '7900' },
       'web-host': { type: 'string', default: '127.0.0.1' },
       'web-password': { type: 'string' },
+      'web-password-file': { type: 'string' },
+      'web-allow-host': { type: 'string', multiple: true, default: [] },
+      'web-tls-cert': { type: 'string' },
+      'web-tls-key': { type: 'string' },
+      'token-file': { type: 'string', multiple: true, default: [] },
+      'log-format': { type: 'string', default: process.stderr.isTTY ? 'pretty' : 'json' },
+      'log-level': { type: 'string', default: 'info' },
       'no-web': { type: 'boolean', default: false },
       'midi-maps': { type: 'string', multiple: true, default: [] },
       'audit-file': { type: 'string' },
@@ -96,13 +111,37 @@ export function parseRunArgs(args: string[], env: NodeJS.ProcessEnv): RunOptions
   return {
     recorderFlags: values.recorder,
     tokenFlags: values.token,
+    tokenFiles: values['token-file'],
     profilePaths: values.profile.length > 0 ? values.profile : [SHIPPED_PROFILES],
     pollMs,
     env,
     midiMapFolders: values['midi-maps'].length > 0 ? values['midi-maps'] : [SHIPPED_MIDI_MAPS],
     audit: values['audit-file'] === undefined ? null : { file: values['audit-file'], maxBytes: auditMaxMb * 1024 * 1024 },
-    web: values['no-web'] ? null : { host: values['web-host'], port: webPort(values['web-port']), password: values['web-password'] ?? env.RECDECK_WEB_PASSWORD ?? null },
+    web: values['no-web']
+      ? null
+      : { host: values['web-host'], port: webPort(values['web-port']), password: webPassword(values['web-password'], values['web-password-file'], env), allowHosts: values['web-allow-host'], tls: webTls(values['web-tls-cert'], values['web-tls-key']) },
+    log: { format: oneOf('--log-format', values['log-format'], LOG_FORMATS), level: oneOf('--log-level', values['log-level'], LOG_LEVELS) },
   };
+}
+
+/** The first given of: --web-password, --web-password-file, RECDECK_WEB_PASSWORD, RECDECK_WEB_PASSWORD_FILE. */
+function webPassword(flag: string | undefined, file: string | undefined, env: NodeJS.ProcessEnv): string | null {
+  if (flag !== undefined) return flag;
+  if (file !== undefined) return readSecretFile(file, '--web-password-file');
+  if (env.RECDECK_WEB_PASSWORD !== undefined) return env.RECDECK_WEB_PASSWORD;
+  if (env.RECDECK_WEB_PASSWORD_FILE !== undefined) return readSecretFile(env.RECDECK_WEB_PASSWORD_FILE, 'RECDECK_WEB_PASSWORD_FILE');
+  return null;
+}
+
+function webTls(cert: string | undefined, key: string | undefined): WebSetup['tls'] {
+  if (cert === undefined && key === undefined) return null;
+  if (cert === undefined || key === undefined) throw new UsageError('--web-tls-cert and --web-tls-key go together: give both PEM files');
+  return { cert: readSecretFile(cert, '--web-tls-cert'), key: readSecretFile(key, '--web-tls-key') };
+}
+
+function oneOf<T extends string>(flag: string, value: string, allowed: readonly T[]): T {
+  if (!(allowed as readonly string[]).includes(value)) throw new UsageError(`${flag}: expected one of ${allowed.join(', ')}, got ${JSON.stringify(value)}`);
+  return value as T;
 }
 
 function webPort(text: string): number {
@@ -112,8 +151,8 @@ function webPort(text: string): number {
 }
 
 /** Starts the bridge (and the simulator when no recorder is configured) and binds the surfaces. */
-export async function startBridge(setup: BridgeSetup, log = consoleLogger()): Promise<RunningBridge> {
-  const flagged = recordersFrom(setup.recorderFlags, setup.tokenFlags, setup.env);
+export async function startBridge(setup: BridgeSetup, log: Logger = pinoLogger({ format: 'pretty', level: 'info' })): Promise<RunningBridge> {
+  const flagged = recordersFrom(setup.recorderFlags, setup.tokenFlags, setup.env, setup.tokenFiles);
   const audit = setup.audit ? await AuditFile.open({ path: setup.audit.file, maxBytes: setup.audit.maxBytes, log }) : null;
 
   let lastProblems = '';
@@ -151,7 +190,7 @@ export async function startBridge(setup: BridgeSetup, log = consoleLogger()): Pr
     for (const surface of webSurfaces) running.addSurface(surface);
     let remote: RunningRemoteServer | null = null;
     try {
-      if (setup.web) remote = await startRemoteServer({ bridge: running, webSurfaces, log, host: setup.web.host, port: setup.web.port, password: setup.web.password });
+      if (setup.web) remote = await startRemoteServer({ bridge: running, webSurfaces, log, host: setup.web.host, port: setup.web.port, password: setup.web.password, allowHosts: setup.web.allowHosts ?? [], tls: setup.web.tls ?? null });
     } catch (error) {
       await running.stop();
       await Promise.allSettled(clients.map((c) => c.client.close()));
@@ -251,12 +290,17 @@ function declaredRecorders(set: ProfileSet, flagged: readonly RecorderConfig[], 
 }
 
 export async function run(args: string[]): Promise<void> {
-  const log = consoleLogger();
   const setup = parseRunArgs(args, process.env);
+  const log = pinoLogger(setup.log);
+  for (const flag of ['--token', '--web-password']) {
+    if (args.some((a) => a === flag || a.startsWith(`${flag}=`))) log.warn(`${flag} is visible to every user of this machine (ps); give ${flag}-file or the environment instead`);
+  }
   const sources: SurfaceSource[] = [new StreamDeckManager({ backend: nodeStreamDeckBackend(), log }), await midiManager(setup.midiMapFolders, log)];
   const running = await startBridge({ ...setup, surfaces: [], sources }, log);
   const sessions = running.bridge.surfaceSessions();
-  log.info(sessions.length === 0 ? 'surfaces: none found' : `surfaces:\n${sessions.map((s) => `  ${s.surface.id} (${s.surface.name}): ${s.profileName}`).join('\n')}`);
+  // One line each: a log line never spans lines (control characters are escaped).
+  if (sessions.length === 0) log.info('surfaces: none found');
+  for (const s of sessions) log.info(`surface ${s.surface.id} (${s.surface.name}): ${s.profileName}`);
   if (running.remote) log.info(`web deck and remote API: open ${running.remote.url}`);
   await new Promise<void>((resolve) => {
     process.once('SIGINT', () => resolve());

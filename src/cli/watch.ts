@@ -3,6 +3,7 @@
 import { parseArgs } from 'node:util';
 import { pairwise, type Subscription } from 'rxjs';
 import { RecorderClient } from '../api/client.js';
+import { realTime, type EngineTime } from '../engine/engine-time.js';
 import { RecorderPoller } from '../engine/recorder-poller.js';
 import type { RecorderState } from '../engine/recorder-state.js';
 import { oneRecorder, recorderOptions } from './call.js';
@@ -69,16 +70,17 @@ export interface WatchOptions {
   pollMs: number;
   counters: boolean;
   write: (line: string) => void;
-  now?: () => number;
+  /** The poller's clock and scheduler; real time by default. */
+  time?: EngineTime;
 }
 
 /** Starts polling and writing lines; returns the function that stops it. */
 export function startWatch(options: WatchOptions): () => void {
-  const now = options.now ?? Date.now;
-  const poller = new RecorderPoller(options.name, options.client, { pollMs: options.pollMs, now });
+  const time = options.time ?? realTime;
+  const poller = new RecorderPoller(options.name, options.client, { pollMs: options.pollMs, time });
   const subscription: Subscription = poller.state$.pipe(pairwise()).subscribe(([previous, next]) => {
     for (const change of stateChanges(previous, next, { counters: options.counters })) {
-      const event: WatchEvent = { at: new Date(now()).toISOString(), recorder: options.name, ...change };
+      const event: WatchEvent = { at: new Date(time.now()).toISOString(), recorder: options.name, ...change };
       options.write(`${JSON.stringify(event)}\n`);
     }
   });

@@ -53,8 +53,9 @@ function resolveUrl(declared: string, env: NodeJS.ProcessEnv): UrlResult {
   }
   const text = variable === undefined ? declared : env[variable];
   if (text === undefined || text === '') return { ok: false, reason: `the url refers to the environment variable ${variable}, which is ${text === '' ? 'empty' : 'not set'}` };
-  // A URL from the environment is not repeated: it may carry credentials (http://user:pass@host).
-  const source = variable === undefined ? `the url ${JSON.stringify(declared)}` : `the url in the environment variable ${variable}`;
+  // The URL is never repeated: one from the environment may carry credentials (http://user:pass@host),
+  // and a literal one that is not a URL is often a token pasted into the wrong field.
+  const source = variable === undefined ? 'the url' : `the url in the environment variable ${variable}`;
   let url: URL;
   try {
     url = new URL(text);

@@ -59,11 +59,26 @@ export function parseProfile(text: string, file: string): ProfileResult {
   } catch (error) {
     return { ok: false, problems: [{ file, ...at(doc.contents.range?.[0]), path: '', message: error instanceof Error ? error.message : String(error) }] };
   }
+  if (data !== null && typeof data !== 'object') {
+    // Some other file (a key, a script, notes) reads as one scalar: its first bytes are not repeated, they may be a secret.
+    const held = typeof data === 'string' ? 'text' : `a ${typeof data}`;
+    return { ok: false, problems: [{ file, ...at(doc.contents.range?.[0]), path: '', message: `not a profile: a profile is a YAML mapping with name, match and pages, and this file holds ${held} (not repeated here)` }] };
+  }
   const parsed = Profile.safeParse(data);
   if (parsed.success) return { ok: true, loaded: { profile: parsed.data, file } };
   const findings = parsed.error.issues.flatMap((issue) => explainIssue(issue, [], data));
-  const problems = findings.map((finding) => ({ file, ...at(offsetOf(doc, finding)), path: formatPath(finding.path), message: finding.message }));
+  const problems = findings.map((finding) => ({ file, ...at(offsetOf(doc, finding)), path: formatPath(finding.path), message: withoutSecrets(finding.message) }));
   return { ok: false, problems: sortedUnique(problems) };
+}
+
+/**
+ * Problems quote what was written ("got …"); a value shaped like a secret (a recorder token, a bearer
+ * header, a long key) is shown as *** instead, since whatever is pasted in a profile ends up in logs.
+ */
+const SECRET_SHAPED = /bearer\s+\S+|perm:[^\s"']+|[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}|[A-Za-z0-9+/_=-]{32,}/gi;
+
+function withoutSecrets(message: string): string {
+  return message.replace(SECRET_SHAPED, '***');
 }
 
 function readFailure(error: unknown): string {

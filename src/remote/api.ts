@@ -76,7 +76,7 @@ const json = (value: unknown, status = 200): ApiAnswer => ({ status, type: 'appl
 /** Answers an API request, or null when the path is not the API's. */
 export async function answerApi(request: IncomingMessage, url: URL, context: ApiContext): Promise<ApiAnswer | null> {
   const method = request.method ?? 'GET';
-  const parts = url.pathname.split('/').slice(1).map((p) => decodeURIComponent(p));
+  const parts = url.pathname.split('/').slice(1).map(decodePart);
   const { bridge } = context;
 
   if (url.pathname === '/healthz') {
@@ -145,6 +145,15 @@ export async function answerApi(request: IncomingMessage, url: URL, context: Api
     return json({ ok: true, surface: session.surface.id, control: control.id, amount });
   }
   throw new ApiError(404, `no route ${method} ${url.pathname}`);
+}
+
+/** A path segment with its percent-escapes decoded; a malformed one ("%", "%zz") is the client's error. */
+function decodePart(part: string): string {
+  try {
+    return decodeURIComponent(part);
+  } catch {
+    throw new ApiError(400, `the path has a malformed percent-escape in ${JSON.stringify(part)}: write % as %25`);
+  }
 }
 
 function allow(method: string, expected: 'GET' | 'POST'): void {

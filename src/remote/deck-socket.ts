@@ -4,6 +4,12 @@
 // RGB, drawn with putImageData, no encoding on either side), each state change and each command. When
 // surfaces come or go the page is sent the new set. Input from the page is checked before it reaches a
 // surface.
+//
+// A client that reads slower than the bridge draws (a phone on bad Wi-Fi, a tab in the background, a
+// socket that never reads) must not make the bridge hold ever more data for it: over a bound of
+// unsent bytes its key images and state are skipped and remembered, and once it has caught up it is
+// sent the latest of each (latest picture wins); if it stays over the bound it is closed. A ping each
+// heartbeat finds the clients that have gone without closing, and the number of clients is capped.
 import { Subscription, interval, merge } from 'rxjs';
 import type { WebSocket } from 'ws';
 import * as z from 'zod';
@@ -37,10 +43,38 @@ export function imageFrame(panelIndex: number, controlIndex: number, image: RgbI
   return Buffer.concat([header, image.data]);
 }
 
+export interface DeckSocketLimits {
+  /** Clients at once (default 32); the next is refused. */
+  maxClients: number;
+  /** Unsent bytes above which a client's images and state are skipped (default 1 MiB). */
+  bufferBytes: number;
+  /** A client over the bound this long is closed (default 10 s). */
+  stalledMs: number;
+  /** Ping period; a client that has not answered the last ping by the next one is closed (default 15 s). */
+  heartbeatMs: number;
+}
+
+export const DEFAULT_DECK_SOCKET_LIMITS: DeckSocketLimits = { maxClients: 32, bufferBytes: 1024 * 1024, stalledMs: 10_000, heartbeatMs: 15_000 };
+
+interface Client {
+  socket: WebSocket;
+  /** Answered the last ping. */
+  alive: boolean;
+  /** When its unsent bytes went over the bound; null while under. */
+  overSince: number | null;
+  /** Images skipped while over the bound, as panel and control index; resent (the latest) once under. */
+  skippedImages: Set<string>;
+  skippedState: boolean;
+  /** Its presses carry this origin; when its link goes, what it holds is let go without firing. */
+  origin: string;
+  /** Surfaces it pressed a control on. */
+  pressed: Set<string>;
+}
+
 export class DeckSocket {
-  private readonly clients = new Set<WebSocket>();
-  /** Numbers the clients, so that each one's presses carry an origin of their own. */
-  private clientCount = 0;
+  private readonly clients = new Map<WebSocket, Client>();
+  /** Clients attached so far, to give each its own origin. */
+  private clientsEver = 0;
   private readonly recent: CommandRecord[] = [];
   private readonly subscription = new Subscription();
   /** The sessions shown, in page order; rebuilt when surfaces come and go. */
@@ -52,51 +86,111 @@ export class DeckSocket {
     private readonly bridge: Bridge,
     private readonly webSurfaces: readonly WebSurface[],
     private readonly log: Logger,
+    private readonly limits: DeckSocketLimits = DEFAULT_DECK_SOCKET_LIMITS,
+    private readonly now: () => number = Date.now,
   ) {
     this.follow();
     this.subscription.add(bridge.sessionsChanged$.subscribe(() => this.follow()));
     for (const surface of webSurfaces) {
       this.subscription.add(
-        surface.changes$.subscribe((change) => this.broadcast(JSON.stringify({ ...change, surface: surface.id }))),
+        surface.changes$.subscribe((change) => this.broadcast({ kind: 'always', message: JSON.stringify({ ...change, surface: surface.id }) })),
       );
     }
     this.subscription.add(
       bridge.commands$.subscribe((record) => {
         this.recent.push(record);
         if (this.recent.length > 200) this.recent.shift();
-        this.broadcast(JSON.stringify({ type: 'command', record }));
+        this.broadcast({ kind: 'always', message: JSON.stringify({ type: 'command', record }) });
       }),
     );
     // Ages and clocks move without any new answer, so the state is also re-sent each second when changed.
     const states = bridge.recorderStates().map((s) => bridge.recorderState$(s.name)).filter((s) => s !== undefined);
     this.subscription.add(merge(interval(1000), ...states).subscribe(() => this.pushState()));
+    this.subscription.add(interval(limits.heartbeatMs).subscribe(() => this.heartbeat()));
+  }
+
+  get clientCount(): number {
+    return this.clients.size;
+  }
+
+  /** True when another client would be one too many. */
+  get full(): boolean {
+    return this.clients.size >= this.limits.maxClients;
   }
 
   attach(socket: WebSocket): void {
-    this.clients.add(socket);
-    // Presses carry the client as their origin: when its link goes, what it holds is let go without
-    // firing (a hold must never complete for a release that can no longer arrive).
-    const origin = `web-client-${++this.clientCount}`;
-    const pressed = new Set<string>();
-    let gone = false;
+    const client: Client = { socket, alive: true, overSince: null, skippedImages: new Set(), skippedState: false, origin: `web-client-${++this.clientsEver}`, pressed: new Set() };
+    this.clients.set(socket, client);
+    // A hold must never complete for a release that can no longer arrive: a client whose link goes
+    // (closed, failed, or cut for not reading or not answering pings) lets go of what it holds.
     const leave = () => {
-      this.clients.delete(socket);
-      if (gone) return;
-      gone = true;
-      for (const id of pressed) this.deliver(id, { type: 'lost', origin });
+      if (!this.clients.delete(socket)) return;
+      for (const id of client.pressed) this.deliver(id, { type: 'lost', origin: client.origin });
     };
     socket.on('close', leave);
     socket.on('error', leave);
-    socket.on('message', (data, isBinary) => this.receive(socket, isBinary ? null : data.toString(), origin, pressed));
-    this.sendPanels(socket);
+    socket.on('pong', () => (client.alive = true));
+    socket.on('message', (data, isBinary) => this.receive(client, isBinary ? null : data.toString()));
+    this.sendPanels(client);
     socket.send(JSON.stringify({ type: 'state', state: stateView(this.bridge), commands: this.recent.slice(-50) }));
   }
 
   close(): void {
     this.subscription.unsubscribe();
     this.panelSubscription.unsubscribe();
-    for (const client of this.clients) client.close(1001, 'the bridge is stopping');
+    for (const { socket } of this.clients.values()) socket.close(1001, 'the bridge is stopping');
     this.clients.clear();
+  }
+
+  /** Closes the clients that did not answer the last ping or stay over the bound; pings the others. */
+  private heartbeat(): void {
+    for (const client of this.clients.values()) {
+      if (!client.alive) {
+        this.drop(client, `no answer to a ping within ${this.limits.heartbeatMs} ms`);
+        continue;
+      }
+      if (!this.underBound(client)) continue;
+      client.alive = false;
+      client.socket.ping();
+    }
+  }
+
+  private drop(client: Client, why: string): void {
+    this.log.warn(`web deck: closed a client: ${why}`);
+    this.clients.delete(client.socket);
+    client.socket.terminate();
+  }
+
+  /**
+   * Whether the client may be sent more now. Over the bound it is not (and is closed when it has been
+   * over too long); back under it, it is first sent the latest of what it missed.
+   */
+  private underBound(client: Client): boolean {
+    const { socket } = client;
+    if (socket.bufferedAmount > this.limits.bufferBytes) {
+      client.overSince ??= this.now();
+      if (this.now() - client.overSince > this.limits.stalledMs) this.drop(client, `it stopped reading (${socket.bufferedAmount} bytes unsent for over ${this.limits.stalledMs} ms)`);
+      return false;
+    }
+    client.overSince = null;
+    if (client.skippedImages.size > 0 || client.skippedState) this.catchUp(client);
+    return true;
+  }
+
+  private catchUp(client: Client): void {
+    const skipped = client.skippedImages;
+    client.skippedImages = new Set();
+    this.panels.forEach((session, panelIndex) => {
+      const shown = session.shownImages();
+      session.surface.controls.forEach((control, controlIndex) => {
+        const image = shown.get(control.id);
+        if (image && skipped.has(`${panelIndex}:${controlIndex}`)) client.socket.send(imageFrame(panelIndex, controlIndex, image));
+      });
+    });
+    if (client.skippedState) {
+      client.skippedState = false;
+      client.socket.send(JSON.stringify({ type: 'state', state: stateView(this.bridge) }));
+    }
   }
 
   /** Web decks first (the ones to use), then the others, each in a stable order. */
@@ -112,15 +206,20 @@ export class DeckSocket {
     this.panels.forEach((session, panelIndex) => {
       const index = new Map(session.surface.controls.map((c, i) => [c.id, i]));
       this.panelSubscription.add(
-        session.drawn$.subscribe((output) =>
-          this.broadcast('image' in output ? imageFrame(panelIndex, index.get(output.control) ?? 0, output.image) : JSON.stringify({ type: 'led', surface: session.surface.id, control: output.control, state: output.led })),
-        ),
+        session.drawn$.subscribe((output) => {
+          if (!('image' in output)) return this.broadcast({ kind: 'always', message: JSON.stringify({ type: 'led', surface: session.surface.id, control: output.control, state: output.led }) });
+          const controlIndex = index.get(output.control) ?? 0;
+          this.broadcast({ kind: 'image', key: `${panelIndex}:${controlIndex}`, message: imageFrame(panelIndex, controlIndex, output.image) });
+        }),
       );
     });
-    for (const client of this.clients) this.sendPanels(client);
+    for (const client of this.clients.values()) this.sendPanels(client);
   }
 
-  private sendPanels(socket: WebSocket): void {
+  private sendPanels(client: Client): void {
+    const { socket } = client;
+    // A new set of panels is sent whole; what was skipped of the old set no longer applies.
+    client.skippedImages.clear();
     const panels = this.panels.map((session) => {
       const { surface } = session;
       const web = this.webSurfaces.find((w) => w.id === surface.id);
@@ -142,10 +241,10 @@ export class DeckSocket {
     const text = JSON.stringify({ type: 'state', state: stateView(this.bridge) });
     if (text === this.lastState) return;
     this.lastState = text;
-    this.broadcast(text);
+    this.broadcast({ kind: 'state', message: text });
   }
 
-  private receive(socket: WebSocket, text: string | null, origin: string, pressed: Set<string>): void {
+  private receive({ socket, origin, pressed }: Client, text: string | null): void {
     const reject = (message: string) => {
       this.log.warn(`web deck: ignored a message: ${message}`);
       socket.send(JSON.stringify({ type: 'error', message }));
@@ -174,7 +273,19 @@ export class DeckSocket {
     else this.bridge.session(id)?.input(input);
   }
 
-  private broadcast(message: string | Buffer): void {
-    for (const client of this.clients) if (client.readyState === client.OPEN) client.send(message);
+  /**
+   * Images and state are pictures of now: skipped for a client over the bound, the latest sent once it
+   * has caught up. Commands, LEDs and page changes are small and each one matters: always sent.
+   */
+  private broadcast(item: { kind: 'always' | 'state'; message: string } | { kind: 'image'; key: string; message: Buffer }): void {
+    for (const client of this.clients.values()) {
+      if (client.socket.readyState !== client.socket.OPEN) continue;
+      if (item.kind === 'always' || this.underBound(client)) {
+        client.socket.send(item.message);
+        continue;
+      }
+      if (item.kind === 'image') client.skippedImages.add(item.key);
+      else client.skippedState = true;
+    }
   }
 }

@@ -121,7 +121,7 @@ describe('recorders declared in a profile', () => {
 describe('recdeck run as a process', () => {
   it('prints the surfaces and their profiles and the URL to open, and exits cleanly on SIGINT', async () => {
     const main = fileURLToPath(new URL('../../dist/cli/main.js', import.meta.url));
-    const child = spawn(process.execPath, [main, 'run', '--web-port', '0'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [main, 'run', '--web-port', '0', '--log-format', 'pretty'], { stdio: ['ignore', 'pipe', 'pipe'] });
     let output = '';
     child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
     child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));

@@ -1,0 +1,56 @@
+// Clickjacking, in the real browser: a foreign page on another loopback port frames the deck and puts
+// its key under the visitor's click. The browser must refuse the frame, so the click presses nothing.
+import { existsSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { chromium, type Browser } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startRemoteFixture, type RemoteFixture } from '../support/remote.js';
+
+const CHROMIUM = process.env.RECDECK_CHROMIUM ?? '/usr/bin/chromium';
+declare const document: { querySelector(selector: string): unknown };
+
+let f: RemoteFixture;
+let browser: Browser;
+let foreign: Server;
+let foreignUrl: string;
+
+beforeAll(async () => {
+  if (!existsSync(CHROMIUM)) throw new Error(`browser tests need Debian's chromium at ${CHROMIUM}`);
+  f = await startRemoteFixture({ pollMs: 250 });
+  foreign = createServer((_request, response) => {
+    response.writeHead(200, { 'content-type': 'text/html' });
+    response.end(`<!doctype html><title>win a prize</title><p>Click the box!</p><iframe id="deck" src="${f.base}/" style="width:1200px;height:700px;opacity:0.5"></iframe>`);
+  });
+  await new Promise<void>((resolve) => foreign.listen(0, '127.0.0.1', resolve));
+  foreignUrl = `http://127.0.0.1:${(foreign.address() as AddressInfo).port}/`;
+  browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run'] });
+}, 30_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await new Promise<void>((resolve) => (foreign ? foreign.close(() => resolve()) : resolve()));
+  await f?.close();
+});
+
+describe('a foreign page framing the deck', () => {
+  it('gets no deck in its frame, and a click there presses nothing', async () => {
+    const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+    const refused = page.waitForEvent('console', { predicate: (m) => /frame|ancestor/i.test(m.text()), timeout: 5000 }).then((m) => m.text(), () => 'no console message');
+    await page.goto(foreignUrl);
+    const before = f.sim.sim.log.list().at(-1)?.seq ?? 0;
+    const frame = page.frames().find((fr) => fr !== page.mainFrame());
+    expect(frame).toBeDefined();
+    // The deck's canvases never appear in the frame (bounded wait: a deck draws within a second).
+    const deckShown = await frame?.waitForFunction(() => document.querySelector('canvas') !== null, undefined, { timeout: 3000 }).then(() => true, () => false);
+    expect(deckShown).toBe(false);
+    expect(await refused).toMatch(/frame-ancestors|X-Frame-Options/);
+    const box = await page.locator('#deck').boundingBox();
+    if (!box) throw new Error('no iframe on the foreign page');
+    await page.mouse.click(box.x + 60, box.y + 120);
+    // Any write would have gone out at once; the recorder's log is read after an answer to a later request.
+    await f.call('GET', '/healthz');
+    expect(f.sim.sim.log.list().filter((r) => r.seq > before && r.method !== 'GET')).toEqual([]);
+    await page.close();
+  });
+});

@@ -1,0 +1,196 @@
+// The remote server on a studio LAN (issue 12): passwords that hold, host names checked, guessing
+// slowed, no framing, sessions that end, malformed paths refused, WebSocket clients bounded.
+import { connect } from 'node:net';
+import { request } from 'undici';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { WebSocket } from 'ws';
+import { allowedHostNames, hostAllowed } from '../../src/remote/access.js';
+import { startRemoteServer, type RemoteServerOptions, type RunningRemoteServer } from '../../src/remote/server.js';
+import { ManualClock } from '../support/clock.js';
+import { startRemoteFixture, until, type RemoteFixture } from '../support/remote.js';
+
+const PASSWORD = 'correct horse';
+let f: RemoteFixture;
+const servers: RunningRemoteServer[] = [];
+const logs: string[] = [];
+
+beforeAll(async () => {
+  f = await startRemoteFixture();
+});
+afterAll(async () => {
+  for (const server of servers) await server.close();
+  await f?.close();
+});
+
+async function server(options: Partial<RemoteServerOptions> = {}): Promise<RunningRemoteServer> {
+  const log = { info: (m: string) => logs.push(m), warn: (m: string) => logs.push(m), error: (m: string) => logs.push(m) };
+  const started = await startRemoteServer({ bridge: f.running.bridge, webSurfaces: f.running.webSurfaces, log, host: '127.0.0.1', port: 0, ...options });
+  servers.push(started);
+  return started;
+}
+
+async function call(base: string, method: string, path: string, headers: Record<string, string> = {}, body?: string) {
+  const answer = await request(`${base}${path}`, { method: method as 'GET', headers, body });
+  const text = await answer.body.text();
+  return { status: answer.statusCode, headers: answer.headers, text };
+}
+
+const login = (base: string, password: string) => call(base, 'POST', '/login', { 'content-type': 'application/x-www-form-urlencoded' }, `password=${encodeURIComponent(password)}`);
+const cookieOf = (answer: { headers: Record<string, unknown> }) => String(answer.headers['set-cookie']).split(';')[0] as string;
+
+describe('passwords', () => {
+  it('one shorter than 8 characters, the empty one included, is refused at start', async () => {
+    for (const password of ['', 'seven77']) {
+      await expect(server({ password })).rejects.toThrow(/the web password is shorter than 8 characters/);
+    }
+    await expect(server({ password: '', host: '0.0.0.0' })).rejects.toThrow(/shorter than 8 characters \(it is empty\)/);
+  });
+});
+
+describe('host names', () => {
+  const fake = (host: string) => ({ headers: { host } }) as never;
+
+  it('in LAN mode only the bound address, this machine\'s names and addresses and the allowed names pass', () => {
+    const lan = allowedHostNames('0.0.0.0', ['deck.studio.example']);
+    expect(hostAllowed(fake('deck.studio.example:7900'), lan)).toBe(true);
+    expect(hostAllowed(fake('localhost:7900'), lan)).toBe(true);
+    expect(hostAllowed(fake('rebound.attacker.example:7900'), lan)).toBe(false);
+    const bound = allowedHostNames('192.0.2.10', []);
+    expect(hostAllowed(fake('192.0.2.10:7900'), bound)).toBe(true);
+    expect(hostAllowed(fake('[2001:db8::1]:7900'), bound)).toBe(false);
+  });
+
+  it('--web-allow-host adds a name (a reverse proxy\'s), any other is refused', async () => {
+    const { url } = await server({ allowHosts: ['deck.studio.example'] });
+    expect((await call(url, 'GET', '/healthz', { host: 'deck.studio.example' })).status).toBe(200);
+    const other = await call(url, 'GET', '/healthz', { host: 'attacker.example' });
+    expect(other.status).toBe(421);
+    expect(other.text).toContain('--web-allow-host');
+  });
+});
+
+describe('password guessing', () => {
+  it('after 5 wrong passwords an address waits (429, Retry-After), doubling; each failure is logged without the guess', async () => {
+    const clock = new ManualClock();
+    const { url } = await server({ password: PASSWORD, now: clock.now });
+    logs.length = 0;
+    for (let i = 0; i < 5; i++) expect((await call(url, 'GET', '/state', { authorization: `Bearer guess-${i}` })).status).toBe(401);
+    let answer = await call(url, 'GET', '/state', { authorization: `Bearer ${PASSWORD}` });
+    expect(answer.status).toBe(429);
+    expect(answer.headers['retry-after']).toBe('1');
+    expect((await login(url, PASSWORD)).status).toBe(429); // the form waits as well
+    clock.advance(1000);
+    expect((await login(url, 'guess-5')).status).toBe(401);
+    answer = await call(url, 'GET', '/state', { authorization: `Bearer ${PASSWORD}` });
+    expect(answer.status).toBe(429);
+    expect(answer.headers['retry-after']).toBe('2');
+    clock.advance(2000);
+    expect((await call(url, 'GET', '/state', { authorization: `Bearer ${PASSWORD}` })).status).toBe(200);
+    expect((await call(url, 'GET', '/state', { authorization: 'Bearer guess-6' })).status).toBe(401); // the count started again
+    const lines = logs.filter((l) => l.includes('wrong password'));
+    expect(lines).toHaveLength(7);
+    expect(lines[0]).toMatch(/wrong password from 127\.0\.0\.1 \(1 in a row\)/);
+    expect(logs.join('\n')).not.toContain('guess-');
+  });
+});
+
+describe('framing and sessions', () => {
+  it('every answer forbids framing', async () => {
+    const { url } = await server({ password: PASSWORD });
+    for (const [path, headers] of [['/', {}], ['/state', {}], ['/', { authorization: `Bearer ${PASSWORD}` }], ['/state', { authorization: `Bearer ${PASSWORD}` }]] as const) {
+      const answer = await call(url, 'GET', path, headers);
+      expect(answer.headers['x-frame-options']).toBe('DENY');
+      expect(String(answer.headers['content-security-policy'])).toContain("frame-ancestors 'none'");
+    }
+  });
+
+  it('POST /logout ends the session; a session idle for 12 hours ends; a new password ends them all', async () => {
+    const clock = new ManualClock();
+    const running = await server({ password: PASSWORD, now: clock.now });
+    const { url } = running;
+    let cookie = cookieOf(await login(url, PASSWORD));
+    expect((await call(url, 'GET', '/state', { cookie })).status).toBe(200);
+    const out = await call(url, 'POST', '/logout', { cookie });
+    expect(out.status).toBe(303);
+    expect(String(out.headers['set-cookie'])).toContain('Max-Age=0');
+    expect((await call(url, 'GET', '/state', { cookie })).status).toBe(401);
+
+    cookie = cookieOf(await login(url, PASSWORD));
+    clock.advance(11 * 3600_000);
+    expect((await call(url, 'GET', '/state', { cookie })).status).toBe(200); // used: the idle time starts again
+    clock.advance(12 * 3600_000 + 1);
+    expect((await call(url, 'GET', '/state', { cookie })).status).toBe(401);
+
+    cookie = cookieOf(await login(url, PASSWORD));
+    running.changePassword('battery staple');
+    expect((await call(url, 'GET', '/state', { cookie })).status).toBe(401);
+    expect((await call(url, 'GET', '/state', { authorization: 'Bearer battery staple' })).status).toBe(200);
+  });
+});
+
+describe('paths', () => {
+  it('a malformed percent-escape is 400, naming it', async () => {
+    for (const path of ['/surfaces/%', '/surfaces/%zz/keys/0.png', '/surfaces/web%3Aweb-15/keys/%E0%A4%A/press']) {
+      const answer = await f.call(path.endsWith('press') ? 'POST' : 'GET', path);
+      expect({ path, status: answer.status }).toEqual({ path, status: 400 });
+      expect((answer.json as { error: string }).error).toContain('malformed percent-escape');
+    }
+  });
+});
+
+describe('WebSocket clients', () => {
+  const open = (url: string, options: { autoPong?: boolean } = {}) =>
+    new Promise<{ socket: WebSocket; outcome: string }>((resolve) => {
+      const socket = new WebSocket(`${url.replace('http', 'ws')}/ws`, options);
+      socket.once('message', () => resolve({ socket, outcome: 'hello' }));
+      socket.once('unexpected-response', (_request, response) => {
+        let body = '';
+        response.on('data', (chunk: Buffer) => (body += chunk.toString()));
+        response.on('end', () => resolve({ socket, outcome: `refused ${response.statusCode}: ${body}` }));
+      });
+      socket.once('error', (error) => resolve({ socket, outcome: `error ${error.message}` }));
+    });
+
+  it('are capped: one over the limit is refused with the reason', async () => {
+    const { url } = await server({ socketLimits: { maxClients: 2 } });
+    const first = await open(url);
+    const second = await open(url);
+    const third = await open(url);
+    expect([first.outcome, second.outcome]).toEqual(['hello', 'hello']);
+    expect(third.outcome).toBe('refused 503: the web deck has 2 clients already, the most it takes: close another tab or window first');
+    first.socket.close();
+    second.socket.close();
+  });
+
+  it('one that does not answer pings is closed', async () => {
+    const running = await server({ socketLimits: { heartbeatMs: 100 } });
+    const { socket, outcome } = await open(running.url, { autoPong: false });
+    expect(outcome).toBe('hello');
+    await new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error('not closed within 3 s')), 3000);
+      socket.once('close', () => {
+        clearTimeout(timer);
+        resolve();
+      });
+    });
+    expect(logs.join('\n')).toContain('no answer to a ping within 100 ms');
+  });
+
+  it('one that never reads is skipped over a bound and then closed; the bridge holds no more for it', async () => {
+    const running = await server({ socketLimits: { bufferBytes: 64 * 1024, stalledMs: 500, heartbeatMs: 60_000 } });
+    const { port } = running;
+    const stalled = connect(port, '127.0.0.1');
+    stalled.pause(); // never reads a byte
+    stalled.write(`GET /ws HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n`);
+    await until(() => running.webClients() === 1, 'the stalled client to be attached');
+    // Pictures keep coming: a channel starts recording and its clock ticks on every deck.
+    expect((await f.call('POST', '/surfaces/web:web-15/keys/0/press')).status).toBe(200);
+    await until(() => running.webClients() === 0, 'the stalled client to be closed', 10_000);
+    const line = logs.find((l) => l.includes('it stopped reading'));
+    expect(line).toBeDefined();
+    // What was held for it when it was closed stayed near the bound (one hello's worth of pictures at most).
+    expect(Number(/\((\d+) bytes unsent/.exec(line ?? '')?.[1])).toBeLessThan(4 * 1024 * 1024);
+    stalled.destroy();
+    expect((await f.call('POST', '/surfaces/web:web-15/keys/0/press?holdMs=1100')).status).toBe(200);
+  });
+});
