@@ -1,5 +1,5 @@
 // End to end: the real bridge and renderer against the simulator, an APC mini mk2 found by the MIDI
-// manager (the real easymidi over a fake backend) and bound to the shipped profile. A pad press reaches
+// manager (the real @julusian/midi over a fake RtMidi) and bound to the shipped profile. A pad press reaches
 // the recorder, the pad's LED turns to the recording colour, and after the device is unplugged and
 // plugged in again every LED is sent again.
 import { join } from 'node:path';
@@ -12,8 +12,9 @@ import { loadProfileFile } from '../../../src/profiles/load.js';
 import { pictureRenderer } from '../../../src/render/picture-renderer.js';
 import { decodeThumbnail } from '../../../src/render/thumbnail.js';
 import { loadMidiMapFolder } from '../../../src/surfaces/midi/load-midi-map.js';
+import { alsaPortIdentity } from '../../../src/surfaces/midi/port-identity.js';
 import { MidiManager } from '../../../src/surfaces/midi/midi-manager.js';
-import { easymidiOver, FakeMidiSystem } from '../../support/fake-midi.js';
+import { FakeMidiSystem, rtMidiOver } from '../../support/fake-midi.js';
 import { startFixture } from '../../support/simulator.js';
 
 const PROFILES = join(import.meta.dirname, '../../../profiles');
@@ -51,7 +52,7 @@ describe('an APC mini mk2 under the bridge', () => {
     const system = new FakeMidiSystem();
     system.plug(PORT);
     const { maps } = await loadMidiMapFolder(join(PROFILES, 'midi'));
-    const manager = new MidiManager({ maps: maps.map((m) => m.map), log, loadMidi: async () => easymidiOver(system), checkEveryMs: 60_000 });
+    const manager = new MidiManager({ maps: maps.map((m) => m.map), log, loadMidi: async () => rtMidiOver(system), watchUsb: null, portIdentity: alsaPortIdentity(system.asoundRoot), checkEveryMs: 60_000 });
     manager.surfaces$.subscribe((event) => (event.type === 'added' ? bridge.addSurface(event.surface) : bridge.removeSurface(event.id)));
     cleanups.push(async () => {
       await bridge.stop();
