@@ -185,6 +185,40 @@ describe('MIDI manager', () => {
   });
 });
 
+describe('shipped maps on their ports', () => {
+  const LIVE_MODE = [0xf0, 0x00, 0x20, 0x29, 0x02, 0x0d, 0x0e, 0x00, 0xf7];
+
+  it('the Launchpad under the older kernels\' port names: Programmer mode on open, Live mode again on stop', async () => {
+    const system = new FakeMidiSystem();
+    const daw = 'Launchpad Mini MK3:Launchpad Mini MK3 MIDI 1 24:0';
+    const midi = 'Launchpad Mini MK3:Launchpad Mini MK3 MIDI 2 24:1';
+    system.plug(daw);
+    system.plug(midi);
+    const { manager } = await setup(system);
+    await manager.start();
+    expect(manager.surfaces.map((s) => s.name)).toEqual([midi]);
+    await manager.surfaces[0]?.setLed('pad0', 'recording');
+    await manager.stop();
+    expect(system.sent(midi)).toEqual([PROGRAMMER_MODE, [0x90, 11, 5], LIVE_MODE]);
+    expect(system.sent(daw)).toEqual([]);
+  });
+
+  it('the X-Touch Mini: a knob\'s ring is set to the gain, and a turn is passed on at once (no soft takeover)', async () => {
+    const system = new FakeMidiSystem();
+    system.plug('X-TOUCH MINI');
+    const { manager } = await setup(system);
+    await manager.start();
+    const surface = manager.surfaces[0] as MidiSurface;
+    const inputs: SurfaceInput[] = [];
+    surface.input.subscribe((i) => inputs.push(i));
+    system.clearSent();
+    await surface.setLevel('knob0', 0.5);
+    expect(system.sent('X-TOUCH MINI')).toEqual([[0xba, 1, 64]]); // encoder 1, layer A, channel 11
+    system.fromDevice('X-TOUCH MINI', [0xba, 1, 100]);
+    expect(inputs).toEqual([{ type: 'fader', control: 'knob0', position: 100 / 127 }]);
+  });
+});
+
 describe('MIDI replug under the same name and ALSA client number', () => {
   const PORT = 'APC mini mk2:APC mini mk2 APC mini mk2 _ 20:0';
   const LEDS = 80; // 64 pads, 8 track and 8 scene buttons
