@@ -47,6 +47,12 @@ export class FakeMidiSystem {
     return this.root;
   }
 
+  /** Removes the asound stand-in. */
+  dispose(): void {
+    if (this.root !== null) rmSync(this.root, { recursive: true, force: true });
+    this.root = null;
+  }
+
   plug(name: string, sides: { input?: boolean; output?: boolean } = {}): void {
     const card = cardOf(name);
     if (card !== null && !this.usbOfClient.has(card.client)) {

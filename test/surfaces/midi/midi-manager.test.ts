@@ -31,8 +31,10 @@ function recordingLog(): Logger & { lines: string[] } {
 }
 
 const managers: MidiManager[] = [];
+const systems: FakeMidiSystem[] = [];
 afterEach(async () => {
   for (const manager of managers.splice(0)) await manager.stop();
+  for (const system of systems.splice(0)) system.dispose();
   vi.useRealTimers();
 });
 
@@ -62,6 +64,7 @@ async function setup(system: FakeMidiSystem, options: { maps?: MidiMap[]; checkE
     sequencerPresent: () => false,
   });
   managers.push(manager);
+  systems.push(system);
   const events: MidiSurfaceEvent[] = [];
   manager.surfaces$.subscribe((event) => events.push(event));
   return { manager, log, events };
