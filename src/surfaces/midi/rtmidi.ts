@@ -10,7 +10,7 @@ export interface RtMidiInput {
   getPortCount(): number;
   getPortName(port: number): string;
   openPort(port: number): void;
-  closePort(): void;
+  destroy(): void;
   ignoreTypes(sysex: boolean, timing: boolean, activeSensing: boolean): void;
   on(event: 'message', listener: (deltaTime: number, message: number[]) => void): unknown;
   removeAllListeners(event?: string): unknown;
@@ -21,7 +21,7 @@ export interface RtMidiOutput {
   getPortCount(): number;
   getPortName(port: number): string;
   openPort(port: number): void;
-  closePort(): void;
+  destroy(): void;
   sendMessage(message: number[]): void;
 }
 
@@ -53,18 +53,18 @@ export function rtMidiBackend(midi: RtMidiModule): MidiBackend {
   };
 }
 
-type Listing = Pick<RtMidiInput, 'getPortCount' | 'getPortName' | 'closePort'>;
+type Listing = Pick<RtMidiInput, 'getPortCount' | 'getPortName' | 'destroy'>;
 
 function portNames(port: Listing): string[] {
   return Array.from({ length: port.getPortCount() }, (_, i) => port.getPortName(i));
 }
 
-/** Uses a port object for a listing and releases it (RtMidi keeps an ALSA client per object). */
+/** Uses a port object for a listing and frees it at once (each holds an ALSA client until freed). */
 function withPort<P extends Listing, T>(port: P, use: (port: P) => T): T {
   try {
     return use(port);
   } finally {
-    port.closePort();
+    port.destroy();
   }
 }
 
@@ -75,7 +75,12 @@ function indexOf(port: Listing, name: string, side: string): number {
 }
 
 function openInput(input: RtMidiInput, name: string): MidiInputPort {
-  input.openPort(indexOf(input, name, 'input'));
+  try {
+    input.openPort(indexOf(input, name, 'input'));
+  } catch (error) {
+    input.destroy();
+    throw error;
+  }
   // SysEx is wanted (device replies are checked); clock and active sensing arrive many times a second
   // and mean nothing here, so RtMidi drops them before they reach JavaScript.
   input.ignoreTypes(false, true, true);
@@ -87,16 +92,21 @@ function openInput(input: RtMidiInput, name: string): MidiInputPort {
     },
     close: () => {
       input.removeAllListeners('message');
-      input.closePort();
+      input.destroy();
     },
   };
 }
 
 function openOutput(output: RtMidiOutput, name: string): MidiOutputPort {
-  output.openPort(indexOf(output, name, 'output'));
+  try {
+    output.openPort(indexOf(output, name, 'output'));
+  } catch (error) {
+    output.destroy();
+    throw error;
+  }
   return {
     name,
     send: (bytes) => output.sendMessage([...bytes]),
-    close: () => output.closePort(),
+    close: () => output.destroy(),
   };
 }
