@@ -1,7 +1,8 @@
 // `recdeck devices`: the Stream Decks and MIDI ports this machine can see, or why it cannot see them.
 import { describeStreamDecks } from '../surfaces/streamdeck/describe.js';
 import { nodeStreamDeckBackend } from '../surfaces/streamdeck/backend-node.js';
-import { loadEasymidi, type EasymidiLoader } from '../surfaces/midi/easymidi.js';
+import type { MidiBackendLoader } from '../surfaces/midi/midi-port.js';
+import { loadRtMidi } from '../surfaces/midi/rtmidi.js';
 import { midiUnavailableReason } from '../surfaces/midi/unavailable.js';
 
 export const devicesUsage = 'recdeck devices';
@@ -9,15 +10,15 @@ export const devicesUsage = 'recdeck devices';
 export async function devices(_args: string[], print: (text: string) => void = (t) => process.stdout.write(t)): Promise<void> {
   const decks = await describeStreamDecks(nodeStreamDeckBackend());
   print(`Stream Decks:\n${decks.map((line) => `  ${line}`).join('\n')}\n`);
-  print(`MIDI ports:\n${(await describeMidiPorts(loadEasymidi)).map((line) => `  ${line}`).join('\n')}\n`);
+  print(`MIDI ports:\n${(await describeMidiPorts(loadRtMidi)).map((line) => `  ${line}`).join('\n')}\n`);
 }
 
 /** Input and output port names, or why MIDI cannot be used. */
-export async function describeMidiPorts(load: EasymidiLoader): Promise<string[]> {
+export async function describeMidiPorts(load: MidiBackendLoader): Promise<string[]> {
   try {
     const midi = await load();
-    const inputs = midi.getInputs();
-    const outputs = midi.getOutputs();
+    const inputs = midi.inputNames();
+    const outputs = midi.outputNames();
     if (inputs.length === 0 && outputs.length === 0) return ['none (plug a controller in; a map in profiles/midi names its port)'];
     return [...inputs.map((name) => `in:  ${name}`), ...outputs.map((name) => `out: ${name}`)];
   } catch (error) {

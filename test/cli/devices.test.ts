@@ -1,13 +1,17 @@
 // `recdeck devices`, MIDI part: port names, or why MIDI cannot be used.
 import { describe, expect, it } from 'vitest';
 import { describeMidiPorts } from '../../src/cli/devices.js';
-import type { EasymidiApi } from '../../src/surfaces/midi/easymidi.js';
+import type { MidiBackend } from '../../src/surfaces/midi/midi-port.js';
 
-const api = (inputs: string[], outputs: string[]): EasymidiApi => ({
-  Input: class {} as unknown as EasymidiApi['Input'],
-  Output: class {} as unknown as EasymidiApi['Output'],
-  getInputs: () => inputs,
-  getOutputs: () => outputs,
+const api = (inputs: string[], outputs: string[]): MidiBackend => ({
+  inputNames: () => inputs,
+  outputNames: () => outputs,
+  openInput: () => {
+    throw new Error('not opened here');
+  },
+  openOutput: () => {
+    throw new Error('not opened here');
+  },
 });
 
 describe('recdeck devices: MIDI', () => {

@@ -1,6 +1,6 @@
-// Incoming MIDI to surface input, without side effects: a parsed message is checked (a truncated or
-// corrupt message leaves holes and out-of-range numbers in what easymidi hands over), matched to the
-// map's control, and turned into a press, a release, a position or a turn.
+// Incoming MIDI to surface input, without side effects: a raw message is checked (a truncated or
+// corrupt message has missing or out-of-range bytes), matched to the map's control, and turned into a
+// press, a release, a position or a turn.
 import type { SurfaceInput } from '../../engine/surface.js';
 import { inputKey, type Encoding, type MidiControl, type MidiMap } from './midi-map.js';
 
@@ -12,32 +12,25 @@ export type MidiMessage =
 
 export type Screened = { ok: true; message: MidiMessage } | { ok: false; reason: string };
 
-/** The easymidi events the surface listens to. */
-export type EasymidiEvent = 'noteon' | 'noteoff' | 'cc' | 'pitch';
-
 const PITCH_MAX = 16383;
+const KINDS: Readonly<Record<number, 'note-off' | 'note-on' | 'cc' | 'pitchbend'>> = { 0x80: 'note-off', 0x90: 'note-on', 0xb0: 'cc', 0xe0: 'pitchbend' };
 
 /**
- * easymidi's parsed event as a MidiMessage. easymidi copies bytes into fields without looking at them,
- * so a two-byte note-on arrives with velocity undefined and a data byte above 127 arrives as is.
+ * A raw message as a MidiMessage; null for a valid message the surface has no use for (aftertouch,
+ * program change). The screen (input-guard.ts) has already dropped malformed ones; this checks again
+ * because it is the last place that could tell.
  */
-export function fromEasymidi(event: EasymidiEvent, msg: unknown): Screened {
-  if (typeof msg !== 'object' || msg === null) return { ok: false, reason: `${event}: no message` };
-  const fields = msg as Record<string, unknown>;
-  const channel = fields.channel;
-  if (!isInt(channel, 0, 15)) return { ok: false, reason: `${event}: channel ${show(channel)} is not 0–15` };
-  if (event === 'pitch') {
-    const value = fields.value;
-    if (!isInt(value, 0, PITCH_MAX)) return { ok: false, reason: `pitch bend value ${show(value)} is not 0–${PITCH_MAX} (truncated message?)` };
-    return { ok: true, message: { kind: 'pitchbend', channel: channel + 1, value } };
-  }
-  const [numberField, valueField] = event === 'cc' ? ['controller', 'value'] : ['note', 'velocity'];
-  const number = fields[numberField];
-  const value = fields[valueField];
-  if (!isInt(number, 0, 127)) return { ok: false, reason: `${event}: ${numberField} ${show(number)} is not 0–127 (truncated message?)` };
-  if (!isInt(value, 0, 127)) return { ok: false, reason: `${event}: ${valueField} ${show(value)} is not 0–127 (truncated message?)` };
-  const kind = event === 'cc' ? 'cc' : event === 'noteon' ? 'note-on' : 'note-off';
-  return { ok: true, message: { kind, channel: channel + 1, number, value } };
+export function fromBytes(bytes: readonly number[]): Screened | null {
+  const [status, first, second] = bytes;
+  if (!isInt(status, 0x80, 0xef)) return { ok: false, reason: `a message with status ${show(status)}, not a channel message` };
+  const kind = KINDS[status & 0xf0];
+  if (kind === undefined) return null;
+  const what = `${kind} ${hexByte(status)}`;
+  if (bytes.length !== 3) return { ok: false, reason: `${what}: ${bytes.length} bytes, not 3 (truncated message?)` };
+  if (!isInt(first, 0, 127) || !isInt(second, 0, 127)) return { ok: false, reason: `${what}: data bytes ${show(first)} ${show(second)} are not 0–127` };
+  const channel = (status & 0x0f) + 1;
+  if (kind === 'pitchbend') return { ok: true, message: { kind, channel, value: first + second * 128 } };
+  return { ok: true, message: { kind, channel, number: first, value: second } };
 }
 
 /** Finds the map's control for a message in one lookup (the map guarantees each input is one control's). */
@@ -101,4 +94,8 @@ function isInt(value: unknown, min: number, max: number): value is number {
 
 function show(value: unknown): string {
   return value === undefined ? 'missing' : JSON.stringify(value) ?? String(value);
+}
+
+function hexByte(byte: number): string {
+  return byte.toString(16).toUpperCase().padStart(2, '0');
 }

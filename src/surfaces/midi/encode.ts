@@ -1,7 +1,7 @@
 // Outgoing MIDI from LED states and levels, without side effects. Every byte is checked here, because
-// easymidi is not: it builds a status byte as (type << 4) + channel and pushes data bytes as given, so a
-// channel of 16 silently becomes another message type and a value of 128 corrupts the stream. A value
-// out of range is a MidiValueError naming the control and the value; nothing is sent.
+// nothing below does: RtMidi sends what it is given, so a channel of 16 would silently become another
+// message type and a value of 128 would corrupt the stream (a Buffer wraps it). A value out of range is
+// a MidiValueError naming the control and the value; nothing is sent.
 import type { LedState } from '../../engine/surface.js';
 import { wholeMessageProblem, type Led, type LedValue, type MidiControl } from './midi-map.js';
 

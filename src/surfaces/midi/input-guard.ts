@@ -1,18 +1,13 @@
-// Raw MIDI is screened before easymidi parses it. easymidi's input handler runs inside the native
-// backend's callback, so anything it throws would be an uncaught exception, and it trusts what it gets:
-// - a SysEx split over several chunks is glued together in a list that grows without bound until an F7
-//   arrives, and the code that finishes it assigns to an undeclared variable (`sysex = []`), which
-//   leaks a global in sloppy mode and throws in strict mode;
-// - a clock byte in the middle of a SysEx throws the SysEx away;
-// - a message with an undefined or missing status byte is emitted as an event named `undefined`;
-// - a truncated message is emitted with its missing fields undefined.
-// So: real-time bytes are dropped (never used here), SysEx is reassembled here with a size limit and
-// never handed to easymidi (the bridge reads no SysEx; the check only reports garbage), and malformed
-// messages are reported and dropped. Everything runs in a try/catch: no input can crash the process.
+// Raw MIDI is screened before anything reads it. RtMidi hands over what the device sent, and devices
+// and cables do send garbage: a SysEx split over several chunks (glued together here, with a size
+// limit), a clock byte in the middle of a SysEx, a status byte with no data, a truncated message, a
+// data byte above 127. Real-time bytes are dropped (never used here), SysEx is reassembled and only
+// checked (the bridge reads none), and malformed messages are reported and dropped. Nothing here throws
+// on any input; the surface calls it inside a try/catch all the same.
 
 /** What to do with one raw message as RtMidi delivered it. */
 export interface RawVerdict {
-  /** Hand it to easymidi's parser. */
+  /** Pass it on to be decoded: one whole, valid channel message. */
   forward: boolean;
   /** Why (parts of) it were not valid MIDI, for the log. */
   garbage: string[];
@@ -98,55 +93,4 @@ function dataBytes(bytes: readonly number[]): boolean {
 
 function hexByte(byte: number): string {
   return byte.toString(16).toUpperCase().padStart(2, '0');
-}
-
-type Listener = (...args: unknown[]) => unknown;
-
-/** The @julusian/midi Input inside an easymidi Input (private field `_input`). */
-interface NativeInput {
-  listeners(event: string): Listener[];
-  removeAllListeners(event: string): unknown;
-  on(event: string, listener: Listener): unknown;
-  ignoreTypes(sysex: boolean, timing: boolean, activeSensing: boolean): void;
-}
-
-function isNativeInput(value: unknown): value is NativeInput {
-  if (typeof value !== 'object' || value === null) return false;
-  const candidate = value as Record<string, unknown>;
-  return ['listeners', 'removeAllListeners', 'on', 'ignoreTypes'].every((name) => typeof candidate[name] === 'function');
-}
-
-export interface GuardHandlers {
-  garbage(reason: string, bytes: unknown): void;
-  sysex(bytes: number[]): void;
-}
-
-/**
- * Puts the screen between the native input and easymidi's parser. False when easymidi's inside is not
- * as expected (another version): then only the checks on easymidi's events protect the bridge.
- */
-export function guardEasymidiInput(input: object, handlers: GuardHandlers, maxSysexBytes = DEFAULT_MAX_SYSEX): boolean {
-  const native = (input as { _input?: unknown })._input;
-  if (!isNativeInput(native)) return false;
-  const parsers = native.listeners('message');
-  if (parsers.length === 0) return false;
-  // Clock, MTC and active sensing are dropped by RtMidi itself: they can arrive dozens of times a second.
-  native.ignoreTypes(false, true, true);
-  native.removeAllListeners('message');
-  const screen = new RawScreen(maxSysexBytes);
-  native.on('message', (deltaTime: unknown, bytes: unknown) => {
-    try {
-      const verdict = screen.screen(bytes);
-      for (const reason of verdict.garbage) handlers.garbage(reason, bytes);
-      if (verdict.sysex !== null) handlers.sysex(verdict.sysex);
-      if (verdict.forward) for (const parse of parsers) parse.call(native, deltaTime, bytes);
-    } catch (error) {
-      try {
-        handlers.garbage(`input that could not be handled (${error instanceof Error ? error.message : String(error)})`, bytes);
-      } catch {
-        // The log itself failed: nothing is left to tell, and throwing here would end the process.
-      }
-    }
-  });
-  return true;
 }

@@ -1,16 +1,28 @@
-// Finds the MIDI controllers the maps describe, opens them as surfaces, and keeps looking: RtMidi has no
-// hot-plug events, so the port list is read again every few seconds. A device that appears is opened
-// (init messages sent) and announced as 'added'; one whose port disappears is closed and announced as
-// 'removed'; when it comes back it is a new surface, so the bridge binds it afresh and every LED is sent
-// again. Without MIDI on the machine (no ALSA sequencer, no native backend) the manager says so once and
-// the rest of the bridge carries on.
+// Finds the MIDI controllers the maps describe, opens them as surfaces, and keeps looking. RtMidi has no
+// hot-plug events, so the port list is read on every USB attach/detach event (../usb-events.ts, a few
+// times as ALSA lags behind USB) and every few seconds. A device that appears is opened (init messages
+// sent) and announced as 'added'; one that went away is closed and announced as 'removed'; when it comes
+// back it is a new surface, so the bridge binds it afresh and every LED is sent again.
+//
+// "Went away" cannot be read from the port names alone: a device replugged within one check comes back
+// under the same ALSA client number and port name, while the handles opened before stay dead. So each
+// open port keeps the USB device it was opened on (port-identity.ts): a USB detach of that device closes
+// it at once, and a check that finds the name behind another device closes and reopens it. Where that
+// identity cannot be read (not Linux, not USB), any USB detach closes the port at the next check, which
+// opens it again if it is still there: one needless reopen rather than a dead controller.
+//
+// Without MIDI on the machine (no ALSA sequencer, no native backend) the manager says so once and the
+// rest of the bridge carries on.
 import { Observable, Subject } from 'rxjs';
 import type { Logger } from '../../engine/log.js';
 import type { SurfaceSource } from '../../engine/surface.js';
-import { loadEasymidi, type EasymidiApi, type EasymidiLoader, type EasymidiOutput } from './easymidi.js';
+import { watchUsbEvents, type UsbEvent, type WatchUsbEvents } from '../usb-events.js';
 import type { MidiMap } from './midi-map.js';
+import type { MidiBackend, MidiBackendLoader, MidiOutputPort } from './midi-port.js';
 import { MidiSurface } from './midi-surface.js';
+import { alsaPortIdentity, sameUsbDevice, type PortIdentity, type UsbAddress } from './port-identity.js';
 import { byExactnessFirst, findOutputPort, findPort, portMatches } from './ports.js';
+import { loadRtMidi } from './rtmidi.js';
 import { midiUnavailableReason } from './unavailable.js';
 
 export type MidiSurfaceEvent = { type: 'added'; surface: MidiSurface } | { type: 'removed'; id: string };
@@ -18,10 +30,14 @@ export type MidiSurfaceEvent = { type: 'added'; surface: MidiSurface } | { type:
 export interface MidiManagerOptions {
   maps: readonly MidiMap[];
   log: Logger;
-  /** Loads easymidi; tests hand in easymidi running over a fake backend. */
-  loadMidi?: EasymidiLoader;
+  /** Loads the MIDI backend (default: RtMidi); tests hand in the real library over a fake RtMidi. */
+  loadMidi?: MidiBackendLoader;
   /** How often the port list is read again (ms). */
   checkEveryMs?: number;
+  /** USB attach/detach events (default: libusb's); null: none, the periodic check alone. */
+  watchUsb?: WatchUsbEvents | null;
+  /** The USB device behind a port (default: from /proc/asound). */
+  portIdentity?: PortIdentity;
   now?: () => number;
   /** Soft takeover and motor timing of the surfaces (ms). */
   graceMs?: number;
@@ -32,9 +48,19 @@ export interface MidiManagerOptions {
 interface OpenDevice {
   surface: MidiSurface;
   inputName: string;
+  /** The USB device the port was opened on; null when it cannot be told. */
+  usb: UsbAddress | null;
+  /** A USB device went away since it was opened and this one's identity is unknown: reopen it. */
+  suspect: boolean;
 }
 
 const DEFAULT_CHECK_MS = 3000;
+/**
+ * Checks after a USB event (ms after it). ALSA registers a device's sequencer client a little after
+ * USB enumerates it (and removes it a little after the detach): checking a few times catches it without
+ * waiting for the periodic check.
+ */
+const AFTER_USB_EVENT_MS = [50, 250, 600, 1500];
 /** ALSA's always-present loopback port: never a controller. */
 const THROUGH_PORT = /^Midi Through\b/i;
 
@@ -45,10 +71,13 @@ export class MidiManager implements SurfaceSource {
   private readonly events = new Subject<MidiSurfaceEvent>();
   private readonly maps: MidiMap[];
   private readonly open = new Map<string, OpenDevice>();
-  private api: EasymidiApi | null = null;
+  private api: MidiBackend | null = null;
   private started = false;
   private stopped = false;
   private timer: NodeJS.Timeout | null = null;
+  private readonly followUps = new Set<NodeJS.Timeout>();
+  private stopWatchingUsb: (() => void) | null = null;
+  private readonly identify: PortIdentity;
   private running: Promise<void> | null = null;
   /** Why MIDI is not available, once said; null while it is. */
   private unavailable: string | null = null;
@@ -57,6 +86,7 @@ export class MidiManager implements SurfaceSource {
 
   constructor(private readonly options: MidiManagerOptions) {
     this.maps = byExactnessFirst(options.maps);
+    this.identify = options.portIdentity ?? alsaPortIdentity();
     this.surfaces$ = new Observable<MidiSurfaceEvent>((subscriber) => {
       for (const { surface } of this.open.values()) subscriber.next({ type: 'added', surface });
       return this.events.subscribe(subscriber);
@@ -73,7 +103,7 @@ export class MidiManager implements SurfaceSource {
     if (this.started) return;
     this.started = true;
     try {
-      this.api = await (this.options.loadMidi ?? loadEasymidi)();
+      this.api = await (this.options.loadMidi ?? loadRtMidi)();
     } catch (error) {
       // The module itself did not load (no native backend for this machine): looking again will not help.
       this.reportUnavailable(error);
@@ -84,6 +114,7 @@ export class MidiManager implements SurfaceSource {
     if (this.stopped) return;
     this.timer = setInterval(() => void this.check(), this.options.checkEveryMs ?? DEFAULT_CHECK_MS);
     this.timer.unref();
+    await this.watchUsb();
   }
 
   /** Reads the port list once: opens what appeared, closes what went away. */
@@ -97,6 +128,10 @@ export class MidiManager implements SurfaceSource {
     this.stopped = true;
     if (this.timer !== null) clearInterval(this.timer);
     this.timer = null;
+    for (const timer of this.followUps) clearTimeout(timer);
+    this.followUps.clear();
+    this.stopWatchingUsb?.();
+    this.stopWatchingUsb = null;
     await this.running;
     for (const mapName of [...this.open.keys()]) this.close(mapName);
     this.events.complete();
@@ -108,8 +143,8 @@ export class MidiManager implements SurfaceSource {
     let inputs: string[];
     let outputs: string[];
     try {
-      inputs = api.getInputs();
-      outputs = api.getOutputs();
+      inputs = api.inputNames();
+      outputs = api.outputNames();
     } catch (error) {
       this.reportUnavailable(error);
       for (const mapName of [...this.open.keys()]) this.close(mapName);
@@ -120,8 +155,9 @@ export class MidiManager implements SurfaceSource {
       this.options.log.info('MIDI is available now');
     }
     for (const [mapName, device] of [...this.open]) {
-      if (inputs.includes(device.inputName)) continue;
-      this.options.log.info(`${device.surface.id}: MIDI port "${device.inputName}" is gone`);
+      const why = this.goneBecause(device, inputs);
+      if (why === null) continue;
+      this.options.log.info(`${device.surface.id}: MIDI port "${device.inputName}" ${why}`);
       this.close(mapName);
     }
     const taken = new Set([...this.open.values()].map((device) => device.inputName));
@@ -134,12 +170,22 @@ export class MidiManager implements SurfaceSource {
     this.reportUnmatched(inputs, taken);
   }
 
-  private async openDevice(api: EasymidiApi, map: MidiMap, inputName: string, outputs: readonly string[]): Promise<boolean> {
+  /** Why an open device is to be closed now, or null while it is still the device it was opened on. */
+  private goneBecause(device: OpenDevice, inputs: readonly string[]): string | null {
+    if (!inputs.includes(device.inputName)) return 'is gone';
+    if (device.suspect) return 'may have been replugged (a USB device went away; its USB identity is unknown): opening it again';
+    if (!sameUsbDevice(device.usb, this.identify(device.inputName))) return 'is another USB device now (replugged): opening it again';
+    return null;
+  }
+
+  private async openDevice(api: MidiBackend, map: MidiMap, inputName: string, outputs: readonly string[]): Promise<boolean> {
     const id = `midi:${map.name}`;
     const { log } = this.options;
     let surface: MidiSurface;
+    // Read before opening: a device replugged while it opens shows up as a different identity next time.
+    const usb = this.identify(inputName);
     try {
-      const input = new api.Input(inputName);
+      const input = api.openInput(inputName);
       try {
         surface = new MidiSurface({
           map,
@@ -162,20 +208,19 @@ export class MidiManager implements SurfaceSource {
       return false;
     }
     this.openFailures.delete(map.name);
-    if (!surface.rawInputGuarded) log.warn(`${id}: easymidi is not the version expected; raw MIDI input is not screened before it parses it`);
     try {
       await surface.open();
     } catch (error) {
       log.warn(`${id}: ${messageOf(error)}`);
     }
-    this.open.set(map.name, { surface, inputName });
+    this.open.set(map.name, { surface, inputName, usb, suspect: false });
     log.info(`${id}: MIDI controller on "${inputName}" (model ${map.model})`);
     this.events.next({ type: 'added', surface });
     return true;
   }
 
   /** The device's output port, or null (then its LEDs stay dark, which is worth a warning, not a failure). */
-  private openOutput(api: EasymidiApi, id: string, map: MidiMap, inputName: string, outputs: readonly string[]): EasymidiOutput | null {
+  private openOutput(api: MidiBackend, id: string, map: MidiMap, inputName: string, outputs: readonly string[]): MidiOutputPort | null {
     const pattern = map.ports.output ?? map.ports.input;
     const outputName = findOutputPort(pattern, inputName, outputs);
     if (outputName === undefined) {
@@ -183,10 +228,46 @@ export class MidiManager implements SurfaceSource {
       return null;
     }
     try {
-      return new api.Output(outputName);
+      return api.openOutput(outputName);
     } catch (error) {
       this.options.log.warn(`${id}: cannot open MIDI output "${outputName}": ${messageOf(error)}; its LEDs stay dark`);
       return null;
+    }
+  }
+
+  /** Optional, like the Stream Decks' hot-plug: without it the periodic check finds every change. */
+  private async watchUsb(): Promise<void> {
+    const watch = this.options.watchUsb === undefined ? watchUsbEvents : this.options.watchUsb;
+    if (watch === null) return;
+    try {
+      const stop = await watch((event) => this.onUsbEvent(event));
+      if (this.stopped) stop();
+      else this.stopWatchingUsb = stop;
+    } catch (error) {
+      this.options.log.info(`MIDI: no USB hot-plug events (${messageOf(error)}); MIDI ports are checked every ${(this.options.checkEveryMs ?? DEFAULT_CHECK_MS) / 1000} s`);
+    }
+  }
+
+  private onUsbEvent(event: UsbEvent): void {
+    if (this.stopped) return;
+    if (event.type === 'detach') {
+      for (const [mapName, device] of [...this.open]) {
+        if (device.usb === null) device.suspect = true;
+        else if (device.usb.bus === event.bus && device.usb.address === event.address) {
+          this.options.log.info(`${device.surface.id}: its USB device was unplugged`);
+          this.close(mapName);
+        }
+      }
+    }
+    for (const timer of this.followUps) clearTimeout(timer);
+    this.followUps.clear();
+    for (const ms of AFTER_USB_EVENT_MS) {
+      const timer = setTimeout(() => {
+        this.followUps.delete(timer);
+        void this.check();
+      }, ms);
+      timer.unref();
+      this.followUps.add(timer);
     }
   }
 

@@ -49,7 +49,7 @@ export function portRegex(pattern: string): RegExp | null | undefined {
   }
 }
 
-/** Bytes a device needs on open: a SysEx message, or a short channel message (mode switch, layer select). */
+/** Bytes a device needs on open or on exit: a SysEx message, or a short channel message (mode switch, layer select). */
 export const InitMessage = z
   .array(AnyByte)
   .min(2)
@@ -168,6 +168,12 @@ export const MidiMap = z
       output: PortPattern.optional().describe('Default: the same as input'),
     }),
     init: z.array(InitMessage).default([]).describe('Messages sent, in order, each time the device is opened'),
+    exit: z.array(InitMessage).default([]).describe('Messages sent, in order, when recdeck lets the device go (back to its own mode)'),
+    ledSource: z
+      .string()
+      .min(1)
+      .optional()
+      .describe('Where the LED numbers come from: the maker\'s MIDI implementation chart by name (a test checks the map against it)'),
     leds: z.record(StyleName, Led).default({}).describe('LED styles by name, shared by the controls that name them (led: rgb-pad)'),
     controls: z.array(MidiControlInput).min(1),
   })

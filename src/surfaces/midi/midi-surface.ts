@@ -1,26 +1,25 @@
-// One MIDI controller as a Surface: easymidi's parsed messages in, checked bytes out, with the device's
-// wiring taken from its MIDI map. No MIDI input can crash the process: raw input is screened before
-// easymidi parses it (input-guard.ts), every event handler runs in a try/catch, and garbage is dropped
-// with a (rate-limited) log line.
+// One MIDI controller as a Surface: raw messages in, checked bytes out (over a MidiPort), with the
+// device's wiring taken from its MIDI map. No MIDI input can crash the process: raw input is screened
+// (input-guard.ts) and decoded inside a try/catch, and garbage is dropped with a (rate-limited) log line.
 import { Subject, type Observable } from 'rxjs';
 import type { Logger } from '../../engine/log.js';
 import type { ControlDefinition, LedState, RgbImage, Surface, SurfaceInput } from '../../engine/surface.js';
 import { controlDefinitions } from './controls.js';
-import { ControlIndex, decode, fromEasymidi, type EasymidiEvent } from './decode.js';
-import { easymidiCall, type EasymidiInput, type EasymidiOutput } from './easymidi.js';
+import { ControlIndex, decode, fromBytes } from './decode.js';
 import { checkedMessage, encodeLed, encodeLevel, hex, MidiValueError } from './encode.js';
-import { guardEasymidiInput } from './input-guard.js';
+import { RawScreen } from './input-guard.js';
 import { LogLimiter } from './log-limit.js';
 import type { MidiControl, MidiMap } from './midi-map.js';
+import type { MidiInputPort, MidiOutputPort } from './midi-port.js';
 import { MotorFollower, SoftTakeover } from './soft-takeover.js';
 
 export interface MidiSurfaceOptions {
   map: MidiMap;
   /** The input port's name; it is the surface's name. */
   portName: string;
-  input: EasymidiInput;
+  input: MidiInputPort;
   /** null when the device has no output port (or it could not be opened): no LEDs, no motors. */
-  output: EasymidiOutput | null;
+  output: MidiOutputPort | null;
   log: Logger;
   now?: () => number;
   /** How long after a fader move its levels count as echoes (soft takeover) or the hand is on it (motors). */
@@ -34,8 +33,6 @@ interface Motor {
   timer: NodeJS.Timeout | null;
 }
 
-const EVENTS: readonly EasymidiEvent[] = ['noteon', 'noteoff', 'cc', 'pitch'];
-
 export class MidiSurface implements Surface {
   readonly id: string;
   readonly kind = 'midi' as const;
@@ -43,14 +40,13 @@ export class MidiSurface implements Surface {
   readonly name: string;
   readonly controls: readonly ControlDefinition[];
   readonly input: Observable<SurfaceInput>;
-  /** False when easymidi's inside was not as expected and only its events are checked. */
-  readonly rawInputGuarded: boolean;
   private readonly inputs = new Subject<SurfaceInput>();
   private readonly byId: ReadonlyMap<string, MidiControl>;
   private readonly index: ControlIndex;
   private readonly takeovers = new Map<string, SoftTakeover>();
   private readonly motors = new Map<string, Motor>();
   private readonly garbage: LogLimiter;
+  private readonly screen = new RawScreen();
   private readonly now: () => number;
   private closed = false;
 
@@ -70,7 +66,7 @@ export class MidiSurface implements Surface {
       if (control.motorised) this.motors.set(control.id, { follower: new MotorFollower(options.graceMs), pending: null, timer: null });
       else this.takeovers.set(control.id, new SoftTakeover(options.graceMs === undefined ? {} : { graceMs: options.graceMs }));
     }
-    this.rawInputGuarded = this.listen(options.input);
+    options.input.onMessage((bytes) => this.safely(() => this.onRaw(bytes)));
   }
 
   /** Sends the map's init messages (mode switches); the session then sends every LED. */
@@ -125,13 +121,23 @@ export class MidiSurface implements Surface {
     if (failures.length > 0) throw new Error(`${this.id}: clearing failed: ${failures.join('; ')}`);
   }
 
-  /** The device went away (or the bridge stops): ports closed, input completed. Never throws. */
+  /**
+   * The device went away (or the bridge stops): the map's exit messages sent (a device still there goes
+   * back to its own mode), ports closed, input completed. Never throws.
+   */
   close(): void {
     if (this.closed) return;
-    this.closed = true;
     this.stopMotors();
+    for (const [i, message] of this.options.map.exit.entries()) {
+      try {
+        this.send(`exit[${i}]`, checkedMessage(this.id, `exit[${i}]`, message));
+      } catch (error) {
+        this.options.log.warn(error instanceof Error ? error.message : String(error));
+      }
+    }
+    this.closed = true;
     const { input, output } = this.options;
-    for (const step of [() => input.removeAllListeners(), () => input.close(), () => output?.close()]) {
+    for (const step of [() => input.close(), () => output?.close()]) {
       try {
         step();
       } catch {
@@ -143,28 +149,16 @@ export class MidiSurface implements Surface {
 
   // Input -------------------------------------------------------------------------------------------
 
-  private listen(input: EasymidiInput): boolean {
-    const guarded = guardEasymidiInput(input, {
-      garbage: (reason, bytes) => this.reportGarbage(reason, bytes),
-      // Device replies (identity, mode reports): nothing in the bridge reads them.
-      sysex: () => undefined,
-    });
-    for (const event of EVENTS) input.on(event, (message) => this.safely(() => this.onMessage(event, message)));
-    // Reached only when the guard could not be installed: then easymidi hands these over as they came.
-    input.on('sysex', (message) => this.safely(() => this.checkSysexEvent(message)));
-    input.on('message', (message) =>
-      this.safely(() => {
-        if ((message as { _type?: unknown } | null)?._type === undefined) this.reportGarbage('a message of no known type');
-      }),
-    );
-    return guarded;
-  }
-
-  private onMessage(event: EasymidiEvent, raw: unknown): void {
+  private onRaw(raw: readonly number[]): void {
     if (this.closed) return;
-    const screened = fromEasymidi(event, raw);
+    const verdict = this.screen.screen(raw);
+    for (const reason of verdict.garbage) this.reportGarbage(reason, raw);
+    // Device replies (identity, mode reports) are complete SysEx messages: nothing in the bridge reads them.
+    if (!verdict.forward) return;
+    const screened = fromBytes(raw);
+    if (screened === null) return;
     if (!screened.ok) {
-      this.reportGarbage(screened.reason);
+      this.reportGarbage(screened.reason, raw);
       return;
     }
     // A message for no control of the map (another layer, a key the map leaves out) means nothing here.
@@ -190,17 +184,16 @@ export class MidiSurface implements Surface {
     return takeover === undefined ? position : takeover.move(position, this.now());
   }
 
-  private checkSysexEvent(message: unknown): void {
-    const bytes = (message as { bytes?: unknown } | null)?.bytes;
-    const valid = Array.isArray(bytes) && bytes[0] === 0xf0 && bytes.at(-1) === 0xf7 && bytes.slice(1, -1).every((b) => Number.isInteger(b) && b >= 0 && b <= 0x7f);
-    if (!valid) this.reportGarbage('a malformed SysEx message', bytes);
-  }
-
+  /** Runs inside the native backend's callback: anything thrown here would end the process. */
   private safely(handle: () => void): void {
     try {
       handle();
     } catch (error) {
-      this.reportGarbage(`input that could not be handled (${error instanceof Error ? error.message : String(error)})`);
+      try {
+        this.reportGarbage(`input that could not be handled (${error instanceof Error ? error.message : String(error)})`);
+      } catch {
+        // The log itself failed: nothing is left to tell, and throwing here would end the process.
+      }
     }
   }
 
@@ -221,9 +214,8 @@ export class MidiSurface implements Surface {
   private send(what: string, bytes: number[]): void {
     const output = this.options.output;
     if (output === null || this.closed) return;
-    const [type, args] = easymidiCall(bytes);
     try {
-      output.send(type, args);
+      output.send(bytes);
     } catch (error) {
       throw new Error(`${this.id}: ${what}: sending ${hex(bytes)} failed: ${error instanceof Error ? error.message : String(error)}`);
     }

@@ -1,7 +1,7 @@
 // End to end: the real bridge and renderer against the simulator, an APC mini mk2 found by the MIDI
-// manager (the real easymidi over a fake backend) and bound to the shipped profile. A pad press reaches
+// manager (the real @julusian/midi over a fake RtMidi) and bound to the shipped profile. A pad press reaches
 // the recorder, the pad's LED turns to the recording colour, and after the device is unplugged and
-// plugged in again every LED is sent again.
+// plugged in again (also between two checks, under the same name) every LED is sent again.
 import { join } from 'node:path';
 import { filter, firstValueFrom, timeout } from 'rxjs';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -12,8 +12,9 @@ import { loadProfileFile } from '../../../src/profiles/load.js';
 import { pictureRenderer } from '../../../src/render/picture-renderer.js';
 import { decodeThumbnail } from '../../../src/render/thumbnail.js';
 import { loadMidiMapFolder } from '../../../src/surfaces/midi/load-midi-map.js';
+import { alsaPortIdentity } from '../../../src/surfaces/midi/port-identity.js';
 import { MidiManager } from '../../../src/surfaces/midi/midi-manager.js';
-import { easymidiOver, FakeMidiSystem } from '../../support/fake-midi.js';
+import { FakeMidiSystem, rtMidiOver } from '../../support/fake-midi.js';
 import { startFixture } from '../../support/simulator.js';
 
 const PROFILES = join(import.meta.dirname, '../../../profiles');
@@ -49,9 +50,10 @@ describe('an APC mini mk2 under the bridge', () => {
     const client = new RecorderClient({ url: fixture.sim.url, token: fixture.sim.token });
     const bridge = new Bridge({ recorders: [{ name: 'main', client }], renderer: (thumbnails) => pictureRenderer({ thumbnails }), decodeThumbnail, log, pollMs: 100, slowMs: 500, meterMs: 100, thumbnailMs: 500 });
     const system = new FakeMidiSystem();
+    cleanups.push(async () => system.dispose());
     system.plug(PORT);
     const { maps } = await loadMidiMapFolder(join(PROFILES, 'midi'));
-    const manager = new MidiManager({ maps: maps.map((m) => m.map), log, loadMidi: async () => easymidiOver(system), checkEveryMs: 60_000 });
+    const manager = new MidiManager({ maps: maps.map((m) => m.map), log, loadMidi: async () => rtMidiOver(system), watchUsb: null, portIdentity: alsaPortIdentity(system.asoundRoot), checkEveryMs: 60_000 });
     manager.surfaces$.subscribe((event) => (event.type === 'added' ? bridge.addSurface(event.surface) : bridge.removeSurface(event.id)));
     cleanups.push(async () => {
       await bridge.stop();
@@ -83,5 +85,15 @@ describe('an APC mini mk2 under the bridge', () => {
     await manager.check();
     await until(() => leds(system.sent(PORT)).size === LED_CONTROLS, 'every LED sent again');
     expect(leds(system.sent(PORT)).get(56)).toEqual([0x96, 56, 5]);
+
+    // Unplugged and back between two checks, under the same name and ALSA client (20): the old handles
+    // are dead, so only reopening (the USB device behind the name changed) lights it again.
+    system.unplug(PORT);
+    system.plug(PORT);
+    system.clearSent();
+    await manager.check();
+    await until(() => leds(system.sent(PORT)).size === LED_CONTROLS, 'every LED sent after a quick replug');
+    expect(leds(system.sent(PORT)).get(56)).toEqual([0x96, 56, 5]);
+    expect(system.unclosedInputs()).toBe(1);
   });
 });

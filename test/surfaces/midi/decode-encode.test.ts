@@ -1,9 +1,8 @@
 // The pure halves of the MIDI surface: messages to surface input, and LED states and levels to bytes,
 // with every value checked before anything could be sent.
 import { describe, expect, it } from 'vitest';
-import { ControlIndex, decode, fromEasymidi, relativeAmount, type MidiMessage } from '../../../src/surfaces/midi/decode.js';
+import { ControlIndex, decode, fromBytes, relativeAmount, type MidiMessage } from '../../../src/surfaces/midi/decode.js';
 import { encodeLed, encodeLevel, ledValueFor, MidiValueError } from '../../../src/surfaces/midi/encode.js';
-import { easymidiCall } from '../../../src/surfaces/midi/easymidi.js';
 import type { Led, MidiControl } from '../../../src/surfaces/midi/midi-map.js';
 
 const button = (over: Partial<MidiControl> = {}): MidiControl => ({ id: 'pad0', type: 'note', channel: 1, number: 36, role: 'button', motorised: false, ...over });
@@ -49,12 +48,15 @@ describe('decoding', () => {
     expect(index.find({ kind: 'note-on', channel: 2, number: 36, value: 3 })).toBeUndefined();
   });
 
-  it('refuses what a truncated or corrupt message leaves in easymidi fields', () => {
-    expect(fromEasymidi('noteon', { channel: 0, note: 36, velocity: 100 })).toEqual({ ok: true, message: { kind: 'note-on', channel: 1, number: 36, value: 100 } });
-    expect(fromEasymidi('noteon', { channel: 0, note: 36 })).toEqual({ ok: false, reason: 'noteon: velocity missing is not 0–127 (truncated message?)' });
-    expect(fromEasymidi('cc', { channel: 0, controller: 200, value: 1 })).toMatchObject({ ok: false });
-    expect(fromEasymidi('pitch', { channel: 3, value: Number.NaN })).toMatchObject({ ok: false });
-    expect(fromEasymidi('pitch', null)).toMatchObject({ ok: false });
+  it('reads raw bytes, and refuses a truncated or corrupt message', () => {
+    expect(fromBytes([0x90, 36, 100])).toEqual({ ok: true, message: { kind: 'note-on', channel: 1, number: 36, value: 100 } });
+    expect(fromBytes([0x8f, 36, 0])).toEqual({ ok: true, message: { kind: 'note-off', channel: 16, number: 36, value: 0 } });
+    expect(fromBytes([0xe3, 0x00, 0x40])).toEqual({ ok: true, message: { kind: 'pitchbend', channel: 4, value: 8192 } });
+    expect(fromBytes([0xc0, 5])).toBeNull(); // a program change: valid, of no use to a surface
+    expect(fromBytes([0x90, 36])).toEqual({ ok: false, reason: 'note-on 90: 2 bytes, not 3 (truncated message?)' });
+    expect(fromBytes([0xb0, 200, 1])).toEqual({ ok: false, reason: 'cc B0: data bytes 200 1 are not 0–127' });
+    expect(fromBytes([0x40, 1, 2])).toMatchObject({ ok: false });
+    expect(fromBytes([])).toMatchObject({ ok: false });
   });
 });
 
@@ -108,13 +110,5 @@ describe('encoding', () => {
     expect(() => encodeLed(button({ led: unterminated }), 'active')).toThrow('must end with 0xF7');
     expect(() => encodeLevel(button({ type: 'cc', role: 'fader' }), 1.5)).toThrow('pad0: level 1.5 is not a number from 0 to 1');
     expect(() => encodeLevel(button({ type: 'cc', role: 'fader' }), Number.NaN)).toThrow('level NaN');
-  });
-
-  it('turns checked bytes into easymidi\'s send arguments', () => {
-    expect(easymidiCall([0x96, 0, 5])).toEqual(['noteon', { note: 0, velocity: 5, channel: 6 }]);
-    expect(easymidiCall([0xb1, 99, 127])).toEqual(['cc', { controller: 99, value: 127, channel: 1 }]);
-    expect(easymidiCall([0xe0, 0x00, 0x40])).toEqual(['pitch', { value: 8192, channel: 0 }]);
-    expect(easymidiCall([0xc0, 0])).toEqual(['program', { number: 0, channel: 0 }]);
-    expect(easymidiCall([0xf0, 1, 2, 0xf7])).toEqual(['sysex', [0xf0, 1, 2, 0xf7]]);
   });
 });

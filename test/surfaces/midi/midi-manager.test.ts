@@ -1,4 +1,4 @@
-// The MIDI manager over the real easymidi and a fake backend: ports found by name or pattern, init
+// The MIDI manager over the real @julusian/midi and a fake RtMidi: ports found by name or pattern, init
 // messages on open, a device lost and back (re-added, so every LED is sent again), and one clear
 // message when MIDI is not available on the machine.
 import { existsSync } from 'node:fs';
@@ -7,10 +7,12 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { Logger } from '../../../src/engine/log.js';
 import type { SurfaceInput } from '../../../src/engine/surface.js';
 import { loadMidiMapFolder } from '../../../src/surfaces/midi/load-midi-map.js';
+import { alsaPortIdentity, type UsbAddress } from '../../../src/surfaces/midi/port-identity.js';
+import type { UsbEvent, WatchUsbEvents } from '../../../src/surfaces/usb-events.js';
 import { MidiManager, type MidiSurfaceEvent } from '../../../src/surfaces/midi/midi-manager.js';
 import type { MidiMap } from '../../../src/surfaces/midi/midi-map.js';
 import type { MidiSurface } from '../../../src/surfaces/midi/midi-surface.js';
-import { easymidiOver, FakeMidiSystem, RTMIDI_INIT_FAILURE } from '../../support/fake-midi.js';
+import { FakeMidiSystem, RTMIDI_INIT_FAILURE, rtMidiOver } from '../../support/fake-midi.js';
 
 const MAPS = join(import.meta.dirname, '../../../profiles/midi');
 const PROGRAMMER_MODE = [0xf0, 0x00, 0x20, 0x29, 0x02, 0x0d, 0x0e, 0x01, 0xf7];
@@ -29,20 +31,40 @@ function recordingLog(): Logger & { lines: string[] } {
 }
 
 const managers: MidiManager[] = [];
+const systems: FakeMidiSystem[] = [];
 afterEach(async () => {
   for (const manager of managers.splice(0)) await manager.stop();
+  for (const system of systems.splice(0)) system.dispose();
+  vi.useRealTimers();
 });
 
-async function setup(system: FakeMidiSystem, options: { maps?: MidiMap[]; checkEveryMs?: number } = {}) {
+/** USB attach/detach events the test sends, where libusb would. */
+function fakeUsb() {
+  const listeners = new Set<(event: UsbEvent) => void>();
+  const watch: WatchUsbEvents = async (onEvent) => {
+    listeners.add(onEvent);
+    return () => listeners.delete(onEvent);
+  };
+  const emit = (type: UsbEvent['type'], usb: UsbAddress | null) => {
+    if (usb === null) throw new Error('no USB device behind that port');
+    for (const listener of listeners) listener({ type, vendorId: 0x09e8, productId: 0x004f, ...usb });
+  };
+  return { watch, emit };
+}
+
+async function setup(system: FakeMidiSystem, options: { maps?: MidiMap[]; checkEveryMs?: number; watchUsb?: WatchUsbEvents } = {}) {
   const log = recordingLog();
   const manager = new MidiManager({
     maps: options.maps ?? (await shippedMaps()),
     log,
-    loadMidi: async () => easymidiOver(system),
+    loadMidi: async () => rtMidiOver(system),
+    watchUsb: options.watchUsb ?? null,
+    portIdentity: alsaPortIdentity(system.asoundRoot),
     checkEveryMs: options.checkEveryMs ?? 60_000,
     sequencerPresent: () => false,
   });
   managers.push(manager);
+  systems.push(system);
   const events: MidiSurfaceEvent[] = [];
   manager.surfaces$.subscribe((event) => events.push(event));
   return { manager, log, events };
@@ -166,6 +188,134 @@ describe('MIDI manager', () => {
   });
 });
 
+describe('shipped maps on their ports', () => {
+  const LIVE_MODE = [0xf0, 0x00, 0x20, 0x29, 0x02, 0x0d, 0x0e, 0x00, 0xf7];
+
+  it('the Launchpad under the older kernels\' port names: Programmer mode on open, Live mode again on stop', async () => {
+    const system = new FakeMidiSystem();
+    const daw = 'Launchpad Mini MK3:Launchpad Mini MK3 MIDI 1 24:0';
+    const midi = 'Launchpad Mini MK3:Launchpad Mini MK3 MIDI 2 24:1';
+    system.plug(daw);
+    system.plug(midi);
+    const { manager } = await setup(system);
+    await manager.start();
+    expect(manager.surfaces.map((s) => s.name)).toEqual([midi]);
+    await manager.surfaces[0]?.setLed('pad0', 'recording');
+    await manager.stop();
+    expect(system.sent(midi)).toEqual([PROGRAMMER_MODE, [0x90, 11, 5], LIVE_MODE]);
+    expect(system.sent(daw)).toEqual([]);
+  });
+
+  it('the X-Touch Mini: a knob\'s ring is set to the gain, and a turn is passed on at once (no soft takeover)', async () => {
+    const system = new FakeMidiSystem();
+    system.plug('X-TOUCH MINI');
+    const { manager } = await setup(system);
+    await manager.start();
+    const surface = manager.surfaces[0] as MidiSurface;
+    const inputs: SurfaceInput[] = [];
+    surface.input.subscribe((i) => inputs.push(i));
+    system.clearSent();
+    await surface.setLevel('knob0', 0.5);
+    expect(system.sent('X-TOUCH MINI')).toEqual([[0xba, 1, 64]]); // encoder 1, layer A, channel 11
+    system.fromDevice('X-TOUCH MINI', [0xba, 1, 100]);
+    expect(inputs).toEqual([{ type: 'fader', control: 'knob0', position: 100 / 127 }]);
+  });
+});
+
+describe('MIDI replug under the same name and ALSA client number', () => {
+  const PORT = 'APC mini mk2:APC mini mk2 APC mini mk2 _ 20:0';
+  const LEDS = 80; // 64 pads, 8 track and 8 scene buttons
+
+  /** A manager whose surfaces get every LED drawn when added, as the bridge's session does. */
+  async function replugSetup(options: { watchUsb?: WatchUsbEvents; checkEveryMs?: number; port?: string } = {}) {
+    vi.useFakeTimers();
+    const system = new FakeMidiSystem();
+    const port = options.port ?? PORT;
+    system.plug(port);
+    const ctx = await setup(system, options);
+    ctx.manager.surfaces$.subscribe((event) => {
+      if (event.type === 'added') void drawEveryLed(event.surface);
+    });
+    await ctx.manager.start();
+    await vi.advanceTimersByTimeAsync(0);
+    expect(system.sent(port)).toHaveLength(LEDS);
+    return { system, port, ...ctx };
+  }
+
+  it('on USB detach/attach 300 ms apart: the dead port is closed, reopened, and every LED sent within 1 s of the attach', async () => {
+    const usb = fakeUsb();
+    const { system, port, manager, events } = await replugSetup({ watchUsb: usb.watch, checkEveryMs: 60_000 });
+    const first = manager.surfaces[0];
+
+    const before = system.usbAddressOf(PORT);
+    system.unplug(port);
+    usb.emit('detach', before);
+    await vi.advanceTimersByTimeAsync(300);
+    system.clearSent();
+    system.plug(port); // the same name: the same ALSA client number 20
+    const after = system.usbAddressOf(port);
+    expect(after).not.toEqual(before);
+    usb.emit('attach', after);
+    await vi.advanceTimersByTimeAsync(1000);
+
+    expect(events.map((e) => e.type)).toEqual(['added', 'removed', 'added']);
+    expect(manager.surfaces[0]).not.toBe(first);
+    expect(system.sent(port)).toHaveLength(LEDS);
+    expect(system.openInputCount(port)).toBe(1);
+    expect(system.unclosedInputs()).toBe(1); // the dead handle was closed, not left behind
+    const inputs: SurfaceInput[] = [];
+    manager.surfaces[0]?.input.subscribe((i) => inputs.push(i));
+    system.fromDevice(port, [0x90, 0, 127]);
+    expect(inputs).toEqual([{ type: 'down', control: 'pad0' }]);
+  });
+
+  it('when ALSA shows the port only after the USB attach event, the checks that follow it still find it within 1 s', async () => {
+    const usb = fakeUsb();
+    const { system, port, events } = await replugSetup({ watchUsb: usb.watch, checkEveryMs: 60_000 });
+    const before = system.usbAddressOf(port);
+    system.unplug(port);
+    usb.emit('detach', before);
+    await vi.advanceTimersByTimeAsync(300);
+    system.clearSent();
+    usb.emit('attach', { bus: 1, address: 99 });
+    await vi.advanceTimersByTimeAsync(400);
+    system.plug(port);
+    await vi.advanceTimersByTimeAsync(600);
+    expect(events.map((e) => e.type)).toEqual(['added', 'removed', 'added']);
+    expect(system.sent(port)).toHaveLength(LEDS);
+  });
+
+  it('without USB events, the periodic check tells the replugged device by its USB identity, not its name', async () => {
+    const { system, port, events, log } = await replugSetup({ checkEveryMs: 3000 });
+    await vi.advanceTimersByTimeAsync(1000);
+    system.unplug(port);
+    await vi.advanceTimersByTimeAsync(300);
+    system.clearSent();
+    system.plug(port);
+    await vi.advanceTimersByTimeAsync(1700); // the next periodic check
+    expect(events.map((e) => e.type)).toEqual(['added', 'removed', 'added']);
+    expect(log.lines).toContain(`info midi:APC mini mk2: MIDI port "${port}" is another USB device now (replugged): opening it again`);
+    expect(system.sent(port)).toHaveLength(LEDS);
+    expect(system.unclosedInputs()).toBe(1);
+  });
+
+  it('a port whose USB identity cannot be read is reopened after any USB detach, if it is still there', async () => {
+    const usb = fakeUsb();
+    const { system, port, events } = await replugSetup({ watchUsb: usb.watch, checkEveryMs: 60_000, port: 'APC mini mk2 Control' });
+    system.unplug(port);
+    system.plug(port);
+    usb.emit('detach', { bus: 1, address: 7 });
+    system.clearSent();
+    await vi.advanceTimersByTimeAsync(1000);
+    expect(events.map((e) => e.type)).toEqual(['added', 'removed', 'added']);
+    expect(system.sent(port)).toHaveLength(LEDS);
+    // An unrelated attach changes nothing.
+    usb.emit('attach', { bus: 1, address: 8 });
+    await vi.advanceTimersByTimeAsync(3000);
+    expect(events).toHaveLength(3);
+  });
+});
+
 describe('MIDI not available', () => {
   it('says so once when loading MIDI fails, and keeps running', async () => {
     const log = recordingLog();
@@ -199,7 +349,7 @@ describe('MIDI not available', () => {
     expect(events.map((e) => e.type)).toEqual(['added']);
   });
 
-  it.skipIf(existsSync('/dev/snd/seq'))('says so on this machine, with the real easymidi and RtMidi (no /dev/snd/seq here)', async () => {
+  it.skipIf(existsSync('/dev/snd/seq'))('says so on this machine, with the real @julusian/midi and RtMidi (no /dev/snd/seq here)', async () => {
     const log = recordingLog();
     const manager = new MidiManager({ maps: await shippedMaps(), log });
     managers.push(manager);

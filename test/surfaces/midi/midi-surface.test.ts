@@ -1,15 +1,14 @@
-// The MIDI surface with the REAL easymidi running over a fake @julusian/midi: bytes from a device go
-// through easymidi's own parser to surface input, and LED states go through easymidi's own message
-// building to the exact bytes a device would get.
-import { EventEmitter } from 'node:events';
+// The MIDI surface with the REAL @julusian/midi running over a fake RtMidi: bytes from a device go
+// through the library's input callback to surface input, and LED states go through its output to the
+// exact bytes a device would get.
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { Logger } from '../../../src/engine/log.js';
 import type { SurfaceInput } from '../../../src/engine/surface.js';
-import type { EasymidiInput } from '../../../src/surfaces/midi/easymidi.js';
+import type { MidiInputPort } from '../../../src/surfaces/midi/midi-port.js';
 import { parseMidiMap } from '../../../src/surfaces/midi/load-midi-map.js';
 import type { MidiControl, MidiMap } from '../../../src/surfaces/midi/midi-map.js';
 import { MidiSurface } from '../../../src/surfaces/midi/midi-surface.js';
-import { easymidiOver, FakeMidiSystem } from '../../support/fake-midi.js';
+import { FakeMidiSystem, rtMidiOver } from '../../support/fake-midi.js';
 
 const PORT = 'Test Deck';
 const PROGRAMMER_MODE = [0xf0, 0x00, 0x20, 0x29, 0x02, 0x0d, 0x0e, 0x01, 0xf7];
@@ -48,14 +47,14 @@ function recordingLog(): Logger & { lines: string[] } {
 function setup(options: { map?: MidiMap; graceMs?: number } = {}) {
   const system = new FakeMidiSystem();
   system.plug(PORT);
-  const easymidi = easymidiOver(system);
+  const midi = rtMidiOver(system);
   const log = recordingLog();
   let clock = 1_000_000;
   const surface = new MidiSurface({
     map: options.map ?? testMap(),
     portName: PORT,
-    input: new easymidi.Input(PORT),
-    output: new easymidi.Output(PORT),
+    input: midi.openInput(PORT),
+    output: midi.openOutput(PORT),
     log,
     now: () => clock,
     ...(options.graceMs === undefined ? {} : { graceMs: options.graceMs }),
@@ -72,11 +71,10 @@ afterEach(() => {
   vi.useRealTimers();
 });
 
-describe('MIDI surface: input through easymidi', () => {
+describe('MIDI surface: input through @julusian/midi', () => {
   it('is a midi surface named after its port, with the map\'s controls', () => {
     const { surface } = setup();
     expect([surface.id, surface.kind, surface.model, surface.name]).toEqual(['midi:Test deck', 'midi', 'test-deck', PORT]);
-    expect(surface.rawInputGuarded).toBe(true);
     expect(surface.controls.slice(0, 4)).toEqual([
       { kind: 'button', id: 'pad0', feedback: 'led' },
       { kind: 'button', id: 'button0', feedback: 'led' },
@@ -132,7 +130,7 @@ describe('MIDI surface: input through easymidi', () => {
   });
 });
 
-describe('MIDI surface: output through easymidi', () => {
+describe('MIDI surface: output through @julusian/midi', () => {
   it('sends the init messages on open', async () => {
     const { surface, sent } = setup();
     await surface.open();
@@ -259,12 +257,12 @@ describe('MIDI surface: garbage input', () => {
     ]);
   });
 
-  it('reassembles a SysEx split in chunks itself, so easymidi\'s broken path is never taken', () => {
-    const { send, log } = setup();
+  it('reassembles a SysEx split in chunks, and says nothing of a valid one', () => {
+    const { send, log, inputs } = setup();
     send([0xf0, 0x00, 0x20], [0x29, 0x02], [0x0d, 0xf7]);
+    send([0x90, 0, 1]);
     expect(log.lines).toEqual([]);
-    // easymidi finishes a chunked SysEx with `sysex = []`, an undeclared variable: it would leak a global.
-    expect('sysex' in globalThis).toBe(false);
+    expect(inputs).toEqual([{ type: 'down', control: 'pad0' }]);
   });
 
   it('never hears clock or active sensing (RtMidi drops them)', () => {
@@ -283,31 +281,28 @@ describe('MIDI surface: garbage input', () => {
     expect(log.lines.slice(5)).toEqual(['warn (3 more like that in the last 10 s were not logged)', 'warn midi:Test deck: ignored the undefined status byte F5 [F5]']);
   });
 
-  it('checks easymidi\'s events too, when the raw input cannot be screened', () => {
-    const input = Object.assign(new EventEmitter(), { close: () => undefined }) as EventEmitter & EasymidiInput;
+  it('survives whatever a transport hands over: not bytes, values out of range, a throwing log', () => {
+    let deliver: (bytes: readonly number[]) => void = () => undefined;
+    const input: MidiInputPort = { name: PORT, onMessage: (listener) => (deliver = listener), close: () => undefined };
     const log = recordingLog();
     const surface = new MidiSurface({ map: testMap(), portName: PORT, input, output: null, log });
     const inputs: SurfaceInput[] = [];
     surface.input.subscribe((i) => inputs.push(i));
-    expect(surface.rawInputGuarded).toBe(false);
-    const throwing = {
-      get channel(): number {
-        throw new Error('boom');
-      },
-    };
     expect(() => {
-      input.emit('noteon', { channel: 0, note: 0 });
-      input.emit('noteon', throwing);
-      input.emit('sysex', { bytes: [0xf0, 0x90, 0xf7] });
-      input.emit('message', { channel: 3 });
-      input.emit('noteon', { channel: 0, note: 0, velocity: 9 });
+      deliver([0x90, 0, Number.NaN]);
+      deliver(['x'] as unknown as number[]);
+      deliver(undefined as unknown as number[]);
+      deliver([0x90, 0, 9]);
     }).not.toThrow();
     expect(inputs).toEqual([{ type: 'down', control: 'pad0' }]);
     expect(log.lines).toEqual([
-      'warn midi:Test deck: ignored noteon: velocity missing is not 0–127 (truncated message?)',
-      'warn midi:Test deck: ignored input that could not be handled (boom)',
-      'warn midi:Test deck: ignored a malformed SysEx message [F0 90 F7]',
-      'warn midi:Test deck: ignored a message of no known type',
+      'warn midi:Test deck: ignored not a list of bytes [90 00 NaN]',
+      'warn midi:Test deck: ignored not a list of bytes [x]',
+      'warn midi:Test deck: ignored not a list of bytes',
     ]);
+    const throwing = new MidiSurface({ map: testMap(), portName: PORT, input, output: null, log: { ...log, warn: () => { throw new Error('log down'); } } });
+    expect(throwing.id).toBe('midi:Test deck');
+    expect(() => deliver([0xf4])).not.toThrow();
   });
+
 });

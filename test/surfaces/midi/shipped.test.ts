@@ -8,6 +8,7 @@ import { parseProfile } from '../../../src/profiles/load.js';
 import { checkBindings } from '../../../src/profiles/match.js';
 import { controlDefinitions } from '../../../src/surfaces/midi/controls.js';
 import { formatMidiMapProblem, loadMidiMapFolder } from '../../../src/surfaces/midi/load-midi-map.js';
+import { portMatches } from '../../../src/surfaces/midi/ports.js';
 
 const PROFILES = join(import.meta.dirname, '../../../profiles');
 const MAPS = join(PROFILES, 'midi');
@@ -31,10 +32,26 @@ describe('shipped MIDI maps', () => {
     }
   });
 
-  it('the Launchpad is switched to Programmer mode on open', async () => {
+  it('the Launchpad is switched to Programmer mode on open and back to Live mode on exit', async () => {
     const { maps } = await loadMidiMapFolder(MAPS);
     const launchpad = maps.find((m) => m.map.model === 'launchpad-mini-mk3');
     expect(launchpad?.map.init).toEqual([[0xf0, 0x00, 0x20, 0x29, 0x02, 0x0d, 0x0e, 0x01, 0xf7]]);
+    expect(launchpad?.map.exit).toEqual([[0xf0, 0x00, 0x20, 0x29, 0x02, 0x0d, 0x0e, 0x00, 0xf7]]);
+  });
+
+  it('the Launchpad takes its MIDI port under both Linux namings, never its DAW port', async () => {
+    const { maps } = await loadMidiMapFolder(MAPS);
+    const pattern = maps.find((m) => m.map.model === 'launchpad-mini-mk3')?.map.ports.input ?? '';
+    const midi = ['Launchpad Mini MK3:Launchpad Mini MK3 LPMiniMK3 MI 20:1', 'Launchpad Mini MK3 LPMiniMK3 MIDI', 'Launchpad Mini MK3:Launchpad Mini MK3 MIDI 2 24:1'];
+    const daw = ['Launchpad Mini MK3:Launchpad Mini MK3 LPMiniMK3 DA 20:0', 'Launchpad Mini MK3:Launchpad Mini MK3 MIDI 1 24:0', 'Launchpad Mini MK3:Launchpad Mini MK3 MIDI 1 28:0'];
+    expect(midi.filter((name) => !portMatches(pattern, name))).toEqual([]);
+    expect(daw.filter((name) => portMatches(pattern, name))).toEqual([]);
+  });
+
+  it('the X-Touch Mini\'s encoders are set by the bridge (their rings show the gain), with no soft takeover', async () => {
+    const { maps } = await loadMidiMapFolder(MAPS);
+    const knobs = maps.find((m) => m.map.model === 'x-touch-mini')?.map.controls.filter((c) => c.role === 'knob') ?? [];
+    expect(knobs.map((k) => [k.id, k.motorised])).toEqual(Array.from({ length: 8 }, (_, i) => [`knob${i}`, true]));
   });
 });
 
@@ -55,6 +72,21 @@ describe('shipped MIDI profiles', () => {
       expect(checkBindings(profile, controlDefinitions(loaded?.map ?? { controls: [] }))).toEqual([]);
       const faders = profile.pages.flatMap((page) => Object.values(page.controls).flatMap((b) => (b.fader ? [b.fader] : [])));
       for (const action of faders) expect(action).toMatchObject({ action: 'gain-fader', min: -60, max: 20 });
+    });
+
+    it(`${file} shows things (dialog OK/Cancel, the page, …) only on buttons that can light`, async () => {
+      const result = parseProfile(readFileSync(join(PROFILES, file), 'utf8'), file);
+      if (!result.ok) throw new Error(JSON.stringify(result.problems, null, 2));
+      const { profile } = result.loaded;
+      const { maps } = await loadMidiMapFolder(MAPS);
+      const controls = controlDefinitions(maps.find((m) => m.map.model === profile.match.model)?.map ?? { controls: [] });
+      const dark = new Set(controls.filter((c) => c.kind === 'button' && c.feedback === 'none').map((c) => c.id));
+      const wrong = profile.pages.flatMap((page) =>
+        Object.entries(page.controls)
+          .filter(([id, binding]) => dark.has(id) && ((binding.show !== undefined && binding.show !== 'blank') || ['dialog-ok', 'dialog-cancel'].includes(binding.press?.action ?? '')))
+          .map(([id]) => `${page.name}: ${id}`),
+      );
+      expect(wrong).toEqual([]);
     });
   }
 });

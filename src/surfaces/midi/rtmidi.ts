@@ -1,0 +1,112 @@
+// The MidiBackend over @julusian/midi's public API (RtMidi: ALSA on Linux, CoreMIDI, WinMM): raw
+// messages from its Input's 'message' event, bytes out through Output.sendMessage. It is loaded only
+// when MIDI is started (a require of the /lazy entry, the package being CommonJS): the native backend
+// must never stop the bridge from starting, and a machine without it gets a clear reason instead.
+import { createRequire } from 'node:module';
+import type { MidiBackend, MidiBackendLoader, MidiInputPort, MidiOutputPort } from './midi-port.js';
+
+/** The part of @julusian/midi's Input used here (its public class). */
+export interface RtMidiInput {
+  getPortCount(): number;
+  getPortName(port: number): string;
+  openPort(port: number): void;
+  destroy(): void;
+  ignoreTypes(sysex: boolean, timing: boolean, activeSensing: boolean): void;
+  on(event: 'message', listener: (deltaTime: number, message: number[]) => void): unknown;
+  removeAllListeners(event?: string): unknown;
+}
+
+/** The part of @julusian/midi's Output used here. */
+export interface RtMidiOutput {
+  getPortCount(): number;
+  getPortName(port: number): string;
+  openPort(port: number): void;
+  destroy(): void;
+  sendMessage(message: number[]): void;
+}
+
+/** @julusian/midi's module: the Input and Output classes. */
+export interface RtMidiModule {
+  Input: new () => RtMidiInput;
+  Output: new () => RtMidiOutput;
+}
+
+/** Imports @julusian/midi and checks it is usable; throws what loading threw. */
+export const loadRtMidi: MidiBackendLoader = async () => rtMidiBackend(asRtMidiModule(createRequire(import.meta.url)('@julusian/midi/lazy')));
+
+/** A loaded module as RtMidiModule, looking through the CommonJS default export. */
+export function asRtMidiModule(loaded: unknown): RtMidiModule {
+  for (const candidate of [loaded, (loaded as { default?: unknown } | null)?.default]) {
+    if (typeof candidate !== 'object' || candidate === null) continue;
+    const midi = candidate as Partial<Record<keyof RtMidiModule, unknown>>;
+    if (typeof midi.Input === 'function' && typeof midi.Output === 'function') return candidate as RtMidiModule;
+  }
+  throw new Error('the @julusian/midi module does not have Input and Output');
+}
+
+export function rtMidiBackend(midi: RtMidiModule): MidiBackend {
+  return {
+    inputNames: () => withPort(new midi.Input(), portNames),
+    outputNames: () => withPort(new midi.Output(), portNames),
+    openInput: (name) => openInput(new midi.Input(), name),
+    openOutput: (name) => openOutput(new midi.Output(), name),
+  };
+}
+
+type Listing = Pick<RtMidiInput, 'getPortCount' | 'getPortName' | 'destroy'>;
+
+function portNames(port: Listing): string[] {
+  return Array.from({ length: port.getPortCount() }, (_, i) => port.getPortName(i));
+}
+
+/** Uses a port object for a listing and frees it at once (each holds an ALSA client until freed). */
+function withPort<P extends Listing, T>(port: P, use: (port: P) => T): T {
+  try {
+    return use(port);
+  } finally {
+    port.destroy();
+  }
+}
+
+function indexOf(port: Listing, name: string, side: string): number {
+  const index = portNames(port).indexOf(name);
+  if (index < 0) throw new Error(`no MIDI ${side} port named "${name}"`);
+  return index;
+}
+
+function openInput(input: RtMidiInput, name: string): MidiInputPort {
+  try {
+    input.openPort(indexOf(input, name, 'input'));
+  } catch (error) {
+    input.destroy();
+    throw error;
+  }
+  // SysEx is wanted (device replies are checked); clock and active sensing arrive many times a second
+  // and mean nothing here, so RtMidi drops them before they reach JavaScript.
+  input.ignoreTypes(false, true, true);
+  return {
+    name,
+    onMessage: (listener) => {
+      input.removeAllListeners('message');
+      input.on('message', (_deltaTime, message) => listener(message));
+    },
+    close: () => {
+      input.removeAllListeners('message');
+      input.destroy();
+    },
+  };
+}
+
+function openOutput(output: RtMidiOutput, name: string): MidiOutputPort {
+  try {
+    output.openPort(indexOf(output, name, 'output'));
+  } catch (error) {
+    output.destroy();
+    throw error;
+  }
+  return {
+    name,
+    send: (bytes) => output.sendMessage([...bytes]),
+    close: () => output.destroy(),
+  };
+}
