@@ -6,7 +6,8 @@ import type { Logger } from '../engine/log.js';
 import { Profile } from '../profiles/schema.js';
 import { pictureRenderer } from '../render/picture-renderer.js';
 import { decodeThumbnail } from '../render/thumbnail.js';
-import { MemorySurface, keyGrid } from '../surfaces/memory/memory-surface.js';
+import { MemorySurface } from '../surfaces/memory/memory-surface.js';
+import { keyGrid } from '../engine/surface.js';
 
 export interface BenchBridge {
   bridge: Bridge;

@@ -3,8 +3,8 @@
 // come back. None of that stops the rest.
 import { Subject, Subscription, type Observable } from 'rxjs';
 import type { RecorderClient, RequestRecord } from '../api/client.js';
-import { checkBindings, chooseProfile } from '../profiles/match.js';
-import type { LoadedProfile } from '../profiles/watch.js';
+import { checkBindings, chooseProfile } from './profile-match.js';
+import type { LoadedProfile } from '../profiles/schema.js';
 import { DurationClock } from './duration-clock.js';
 import { realTime, type EngineTime } from './engine-time.js';
 import type { CommandRecord, Logger } from './log.js';

@@ -51,6 +51,17 @@ export interface LcdControl {
   touch: boolean;
 }
 
+/** Keys laid out in rows and columns, named key0, key1, … left to right, top to bottom. */
+export function keyGrid(rows: number, columns: number, size: number): KeyControl[] {
+  return Array.from({ length: rows * columns }, (_, i) => ({
+    kind: 'key' as const,
+    id: `key${i}`,
+    row: Math.floor(i / columns),
+    column: i % columns,
+    pixelSize: { width: size, height: size },
+  }));
+}
+
 export type ControlDefinition = KeyControl | ButtonControl | EncoderControl | FaderControl | LcdControl;
 
 export type TouchGesture = 'tap' | 'long' | 'swipe-left' | 'swipe-right';

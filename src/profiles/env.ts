@@ -1,7 +1,8 @@
 // The recorders a profile declares, with their ${ENV} references filled in from the environment. A
 // token only ever comes from the environment (the schema refuses one written in the file), and no
 // message here repeats a value read from the environment: it may be a secret.
-import type { LoadedProfile, ProfileProblem } from './load.js';
+import type { ProfileProblem } from './load.js';
+import type { LoadedProfile } from './schema.js';
 
 export interface ResolvedRecorder {
   name: string;

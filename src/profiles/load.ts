@@ -5,12 +5,8 @@ import { readFile } from 'node:fs/promises';
 import { LineCounter, parseDocument, type YAMLError } from 'yaml';
 import { explainIssue } from './explain.js';
 import { formatPath, offsetOf, position } from './locate.js';
-import { Profile } from './schema.js';
+import { Profile, type LoadedProfile } from './schema.js';
 
-export interface LoadedProfile {
-  profile: Profile;
-  file: string;
-}
 
 export interface ProfileProblem {
   file: string;

@@ -245,3 +245,9 @@ export const Profile = z
     }
   });
 export type Profile = z.output<typeof Profile>;
+
+/** A profile as read from its file (the file names it in logs and keeps a session on it across reloads). */
+export interface LoadedProfile {
+  profile: Profile;
+  file: string;
+}

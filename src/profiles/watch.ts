@@ -5,9 +5,9 @@ import { watch, type FSWatcher } from 'node:fs';
 import { access, readdir, stat } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { Observable } from 'rxjs';
-import { loadProfileFile, type LoadedProfile, type ProfileProblem } from './load.js';
+import { loadProfileFile, type ProfileProblem } from './load.js';
+import type { LoadedProfile } from './schema.js';
 
-export type { LoadedProfile } from './load.js';
 
 export interface ProfileSet {
   /** The usable profiles, ordered by file path. */

@@ -8,7 +8,8 @@ import { AuditFile } from '../../src/cli/audit-file.js';
 import { parseRunArgs, startBridge, type RunningBridge } from '../../src/cli/run.js';
 import { UsageError } from '../../src/cli/usage-error.js';
 import type { CommandRecord, Logger } from '../../src/engine/log.js';
-import { MemorySurface, keyGrid } from '../../src/surfaces/memory/memory-surface.js';
+import { MemorySurface } from '../../src/surfaces/memory/memory-surface.js';
+import { keyGrid } from '../../src/engine/surface.js';
 
 let folder: string;
 const problems: string[] = [];

@@ -10,7 +10,8 @@ import { request } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Logger } from '../../src/engine/log.js';
 import { parseRunArgs, startBridge, type RunningBridge } from '../../src/cli/run.js';
-import { MemorySurface, keyGrid } from '../../src/surfaces/memory/memory-surface.js';
+import { MemorySurface } from '../../src/surfaces/memory/memory-surface.js';
+import { keyGrid } from '../../src/engine/surface.js';
 
 const profile = (action: string) => `name: desk\nmatch: { kind: memory }\npages:\n  - name: main\n    controls:\n      key0: { press: { action: ${action}, channel: 1 } }\n`;
 

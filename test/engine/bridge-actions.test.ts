@@ -3,7 +3,7 @@
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ControlDefinition } from '../../src/engine/surface.js';
-import { keyGrid } from '../../src/surfaces/memory/memory-surface.js';
+import { keyGrid } from '../../src/engine/surface.js';
 import { colourShare, parseTestProfile, startBridgeFixture, type BridgeFixture } from '../support/bridge.js';
 
 const RECORDING = '#D55E00';

@@ -6,7 +6,8 @@ import { Bridge } from '../../src/engine/bridge.js';
 import { pictureRenderer } from '../../src/render/picture-renderer.js';
 import { decodeThumbnail } from '../../src/render/thumbnail.js';
 import { startSimulator, type RunningSimulator } from '../../src/simulator/server.js';
-import { MemorySurface, keyGrid } from '../../src/surfaces/memory/memory-surface.js';
+import { MemorySurface } from '../../src/surfaces/memory/memory-surface.js';
+import { keyGrid } from '../../src/engine/surface.js';
 import { parseTestProfile } from '../support/bridge.js';
 
 const quiet = { info: () => undefined, warn: () => undefined, error: () => undefined };

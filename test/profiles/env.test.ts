@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { resolveRecorders } from '../../src/profiles/env.js';
-import { parseProfile, type LoadedProfile } from '../../src/profiles/load.js';
+import { parseProfile } from '../../src/profiles/load.js';
+import type { LoadedProfile } from '../../src/profiles/schema.js';
 
 function profileWithRecorders(recorders: string): LoadedProfile {
   const result = parseProfile(`name: x\nmatch: { kind: memory }\nrecorders:\n${recorders}pages: [{ name: main, controls: {} }]\n`, 'studio.yaml');

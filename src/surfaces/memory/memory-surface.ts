@@ -1,7 +1,7 @@
 // A surface that lives in memory: it shows what the engine drew and lets a test (or the remote API)
 // press, turn and touch its controls. It is a real Surface, so the engine cannot tell it from hardware.
 import { Subject } from 'rxjs';
-import type { ControlDefinition, KeyControl, LedState, RgbImage, Surface, SurfaceInput, SurfaceKind, TouchGesture } from '../../engine/surface.js';
+import type { ControlDefinition, LedState, RgbImage, Surface, SurfaceInput, SurfaceKind, TouchGesture } from '../../engine/surface.js';
 
 export interface MemorySurfaceOptions {
   id: string;
@@ -10,17 +10,6 @@ export interface MemorySurfaceOptions {
   name?: string;
   serial?: string;
   controls: readonly ControlDefinition[];
-}
-
-/** Keys laid out in rows and columns, named key0, key1, … left to right, top to bottom. */
-export function keyGrid(rows: number, columns: number, size: number): KeyControl[] {
-  return Array.from({ length: rows * columns }, (_, i) => ({
-    kind: 'key' as const,
-    id: `key${i}`,
-    row: Math.floor(i / columns),
-    column: i % columns,
-    pixelSize: { width: size, height: size },
-  }));
 }
 
 export class MemorySurface implements Surface {

@@ -1,7 +1,7 @@
 // The web deck's layouts as data: a grid of keys, and optionally dials with a touch strip above them
 // (one strip cell per dial, as on a Stream Deck Plus). A web profile picks one by its model.
 import type { ControlDefinition, PixelSize } from '../../engine/surface.js';
-import { keyGrid } from '../memory/memory-surface.js';
+import { keyGrid } from '../../engine/surface.js';
 
 export interface WebLayout {
   model: string;

@@ -5,7 +5,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseProfile } from '../../../src/profiles/load.js';
-import { checkBindings } from '../../../src/profiles/match.js';
+import { checkBindings } from '../../../src/engine/profile-match.js';
 import { controlDefinitions } from '../../../src/surfaces/midi/controls.js';
 import { formatMidiMapProblem, loadMidiMapFolder } from '../../../src/surfaces/midi/load-midi-map.js';
 import { portMatches } from '../../../src/surfaces/midi/ports.js';

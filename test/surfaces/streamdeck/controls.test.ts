@@ -1,7 +1,7 @@
 import { DeviceModelId } from '@elgato-stream-deck/core';
 import { describe, expect, it } from 'vitest';
 import type { ControlDefinition } from '../../../src/engine/surface.js';
-import { compactIds } from '../../../src/profiles/match.js';
+import { compactIds } from '../../../src/engine/profile-match.js';
 import { openFakeStreamDeck } from '../../support/fake-hid.js';
 import { fakeSurface } from './helpers.js';
 

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { DeviceModelId } from '@elgato-stream-deck/core';
 import { describe, expect, it } from 'vitest';
 import { loadProfileFile } from '../../../src/profiles/load.js';
-import { chooseProfile, checkBindings } from '../../../src/profiles/match.js';
+import { chooseProfile, checkBindings } from '../../../src/engine/profile-match.js';
 import { fakeSurface } from './helpers.js';
 
 const FOLDER = join(import.meta.dirname, '../../../profiles');

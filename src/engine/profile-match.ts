@@ -1,9 +1,8 @@
 // Which profile a surface gets, and what in that profile the surface cannot do. A profile names the
 // surfaces it fits; the most specific fit wins, so a profile pinned to one serial number beats the
 // general one for its model.
-import type { ControlDefinition, Surface } from '../engine/surface.js';
-import type { LoadedProfile } from './load.js';
-import type { Binding, Profile } from './schema.js';
+import type { ControlDefinition, Surface } from './surface.js';
+import type { Binding, LoadedProfile, Profile } from '../profiles/schema.js';
 
 type SurfaceIdentity = Pick<Surface, 'kind' | 'model' | 'name' | 'serial'>;
 

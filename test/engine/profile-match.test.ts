@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { ControlDefinition } from '../../src/engine/surface.js';
-import { parseProfile, type LoadedProfile } from '../../src/profiles/load.js';
-import { checkBindings, chooseProfile, compactIds, profileFits } from '../../src/profiles/match.js';
+import { parseProfile } from '../../src/profiles/load.js';
+import type { LoadedProfile } from '../../src/profiles/schema.js';
+import { checkBindings, chooseProfile, compactIds, profileFits } from '../../src/engine/profile-match.js';
 
 function loaded(file: string, match: string, controls = '{}'): LoadedProfile {
   const result = parseProfile(`name: ${file}\nmatch: ${match}\npages: [{ name: main, controls: ${controls} }]\n`, file);

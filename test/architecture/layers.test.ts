@@ -1,0 +1,118 @@
+// Dependencies point one way: api <- engine <- render, surfaces/*, remote <- cli. The engine knows no
+// device and no profile loader; adapters do not import each other; nothing goes in a circle.
+//
+// Checked from the sources' static imports (type-only imports included: a type in the wrong layer is a
+// dependency too, move it down). A library such as dependency-cruiser would do this, but it parses with
+// TypeScript's JavaScript API, which the TypeScript 7 compiler this project uses no longer has; every
+// import here is a static `import`/`export … from` with a relative path, so reading them is exact.
+import { readFileSync, readdirSync } from 'node:fs';
+import { dirname, join, normalize, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+
+interface Rule {
+  name: string;
+  why: string;
+  /** Files the rule is about; capture groups may be named in `allowed` as $1. */
+  from: RegExp;
+  /** What they must not import… */
+  forbidden: RegExp;
+  /** …unless it matches this. */
+  allowed?: string;
+}
+
+const ABOVE_ENGINE = /^src\/(render|surfaces|remote|cli|simulator|bench)\//;
+const rules: Rule[] = [
+  { name: 'api-is-the-base', why: "api/ speaks only the recorder's interface", from: /^src\/api\//, forbidden: /^src\/(?!api\/)/ },
+  { name: 'profile-schema-below-engine', why: 'the profile schema is what the engine reads: it may only use api/', from: /^src\/profiles\/schema\.ts$/, forbidden: /^src\/(?!api\/|profiles\/schema\.ts$)/ },
+  { name: 'engine-knows-no-device', why: 'the engine knows no device, renderer, server or CLI', from: /^src\/engine\//, forbidden: ABOVE_ENGINE },
+  { name: 'engine-knows-no-profile-loader', why: 'the engine takes profiles already loaded', from: /^src\/engine\//, forbidden: /^src\/profiles\/(?!schema\.ts$)/ },
+  { name: 'render-below-adapters', why: 'render/ turns pictures into pixels for any surface', from: /^src\/render\//, forbidden: /^src\/(surfaces|remote|cli|simulator|bench)\// },
+  { name: 'adapters-apart', why: 'one surface adapter never imports another', from: /^src\/surfaces\/([^/]+)\//, forbidden: /^src\/surfaces\/[^/]+\//, allowed: '^src/surfaces/$1/' },
+  { name: 'surfaces-below-cli', why: 'adapters are used by the CLI and the remote server, not the other way round', from: /^src\/surfaces\//, forbidden: /^src\/(remote|cli|simulator|bench)\// },
+  { name: 'remote-is-an-adapter', why: 'the remote server hosts the web surface only', from: /^src\/remote\//, forbidden: /^src\/(cli|simulator|bench|surfaces\/(?!web\/))/ },
+  { name: 'simulator-is-a-peer', why: 'the simulator plays the recorder: it shares the interface, never the bridge', from: /^src\/simulator\//, forbidden: /^src\/(engine|surfaces|remote|cli|bench|profiles)\// },
+  { name: 'cli-on-top', why: 'only the CLI and the benchmarks start things', from: /^src\/(?!cli\/|bench\/)/, forbidden: /^src\/(cli|bench)\// },
+];
+
+function sourceFiles(folder: string): string[] {
+  return readdirSync(join(ROOT, folder), { withFileTypes: true }).flatMap((entry) => {
+    const path = `${folder}/${entry.name}`;
+    if (entry.isDirectory()) return sourceFiles(path);
+    return /\.ts$/.test(entry.name) && !entry.name.endsWith('.d.ts') ? [path] : [];
+  });
+}
+
+/** Each file's imports of other files in src/, as paths from the repository root. */
+function importGraph(): Map<string, string[]> {
+  const graph = new Map<string, string[]>();
+  for (const file of sourceFiles('src')) {
+    const text = readFileSync(join(ROOT, file), 'utf8');
+    const targets = [...text.matchAll(/^\s*(?:import|export)\b[^'"]*?\bfrom\s+'(\.{1,2}\/[^']+)'/gm), ...text.matchAll(/\bimport\('(\.{1,2}\/[^']+)'\)/g)].map((m) =>
+      relative(ROOT, normalize(join(ROOT, dirname(file), (m[1] as string).replace(/\.js$/, '.ts')))),
+    );
+    graph.set(file, targets.filter((t) => t.startsWith('src/') && t.endsWith('.ts')));
+  }
+  return graph;
+}
+
+function violations(graph: Map<string, string[]>): string[] {
+  const found: string[] = [];
+  for (const [from, targets] of graph) {
+    for (const rule of rules) {
+      const match = rule.from.exec(from);
+      if (!match) continue;
+      const allowed = rule.allowed ? new RegExp(rule.allowed.replace(/\$(\d)/g, (_, n: string) => (match[Number(n)] ?? '').replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))) : null;
+      for (const to of targets) if (rule.forbidden.test(to) && !allowed?.test(to)) found.push(`${rule.name} (${rule.why}): ${from} -> ${to}`);
+    }
+  }
+  return found;
+}
+
+/** Import cycles, each as the files around it. */
+function cycles(graph: Map<string, string[]>): string[][] {
+  const found: string[][] = [];
+  const state = new Map<string, 'open' | 'done'>();
+  const path: string[] = [];
+  const visit = (file: string) => {
+    state.set(file, 'open');
+    path.push(file);
+    for (const next of graph.get(file) ?? []) {
+      if (state.get(next) === 'open') found.push([...path.slice(path.indexOf(next)), next]);
+      else if (!state.has(next)) visit(next);
+    }
+    path.pop();
+    state.set(file, 'done');
+  };
+  for (const file of graph.keys()) if (!state.has(file)) visit(file);
+  return found;
+}
+
+describe('the layers of src/', () => {
+  const graph = importGraph();
+
+  it('reads the imports of every source file', () => {
+    // A checker that reads nothing passes everything.
+    expect(graph.size).toBeGreaterThan(150);
+    expect(graph.get('src/engine/bridge.ts')).toContain('src/engine/surface-session.ts');
+  });
+
+  it('every import follows the layers', () => {
+    expect(violations(graph)).toEqual([]);
+  });
+
+  it('no import cycles', () => {
+    expect(cycles(graph).map((cycle) => cycle.join(' -> '))).toEqual([]);
+  });
+
+  it('catches what it is for: a made-up engine import of a device and a cycle', () => {
+    const bad = new Map(graph);
+    bad.set('src/engine/bridge.ts', [...(graph.get('src/engine/bridge.ts') ?? []), 'src/surfaces/streamdeck/device-manager.ts']);
+    bad.set('src/api/errors.ts', ['src/api/client.ts']);
+    bad.set('src/api/client.ts', [...(graph.get('src/api/client.ts') ?? []), 'src/api/errors.ts']);
+    expect(violations(bad)).toContainEqual(expect.stringContaining('engine-knows-no-device'));
+    expect(cycles(bad).length).toBeGreaterThan(0);
+  });
+});
