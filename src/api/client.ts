@@ -27,6 +27,11 @@ export interface RequestOptions {
   signal?: AbortSignal;
   /** Overrides the client's per-request limit. */
   timeoutMs?: number;
+  /**
+   * A state poll (channels, sync, dialog): sent over connections of its own, so it never waits behind
+   * a preview, a meter or a slow read, and its time limit runs from when it is sent.
+   */
+  lane?: 'state';
 }
 
 /** What the client reports about each request, for metrics and audit logs (no token in it). */
@@ -52,6 +57,8 @@ export class RecorderClient {
    * polls, previews and meters that hold the read connections.
    */
   private readonly writes: Pool;
+  /** One connection for each of the three state reads of a poll. */
+  private readonly stateReads: Pool;
   private readonly authorization: string;
   /** Applied to every text the recorder sends, before anything else reads it. */
   private readonly mask: (text: string) => string;
@@ -66,6 +73,7 @@ export class RecorderClient {
     this.timeoutMs = options.timeoutMs ?? 2000;
     this.reads = new Pool(this.url, { connections: options.connections ?? 4, pipelining: 1 });
     this.writes = new Pool(this.url, { connections: 2, pipelining: 1 });
+    this.stateReads = new Pool(this.url, { connections: 3, pipelining: 1 });
   }
 
   /** Calls `observer` after every request; returns the function that stops it. */
@@ -75,7 +83,7 @@ export class RecorderClient {
   }
 
   async close(): Promise<void> {
-    await Promise.all([this.reads.close(), this.writes.close()]);
+    await Promise.all([this.reads.close(), this.writes.close(), this.stateReads.close()]);
   }
 
   /** Sends one operation; every typed method below goes through here. */
@@ -113,7 +121,8 @@ export class RecorderClient {
     let status: number;
     let text: string;
     try {
-      const answer = await (method === 'GET' ? this.reads : this.writes).request({
+      const pool = method !== 'GET' ? this.writes : options.lane === 'state' ? this.stateReads : this.reads;
+      const answer = await pool.request({
         method,
         path,
         signal,

@@ -5,7 +5,7 @@ import type { RecorderClient } from '../api/client.js';
 import { expandPath, operations, type OperationId } from '../api/operations.js';
 import { GAIN_DB } from '../api/scalars.js';
 import type { RecorderAction } from '../profiles/schema.js';
-import type { RecorderState } from './recorder-state.js';
+import { ageSeconds, freshnessOf, type RecorderState, type StatePart } from './recorder-state.js';
 
 /** A call on the client: its method name and arguments, so it can be described before it is sent. */
 export type ClientCall = {
@@ -25,8 +25,8 @@ export type CommandPlan =
 
 export interface PlanInputs {
   state: RecorderState;
-  /** The recorder's data is live (not stale, not offline). */
-  live: boolean;
+  /** Now, to tell whether the parts a toggle decides from are young enough. */
+  now: number;
   /** 1-based channel that "selected" stands for. */
   selectedChannel: number;
   /** Signed detents of a turn (1 for a press). */
@@ -41,11 +41,18 @@ const send = (call: ClientCall, touchesSlowState = false): CommandPlan => ({ kin
 const refuse = (reason: string): CommandPlan => ({ kind: 'refuse', reason });
 
 export function planCommand(action: RecorderAction, inputs: PlanInputs): CommandPlan {
-  const { state, live } = inputs;
+  const { state } = inputs;
   const channelNumber = 'channel' in action && action.channel !== undefined ? (action.channel === 'selected' ? inputs.selectedChannel : action.channel) : null;
   const index = channelNumber === null ? -1 : channelNumber - 1;
   const channel = state.channels?.[index];
-  const unknown = (what: string) => refuse(live ? `${what} is not known` : `the recorder's state is ${state.lastGoodAt === null ? 'unknown' : 'stale'}; not deciding a toggle from it`);
+  /** A toggle decides from what it reads only while those parts are live: the value, or the refusal saying why not. */
+  const decide = <T>(what: string, parts: StatePart[], value: T | null | undefined): { ok: true; value: T } | { ok: false; plan: CommandPlan } => {
+    const freshness = freshnessOf(state, inputs.now, parts);
+    if (freshness === 'live') return value === undefined || value === null ? { ok: false, plan: refuse(`${what} is not known`) } : { ok: true, value };
+    if (parts.every((part) => state.readAt[part] === null)) return { ok: false, plan: refuse(`the recorder's state is unknown (not read yet); not deciding a toggle from it`) };
+    if (freshness === 'offline') return { ok: false, plan: refuse(`the recorder is offline${state.lastError ? ` (${state.lastError})` : ''}; not deciding a toggle from old data`) };
+    return { ok: false, plan: refuse(`the recorder's state is stale (read ${ageSeconds(state, inputs.now, parts) ?? '?'} s ago); not deciding a toggle from it`) };
+  };
 
   switch (action.action) {
     case 'rec-start':
@@ -54,20 +61,24 @@ export function planCommand(action: RecorderAction, inputs: PlanInputs): Command
       return send({ method: 'recPause', args: [index] });
     case 'rec-stop':
       return send({ method: 'recStop', args: [index] });
-    case 'rec-toggle':
-      if (!live || !channel) return unknown(`channel ${channelNumber}`);
-      return send({ method: channel.IsRecording ? 'recStop' : 'recStart', args: [index] });
-    case 'pause-toggle':
-      if (!live || !channel) return unknown(`channel ${channelNumber}`);
-      if (!channel.IsRecording) return refuse(`channel ${channelNumber} is not recording`);
-      return send({ method: channel.IsRecordingPause ? 'recStart' : 'recPause', args: [index] });
+    case 'rec-toggle': {
+      const known = decide(`channel ${channelNumber}`, ['channels'], channel);
+      return known.ok ? send({ method: known.value.IsRecording ? 'recStop' : 'recStart', args: [index] }) : known.plan;
+    }
+    case 'pause-toggle': {
+      const known = decide(`channel ${channelNumber}`, ['channels'], channel);
+      if (!known.ok) return known.plan;
+      if (!known.value.IsRecording) return refuse(`channel ${channelNumber} is not recording`);
+      return send({ method: known.value.IsRecordingPause ? 'recStart' : 'recPause', args: [index] });
+    }
     case 'sync-on':
       return send({ method: 'syncOn', args: [index] });
     case 'sync-off':
       return send({ method: 'syncOff', args: [index] });
-    case 'sync-toggle':
-      if (!live || !channel) return unknown(`channel ${channelNumber}`);
-      return send({ method: channel.IsInSync ? 'syncOff' : 'syncOn', args: [index] });
+    case 'sync-toggle': {
+      const known = decide(`channel ${channelNumber}`, ['channels'], channel);
+      return known.ok ? send({ method: known.value.IsInSync ? 'syncOff' : 'syncOn', args: [index] }) : known.plan;
+    }
     case 'set-source':
       return send({ method: 'setChannelSource', args: [index, action.source] });
     case 'unset-source':
@@ -76,22 +87,27 @@ export function planCommand(action: RecorderAction, inputs: PlanInputs): Command
       return send({ method: 'addChannelDestination', args: [index, action.destination] });
     case 'delete-dest':
       return send({ method: 'deleteChannelDestination', args: [index, action.destination] });
-    case 'toggle-dest':
-      if (!live || !channel) return unknown(`channel ${channelNumber}`);
-      return send({ method: channel.Destinations.includes(action.destination) ? 'deleteChannelDestination' : 'addChannelDestination', args: [index, action.destination] });
+    case 'toggle-dest': {
+      const known = decide(`channel ${channelNumber}`, ['channels'], channel);
+      if (!known.ok) return known.plan;
+      return send({ method: known.value.Destinations.includes(action.destination) ? 'deleteChannelDestination' : 'addChannelDestination', args: [index, action.destination] });
+    }
     case 'sync-rec-start':
       return send({ method: 'syncRecStart', args: [] });
     case 'sync-rec-pause':
       return send({ method: 'syncRecPause', args: [] });
     case 'sync-rec-stop':
       return send({ method: 'syncRecStop', args: [] });
-    case 'sync-rec-toggle':
-      if (!live || !state.sync) return unknown('synchronous recording');
-      return send({ method: state.sync.IsSyncRecording ? 'syncRecStop' : 'syncRecStart', args: [] });
-    case 'sync-rec-pause-toggle':
-      if (!live || !state.sync) return unknown('synchronous recording');
-      if (!state.sync.IsSyncRecording) return refuse('synchronous recording is not running');
-      return send({ method: state.sync.IsSyncRecordingPause ? 'syncRecStart' : 'syncRecPause', args: [] });
+    case 'sync-rec-toggle': {
+      const known = decide('synchronous recording', ['sync'], state.sync);
+      return known.ok ? send({ method: known.value.IsSyncRecording ? 'syncRecStop' : 'syncRecStart', args: [] }) : known.plan;
+    }
+    case 'sync-rec-pause-toggle': {
+      const known = decide('synchronous recording', ['sync'], state.sync);
+      if (!known.ok) return known.plan;
+      if (!known.value.IsSyncRecording) return refuse('synchronous recording is not running');
+      return send({ method: known.value.IsSyncRecordingPause ? 'syncRecStart' : 'syncRecPause', args: [] });
+    }
     case 'dialog-ok':
       return send({ method: 'answerDialog', args: ['ok'] });
     case 'dialog-cancel':
@@ -108,16 +124,18 @@ export function planCommand(action: RecorderAction, inputs: PlanInputs): Command
       return send({ method: 'setSchedule', args: [{ IsEnabled: true }] }, true);
     case 'schedule-off':
       return send({ method: 'setSchedule', args: [{ IsEnabled: false }] }, true);
-    case 'schedule-toggle':
-      if (!live || !state.schedule) return unknown('the schedule');
-      return send({ method: 'setSchedule', args: [{ IsEnabled: !state.schedule.IsEnabled }] }, true);
+    case 'schedule-toggle': {
+      const known = decide('the schedule', ['schedule'], state.schedule);
+      return known.ok ? send({ method: 'setSchedule', args: [{ IsEnabled: !known.value.IsEnabled }] }, true) : known.plan;
+    }
     case 'conversion-on':
       return send({ method: 'setConversionConfig', args: [{ IsEnabled: true }] }, true);
     case 'conversion-off':
       return send({ method: 'setConversionConfig', args: [{ IsEnabled: false }] }, true);
-    case 'conversion-toggle':
-      if (!live || !state.conversion) return unknown('conversion');
-      return send({ method: 'setConversionConfig', args: [{ IsEnabled: !state.conversion.IsEnabled }] }, true);
+    case 'conversion-toggle': {
+      const known = decide('conversion', ['conversion'], state.conversion);
+      return known.ok ? send({ method: 'setConversionConfig', args: [{ IsEnabled: !known.value.IsEnabled }] }, true) : known.plan;
+    }
     case 'schedule-set':
       return send({ method: 'setSchedule', args: [defined({ StartTime: action.start, StopTime: action.stop, ScheduleType: action.type, IsEnabled: action.enabled })] }, true);
     case 'conversion-set':

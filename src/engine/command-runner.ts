@@ -1,11 +1,14 @@
-// Carries out one recorder command from a control: plan it from the last confirmed state, refuse it
-// visibly with the reason, or send it exactly once, then have the state it touched read again at once.
-// Every outcome goes to the audit trail.
+// Carries out one recorder command from a control: plan it from the confirmed state (toggles of the
+// slow group read their value at the press first), refuse it visibly with the reason, or send it exactly
+// once; then have the state it touched read again at once, and check in those reads that the recorder
+// did what it answered OK to. Every outcome goes to the audit trail.
+import { filter, firstValueFrom, map, merge, take, takeWhile, last, timer } from 'rxjs';
 import type { Binding, RecorderAction } from '../profiles/schema.js';
+import { expectedEffect, type ExpectedEffect } from './command-effect.js';
 import { describeCall, planCommand, sendCall } from './command-plan.js';
 import type { EngineTime } from './engine-time.js';
 import type { CommandRecord, Logger } from './log.js';
-import { freshnessOf } from './recorder-state.js';
+import { liveForMs, type RecorderState } from './recorder-state.js';
 import type { RecorderHandle } from './session-services.js';
 
 /** When an input happened: wall clock for the audit log, a monotonic sub-ms clock for latencies. */
@@ -30,10 +33,20 @@ export interface CommandContext {
 }
 
 /**
- * ok: the recorder carried it out; failed: the recorder said no (or could not be reached); refused:
- * not sent (state unknown or stale, no such recorder). The session marks the key from this.
+ * ok: the recorder carried it out; failed: the recorder said no, could not be reached, or answered OK
+ * and did not do it; refused: not sent (state unknown, stale or offline, no such recorder). The
+ * session marks the key from this, with `message` as the reason.
  */
-export type CommandOutcome = 'ok' | 'failed' | 'refused';
+export interface CommandOutcome {
+  result: 'ok' | 'failed' | 'refused';
+  message: string | null;
+}
+
+/** Toggles of the slow group decide from a value read at the press, never from the last slow poll. */
+const READ_AT_PRESS = { 'schedule-toggle': 'schedule', 'conversion-toggle': 'conversion' } as const;
+
+/** State polls a write's effect must show up within, before it counts as not done. */
+const CONFIRM_WITHIN_POLLS = 3;
 
 export async function runCommand(action: RecorderAction, context: CommandContext): Promise<CommandOutcome> {
   const { at, control, log, time } = context;
@@ -41,27 +54,35 @@ export async function runCommand(action: RecorderAction, context: CommandContext
   const handle = context.recorders.get(name);
   const where = `${context.surface}: ${control}`;
   let requestAfterMs: number | null = null;
-  const record = (result: CommandRecord['result'], request: string | null, message: string | null) =>
-    context.audit({ at: at.wall, surface: context.surface, control, action: action.action, recorder: handle ? name : null, request, result, message, requestAfterMs, latencyMs: time.precise() - at.precise });
-  if (!handle) {
-    log.warn(`${where}: ${action.action}: no recorder named "${name}"`);
-    record('refused', null, `no recorder named "${name}"`);
-    return 'refused';
+  let latencyMs: number | null = null;
+  const outcome = (result: CommandOutcome['result'], request: string | null, message: string | null): CommandOutcome => {
+    context.audit({ at: at.wall, surface: context.surface, control, action: action.action, recorder: handle ? name : null, request, result, message, requestAfterMs, latencyMs: latencyMs ?? time.precise() - at.precise });
+    if (result !== 'ok') log.warn(`${where}: ${action.action} ${result}${request ? `: ${request}` : ''}: ${message ?? ''}`);
+    return { result, message };
+  };
+  if (!handle) return outcome('refused', null, `no recorder named "${name}"`);
+
+  let state = handle.poller.state;
+  const readFirst = READ_AT_PRESS[action.action as keyof typeof READ_AT_PRESS] as 'schedule' | 'conversion' | undefined;
+  if (readFirst) {
+    const sentAt = time.now();
+    try {
+      const value = readFirst === 'schedule' ? await handle.poller.client.getSchedule() : await handle.poller.client.getConversionConfig();
+      state = { ...state, [readFirst]: value, readAt: { ...state.readAt, [readFirst]: sentAt } };
+    } catch (error) {
+      return outcome('failed', null, `could not read the ${readFirst} to toggle it: ${messageOf(error)}`);
+    }
   }
-  const state = handle.poller.state;
   const plan = planCommand(action, {
     state,
-    live: freshnessOf(state, time.now()) === 'live',
+    now: time.now(),
     selectedChannel: context.selectedChannel,
     amount: context.input.amount,
     position: context.input.position,
     knownGain: (index) => handle.extras.knownGain(index),
   });
-  if (plan.kind === 'refuse') {
-    log.warn(`${where}: ${action.action} refused: ${plan.reason}`);
-    record('refused', null, plan.reason);
-    return 'refused';
-  }
+  if (plan.kind === 'refuse') return outcome('refused', null, plan.reason);
+
   const request = describeCall(plan.call);
   const send = () => {
     requestAfterMs = time.precise() - at.precise;
@@ -70,14 +91,40 @@ export async function runCommand(action: RecorderAction, context: CommandContext
   try {
     // A gain goes through the extras, which own it until a later read and keep writes to one source in order.
     await (plan.gain ? handle.extras.writeGain(plan.gain.sourceIndex, plan.gain.db, send) : send());
-    record('ok', request, null);
-    return 'ok';
   } catch (error) {
-    const message = (error as { serviceMessage?: string }).serviceMessage ?? (error as Error).message;
-    log.warn(`${where}: ${action.action} failed: ${request}: ${message}`);
-    record('failed', request, message);
-    return 'failed';
-  } finally {
+    latencyMs = time.precise() - at.precise;
     handle.poller.refresh(plan.touchesSlowState);
+    return outcome('failed', request, messageOf(error));
   }
+  latencyMs = time.precise() - at.precise;
+  const answeredAt = time.now();
+  handle.poller.refresh(plan.touchesSlowState);
+  const effect = expectedEffect(action, plan.call);
+  if (effect && (await confirmed(handle, effect, answeredAt, time)) === false) return outcome('failed', request, `the recorder answered OK, but ${effect.missing}`);
+  return outcome('ok', request, null);
+}
+
+/**
+ * Whether the effect shows in the reads sent after the answer: true at the first that shows it, false
+ * when none of the next few does, null when nothing could be read in time (then it is not judged).
+ */
+function confirmed(handle: RecorderHandle, effect: ExpectedEffect, answeredAt: number, time: EngineTime): Promise<boolean | null> {
+  const state = handle.poller.state;
+  const readAfter = (s: RecorderState) => effect.parts.every((part) => (s.readAt[part] ?? -Infinity) >= answeredAt);
+  const slow = effect.parts.some((part) => liveForMs(state, part) > liveForMs(state, 'channels'));
+  const verdict$ = handle.poller.state$.pipe(
+    filter(readAfter),
+    // A slow-group part is read once after the command; state polls get a few chances (a recorder may
+    // take a moment to start a take).
+    take(slow ? 1 : CONFIRM_WITHIN_POLLS),
+    map((s) => effect.holds(s)),
+    takeWhile((holds) => !holds, true),
+    last(undefined, null),
+  );
+  const giveUp$ = timer(Math.max(...effect.parts.map((part) => liveForMs(state, part))), time.scheduler).pipe(map(() => null));
+  return firstValueFrom(merge(verdict$, giveUp$).pipe(take(1)));
+}
+
+function messageOf(error: unknown): string {
+  return (error as { serviceMessage?: string }).serviceMessage ?? (error as Error).message;
 }

@@ -5,8 +5,10 @@
 // A gain the bridge writes has one owner, here: it is the gain until a read that started after that
 // write ended comes back, so a meter read already under way never undoes a dial step, and writes to one
 // source leave in the order they were decided.
-import { BehaviorSubject, Subscription, from, mergeMap, timer, type Observable } from 'rxjs';
+import { createHash } from 'node:crypto';
+import { BehaviorSubject, Subscription, timer, type Observable } from 'rxjs';
 import { realTime, type EngineTime } from './engine-time.js';
+import { FetchPacer } from './fetch-pacer.js';
 import type { RgbImage } from './surface.js';
 import type { RecorderPoller } from './recorder-poller.js';
 import { freshnessOf } from './recorder-state.js';
@@ -23,7 +25,7 @@ export interface ExtrasOptions {
   thumbnailMs?: number;
   /** Default 250 ms. */
   meterMs?: number;
-  /** Fetches in flight at once; default 4. */
+  /** Fetches of each kind under way at once; default 2 (half the client's read connections). */
   concurrency?: number;
   /** Decodes a preview PNG into a small image. */
   decodeThumbnail: (png: Uint8Array) => Promise<RgbImage>;
@@ -82,13 +84,18 @@ export class RecorderExtras {
 
   start(): void {
     if (this.subscription) return;
-    const concurrency = this.options.concurrency ?? 4;
+    // Each kind takes at most half the read connections, so the slow group always finds one free.
+    const concurrency = this.options.concurrency ?? 2;
+    const now = () => this.time.now();
+    const thumbnailMs = this.options.thumbnailMs ?? 1000;
+    const meterMs = this.options.meterMs ?? 250;
+    const thumbnails = new FetchPacer<number>({ intervalMs: thumbnailMs, concurrency, now, wanted: () => this.wanted('thumbnails') as number[], fetch: (index) => this.fetchThumbnail(index) });
+    const meters = new FetchPacer<string>({ intervalMs: meterMs, concurrency, now, wanted: () => this.wanted('meters') as string[], fetch: (name) => this.fetchMeter(name) });
     const { scheduler } = this.time;
-    const thumbnails$ = timer(0, this.options.thumbnailMs ?? 1000, scheduler).pipe(mergeMap(() => from(this.wanted('thumbnails')), 1), mergeMap((index) => from(this.fetchThumbnail(index as number)), concurrency));
-    const meters$ = timer(0, this.options.meterMs ?? 250, scheduler).pipe(mergeMap(() => from(this.wanted('meters')), 1), mergeMap((name) => from(this.fetchMeter(name as string)), concurrency));
     this.subscription = new Subscription();
-    this.subscription.add(thumbnails$.subscribe());
-    this.subscription.add(meters$.subscribe());
+    // Ticks at the interval look for due items; a backed-off item simply waits for a later tick.
+    this.subscription.add(timer(0, thumbnailMs, scheduler).subscribe(() => thumbnails.pump()));
+    this.subscription.add(timer(0, meterMs, scheduler).subscribe(() => meters.pump()));
   }
 
   stop(): void {
@@ -147,37 +154,52 @@ export class RecorderExtras {
   }
 
   private wanted(kind: keyof ExtrasDemand): Array<number | string> {
-    if (freshnessOf(this.poller.state, this.time.now()) === 'offline') return [];
+    // Stopped (a fetch ending after stop() asks again), or nobody to fetch from.
+    if (!this.subscription || freshnessOf(this.poller.state, this.time.now()) === 'offline') return [];
     const all = new Set<number | string>();
     for (const demand of this.demands.values()) for (const item of demand[kind]) all.add(item);
     return [...all];
   }
 
-  private async fetchThumbnail(index: number): Promise<void> {
+  /** Resolves with how long the recorder took to answer. */
+  private async fetchThumbnail(index: number): Promise<number> {
+    const sentAt = this.time.now();
+    let answeredAt = sentAt;
     try {
       const png = await this.poller.client.getChannelPreview(index);
-      const image = await this.options.decodeThumbnail(png);
-      this.thumbnails.set(index, { key: `${this.poller.name}/${index}/${++this.sequence}`, image });
-      this.changes.next(this.sequence);
+      answeredAt = this.time.now();
+      // Named by content: an unchanged preview keeps its key, so nothing is decoded, rendered or sent again.
+      const key = `${this.poller.name}/${index}/${createHash('sha1').update(png).digest('hex').slice(0, 16)}`;
+      if (this.thumbnails.get(index)?.key !== key) {
+        const image = await this.options.decodeThumbnail(png);
+        this.thumbnails.set(index, { key, image });
+        this.changes.next(++this.sequence);
+      }
     } catch {
       // A missing preview leaves the last one (or none) in place; the channel's own state still shows.
+      answeredAt = this.time.now();
     }
+    return answeredAt - sentAt;
   }
 
-  private async fetchMeter(sourceName: string): Promise<void> {
+  /** Resolves with how long the recorder took to answer. */
+  private async fetchMeter(sourceName: string): Promise<number> {
     const sourceIndex = this.poller.state.sources?.findIndex((s) => s.Name === sourceName) ?? -1;
-    if (sourceIndex < 0) return;
+    if (sourceIndex < 0) return 0;
     const startedAt = ++this.order;
+    const sentAt = this.time.now();
     try {
       const source = await this.poller.client.getSource(sourceIndex);
-      if (source.Name !== sourceName) return; // the list moved under us; the next slow poll fixes it
-      const written = this.writtenGains.get(sourceIndex);
-      // The recorder's gain becomes the truth again once a read started after the last write was answered.
-      if (written && written.inFlight === 0 && startedAt > written.settledAt) this.writtenGains.delete(sourceIndex);
-      this.meters.set(sourceName, { levels: source.AudioMeters, gainDb: source.AudioGain, sourceIndex });
-      this.changes.next(++this.sequence);
+      if (source.Name === sourceName) {
+        const written = this.writtenGains.get(sourceIndex);
+        // The recorder's gain becomes the truth again once a read started after the last write was answered.
+        if (written && written.inFlight === 0 && startedAt > written.settledAt) this.writtenGains.delete(sourceIndex);
+        this.meters.set(sourceName, { levels: source.AudioMeters, gainDb: source.AudioGain, sourceIndex });
+        this.changes.next(++this.sequence);
+      } // else the list moved under us; the next slow poll fixes it
     } catch {
       // Meters are best effort; a failed read shows the last levels until the data goes stale.
     }
+    return this.time.now() - sentAt;
   }
 }

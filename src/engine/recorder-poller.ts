@@ -1,7 +1,8 @@
-// Keeps one recorder's state current: channels, sync and dialog every poll interval; sources,
-// resources, schedule and conversion more slowly. A command asks for an immediate re-read instead of
-// waiting for the next tick. While the recorder cannot be reached, polls back off from the interval
-// to 5 s, and the first good answer brings the normal pace back.
+// Keeps one recorder's state current: channels, sync and dialog every poll interval, over connections
+// of their own; sources, resources, schedule and conversion more slowly. A command asks for an
+// immediate re-read instead of waiting for the next tick. Only while the recorder cannot be reached do
+// polls back off from the interval to 5 s: a recorder that answers, even badly, is polled at the
+// normal pace (and shown stale with its error), so keys are live again at its first good answer.
 import {
   BehaviorSubject,
   Subject,
@@ -21,7 +22,7 @@ import {
 import type { RecorderClient } from '../api/client.js';
 import { RecorderError } from '../api/errors.js';
 import { realTime, type EngineTime } from './engine-time.js';
-import { initialRecorderState, type RecorderState } from './recorder-state.js';
+import { initialRecorderState, type RecorderState, type StatePart } from './recorder-state.js';
 
 export interface PollerOptions {
   /** Fast poll interval (channels, sync, dialog); default 250 ms. */
@@ -34,7 +35,15 @@ export interface PollerOptions {
   time?: EngineTime;
 }
 
-type FastResult = { ok: true; at: number; value: Pick<RecorderState, 'channels' | 'sync' | 'dialog'> } | { ok: false; error: RecorderError };
+type Settled<T> = { ok: true; value: T } | { ok: false; error: RecorderError };
+
+/** One state poll: when it was sent and how each of its three reads went. */
+interface FastResult {
+  sentAt: number;
+  channels: Settled<RecorderState['channels']>;
+  sync: Settled<RecorderState['sync']>;
+  dialog: Settled<RecorderState['dialog']>;
+}
 
 export class RecorderPoller {
   readonly pollMs: number;
@@ -57,7 +66,7 @@ export class RecorderPoller {
     this.slowMs = options.slowMs ?? 5000;
     this.maxBackoffMs = options.maxBackoffMs ?? 5000;
     this.time = options.time ?? realTime;
-    this.subject = new BehaviorSubject(initialRecorderState(name, this.pollMs));
+    this.subject = new BehaviorSubject(initialRecorderState(name, this.pollMs, this.slowMs));
   }
 
   get state$(): Observable<RecorderState> {
@@ -72,13 +81,13 @@ export class RecorderPoller {
     if (this.subscription) return;
     const { scheduler } = this.time;
     const fast$ = defer(() => this.pollFast()).pipe(
-      expand((result) => race(timer(this.delayAfter(result), scheduler), this.fastNow.pipe(take(1))).pipe(exhaustMap(() => this.pollFast()))),
+      expand(() => race(timer(this.delayAfter(), scheduler), this.fastNow.pipe(take(1))).pipe(exhaustMap(() => this.pollFast()))),
     );
     const slow$ = merge(timer(0, this.slowMs, scheduler), this.slowNow).pipe(
       filter(() => this.state.lastGoodAt !== null && this.state.failures === 0),
       exhaustMap(() => from(this.pollSlow())),
     );
-    this.subscription = merge(fast$.pipe(map((r) => this.applyFast(r))), slow$).subscribe();
+    this.subscription = merge(fast$.pipe(map((result) => this.applyFast(result))), slow$).subscribe();
   }
 
   stop(): void {
@@ -96,53 +105,73 @@ export class RecorderPoller {
   private async pollFast(): Promise<FastResult> {
     this.refreshPending = false;
     const timeoutMs = Math.max(1000, this.pollMs * 4);
-    try {
-      const [channels, sync, dialog] = await Promise.all([
-        this.client.listChannels({ timeoutMs }),
-        this.client.getSyncState({ timeoutMs }),
-        this.client.getDialog({ timeoutMs }),
-      ]);
-      return { ok: true, at: this.time.now(), value: { channels, sync, dialog } };
-    } catch (error) {
-      return { ok: false, error: asRecorderError(error) };
-    }
+    const options = { timeoutMs, lane: 'state' as const };
+    const sentAt = this.time.now();
+    const [channels, sync, dialog] = await Promise.all([settle(this.client.listChannels(options)), settle(this.client.getSyncState(options)), settle(this.client.getDialog(options))]);
+    return { sentAt, channels, sync, dialog };
   }
 
   private applyFast(result: FastResult): void {
     const state = this.state;
-    if (result.ok) {
-      this.subject.next({ ...state, ...result.value, lastGoodAt: result.at, failures: 0, lastError: null, unreachable: false });
+    const parts = { channels: result.channels, sync: result.sync, dialog: result.dialog };
+    const failures = Object.values(parts).flatMap((part) => (part.ok ? [] : [part.error]));
+    // Each read that came back good is taken, with the time it was sent, even when another failed.
+    const readAt: Record<StatePart, number | null> = { ...state.readAt };
+    for (const [part, settled] of Object.entries(parts) as Array<[keyof typeof parts, Settled<unknown>]>) if (settled.ok) readAt[part] = result.sentAt;
+    const next: RecorderState = {
+      ...state,
+      readAt,
+      channels: result.channels.ok ? result.channels.value : state.channels,
+      sync: result.sync.ok ? result.sync.value : state.sync,
+      dialog: result.dialog.ok ? result.dialog.value : state.dialog,
+    };
+    const [failure] = failures;
+    if (failure === undefined) {
+      this.subject.next({ ...next, lastGoodAt: result.sentAt, failures: 0, lastError: null, unreachable: false });
       // First answer, or back after failures: read the slow group now rather than at its next tick.
       if (state.lastGoodAt === null || state.failures > 0) this.slowNow.next();
     } else {
-      const unreachable = ['network', 'timeout'].includes(result.error.kind);
-      this.subject.next({ ...state, failures: state.failures + 1, lastError: result.error.message, unreachable });
+      // Unreachable only when no read got an answer: a recorder that answers some reads is there.
+      const unreachable = failures.length === 3 && failures.every((error) => ['network', 'timeout'].includes(error.kind));
+      this.subject.next({ ...next, failures: state.failures + 1, lastError: failure.message, unreachable });
     }
   }
 
-  /** The interval while answers are good; doubling from it up to the cap while they fail. */
-  private delayAfter(result: FastResult): number {
+  /** The interval while the recorder answers (well or badly); doubling from it up to the cap while it cannot be reached. */
+  private delayAfter(): number {
     if (this.refreshPending) return 0;
-    if (result.ok) return this.pollMs;
-    const failures = this.state.failures;
+    const { failures, unreachable } = this.state;
+    if (failures === 0 || !unreachable) return this.pollMs;
     return Math.min(this.maxBackoffMs, this.pollMs * 2 ** Math.min(failures, 10));
   }
 
   private async pollSlow(): Promise<void> {
-    const [sources, resources, schedule, conversion] = await Promise.allSettled([
-      this.client.listSources(),
-      this.client.getResources(),
-      this.client.getSchedule(),
-      this.client.getConversionConfig(),
+    const sentAt = this.time.now();
+    const [sources, resources, schedule, conversion] = await Promise.all([
+      settle(this.client.listSources()),
+      settle(this.client.getResources()),
+      settle(this.client.getSchedule()),
+      settle(this.client.getConversionConfig()),
     ]);
     const state = this.state;
+    const readAt: Record<StatePart, number | null> = { ...state.readAt };
+    for (const [part, settled] of [['sources', sources], ['resources', resources], ['schedule', schedule], ['conversion', conversion]] as const) if (settled.ok) readAt[part] = sentAt;
     this.subject.next({
       ...state,
-      sources: sources.status === 'fulfilled' ? sources.value : state.sources,
-      resources: resources.status === 'fulfilled' ? resources.value : state.resources,
-      schedule: schedule.status === 'fulfilled' ? schedule.value : state.schedule,
-      conversion: conversion.status === 'fulfilled' ? conversion.value : state.conversion,
+      readAt,
+      sources: sources.ok ? sources.value : state.sources,
+      resources: resources.ok ? resources.value : state.resources,
+      schedule: schedule.ok ? schedule.value : state.schedule,
+      conversion: conversion.ok ? conversion.value : state.conversion,
     });
+  }
+}
+
+async function settle<T>(request: Promise<T>): Promise<Settled<T>> {
+  try {
+    return { ok: true, value: await request };
+  } catch (error) {
+    return { ok: false, error: asRecorderError(error) };
   }
 }
 

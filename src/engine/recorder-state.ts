@@ -1,18 +1,30 @@
-// What the bridge knows about one recorder at a moment: the last good answers, when they came, and how
-// the last attempts went. Freshness is derived from this and the current time, never stored, so a
-// picture can turn stale without any new answer arriving.
+// What the bridge knows about one recorder at a moment: the last good answers, when each was read, and
+// how the last attempts went. Freshness is derived from this and the current time, never stored, so a
+// picture can turn stale without any new answer arriving. Each part carries its own age: a key is live
+// only when everything it shows is young enough, and a part is as old as the moment its read was sent
+// (the recorder's answer can be no newer than that).
 import type { Dialog, Resources, Schedule, SyncState } from '../api/app.js';
 import type { Channel } from '../api/channel.js';
 import type { ConversionConfig } from '../api/conversion.js';
 import type { SourceListEntry } from '../api/source.js';
 import type { Freshness } from './picture.js';
 
+/** The state polls, read every poll interval. */
+export const FAST_PARTS = ['channels', 'sync', 'dialog'] as const;
+/** The slow group, read every slow interval and after commands that touch it. */
+export const SLOW_PARTS = ['sources', 'resources', 'schedule', 'conversion'] as const;
+export type StatePart = (typeof FAST_PARTS)[number] | (typeof SLOW_PARTS)[number];
+
 export interface RecorderState {
   name: string;
-  /** The poll interval, which freshness is measured in. */
+  /** The poll interval, which freshness of the state polls is measured in. */
   pollMs: number;
-  /** When the channels, sync and dialog last came back good (ms), or null if never. */
+  /** The slow group's interval, which its freshness is measured in. */
+  slowMs: number;
+  /** When the read behind the last complete good poll (channels, sync and dialog) was sent, or null if never. */
   lastGoodAt: number | null;
+  /** When the read behind each part's value was sent; null while it was never read. */
+  readAt: Readonly<Record<StatePart, number | null>>;
   channels: readonly Channel[] | null;
   sync: SyncState | null;
   dialog: Dialog | null;
@@ -23,17 +35,19 @@ export interface RecorderState {
   conversion: ConversionConfig | null;
   /** Failed polls since the last good one. */
   failures: number;
-  /** The last failure's message (no secrets: RecorderError never carries the token). */
+  /** The last failure's message (no secrets: the client masks the token in what the recorder says). */
   lastError: string | null;
   /** The last failure could not reach the recorder at all (refused, reset, timeout). */
   unreachable: boolean;
 }
 
-export function initialRecorderState(name: string, pollMs: number): RecorderState {
+export function initialRecorderState(name: string, pollMs: number, slowMs = 5000): RecorderState {
   return {
     name,
     pollMs,
+    slowMs,
     lastGoodAt: null,
+    readAt: { channels: null, sync: null, dialog: null, sources: null, resources: null, schedule: null, conversion: null },
     channels: null,
     sync: null,
     dialog: null,
@@ -49,20 +63,33 @@ export function initialRecorderState(name: string, pollMs: number): RecorderStat
 
 /** Polls in a row that must fail to reach the recorder before it counts as offline. */
 const OFFLINE_AFTER_FAILURES = 3;
-/** Intervals without a good answer before the data counts as stale. */
+/** Intervals a part may be old and still count as live. */
 const STALE_AFTER_INTERVALS = 3;
 
-/**
- * live: a good answer within the last 3 poll intervals; offline: never reached, or the last 3 polls
- * could not reach it; stale: otherwise (old data, recorder answering badly or slowly).
- */
-export function freshnessOf(state: RecorderState, now: number): Freshness {
-  if (state.lastGoodAt === null) return 'offline';
-  if (state.unreachable && state.failures >= OFFLINE_AFTER_FAILURES) return 'offline';
-  return now - state.lastGoodAt <= STALE_AFTER_INTERVALS * state.pollMs ? 'live' : 'stale';
+/** How long a part stays live after its read was sent: three of its own intervals. */
+export function liveForMs(state: RecorderState, part: StatePart): number {
+  return STALE_AFTER_INTERVALS * ((FAST_PARTS as readonly string[]).includes(part) ? state.pollMs : state.slowMs);
 }
 
-/** Whole seconds since the last good answer, or null when there never was one. */
-export function ageSeconds(state: RecorderState, now: number): number | null {
-  return state.lastGoodAt === null ? null : Math.max(0, Math.floor((now - state.lastGoodAt) / 1000));
+/**
+ * offline: never reached, or the last 3 polls could not reach it; stale: any of the parts asked for is
+ * missing or older than 3 of its intervals (old data, recorder answering badly or slowly); live
+ * otherwise. Without parts: the state polls (channels, sync, dialog).
+ */
+export function freshnessOf(state: RecorderState, now: number, parts: readonly StatePart[] = FAST_PARTS): Freshness {
+  if (state.lastGoodAt === null && parts.every((part) => state.readAt[part] === null)) return 'offline';
+  if (state.unreachable && state.failures >= OFFLINE_AFTER_FAILURES) return 'offline';
+  return parts.every((part) => {
+    const at = state.readAt[part];
+    return at !== null && now - at <= liveForMs(state, part);
+  })
+    ? 'live'
+    : 'stale';
+}
+
+/** Whole seconds since the oldest of the parts was read, or null when one was never read. */
+export function ageSeconds(state: RecorderState, now: number, parts: readonly StatePart[] = FAST_PARTS): number | null {
+  const times = parts.map((part) => state.readAt[part]);
+  if (times.some((at) => at === null)) return null;
+  return Math.max(0, Math.floor((now - Math.min(...(times as number[]))) / 1000));
 }

@@ -5,7 +5,7 @@ import { dialogOffersCancel } from '../api/app.js';
 import type { Action, Binding, Show } from '../profiles/schema.js';
 import type { ChannelPicture, ChannelState, Freshness, IconName, Picture, SyncGroupState } from './picture.js';
 import { bindingActions } from './binding-actions.js';
-import { ageSeconds, freshnessOf, type RecorderState } from './recorder-state.js';
+import { FAST_PARTS, ageSeconds, freshnessOf, type RecorderState, type StatePart } from './recorder-state.js';
 
 /** A show spec with the shorthand strings expanded, and the label kinds the engine adds. */
 export type ResolvedShow = Show | { inferred: Picture };
@@ -44,26 +44,35 @@ export function pictureFor(show: ResolvedShow, inputs: ShowInputs): Picture {
   if (typeof show === 'object' && 'inferred' in show) return show.inferred;
   const { recorder, now } = inputs;
   if (recorder === undefined) return { kind: 'label', text: `NO RECORDER\n${inputs.recorderName}`, icon: null, color: '#000000', active: null };
-  const freshness = freshnessOf(recorder, now);
-  const ageS = freshness === 'live' ? null : ageSeconds(recorder, now);
+  // Each picture is as fresh as the oldest part it shows; its age is that part's.
+  const freshOf = (parts: readonly StatePart[]) => {
+    const freshness = freshnessOf(recorder, now, parts);
+    return { freshness, ageS: freshness === 'live' ? null : ageSeconds(recorder, now, parts) };
+  };
+  const { freshness, ageS } = freshOf(FAST_PARTS);
 
   if (typeof show === 'string') {
     switch (show) {
-      case 'sync':
-        return syncPicture(recorder, freshness, ageS, inputs);
+      case 'sync': {
+        const sync = freshOf(['channels', 'sync']);
+        return syncPicture(recorder, sync.freshness, sync.ageS, inputs);
+      }
       case 'dialog':
       case 'dialog-ok':
       case 'dialog-cancel': {
+        // The last known dialog stays on its keys when the data gets old, marked with its age and not
+        // flashing: "no dialog" would be a claim the bridge cannot make.
         const dialog = recorder.dialog;
-        const active = freshness === 'live' && dialog?.IsDialog === true;
+        const seen = freshOf(['dialog']);
+        const active = dialog?.IsDialog === true;
         return {
           kind: 'dialog',
           role: show === 'dialog' ? 'message' : show === 'dialog-ok' ? 'ok' : 'cancel',
           active,
-          flashPhase: active && inputs.flashPhase,
+          flashPhase: active && seen.freshness === 'live' && inputs.flashPhase,
           text: active ? (dialog?.DialogContent ?? '') : '',
           offersCancel: active && dialog !== null && dialogOffersCancel(dialog),
-          ageS,
+          ageS: seen.ageS,
         };
       }
       case 'resources': {
@@ -71,11 +80,11 @@ export function pictureFor(show: ResolvedShow, inputs: ShowInputs): Picture {
         const ram = r && r.TotalRAM > 0 ? Math.round((r.CurrentRAM / r.TotalRAM) * 100) : null;
         const fullest = r?.DiskInfo.reduce<{ label: string; used: number } | null>((top, d) => (top === null || d.Value > top.used ? { label: d.Key, used: d.Value } : top), null) ?? null;
         const cpu = r ? Math.round(r.TotalCPU) : null;
-        return { kind: 'resources', cpu, ram, disk: fullest, warning: [cpu, ram, fullest?.used].some((v) => v !== null && v !== undefined && v > 90), freshness };
+        return { kind: 'resources', cpu, ram, disk: fullest, warning: [cpu, ram, fullest?.used].some((v) => v !== null && v !== undefined && v > 90), freshness: freshOf(['resources']).freshness };
       }
       case 'schedule': {
         const s = recorder.schedule;
-        return { kind: 'schedule', enabled: s?.IsEnabled ?? false, start: s?.StartTime ?? null, stop: s?.StopTime ?? null, type: s?.ScheduleType ?? '', freshness };
+        return { kind: 'schedule', enabled: s?.IsEnabled ?? false, start: s?.StartTime ?? null, stop: s?.StopTime ?? null, type: s?.ScheduleType ?? '', freshness: freshOf(['schedule']).freshness };
       }
       case 'page':
         return { kind: 'page', ...inputs.page };
@@ -93,12 +102,13 @@ export function pictureFor(show: ResolvedShow, inputs: ShowInputs): Picture {
         return { kind: 'blank' };
     }
   }
-  if ('channel' in show) return channelPicture(show.channel === 'selected' ? inputs.selectedChannel : show.channel, show.thumbnail, recorder, freshness, ageS, inputs);
+  const channels = freshOf(['channels']);
+  if ('channel' in show) return channelPicture(show.channel === 'selected' ? inputs.selectedChannel : show.channel, show.thumbnail, recorder, channels.freshness, channels.ageS, inputs);
   if ('meter' in show) {
     const number = show.meter === 'selected' ? inputs.selectedChannel : show.meter;
     const source = recorder.channels?.[number - 1]?.SourceName ?? null;
     const meter = source === null ? null : inputs.meterOf(source);
-    return { kind: 'meter', channel: number, source, levels: freshness === 'live' ? (meter?.levels ?? []) : [], gainDb: meter?.gainDb ?? null, freshness };
+    return { kind: 'meter', channel: number, source, levels: channels.freshness === 'live' ? (meter?.levels ?? []) : [], gainDb: meter?.gainDb ?? null, freshness: channels.freshness };
   }
   return { kind: 'label', text: show.label, icon: show.icon ?? null, color: show.color ?? null, active: null };
 }
@@ -118,7 +128,8 @@ function channelPicture(number: number, thumbnail: boolean, recorder: RecorderSt
     state,
     lastSeen: state === 'stale' && channel ? (channelStateOf(channel, 'live') as Exclude<ChannelState, 'stale' | 'offline'>) : null,
     source: channel?.SourceName ?? null,
-    durationS: recording ? (inputs.durationOf(index) ?? channel?.RecordingDuration ?? 0) : null,
+    // Counted on between polls only while live; otherwise frozen at the last confirmed value, beside its age.
+    durationS: recording ? ((freshness === 'live' ? inputs.durationOf(index) : null) ?? channel?.RecordingDuration ?? 0) : null,
     fps: recording && channel && !channel.IsRecordingPause ? shownFps(channel.RecordingFPS) : null,
     drops: channel?.RecordingDrops ?? 0,
     warning: problems.length > 0 ? problems.join(' ') : null,
@@ -148,7 +159,7 @@ function syncPicture(recorder: RecorderState, freshness: Freshness, ageS: number
   else state = 'armed';
   const takers = channels.filter((c) => c.IsInSyncRec);
   const outOfSync = running ? channels.filter((c) => c.IsInSync && !c.IsInSyncRec).map((c) => c.Index + 1) : [];
-  const durations = takers.map((c) => inputs.durationOf(c.Index) ?? c.RecordingDuration);
+  const durations = takers.map((c) => (freshness === 'live' ? inputs.durationOf(c.Index) : null) ?? c.RecordingDuration);
   return { kind: 'sync', state, members, outOfSync, durationS: running && durations.length > 0 ? Math.max(...durations) : null, ageS };
 }
 

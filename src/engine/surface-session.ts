@@ -9,7 +9,6 @@ import { runCommand, type InputMoment } from './command-runner.js';
 import { demandKey, pageDemand } from './extras-demand.js';
 import { BLANK, type Picture } from './picture.js';
 import { usesSelection } from './profile-selection.js';
-import { freshnessOf } from './recorder-state.js';
 import { overlayOf } from './session/session-overlays.js';
 import { bindingOn, effectivePage, encoderOf, keptPage, pageNumber, type SessionWorld } from './session/session-pages.js';
 import { initialSessionState, type SessionEffect, type SessionState } from './session/session-state.js';
@@ -162,7 +161,9 @@ export class SurfaceSession {
   private world(): SessionWorld {
     const now = this.services.time.now();
     const recorder = this.services.recorders.get(this.services.defaultRecorder)?.poller.state;
-    const dialogUp = recorder !== undefined && freshnessOf(recorder, now) === 'live' && recorder.dialog?.IsDialog === true;
+    // The last known dialog keeps its overlay up when the data gets old (its keys say how old): the
+    // main page in front would claim there is no dialog.
+    const dialogUp = recorder?.dialog?.IsDialog === true;
     return { now, profile: this.profile, dialogUp, controls: this.controls };
   }
 
@@ -194,7 +195,7 @@ export class SurfaceSession {
   }
 
   private async command(effect: Extract<SessionEffect, { type: 'command' }>, at: InputMoment): Promise<void> {
-    const outcome = await runCommand(effect.action, {
+    const { result } = await runCommand(effect.action, {
       surface: this.surface.id,
       control: effect.control,
       binding: effect.binding,
@@ -207,7 +208,7 @@ export class SurfaceSession {
       log: this.services.log,
       audit: this.services.audit,
     });
-    this.dispatch({ type: 'command-done', control: effect.control, page: effect.page, macro: effect.macro, outcome });
+    this.dispatch({ type: 'command-done', control: effect.control, page: effect.page, macro: effect.macro, outcome: result });
   }
 
   private applyBrightness(percent: number): void {

@@ -240,18 +240,28 @@ pages:
     expect([...previews(mark)]).toEqual(['/api/channels/2/preview']);
   });
 
-  it('no more than four previews are fetched at once, however many keys show one', async () => {
+  it('previews never pile up: two under way at most, one per channel at a time, slower as the recorder slows, and the state polls keep their pace', async () => {
     const keys = Array.from({ length: 15 }, (_, i) => `      key${i}: { show: { channel: ${i + 1}, thumbnail: true } }`).join('\n');
     f = await startBridgeFixture({ profile: `name: many\nmatch: { kind: memory }\npages:\n  - name: all\n    controls:\n${keys}\n` });
     const fixture = f;
-    fixture.sim.faults.set([{ kind: 'latency', path: '/api/channels/', method: 'GET', probability: 1, latencyMs: 150, status: 500 }]);
+    fixture.requests.latencyMs = 150; // every answer arrives 150 ms after its request left
+    await fixture.advance(1000);
     const mark = fixture.mark();
-    await fixture.advance(1000); // two rounds of 15 previews, each answered 150 ms late
+    const start = fixture.now();
+    await fixture.advance(2000);
     const fetches = fixture.sim.log.list().filter((r) => r.seq > mark && r.path.endsWith('/preview'));
+    expect(fixture.requests.peak('/api/channels/{index}/preview')).toBe(2);
+    // 2 at a time, 150 ms each: the 15 channels served in turn, none twice within twice its fetch time.
     expect(fetches.length).toBeGreaterThanOrEqual(15);
-    const most = fixture.requests.peak('/api/channels/{index}/preview');
-    expect(most).toBeLessThanOrEqual(4);
-    expect(most).toBeGreaterThanOrEqual(2);
+    const byChannel = new Map<string, number[]>();
+    for (const r of fetches) byChannel.set(r.path, [...(byChannel.get(r.path) ?? []), r.at]);
+    expect(byChannel.size).toBe(15);
+    for (const times of byChannel.values()) times.slice(1).forEach((t, i) => expect(t - (times[i] as number)).toBeGreaterThanOrEqual(300));
+    // The state polls went on at their pace (100 ms + 150 ms answers) and the keys stayed live.
+    const polls = fixture.sim.log.list().filter((r) => r.seq > mark && r.path === '/api/channels').length;
+    expect(polls).toBeGreaterThanOrEqual(7);
+    expect(fixture.now() - start).toBe(2000);
+    expect(channelState(fixture, 'key0')).toBe('idle');
   });
 
   it('a clock ticks every second even when the recorder is polled every 2 s', async () => {

@@ -27,6 +27,7 @@ const channel = (index: number, over: Partial<Channel> = {}): Channel => ({
 const state = (over: Partial<RecorderState> = {}): RecorderState => ({
   ...initialRecorderState('main', 250),
   lastGoodAt: 1000,
+  readAt: { channels: 1000, sync: 1000, dialog: 1000, sources: 1000, resources: 1000, schedule: 1000, conversion: 1000 },
   channels: [channel(0), channel(1, { IsRecording: true }), channel(2, { IsRecording: true, IsRecordingPause: true }), channel(3, { IsInSync: true, SourceName: null })],
   sync: { IsSyncRecording: false, IsSyncRecordingPause: false },
   sources: [0, 1, 2, 3].map((i) => ({ Index: i, Name: `Cam ${i + 1}`, Device: 'x' })),
@@ -37,7 +38,7 @@ const state = (over: Partial<RecorderState> = {}): RecorderState => ({
 
 const inputs = (over: Partial<PlanInputs> = {}): PlanInputs => ({
   state: state(),
-  live: true,
+  now: 1000,
   selectedChannel: 2,
   amount: 1,
   position: null,
@@ -105,11 +106,13 @@ describe('planCommand', () => {
   });
 
   it.each(['rec-toggle', 'pause-toggle', 'sync-toggle'])('%s is refused on stale or unknown state; plain commands are not', (toggle) => {
-    expect(request({ action: toggle, channel: 2 }, { live: false })).toBe("refused: the recorder's state is stale; not deciding a toggle from it");
-    expect(request({ action: toggle, channel: 2 }, { live: false, state: initialRecorderState('main', 250) })).toBe(
-      "refused: the recorder's state is unknown; not deciding a toggle from it",
-    );
-    expect(request({ action: 'rec-stop', channel: 2 }, { live: false })).toBe('PUT /api/channels/1/rec-stop');
+    // Read at 1000; 3 polls of 250 ms later it is stale.
+    expect(request({ action: toggle, channel: 2 }, { now: 1750 })).not.toMatch(/^refused/);
+    expect(request({ action: toggle, channel: 2 }, { now: 3000 })).toBe("refused: the recorder's state is stale (read 2 s ago); not deciding a toggle from it");
+    expect(request({ action: toggle, channel: 2 }, { state: initialRecorderState('main', 250) })).toBe("refused: the recorder's state is unknown (not read yet); not deciding a toggle from it");
+    const unreachable = state({ failures: 3, unreachable: true, lastError: 'GET /api/channels: connection refused' });
+    expect(request({ action: toggle, channel: 2 }, { now: 3000, state: unreachable })).toBe("refused: the recorder is offline (GET /api/channels: connection refused); not deciding a toggle from old data");
+    expect(request({ action: 'rec-stop', channel: 2 }, { now: 3000 })).toBe('PUT /api/channels/1/rec-stop');
   });
 
   it('gain steps build on the known gain, scaled by the turn and clamped', () => {

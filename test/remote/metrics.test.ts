@@ -51,7 +51,8 @@ function parseExposition(text: string): { types: Map<string, string>; samples: S
       labels[(label as RegExpExecArray)[1] as string] = (label as RegExpExecArray)[2] as string;
     }
     const value = valueText === '+Inf' ? Infinity : valueText === '-Inf' ? -Infinity : Number(valueText);
-    expect(valueText === 'NaN' || !Number.isNaN(value), `line ${i + 1}: value ${valueText}`).toBe(true);
+    // Prometheus reads NaN in any case; prom-client writes "Nan" for a lag gauge with no sample since the last scrape.
+    expect(/^nan$/i.test(valueText as string) || !Number.isNaN(value), `line ${i + 1}: value ${valueText}`).toBe(true);
     samples.push({ name: name as string, labels, value });
   }
   return { types, samples };

@@ -73,7 +73,17 @@ export async function startBridgeFixture(options: BridgeFixtureOptions): Promise
   const client = new RecorderClient({ url: fixture.sim.url, token: fixture.sim.token });
   // Requests under way, so that moving virtual time waits for their answers.
   const requests = new RequestCounter(client, virtual ?? undefined);
-  const bridge = new Bridge({ recorders: [{ name: 'main', client }], renderer: (thumbnails) => (made.renderer = pictureRenderer({ thumbnails })), decodeThumbnail, log, pollMs: options.pollMs ?? 100, slowMs: 500, meterMs: 100, thumbnailMs: 500, time });
+  // Previews decoded (by sharp, on real time) are waited for too.
+  let decoding = 0;
+  const decode = async (png: Uint8Array) => {
+    decoding++;
+    try {
+      return await decodeThumbnail(png);
+    } finally {
+      decoding--;
+    }
+  };
+  const bridge = new Bridge({ recorders: [{ name: 'main', client }], renderer: (thumbnails) => (made.renderer = pictureRenderer({ thumbnails })), decodeThumbnail: decode, log, pollMs: options.pollMs ?? 100, slowMs: 500, meterMs: 100, thumbnailMs: 500, time });
   const commands: CommandRecord[] = [];
   bridge.commands$.subscribe((record) => commands.push(record));
   const surface = new MemorySurface({ id: 'memory:test', model: 'test-15', controls: options.controls ?? keyGrid(3, 5, 96) });
@@ -84,7 +94,7 @@ export async function startBridgeFixture(options: BridgeFixtureOptions): Promise
   const madeRenderer = made.renderer;
   if (!madeRenderer) throw new Error('the bridge did not make its renderer');
 
-  const quiet = () => requests.quiet() && bridge.surfaceSessions().every((session) => session.idle);
+  const quiet = () => requests.quiet() && decoding === 0 && bridge.surfaceSessions().every((session) => session.idle);
   const settleBridge: BridgeFixture['settle'] = () => settle(quiet, 'the bridge');
   const advance: BridgeFixture['advance'] = async (ms) => {
     if (!virtual) throw new Error('advance needs virtual time');

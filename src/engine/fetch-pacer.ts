@@ -1,0 +1,71 @@
+// Paces the fetches of one kind of extra (previews, meters) so they never pile up and never crowd out
+// the state polls: an item is fetched once at a time (a preview still wanted when its last fetch ends
+// is fetched again, never queued twice), a bounded number are under way at once, and an item is fetched
+// no more often than its interval or twice the time its last fetch took, whichever is longer, so the
+// extras back off as the recorder slows while the polls keep their pace on their own connections.
+// Items waiting longest go first.
+
+interface ItemPace {
+  /** When its last fetch started, or null if never. */
+  startedAt: number | null;
+  /** How long the recorder took to answer its last fetch. */
+  tookMs: number;
+  busy: boolean;
+}
+
+export class FetchPacer<T extends string | number> {
+  private readonly items = new Map<T, ItemPace>();
+  private underWay = 0;
+
+  constructor(
+    private readonly options: {
+      intervalMs: number;
+      /** Fetches under way at once. */
+      concurrency: number;
+      now: () => number;
+      /** The items wanted now (what visible controls show). */
+      wanted: () => readonly T[];
+      /** Fetches an item; resolves with how long the recorder took to answer (what the pace follows). */
+      fetch: (item: T) => Promise<number>;
+    },
+  ) {}
+
+  /** Starts the fetches that are due among the items wanted now, within the bound (called on ticks and as fetches end). */
+  pump(): void {
+    const now = this.options.now();
+    const wanted = this.options.wanted();
+    for (const item of [...this.items.keys()]) if (!wanted.includes(item) && !this.items.get(item)?.busy) this.items.delete(item);
+    const due = wanted
+      .map((item) => ({ item, pace: this.paceOf(item) }))
+      .filter(({ pace }) => !pace.busy && (pace.startedAt === null || now - pace.startedAt >= Math.max(this.options.intervalMs, 2 * pace.tookMs)))
+      .sort((a, b) => (a.pace.startedAt ?? -Infinity) - (b.pace.startedAt ?? -Infinity));
+    for (const { item, pace } of due) {
+      if (this.underWay >= this.options.concurrency) return;
+      void this.run(item, pace, now);
+    }
+  }
+
+  /** Fetches under way now. */
+  get inFlight(): number {
+    return this.underWay;
+  }
+
+  private paceOf(item: T): ItemPace {
+    let pace = this.items.get(item);
+    if (!pace) this.items.set(item, (pace = { startedAt: null, tookMs: 0, busy: false }));
+    return pace;
+  }
+
+  private async run(item: T, pace: ItemPace, now: number): Promise<void> {
+    pace.busy = true;
+    pace.startedAt = now;
+    this.underWay++;
+    try {
+      pace.tookMs = await this.options.fetch(item);
+    } finally {
+      pace.busy = false;
+      this.underWay--;
+    }
+    this.pump(); // a slot is free: the next due item need not wait for a tick
+  }
+}
