@@ -5,7 +5,7 @@ import { pairwise, type Subscription } from 'rxjs';
 import { RecorderClient } from '../api/client.js';
 import { realTime, type EngineTime } from '../engine/engine-time.js';
 import { RecorderPoller } from '../engine/recorder-poller.js';
-import type { RecorderState } from '../engine/recorder-state.js';
+import { FAST_PARTS, type RecorderState } from '../engine/recorder-state.js';
 import { oneRecorder, recorderOptions } from './call.js';
 import { UsageError } from './usage-error.js';
 
@@ -34,8 +34,9 @@ const nonEmpty = (fields: Record<string, unknown>) => Object.keys(fields).length
 /** What changed from one poller state to the next, as events without time and recorder. */
 export function stateChanges(previous: RecorderState, next: RecorderState, options: { counters: boolean }): Array<{ event: string } & Record<string, unknown>> {
   const events: Array<{ event: string } & Record<string, unknown>> = [];
-  const wasAnswering = previous.lastGoodAt !== null && previous.failures === 0;
-  if (next.failures === 0 && next.lastGoodAt !== null && !wasAnswering) events.push({ event: 'connected' });
+  // Answering: some state read came back and none is failing (the three are read each on their own).
+  const answering = (state: RecorderState) => state.failures === 0 && FAST_PARTS.some((part) => state.readAt[part] !== null);
+  if (answering(next) && !answering(previous)) events.push({ event: 'connected' });
   if (next.failures > 0 && (previous.failures === 0 || previous.lastError !== next.lastError)) {
     events.push({ event: 'error', error: next.lastError, unreachable: next.unreachable });
   }

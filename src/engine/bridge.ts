@@ -1,7 +1,7 @@
 // The bridge: one poller per recorder, one session per surface, each surface bound to the profile that
 // fits it best. Surfaces come and go (hot-plug); profiles change (file edits); recorders drop out and
 // come back. None of that stops the rest.
-import { Subject, Subscription, type Observable } from 'rxjs';
+import { Subject, Subscription, pairwise, startWith, type Observable } from 'rxjs';
 import type { RecorderClient, RequestRecord } from '../api/client.js';
 import { checkBindings, chooseProfile } from './profile-match.js';
 import type { LoadedProfile } from '../profiles/schema.js';
@@ -110,7 +110,7 @@ export class Bridge {
 
   start(): void {
     for (const handle of this.handles.values()) {
-      this.subscription.add(handle.poller.state$.subscribe((state) => this.observeDurations(handle, state)));
+      this.subscription.add(handle.poller.state$.pipe(startWith(null), pairwise()).subscribe(([previous, state]) => state && this.observeDurations(handle, state, previous)));
       this.subscription.add(this.trackReachability(handle));
       handle.poller.start();
       handle.extras.start();
@@ -182,12 +182,14 @@ export class Bridge {
     session.start();
   }
 
-  private observeDurations(handle: RecorderHandle, state: RecorderState): void {
-    if (state.lastGoodAt === null || state.channels === null) return;
+  /** Each new channel read narrows the durations' windows, at the time its answer came. */
+  private observeDurations(handle: RecorderHandle, state: RecorderState, previous: RecorderState | null): void {
+    const at = state.readAt.channels;
+    if (at === null || state.channels === null || at === previous?.readAt.channels) return;
     for (const channel of state.channels) {
       const key = `${channel.Index}`;
       if (!channel.IsRecording) handle.durations.forget(key);
-      else handle.durations.observe(key, !channel.IsRecordingPause, channel.RecordingDuration, state.lastGoodAt);
+      else handle.durations.observe(key, !channel.IsRecordingPause, channel.RecordingDuration, at);
     }
   }
 

@@ -1,28 +1,14 @@
-// Keeps one recorder's state current: channels, sync and dialog every poll interval, over connections
-// of their own; sources, resources, schedule and conversion more slowly. A command asks for an
-// immediate re-read instead of waiting for the next tick. Only while the recorder cannot be reached do
-// polls back off from the interval to 5 s: a recorder that answers, even badly, is polled at the
+// Keeps one recorder's state current. Channels, sync and dialog are each read every poll interval, each
+// in a loop of its own over connections of their own: a slow or failing read of one never holds up or
+// ages the others. Sources, resources, schedule and conversion are read more slowly. A command asks for
+// an immediate re-read instead of waiting for the next tick. Only while the recorder cannot be reached
+// do reads back off from the interval to 5 s: a recorder that answers, even badly, is read at the
 // normal pace (and shown stale with its error), so keys are live again at its first good answer.
-import {
-  BehaviorSubject,
-  Subject,
-  Subscription,
-  defer,
-  exhaustMap,
-  expand,
-  filter,
-  from,
-  map,
-  merge,
-  race,
-  take,
-  timer,
-  type Observable,
-} from 'rxjs';
-import type { RecorderClient } from '../api/client.js';
+import { BehaviorSubject, Subject, Subscription, defer, exhaustMap, expand, filter, from, map, merge, race, take, timer, type Observable } from 'rxjs';
+import type { RecorderClient, RequestOptions } from '../api/client.js';
 import { RecorderError } from '../api/errors.js';
 import { realTime, type EngineTime } from './engine-time.js';
-import { initialRecorderState, type RecorderState, type StatePart } from './recorder-state.js';
+import { FAST_PARTS, SLOW_PARTS, initialRecorderState, type RecorderState, type StatePart } from './recorder-state.js';
 
 export interface PollerOptions {
   /** Fast poll interval (channels, sync, dialog); default 250 ms. */
@@ -35,14 +21,22 @@ export interface PollerOptions {
   time?: EngineTime;
 }
 
-type Settled<T> = { ok: true; value: T } | { ok: false; error: RecorderError };
+type FastPart = (typeof FAST_PARTS)[number];
 
-/** One state poll: when it was sent and how each of its three reads went. */
-interface FastResult {
-  sentAt: number;
-  channels: Settled<RecorderState['channels']>;
-  sync: Settled<RecorderState['sync']>;
-  dialog: Settled<RecorderState['dialog']>;
+/** A read's outcome and when its answer (or failure) came: a part is as old as the answer that brought it. */
+type Settled<T> = ({ ok: true; value: T } | { ok: false; error: RecorderError }) & { at: number };
+
+/** How one state read's loop is going. */
+interface ReadLoop {
+  /** When its last read was sent; the next leaves one interval later. */
+  lastSentAt: number;
+  /** A refresh asked for while a read was in flight: the next one leaves at once. */
+  refreshPending: boolean;
+  /** Failed reads in a row. */
+  failures: number;
+  /** The last failure could not reach the recorder. */
+  unreachable: boolean;
+  lastError: string | null;
 }
 
 export class RecorderPoller {
@@ -53,8 +47,7 @@ export class RecorderPoller {
   private readonly subject: BehaviorSubject<RecorderState>;
   private readonly fastNow = new Subject<void>();
   private readonly slowNow = new Subject<void>();
-  /** A refresh asked for while a poll was in flight: the next one starts at once. */
-  private refreshPending = false;
+  private readonly loops: Record<FastPart, ReadLoop>;
   private subscription: Subscription | null = null;
 
   constructor(
@@ -67,6 +60,8 @@ export class RecorderPoller {
     this.maxBackoffMs = options.maxBackoffMs ?? 5000;
     this.time = options.time ?? realTime;
     this.subject = new BehaviorSubject(initialRecorderState(name, this.pollMs, this.slowMs));
+    const loop = (): ReadLoop => ({ lastSentAt: 0, refreshPending: false, failures: 0, unreachable: false, lastError: null });
+    this.loops = { channels: loop(), sync: loop(), dialog: loop() };
   }
 
   get state$(): Observable<RecorderState> {
@@ -80,14 +75,17 @@ export class RecorderPoller {
   start(): void {
     if (this.subscription) return;
     const { scheduler } = this.time;
-    const fast$ = defer(() => this.pollFast()).pipe(
-      expand(() => race(timer(this.delayAfter(), scheduler), this.fastNow.pipe(take(1))).pipe(exhaustMap(() => this.pollFast()))),
+    const reads = FAST_PARTS.map((part) =>
+      defer(() => this.readFast(part)).pipe(
+        expand(() => race(timer(this.delayAfter(part), scheduler), this.fastNow.pipe(take(1))).pipe(exhaustMap(() => this.readFast(part)))),
+        map((result) => this.applyFast(part, result)),
+      ),
     );
     const slow$ = merge(timer(0, this.slowMs, scheduler), this.slowNow).pipe(
       filter(() => this.state.lastGoodAt !== null && this.state.failures === 0),
       exhaustMap(() => from(this.pollSlow())),
     );
-    this.subscription = merge(fast$.pipe(map((result) => this.applyFast(result))), slow$).subscribe();
+    this.subscription = merge(...reads, slow$).subscribe();
   }
 
   stop(): void {
@@ -97,65 +95,69 @@ export class RecorderPoller {
 
   /** Read channels, sync and dialog again now (after a command), and the slow group too if asked. */
   refresh(slow = false): void {
-    this.refreshPending = true;
+    for (const loop of Object.values(this.loops)) loop.refreshPending = true;
     this.fastNow.next();
     if (slow) this.slowNow.next();
   }
 
-  private async pollFast(): Promise<FastResult> {
-    this.refreshPending = false;
-    const timeoutMs = Math.max(1000, this.pollMs * 4);
-    const options = { timeoutMs, lane: 'state' as const };
-    const sentAt = this.time.now();
-    const [channels, sync, dialog] = await Promise.all([settle(this.client.listChannels(options)), settle(this.client.getSyncState(options)), settle(this.client.getDialog(options))]);
-    return { sentAt, channels, sync, dialog };
+  private readFast(part: FastPart): Promise<Settled<unknown>> {
+    const loop = this.loops[part];
+    loop.refreshPending = false;
+    loop.lastSentAt = this.time.now();
+    const options: RequestOptions = { timeoutMs: Math.max(1000, this.pollMs * 4), lane: 'state' };
+    const request = part === 'channels' ? this.client.listChannels(options) : part === 'sync' ? this.client.getSyncState(options) : this.client.getDialog(options);
+    return this.settle<unknown>(request);
   }
 
-  private applyFast(result: FastResult): void {
+  private applyFast(part: FastPart, result: Settled<unknown>): void {
     const state = this.state;
-    const parts = { channels: result.channels, sync: result.sync, dialog: result.dialog };
-    const failures = Object.values(parts).flatMap((part) => (part.ok ? [] : [part.error]));
-    // Each read that came back good is taken, with the time it was sent, even when another failed.
-    const readAt: Record<StatePart, number | null> = { ...state.readAt };
-    for (const [part, settled] of Object.entries(parts) as Array<[keyof typeof parts, Settled<unknown>]>) if (settled.ok) readAt[part] = result.sentAt;
-    const next: RecorderState = {
+    const loop = this.loops[part];
+    const recovered = result.ok && (state.readAt[part] === null || loop.failures > 0);
+    if (result.ok) Object.assign(loop, { failures: 0, unreachable: false, lastError: null });
+    else Object.assign(loop, { failures: loop.failures + 1, unreachable: ['network', 'timeout'].includes(result.error.kind), lastError: result.error.message });
+    const readAt = result.ok ? { ...state.readAt, [part]: result.at } : state.readAt;
+    const loops = FAST_PARTS.map((p) => this.loops[p]);
+    const times = FAST_PARTS.map((p) => readAt[p]);
+    this.subject.next({
       ...state,
+      ...(result.ok ? { [part]: result.value } : {}),
       readAt,
-      channels: result.channels.ok ? result.channels.value : state.channels,
-      sync: result.sync.ok ? result.sync.value : state.sync,
-      dialog: result.dialog.ok ? result.dialog.value : state.dialog,
-    };
-    const [failure] = failures;
-    if (failure === undefined) {
-      this.subject.next({ ...next, lastGoodAt: result.sentAt, failures: 0, lastError: null, unreachable: false });
-      // First answer, or back after failures: read the slow group now rather than at its next tick.
-      if (state.lastGoodAt === null || state.failures > 0) this.slowNow.next();
-    } else {
-      // Unreachable only when no read got an answer: a recorder that answers some reads is there.
-      const unreachable = failures.length === 3 && failures.every((error) => ['network', 'timeout'].includes(error.kind));
-      this.subject.next({ ...next, failures: state.failures + 1, lastError: failure.message, unreachable });
-    }
+      lastGoodAt: times.every((at) => at !== null) ? Math.min(...(times as number[])) : null,
+      // A problem with any read shows; the recorder is unreachable only when no read reaches it.
+      failures: Math.max(...loops.map((l) => l.failures)),
+      lastError: loops.find((l) => l.lastError !== null)?.lastError ?? null,
+      unreachable: loops.every((l) => l.unreachable),
+    });
+    // First answer, or back after failures: read the slow group now rather than at its next tick.
+    if (recovered && this.state.lastGoodAt !== null && this.state.failures === 0) this.slowNow.next();
   }
 
-  /** The interval while the recorder answers (well or badly); doubling from it up to the cap while it cannot be reached. */
-  private delayAfter(): number {
-    if (this.refreshPending) return 0;
-    const { failures, unreachable } = this.state;
-    if (failures === 0 || !unreachable) return this.pollMs;
-    return Math.min(this.maxBackoffMs, this.pollMs * 2 ** Math.min(failures, 10));
+  /**
+   * While the recorder answers (well or badly), a read leaves one interval after the last one left, at
+   * once if that has passed: latency does not stretch the pace. While it cannot be reached, the wait
+   * doubles from the interval up to the cap.
+   */
+  private delayAfter(part: FastPart): number {
+    const loop = this.loops[part];
+    if (loop.refreshPending) return 0;
+    if (loop.failures === 0 || !loop.unreachable) return Math.max(0, loop.lastSentAt + this.pollMs - this.time.now());
+    return Math.min(this.maxBackoffMs, this.pollMs * 2 ** Math.min(loop.failures, 10));
   }
 
   private async pollSlow(): Promise<void> {
-    const sentAt = this.time.now();
     const [sources, resources, schedule, conversion] = await Promise.all([
-      settle(this.client.listSources()),
-      settle(this.client.getResources()),
-      settle(this.client.getSchedule()),
-      settle(this.client.getConversionConfig()),
+      this.settle(this.client.listSources()),
+      this.settle(this.client.getResources()),
+      this.settle(this.client.getSchedule()),
+      this.settle(this.client.getConversionConfig()),
     ]);
     const state = this.state;
+    const results = { sources, resources, schedule, conversion };
     const readAt: Record<StatePart, number | null> = { ...state.readAt };
-    for (const [part, settled] of [['sources', sources], ['resources', resources], ['schedule', schedule], ['conversion', conversion]] as const) if (settled.ok) readAt[part] = sentAt;
+    for (const part of SLOW_PARTS) {
+      const result = results[part];
+      if (result.ok) readAt[part] = result.at;
+    }
     this.subject.next({
       ...state,
       readAt,
@@ -165,13 +167,14 @@ export class RecorderPoller {
       conversion: conversion.ok ? conversion.value : state.conversion,
     });
   }
-}
 
-async function settle<T>(request: Promise<T>): Promise<Settled<T>> {
-  try {
-    return { ok: true, value: await request };
-  } catch (error) {
-    return { ok: false, error: asRecorderError(error) };
+  private async settle<T>(request: Promise<T>): Promise<Settled<T>> {
+    try {
+      const value = await request;
+      return { ok: true, value, at: this.time.now() };
+    } catch (error) {
+      return { ok: false, error: asRecorderError(error), at: this.time.now() };
+    }
   }
 }
 

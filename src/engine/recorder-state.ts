@@ -1,8 +1,8 @@
 // What the bridge knows about one recorder at a moment: the last good answers, when each was read, and
 // how the last attempts went. Freshness is derived from this and the current time, never stored, so a
 // picture can turn stale without any new answer arriving. Each part carries its own age: a key is live
-// only when everything it shows is young enough, and a part is as old as the moment its read was sent
-// (the recorder's answer can be no newer than that).
+// only when everything it shows is young enough: a part is as old as the answer that brought it, so
+// one slow read never makes the others look older, nor an old answer look new.
 import type { Dialog, Resources, Schedule, SyncState } from '../api/app.js';
 import type { Channel } from '../api/channel.js';
 import type { ConversionConfig } from '../api/conversion.js';
@@ -21,9 +21,9 @@ export interface RecorderState {
   pollMs: number;
   /** The slow group's interval, which its freshness is measured in. */
   slowMs: number;
-  /** When the read behind the last complete good poll (channels, sync and dialog) was sent, or null if never. */
+  /** When the oldest answer of the last complete good poll (channels, sync and dialog) came, or null if never. */
   lastGoodAt: number | null;
-  /** When the read behind each part's value was sent; null while it was never read. */
+  /** When the answer behind each part's value came; null while it was never read. */
   readAt: Readonly<Record<StatePart, number | null>>;
   channels: readonly Channel[] | null;
   sync: SyncState | null;

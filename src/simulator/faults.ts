@@ -6,9 +6,10 @@ export const FaultRule = z.strictObject({
   /**
    * latency: answer late; status: answer `status` with an error body and do nothing; malformed: carry
    * the request out, then answer a body that is not JSON; reset: drop the connection without doing
-   * anything; hang: never answer (until the simulator closes).
+   * anything; hang: never answer (until the simulator closes); ignore: answer a write with success and
+   * do nothing (a recorder that says yes and does not do it).
    */
-  kind: z.enum(['latency', 'status', 'malformed', 'reset', 'hang']),
+  kind: z.enum(['latency', 'status', 'malformed', 'reset', 'hang', 'ignore']),
   method: z.enum(['GET', 'PUT', 'POST', 'DELETE']).optional(),
   /** Applies to request paths that start with this (e.g. "/api/channels"). */
   path: z.string().startsWith('/').optional(),

@@ -155,6 +155,10 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
       record(plan.status, match.id);
       return answer(response, plan.status, { Error: `injected fault: ${plan.status}` });
     }
+    if (plan.outcome === 'ignore' && method !== 'GET') {
+      record(200, match.id);
+      return answer(response, 200, {});
+    }
 
     const operation: Operation = operations[match.id];
     let status = 200;

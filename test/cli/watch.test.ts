@@ -36,7 +36,8 @@ const channel = (over: Partial<Channel> = {}): Channel => ({
 });
 
 describe('what counts as a change', () => {
-  const base: RecorderState = { ...initialRecorderState('main', 250), lastGoodAt: 1, channels: [channel()] };
+  const initial = initialRecorderState('main', 250);
+  const base: RecorderState = { ...initial, lastGoodAt: 1, readAt: { ...initial.readAt, channels: 1, sync: 1, dialog: 1 }, channels: [channel()] };
 
   it('the first answer connects and gives every channel; later only the fields that changed', () => {
     expect(stateChanges(initialRecorderState('main', 250), base, { counters: false })).toEqual([{ event: 'connected' }, { event: 'channels', channels: [channel()] }]);

@@ -61,6 +61,8 @@ export class RequestCounter {
   /** Requests waiting for real I/O (an answer that only waits for virtual time is not). */
   inFlight = 0;
   latencyMs = 0;
+  /** Latency for requests whose operation path starts with a prefix; the longest matching prefix wins over `latencyMs`. */
+  readonly latencyByPath = new Map<string, number>();
   private readonly current = new Map<string, number>();
   private readonly peaks = new Map<string, number>();
 
@@ -85,7 +87,7 @@ export class RequestCounter {
         } finally {
           this.inFlight--;
         }
-        const wait = this.time ? sentAt + this.latencyMs - this.time.now() : 0;
+        const wait = this.time ? sentAt + this.latencyOf(path) - this.time.now() : 0;
         if (this.time && wait > 0) await new Promise((resolve) => this.time?.scheduler.schedule(() => resolve(undefined), wait));
         if (!answer.ok) throw answer.error;
         return answer.value;
@@ -95,6 +97,11 @@ export class RequestCounter {
     }) as typeof client.send;
   }
   readonly quiet = (): boolean => this.inFlight === 0;
+
+  private latencyOf(path: string): number {
+    const prefix = [...this.latencyByPath.keys()].filter((p) => path.startsWith(p)).sort((a, b) => b.length - a.length)[0];
+    return prefix === undefined ? this.latencyMs : (this.latencyByPath.get(prefix) as number);
+  }
 
   /** The most requests of one operation (its path template, e.g. "/api/channels/{index}/preview") under way at once. */
   peak(pathTemplate: string): number {
