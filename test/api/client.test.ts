@@ -93,6 +93,25 @@ describe('RecorderClient against the simulator', () => {
     expect(Date.now() - started).toBeGreaterThanOrEqual(140);
   });
 
+  it('a state read never waits behind reads that hold every other connection', async () => {
+    await f.raw('PUT', '/_sim/faults', { body: JSON.stringify({ rules: [{ kind: 'hang', path: '/api/channels/0/preview', count: 8 }] }) });
+    const client = new RecorderClient({ url: f.sim.url, token: f.sim.token });
+    const abort = new AbortController();
+    try {
+      // Eight previews that never answer: four hold the read connections, four wait for one.
+      const previews = Array.from({ length: 8 }, () => client.getChannelPreview(0, { signal: abort.signal }).catch((e: unknown) => e));
+      let previewsSettled = false;
+      void Promise.all(previews).then(() => (previewsSettled = true));
+      await expect(client.listChannels({ lane: 'state', timeoutMs: 2000 })).resolves.toHaveLength(4);
+      expect(previewsSettled).toBe(false);
+      // A read without the lane queues behind them (and times out: its limit runs while it waits).
+      await expect(client.getSchedule({ timeoutMs: 300 })).rejects.toMatchObject({ kind: 'timeout' });
+    } finally {
+      abort.abort();
+      await client.close();
+    }
+  });
+
   it('stops when the caller aborts, as aborted', async () => {
     await f.raw('PUT', '/_sim/faults', { body: JSON.stringify({ rules: [{ kind: 'hang', path: '/api/app/dialog', count: 1 }] }) });
     const controller = new AbortController();
