@@ -1,5 +1,6 @@
 // Hands pictures to a surface: each control's newest picture only (latest wins), rendered to its
 // native form (key or LCD image, LED state, ring or fader level), and nothing the device already shows.
+import { createHash } from 'node:crypto';
 import { Subject, type Observable } from 'rxjs';
 import { GAIN_DB } from '../api/scalars.js';
 import type { Logger } from './log.js';
@@ -22,6 +23,8 @@ export class SurfaceOutput {
   /** The key of the newest picture of each control (what it shows, or is about to). */
   private readonly latest = new Map<string, string>();
   private readonly images = new Map<string, RgbImage>();
+  /** What each display shows, by content (a hash of its pixels): the one "already shown" of this device. */
+  private readonly shownContent = new Map<string, string>();
   private readonly leds = new Map<string, LedState>();
   private readonly controls: ReadonlyMap<string, ControlDefinition>;
   private readonly queue: LatestWinsQueue<Pending>;
@@ -102,9 +105,18 @@ export class SurfaceOutput {
   private async drawImage(display: Extract<ControlDefinition, { kind: 'key' | 'lcd' }>, picture: Picture, key: string): Promise<void> {
     const image = await this.renderer.render(picture, display.pixelSize);
     if (this.latest.get(display.id) !== key) return; // superseded, or stopped, while drawing
-    if (this.images.get(display.id) === image) return; // the device already shows exactly this
+    // Another picture can give the same pixels (a preview fetched again unchanged): compared by content,
+    // such an image is neither sent to the device nor to its mirrors.
+    const content = createHash('sha1').update(image.data).update(`${image.width}x${image.height}`).digest('base64');
+    if (this.shownContent.get(display.id) === content) return;
+    this.shownContent.set(display.id, content);
     this.images.set(display.id, image);
-    await (display.kind === 'key' ? this.surface.drawKey(display.id, image) : this.surface.drawLcd(display.id, image));
+    try {
+      await (display.kind === 'key' ? this.surface.drawKey(display.id, image) : this.surface.drawLcd(display.id, image));
+    } catch (error) {
+      this.shownContent.delete(display.id); // not shown after all: the next picture must be sent
+      throw error;
+    }
     this.handedOver.next({ control: display.id, image });
   }
 }

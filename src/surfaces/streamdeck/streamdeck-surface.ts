@@ -36,7 +36,6 @@ export class StreamDeckSurface implements Surface {
   private readonly definitions: ReadonlyMap<string, ControlDefinition>;
   private readonly writer = new SerialWriter();
   // What the device shows now, so the same thing is not sent twice.
-  private readonly shownImages = new Map<string, RgbImage>();
   private readonly shownLeds = new Map<string, LedState>();
   private readonly shownRings = new Map<string, number>();
   private shownBrightness: number | null = null;
@@ -67,30 +66,22 @@ export class StreamDeckSurface implements Surface {
     const target = this.targetOf(control);
     if (target.kind !== 'lcd-button') throw new Error(`${this.id}: ${control} is not a key with a display`);
     this.checkSize(control, image);
-    if (this.shownImages.get(control) === image) return;
-    this.shownImages.set(control, image);
+    // What the device already shows is known, by content, one level up (the session's output for this
+    // device): every image that reaches here is new to the device.
     const colour = solidColourOf(image);
-    await this.write(`drawing ${control}`, (deck) => (colour ? deck.fillKeyColor(target.keyIndex, ...colour) : deck.fillKeyBuffer(target.keyIndex, image.data, { format: 'rgb' }))).catch((error: unknown) => {
-      this.forgetImage(control, image);
-      throw error;
-    });
+    await this.write(`drawing ${control}`, (deck) => (colour ? deck.fillKeyColor(target.keyIndex, ...colour) : deck.fillKeyBuffer(target.keyIndex, image.data, { format: 'rgb' })));
   }
 
   async drawLcd(control: string, image: RgbImage): Promise<void> {
     const target = this.targetOf(control);
     if (target.kind !== 'lcd-region' && target.kind !== 'lcd-whole') throw new Error(`${this.id}: ${control} is not an LCD`);
     this.checkSize(control, image);
-    if (this.shownImages.get(control) === image) return;
-    this.shownImages.set(control, image);
     await this.write(`drawing ${control}`, (deck) =>
       target.kind === 'lcd-region'
         ? deck.fillLcdRegion(target.lcdIndex, target.x, target.y, image.data, { format: 'rgb', width: image.width, height: image.height })
         : // The Neo's bar cannot be drawn in regions, only whole.
           deck.fillLcd(target.lcdIndex, image.data, { format: 'rgb' }),
-    ).catch((error: unknown) => {
-      this.forgetImage(control, image);
-      throw error;
-    });
+    );
   }
 
   async setLed(control: string, state: LedState): Promise<void> {
@@ -128,7 +119,6 @@ export class StreamDeckSurface implements Surface {
 
   async clear(): Promise<void> {
     // Forget first: whatever is drawn after this is queued behind the clearing, so it must be sent.
-    this.shownImages.clear();
     this.shownRings.clear();
     for (const [id, target] of this.layout.targets) if (target.kind === 'rgb-button') this.shownLeds.set(id, 'off');
     await this.write('clearing', async (deck) => {
@@ -196,9 +186,6 @@ export class StreamDeckSurface implements Surface {
     }
   }
 
-  private forgetImage(control: string, image: RgbImage): void {
-    if (this.shownImages.get(control) === image) this.shownImages.delete(control);
-  }
 
   // Input ------------------------------------------------------------------------------------------
 

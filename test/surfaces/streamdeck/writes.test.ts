@@ -83,15 +83,6 @@ describe('lights, rings, brightness, clearing', () => {
 });
 
 describe('one writer per device', () => {
-  it('an image the device already shows is not sent again', async () => {
-    const { surface, hid } = await fakeSurface(DeviceModelId.ORIGINALMK2);
-    const image = markedImage(72, 72, [200, 0, 0]);
-    await surface.drawKey('key0', image);
-    await surface.drawKey('key0', image);
-    await surface.drawKey('key1', image); // another key: sent
-    expect(gen2KeyImages(hid.reportsSince()).map((i) => i.hidIndex)).toEqual([0, 1]);
-  });
-
   it('writes to one device never overlap, though the library itself would overlap them', async () => {
     const direct = await openFakeStreamDeck(DeviceModelId.ORIGINALMK2);
     direct.hid.writeDelayMs = 5;
