@@ -12,8 +12,24 @@ let surfaces = [];
 /** Whether the bridge drives more than one recorder (the audit log then names the recorder). */
 let severalRecorders = false;
 const narrow = window.matchMedia(NARROW_QUERY);
-/** The deck shown on a narrow page; remembered across visits. */
+/** The deck shown on a narrow page; remembered across visits where the browser allows storage. */
 const PICKED_KEY = 'recdeck.deck';
+const remembered = {
+  get: () => {
+    try {
+      return localStorage.getItem(PICKED_KEY);
+    } catch {
+      return null; // storage blocked (cookies off): the first deck is shown
+    }
+  },
+  set: (/** @type {string} */ id) => {
+    try {
+      localStorage.setItem(PICKED_KEY, id);
+    } catch {
+      // storage blocked: the choice lasts until the page is reloaded
+    }
+  },
+};
 /** @type {Map<string, HTMLCanvasElement>} canvases by "surfaceIndex/controlIndex" */
 const canvases = new Map();
 /** @type {WebSocket | null} */
@@ -172,6 +188,8 @@ const deckName = (/** @type {{id: string, kind: string, name: string}} */ surfac
 /** The deck picker of a narrow page: which deck fills it. The choice outlives a reconnect and a reload. */
 function buildPicker() {
   const picker = /** @type {HTMLSelectElement} */ (document.getElementById('deck-picker'));
+  // The deck shown before the decks were sent again (a reconnect), else the one picked on an earlier visit.
+  const wanted = picker.value || remembered.get();
   picker.replaceChildren(
     ...surfaces.map((surface) => {
       const option = document.createElement('option');
@@ -180,8 +198,7 @@ function buildPicker() {
       return option;
     }),
   );
-  const remembered = localStorage.getItem(PICKED_KEY);
-  picker.value = surfaces.some((s) => s.id === remembered) ? /** @type {string} */ (remembered) : (surfaces[0]?.id ?? '');
+  picker.value = surfaces.some((s) => s.id === wanted) ? /** @type {string} */ (wanted) : (surfaces[0]?.id ?? '');
   showPicked();
 }
 
@@ -300,7 +317,7 @@ function showCommand(record) {
 
 const picker = /** @type {HTMLSelectElement} */ (document.getElementById('deck-picker'));
 picker.addEventListener('change', () => {
-  localStorage.setItem(PICKED_KEY, picker.value);
+  remembered.set(picker.value);
   showPicked();
   layoutDecks();
 });
