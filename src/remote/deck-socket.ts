@@ -27,6 +27,8 @@ const PageInput = z.strictObject({
   input: z.discriminatedUnion('type', [
     z.strictObject({ type: z.literal('down'), control: z.string() }),
     z.strictObject({ type: z.literal('up'), control: z.string() }),
+    // The browser took the pointer away (a swipe turned into a scroll): let go without firing.
+    z.strictObject({ type: z.literal('cancel'), control: z.string() }),
     z.strictObject({ type: z.literal('rotate'), control: z.string(), amount: z.number().int().min(-100).max(100) }),
     z.strictObject({ type: z.literal('touch'), control: z.string(), gesture: z.enum(['tap', 'long', 'swipe-left', 'swipe-right']) }),
   ]),
@@ -263,6 +265,10 @@ export class DeckSocket {
     if (!session) return reject(`no surface "${id}"`);
     if (!session.surface.controls.some((c) => c.id === input.control)) return reject(`surface "${id}" has no control "${input.control}"`);
     if (input.type === 'down') pressed.add(id);
+    // A cancelled press is this client's release that will never come: it is let go as when the client
+    // leaves (firing nothing). The engine lets go by origin, so anything else the client holds on this
+    // surface at that moment (a second finger) is let go with it, never fired.
+    if (input.type === 'cancel') return this.deliver(id, { type: 'lost', origin });
     this.deliver(id, input.type === 'down' || input.type === 'up' ? { ...input, origin } : input);
   }
 

@@ -49,6 +49,9 @@ const PAGE_FOLDER = fileURLToPath(new URL('../../src/remote/page/', import.meta.
 const PAGE_FILES: Readonly<Record<string, { file: string; type: string }>> = {
   '/': { file: 'index.html', type: 'text/html; charset=utf-8' },
   '/deck.js': { file: 'deck.js', type: 'text/javascript; charset=utf-8' },
+  '/deck-audit.js': { file: 'deck-audit.js', type: 'text/javascript; charset=utf-8' },
+  '/deck-layout.js': { file: 'deck-layout.js', type: 'text/javascript; charset=utf-8' },
+  '/deck-press.js': { file: 'deck-press.js', type: 'text/javascript; charset=utf-8' },
   '/deck.css': { file: 'deck.css', type: 'text/css; charset=utf-8' },
 };
 

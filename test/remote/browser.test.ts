@@ -67,9 +67,10 @@ describe('the web deck in a browser', () => {
     const first = await snapshot('web:web-15', 'key0');
     const time = await channelRow(1).locator('td').nth(4).textContent();
     await until(async () => (await snapshot('web:web-15', 'key0')) !== first && (await channelRow(1).locator('td').nth(4).textContent()) !== time, 'the clock to tick', 3000);
-    await expect.poll(() => page.locator('#audit li').first().textContent(), { timeout: 3000 }).toContain('web:web-15 key0 rec-start → PUT /api/channels/0/rec-start: ok');
-    // The README's picture of the page at its default size (RECDECK_SCREENSHOTS=test/screenshots to refresh it).
-    await page.screenshot({ path: join(process.env.RECDECK_SCREENSHOTS ?? f.sim.folder, 'web-deck.png') });
+    await expect.poll(() => page.locator('#audit li').first().textContent(), { timeout: 3000 }).toContain('CH 1 rec-start ok');
+    expect(await page.locator('#audit li').first().textContent()).toContain('PUT /api/channels/0/rec-start · web:web-15 key0');
+    // The README's picture of the page at desk size (RECDECK_SCREENSHOTS=test/screenshots to refresh it).
+    await page.screenshot({ path: join(process.env.RECDECK_SCREENSHOTS ?? f.sim.folder, 'web-deck-desk.png') });
   });
 
   it('holding the key shows the ring, then stops the channel', async () => {
@@ -99,7 +100,8 @@ describe('the web deck in a browser', () => {
     await key('web:web-15', 'key14').click();
     await until(() => !f.sim.sim.recorder().dialogState().IsDialog, 'the dialog to be answered');
     await expect.poll(() => page.locator('#surfaces').textContent(), { timeout: 3000 }).toContain('Web 15 keys, page 1/3 Channels 1-8');
-    await expect.poll(() => page.locator('#audit li').first().textContent(), { timeout: 3000 }).toContain('dialog-ok → PUT /api/app/dialog/ok: ok');
+    await expect.poll(() => page.locator('#audit li').first().textContent(), { timeout: 3000 }).toContain('dialog-ok ok');
+    expect(await page.locator('#audit li').first().textContent()).toContain('PUT /api/app/dialog/ok');
   });
 
   it('the wheel over a dial turns it: the source gain steps by the dial\'s step', async () => {
@@ -115,6 +117,32 @@ describe('the web deck in a browser', () => {
     await until(() => f.sim.sim.log.list().some((r) => r.seq > before && r.method === 'PUT'), 'the gain request');
     const sent = f.sim.sim.log.list().filter((r) => r.seq > before && r.method === 'PUT').map((r) => `${r.path} ${r.body}`);
     expect(sent).toEqual(['/api/sources/0 {"AudioGain":"0.5"}']);
+  });
+
+  it('the page\'s own rules: the audit log counts channels and sources from 1, and wide decks fold by whole rows', async () => {
+    const record = (request: string | null, action: string) => ({ at: 0, surface: 's', control: 'c', action, recorder: 'backup', request, result: 'ok', message: null, latencyMs: 1 });
+    const records = [record('PUT /api/channels/1/rec-start', 'rec-start'), record('PUT /api/channels/count/9', 'grid'), record('PUT /api/sources/0', 'gain-step'), record('PUT /api/channels/sync-rec-start', 'sync-rec-start'), record(null, 'rec-toggle')];
+    // The page's own modules, as the browser loads them (a string, so that the test runner leaves its import() alone).
+    const result = (await page.evaluate(`(async (records) => {
+      const audit = await import('/deck-audit.js');
+      const layout = await import('/deck-layout.js');
+      return {
+        words: records.map((r) => audit.operatorWords(r, false)),
+        several: audit.operatorWords(records[0], true),
+        phone32: layout.fitKeys(8, 96, 358, 6, true),
+        phone15: layout.fitKeys(5, 96, 358, 6, true),
+        desk32: layout.fitKeys(8, 96, 1000, 6, false),
+        narrowDesk32: layout.fitKeys(8, 96, 700, 6, false),
+        folded: layout.foldedCell(1, 5, 8, 4),
+      };
+    })(${JSON.stringify(records)})`)) as Record<string, unknown>;
+    expect(result.words).toEqual(['CH 2 rec-start', 'grid 9', 'source 1 gain-step', 'sync-rec-start', 'rec-toggle']);
+    expect(result.several).toBe('backup CH 2 rec-start');
+    expect(result.phone32).toEqual({ columns: 4, keyPx: 85 });
+    expect(result.phone15).toEqual({ columns: 5, keyPx: 66 });
+    expect(result.desk32).toEqual({ columns: 8, keyPx: 96 });
+    expect(result.narrowDesk32).toEqual({ columns: 8, keyPx: 82 });
+    expect(result.folded).toEqual({ row: 3, column: 1 }); // channel 14 of a 4x8 deck, shown 4 across: after 13, before 15
   });
 
   it('when the recorder goes away the keys go stale then offline, and they recover when it is back', async () => {

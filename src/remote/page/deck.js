@@ -1,9 +1,35 @@
 // The web deck in the browser: draws what the bridge sends over the WebSocket and sends back presses,
-// holds, dial turns and strip touches. It never polls; when the link drops it says so and reconnects.
+// holds, dial turns and strip touches. It never polls. When the link drops every deck says NO LINK at
+// once (a key that still shows its last picture would be a lie) and the page reconnects.
 // @ts-check
+import { auditEntry } from './deck-audit.js';
+import { NARROW_QUERY, fitKeys, foldedCell } from './deck-layout.js';
+import { holdable, touchable, turnable } from './deck-press.js';
 
-/** @type {Array<{id: string, kind: string, name: string, layout: {columns: number, keySize: number}, controls: Array<{kind: string, id: string, row?: number, column?: number, pixelSize?: {width: number, height: number}, lcd?: string, touch?: boolean}>}>} */
+/** @typedef {{kind: string, id: string, row?: number, column?: number, pixelSize?: {width: number, height: number}, lcd?: string, touch?: boolean}} Control */
+/** @type {Array<{id: string, kind: string, name: string, layout: {columns: number, keySize: number}, controls: Control[]}>} */
 let surfaces = [];
+/** Whether the bridge drives more than one recorder (the audit log then names the recorder). */
+let severalRecorders = false;
+const narrow = window.matchMedia(NARROW_QUERY);
+/** The deck shown on a narrow page; remembered across visits where the browser allows storage. */
+const PICKED_KEY = 'recdeck.deck';
+const remembered = {
+  get: () => {
+    try {
+      return localStorage.getItem(PICKED_KEY);
+    } catch {
+      return null; // storage blocked (cookies off): the first deck is shown
+    }
+  },
+  set: (/** @type {string} */ id) => {
+    try {
+      localStorage.setItem(PICKED_KEY, id);
+    } catch {
+      // storage blocked: the choice lasts until the page is reloaded
+    }
+  },
+};
 /** @type {Map<string, HTMLCanvasElement>} canvases by "surfaceIndex/controlIndex" */
 const canvases = new Map();
 /** @type {WebSocket | null} */
@@ -18,8 +44,12 @@ function connect() {
     link.classList.remove('down');
   };
   ws.onclose = () => {
+    // Only this socket's own end counts: a late close of an old one must not unlink the new one.
+    if (socket !== ws) return;
     link.textContent = 'connection to the bridge lost: reconnecting…';
     link.classList.add('down');
+    // Linked again only once the bridge has sent the decks afresh (the hello), not at the bare open.
+    document.body.classList.add('unlinked');
     socket = null;
     setTimeout(connect, 1000);
   };
@@ -36,6 +66,7 @@ function receive(message) {
     case 'hello':
       surfaces = message.surfaces;
       buildDecks();
+      document.body.classList.remove('unlinked');
       break;
     case 'state':
       showState(message.state);
@@ -85,7 +116,7 @@ function drawImage(buffer) {
 
 /** @param {string} surface @param {object} input */
 function sendInput(surface, input) {
-  socket?.send(JSON.stringify({ type: 'input', surface, input }));
+  if (socket?.readyState === WebSocket.OPEN) socket.send(JSON.stringify({ type: 'input', surface, input }));
 }
 
 function buildDecks() {
@@ -96,56 +127,114 @@ function buildDecks() {
     const deck = document.createElement('section');
     deck.className = `deck ${surface.kind}`;
     deck.dataset.surface = surface.id;
+    deck.dataset.columns = String(Math.max(1, surface.layout.columns));
+    deck.dataset.keySize = String(surface.layout.keySize);
     const title = document.createElement('h2');
-    // Hardware decks are shown as they are lit; pressing them here is a remote press.
-    title.textContent = surface.kind === 'web' ? surface.name : `${surface.name} (${surface.id}, remote)`;
+    title.textContent = deckName(surface);
     const keys = document.createElement('div');
     keys.className = 'keys';
-    keys.style.gridTemplateColumns = `repeat(${Math.max(1, surface.layout.columns)}, ${surface.layout.keySize}px)`;
     const buttons = document.createElement('div');
     buttons.className = 'buttons';
     const strip = document.createElement('div');
     strip.className = 'strip';
     const dials = document.createElement('div');
     dials.className = 'dials';
+    const send = (/** @type {object} */ input) => sendInput(surface.id, input);
     surface.controls.forEach((control, controlIndex) => {
       if (control.kind === 'key') {
         const canvas = keyCanvas(surface.id, control, 'key');
-        const native = control.pixelSize ?? { width: 96, height: 96 };
-        canvas.style.width = `${surface.layout.keySize}px`;
-        canvas.style.height = `${Math.round((surface.layout.keySize * native.height) / native.width)}px`;
-        canvas.style.gridRow = String((control.row ?? 0) + 1);
-        canvas.style.gridColumn = String((control.column ?? 0) + 1);
-        holdable(canvas, surface.id, control.id);
+        canvas.dataset.row = String(control.row ?? 0);
+        canvas.dataset.column = String(control.column ?? 0);
+        holdable(canvas, control.id, send);
         keys.append(canvas);
         canvases.set(`${surfaceIndex}/${controlIndex}`, canvas);
       } else if (control.kind === 'lcd') {
         const canvas = keyCanvas(surface.id, control, 'cell');
-        if (control.touch) touchable(canvas, surface.id, control.id);
+        if (control.touch) touchable(canvas, (gesture) => send({ type: 'touch', control: control.id, gesture }));
         strip.append(canvas);
         canvases.set(`${surfaceIndex}/${controlIndex}`, canvas);
       } else if (control.kind === 'encoder') {
-        dials.append(dial(surface.id, control.id));
+        dials.append(dial(surface.id, control.id, send));
       } else if (control.kind === 'button') {
         const button = document.createElement('button');
         button.className = 'pad';
         button.textContent = control.id;
         button.dataset.surface = surface.id;
         button.dataset.control = control.id;
-        holdable(button, surface.id, control.id);
+        holdable(button, control.id, send);
         buttons.append(button);
       }
     });
+    // Over the whole deck while the link is down: nothing on it is true any more, and nothing pressed reaches the bridge.
+    const noLink = document.createElement('p');
+    noLink.className = 'no-link';
+    noLink.setAttribute('role', 'alert');
+    noLink.innerHTML = '<strong>NO LINK</strong><span>reconnecting to the bridge…</span>';
     deck.append(title);
     if (keys.childElementCount > 0) deck.append(keys);
     if (buttons.childElementCount > 0) deck.append(buttons);
     if (strip.childElementCount > 0) deck.append(strip);
     if (dials.childElementCount > 0) deck.append(dials);
+    deck.append(noLink);
     decks.append(deck);
   });
+  buildPicker();
+  layoutDecks();
 }
 
-/** @param {string} surface @param {{id: string, pixelSize?: {width: number, height: number}}} control @param {string} className */
+/** Hardware decks are shown as they are lit; pressing them here is a remote press. */
+const deckName = (/** @type {{id: string, kind: string, name: string}} */ surface) => (surface.kind === 'web' ? surface.name : `${surface.name} (${surface.id}, remote)`);
+
+/** The deck picker of a narrow page: which deck fills it. The choice outlives a reconnect and a reload. */
+function buildPicker() {
+  const picker = /** @type {HTMLSelectElement} */ (document.getElementById('deck-picker'));
+  // The deck shown before the decks were sent again (a reconnect), else the one picked on an earlier visit.
+  const wanted = picker.value || remembered.get();
+  picker.replaceChildren(
+    ...surfaces.map((surface) => {
+      const option = document.createElement('option');
+      option.value = surface.id;
+      option.textContent = deckName(surface);
+      return option;
+    }),
+  );
+  picker.value = surfaces.some((s) => s.id === wanted) ? /** @type {string} */ (wanted) : (surfaces[0]?.id ?? '');
+  showPicked();
+}
+
+function showPicked() {
+  const picker = /** @type {HTMLSelectElement} */ (document.getElementById('deck-picker'));
+  for (const deck of document.querySelectorAll('#decks .deck')) {
+    if (deck instanceof HTMLElement) deck.classList.toggle('picked', deck.dataset.surface === picker.value);
+  }
+}
+
+/** Sizes and places every deck's keys for the page's width now (see deck-layout.js). */
+function layoutDecks() {
+  const main = /** @type {HTMLElement} */ (document.querySelector('main'));
+  const mainStyle = getComputedStyle(main);
+  const room = main.clientWidth - parseFloat(mainStyle.paddingLeft) - parseFloat(mainStyle.paddingRight);
+  for (const deck of document.querySelectorAll('#decks .deck')) {
+    if (!(deck instanceof HTMLElement)) continue;
+    const keys = deck.querySelector('.keys');
+    if (!(keys instanceof HTMLElement)) continue;
+    const deckStyle = getComputedStyle(deck);
+    const gap = parseFloat(getComputedStyle(keys).columnGap) || 0;
+    const width = room - parseFloat(deckStyle.paddingLeft) - parseFloat(deckStyle.paddingRight);
+    const columns = Number(deck.dataset.columns);
+    const fit = fitKeys(columns, Number(deck.dataset.keySize), width, gap, narrow.matches);
+    keys.style.gridTemplateColumns = `repeat(${fit.columns}, ${fit.keyPx}px)`;
+    for (const canvas of keys.querySelectorAll('canvas')) {
+      const cell = foldedCell(Number(canvas.dataset.row), Number(canvas.dataset.column), columns, fit.columns);
+      canvas.style.gridRow = String(cell.row + 1);
+      canvas.style.gridColumn = String(cell.column + 1);
+      canvas.style.width = `${fit.keyPx}px`;
+      canvas.style.height = `${Math.round((fit.keyPx * canvas.height) / canvas.width)}px`;
+    }
+  }
+}
+
+/** @param {string} surface @param {Control} control @param {string} className */
 function keyCanvas(surface, control, className) {
   const canvas = document.createElement('canvas');
   canvas.className = className;
@@ -159,51 +248,8 @@ function keyCanvas(surface, control, className) {
   return canvas;
 }
 
-/** Down on press, up on release: holding holds (the hold-to-confirm ring is drawn by the bridge). */
-function holdable(/** @type {HTMLElement} */ element, /** @type {string} */ surface, /** @type {string} */ control) {
-  let down = false;
-  const press = () => {
-    if (down) return;
-    down = true;
-    sendInput(surface, { type: 'down', control });
-  };
-  const release = () => {
-    if (!down) return;
-    down = false;
-    sendInput(surface, { type: 'up', control });
-  };
-  element.addEventListener('pointerdown', (event) => {
-    element.setPointerCapture(event.pointerId);
-    press();
-  });
-  element.addEventListener('pointerup', release);
-  element.addEventListener('pointercancel', release);
-  element.addEventListener('keydown', (event) => {
-    if ((event.key === ' ' || event.key === 'Enter') && !event.repeat) press();
-  });
-  element.addEventListener('keyup', (event) => {
-    if (event.key === ' ' || event.key === 'Enter') release();
-  });
-}
-
-/** A strip cell: tap, long touch (over 500 ms), or a swipe of more than 30 px. */
-function touchable(/** @type {HTMLElement} */ element, /** @type {string} */ surface, /** @type {string} */ control) {
-  let start = /** @type {{x: number, t: number} | null} */ (null);
-  element.addEventListener('pointerdown', (event) => {
-    element.setPointerCapture(event.pointerId);
-    start = { x: event.clientX, t: performance.now() };
-  });
-  element.addEventListener('pointerup', (event) => {
-    if (!start) return;
-    const dx = event.clientX - start.x;
-    const gesture = Math.abs(dx) > 30 ? (dx < 0 ? 'swipe-left' : 'swipe-right') : performance.now() - start.t > 500 ? 'long' : 'tap';
-    start = null;
-    sendInput(surface, { type: 'touch', control, gesture });
-  });
-}
-
-/** A dial: the wheel turns it (each notch one detent, fast scrolling more), a click presses it. */
-function dial(/** @type {string} */ surface, /** @type {string} */ control) {
+/** A dial: the wheel turns it, a press presses it. */
+function dial(/** @type {string} */ surface, /** @type {string} */ control, /** @type {(input: object) => void} */ send) {
   const element = document.createElement('div');
   element.className = 'dial';
   element.dataset.surface = surface;
@@ -211,20 +257,8 @@ function dial(/** @type {string} */ surface, /** @type {string} */ control) {
   element.tabIndex = 0;
   element.setAttribute('role', 'slider');
   element.setAttribute('aria-label', control);
-  element.addEventListener(
-    'wheel',
-    (event) => {
-      event.preventDefault();
-      const notches = Math.max(1, Math.round(Math.abs(event.deltaY) / 100));
-      sendInput(surface, { type: 'rotate', control, amount: event.deltaY < 0 ? notches : -notches });
-    },
-    { passive: false },
-  );
-  element.addEventListener('keydown', (event) => {
-    if (event.key === 'ArrowUp' || event.key === 'ArrowRight') sendInput(surface, { type: 'rotate', control, amount: 1 });
-    if (event.key === 'ArrowDown' || event.key === 'ArrowLeft') sendInput(surface, { type: 'rotate', control, amount: -1 });
-  });
-  holdable(element, surface, control);
+  turnable(element, (amount) => send({ type: 'rotate', control, amount }));
+  holdable(element, control, send);
   return element;
 }
 
@@ -232,6 +266,7 @@ const clock = (/** @type {number | null} */ s) => (s === null ? '' : [Math.floor
 
 /** @param {any} state */
 function showState(state) {
+  severalRecorders = state.recorders.length > 1;
   const recorders = /** @type {HTMLElement} */ (document.getElementById('recorders'));
   recorders.replaceChildren(
     ...state.recorders.map((/** @type {any} */ r) => {
@@ -276,12 +311,15 @@ function showState(state) {
 /** @param {any} record */
 function showCommand(record) {
   const audit = /** @type {HTMLElement} */ (document.getElementById('audit'));
-  const li = document.createElement('li');
-  li.className = record.result;
-  const time = new Date(record.at).toLocaleTimeString();
-  li.textContent = `${time} ${record.surface} ${record.control} ${record.action} → ${record.request ?? '(not sent)'}: ${record.result}${record.message ? ` (${record.message})` : ''}`;
-  audit.prepend(li);
+  audit.prepend(auditEntry(record, severalRecorders));
   while (audit.childElementCount > 200) audit.lastElementChild?.remove();
 }
 
+const picker = /** @type {HTMLSelectElement} */ (document.getElementById('deck-picker'));
+picker.addEventListener('change', () => {
+  remembered.set(picker.value);
+  showPicked();
+  layoutDecks();
+});
+new ResizeObserver(() => layoutDecks()).observe(/** @type {HTMLElement} */ (document.querySelector('main')));
 connect();

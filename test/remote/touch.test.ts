@@ -1,0 +1,198 @@
+// The web deck on a phone (390x844, touch) and at desk size (1280x800, a touch screen too), in Debian's
+// chromium: no sideways scrolling, keys big enough for a finger, a swipe that starts on a key scrolls
+// and sends nothing, a tap records, a hold by touch stops, and a dropped link says NO LINK at once.
+// Touches are real browser touches (CDP Input.dispatchTouchEvent), so the browser's own scrolling and
+// pointercancel are part of what is tested.
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { chromium, type Browser, type BrowserContext, type CDPSession, type Page, type WebSocketRoute } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startRemoteFixture, until, type RemoteFixture } from '../support/remote.js';
+
+/** The little of the DOM the page functions below use (they run in the browser, not in Node). */
+interface Box {
+  left: number;
+  right: number;
+  top: number;
+  width: number;
+}
+declare const document: {
+  documentElement: { scrollWidth: number; clientWidth: number };
+  querySelector(selector: string): { value: string; dispatchEvent(event: unknown): void } | null;
+  querySelectorAll(selector: string): Iterable<{ getBoundingClientRect(): Box }>;
+};
+declare const window: { scrollY: number; scrollTo(x: number, y: number): void };
+declare class Event {
+  constructor(type: string);
+}
+
+const CHROMIUM = process.env.RECDECK_CHROMIUM ?? '/usr/bin/chromium';
+const SIZES = [
+  { name: 'phone', viewport: { width: 390, height: 844 }, isMobile: true, screenshot: 'web-deck-phone.png' },
+  { name: 'desk', viewport: { width: 1280, height: 800 }, isMobile: false, screenshot: null },
+] as const;
+
+describe.each(SIZES)('the web deck at $name size ($viewport.width x $viewport.height), by touch', ({ viewport, isMobile, screenshot }) => {
+  let f: RemoteFixture;
+  let browser: Browser;
+  let context: BrowserContext;
+  let page: Page;
+  let cdp: CDPSession;
+  /** The page's live links, as the test sees them (it can cut them and keep the page from reconnecting). */
+  const links: WebSocketRoute[] = [];
+  let linkAllowed = true;
+
+  beforeAll(async () => {
+    if (!existsSync(CHROMIUM)) throw new Error(`browser tests need Debian's chromium at ${CHROMIUM} (apt-get install -y chromium; .ci/run installs it)`);
+    f = await startRemoteFixture({ pollMs: 250 });
+    browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run'] });
+    context = await browser.newContext({ viewport, isMobile, hasTouch: true });
+    page = await context.newPage();
+    await page.routeWebSocket(/\/ws$/, (ws) => {
+      if (!linkAllowed) return ws.close({ code: 4000, reason: 'the test keeps the link down' });
+      links.push(ws);
+      ws.connectToServer();
+    });
+    cdp = await context.newCDPSession(page);
+    await page.goto(f.base);
+    await until(() => f.running.remote?.webClients() === 1, 'the page to connect', 8000);
+    await until(() => key('web:web-15', 'key0').isVisible(), 'the decks', 8000);
+  }, 30_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await f?.close();
+  });
+
+  const key = (surface: string, control: string) => page.locator(`canvas[data-surface="${surface}"][data-control="${control}"]`);
+  const writes = () => f.sim.sim.log.list().filter((r) => r.method !== 'GET');
+  /** How far the hold ring on a key has filled (0 when not held), as the bridge draws it. */
+  const holdOf = (control: string) =>
+    (f.running.bridge.session('web:web-15')?.describeControls().find((c) => c.control.id === control)?.picture as { overlay?: { hold?: number } } | undefined)?.overlay?.hold ?? 0;
+  /** Where to touch a key, in the viewport (scrolled into view first: a touch lands where the finger is). */
+  const centre = async (surface: string, control: string) => {
+    await key(surface, control).scrollIntoViewIfNeeded();
+    const box = await key(surface, control).boundingBox();
+    if (!box) throw new Error(`${control} is not on the page`);
+    return { x: box.x + box.width / 2, y: box.y + box.height / 2 };
+  };
+  const touch = (type: 'touchStart' | 'touchMove' | 'touchEnd', at?: { x: number; y: number }) =>
+    cdp.send('Input.dispatchTouchEvent', { type, touchPoints: at ? [{ x: at.x, y: at.y, id: 1 }] : [] });
+  const noSidewaysScroll = () => page.evaluate(() => document.documentElement.scrollWidth <= document.documentElement.clientWidth);
+  const pick = (surface: string) =>
+    page.evaluate((surface) => {
+      const picker = document.querySelector('#deck-picker');
+      if (!picker) throw new Error('no deck picker');
+      picker.value = surface;
+      picker.dispatchEvent(new Event('change'));
+    }, surface);
+
+  it('fits the width: no sideways scroll, keys of at least 56 px, one deck filling a phone', async () => {
+    expect(await noSidewaysScroll()).toBe(true);
+    const decks = isMobile ? ['web:web-15', 'web:web-32', 'web:web-plus'] : ['web:web-15'];
+    for (const surface of decks) {
+      if (isMobile) await pick(surface);
+      const boxes = await page.evaluate((surface) => [...document.querySelectorAll(`canvas.key[data-surface="${surface}"]`)].map((k) => k.getBoundingClientRect()), surface);
+      const sizes = boxes.map((b) => b.width);
+      expect(sizes.length).toBeGreaterThan(0);
+      expect(Math.min(...sizes)).toBeGreaterThanOrEqual(56);
+      expect(await noSidewaysScroll()).toBe(true);
+      if (!isMobile) continue;
+      // Only the picked deck is shown, and it fills the width.
+      expect(await page.locator('.deck:visible').count()).toBe(1);
+      const top = boxes.filter((b) => b.top === boxes[0]?.top);
+      expect(Math.max(...top.map((b) => b.right)) - Math.min(...top.map((b) => b.left))).toBeGreaterThan(viewport.width - 60);
+    }
+    if (isMobile) {
+      await pick('web:web-15');
+      // The status panels come below the deck, as wide as it.
+      const deck = await page.locator('.deck.picked').boundingBox();
+      const status = await page.locator('#status').boundingBox();
+      expect(status && deck && status.y > deck.y + deck.height && status.width > viewport.width - 40).toBe(true);
+    } else {
+      // At desk size the decks stay side by side with the status panels, all of them shown.
+      expect(await page.locator('.deck:visible').count()).toBe(3);
+      const deck = await page.locator('.deck').first().boundingBox();
+      const status = await page.locator('#status').boundingBox();
+      expect(status && deck && status.x >= deck.x + deck.width).toBe(true);
+    }
+  });
+
+  it('a swipe that starts on a key scrolls the page and sends nothing', async () => {
+    await page.evaluate(() => window.scrollTo(0, 0));
+    const before = writes().length;
+    const start = await centre('web:web-15', 'key0');
+    await touch('touchStart', start);
+    for (let dy = 10; dy <= 200; dy += 10) await touch('touchMove', { x: start.x, y: start.y - dy });
+    await touch('touchEnd');
+    await expect.poll(() => page.evaluate(() => window.scrollY), { timeout: 3000 }).toBeGreaterThan(50);
+    // Whatever the swipe sent would reach the bridge before the tap below: the tap's request is the first write.
+    const key1 = await centre('web:web-15', 'key1');
+    await page.touchscreen.tap(key1.x, key1.y);
+    await until(() => writes().length > before, 'the tap on key1 to reach the recorder');
+    expect(writes().slice(before).map((r) => `${r.method} ${r.path}`)).toEqual(['PUT /api/channels/1/rec-start']);
+    expect(f.sim.sim.recorder().channels()[0]?.IsRecording).toBe(false);
+  });
+
+  it('a tap records, and the audit log says it in the operator\'s words', async () => {
+    const before = writes().length;
+    const at = await centre('web:web-15', 'key0');
+    await page.touchscreen.tap(at.x, at.y);
+    await until(() => writes().length > before, 'the tap on key0 to reach the recorder');
+    expect(writes().slice(before).map((r) => `${r.method} ${r.path}`)).toEqual(['PUT /api/channels/0/rec-start']);
+    const entry = page.locator('#audit li').first();
+    await expect.poll(() => entry.textContent(), { timeout: 3000 }).toContain('CH 1 rec-start');
+    expect(await entry.textContent()).toContain('PUT /api/channels/0/rec-start');
+    // Nothing of the log is cut off at the side: its lines wrap within the panel.
+    expect(await page.evaluate(() => { const log = document.querySelector('#audit') as unknown as { scrollWidth: number; clientWidth: number }; return log.scrollWidth <= log.clientWidth; })).toBe(true);
+    if (screenshot) {
+      // The README's picture of the page on a phone (RECDECK_SCREENSHOTS=test/screenshots to refresh it).
+      await expect.poll(() => page.locator('#channels tr[data-channel="1"] td.state').textContent(), { timeout: 3000 }).toBe('recording');
+      await page.evaluate(() => window.scrollTo(0, 0));
+      await page.screenshot({ path: join(process.env.RECDECK_SCREENSHOTS ?? f.sim.folder, screenshot) });
+    }
+  });
+
+  it('a hold by touch shows the ring, then stops the channel', async () => {
+    await until(() => f.sim.sim.recorder().channels()[0]?.IsRecording === true, 'channel 1 to record');
+    const before = writes().length;
+    await touch('touchStart', await centre('web:web-15', 'key0'));
+    await until(() => holdOf('key0') > 0, 'the hold ring on key0');
+    await until(() => writes().length > before, 'the stop', 3000);
+    await touch('touchEnd');
+    expect(writes().slice(before).map((r) => `${r.method} ${r.path}`)).toEqual(['PUT /api/channels/0/rec-stop']);
+  });
+
+  it('a hold that then moves lets the key go without firing', async () => {
+    const before = writes().length;
+    const at = await centre('web:web-15', 'key2');
+    await touch('touchStart', at);
+    await until(() => holdOf('key2') > 0, 'the hold ring on key2');
+    await touch('touchMove', { x: at.x + 40, y: at.y });
+    await until(() => holdOf('key2') === 0, 'key2 to be let go');
+    await touch('touchEnd');
+    // Had it been held on, its hold would stop channel 3 and its release start it: neither happens.
+    const key3 = await centre('web:web-15', 'key3');
+    await page.touchscreen.tap(key3.x, key3.y);
+    await until(() => writes().length > before, 'the tap on key3');
+    expect(writes().slice(before).map((r) => `${r.method} ${r.path}`)).toEqual(['PUT /api/channels/3/rec-start']);
+    expect(f.sim.sim.recorder().channels()[2]?.IsRecording).toBe(false);
+  });
+
+  it('a dropped link shows NO LINK on every deck at once, and clears when the link is back', async () => {
+    if (isMobile) await pick('web:web-32');
+    const noLink = page.locator('.deck:visible .no-link');
+    expect(await noLink.first().isVisible()).toBe(false);
+    linkAllowed = false;
+    for (const link of links.splice(0)) await link.close({ code: 4001, reason: 'the test cut the link' });
+    await expect.poll(() => noLink.first().isVisible(), { timeout: 3000 }).toBe(true);
+    expect(await noLink.first().textContent()).toContain('NO LINK');
+    const visibleDecks = await page.locator('.deck:visible').count();
+    expect(await page.locator('.deck:visible .no-link:visible').count()).toBe(visibleDecks);
+    linkAllowed = true;
+    await expect.poll(() => noLink.first().isVisible(), { timeout: 8000 }).toBe(false);
+    expect(links.length).toBe(1);
+    // The decks were sent afresh; the phone still shows the deck it had picked.
+    if (isMobile) expect(await page.locator('.deck:visible').getAttribute('data-surface')).toBe('web:web-32');
+  }, 15_000);
+});
