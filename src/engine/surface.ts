@@ -70,8 +70,11 @@ export type SurfaceInput =
   /** `origin` names who pressed when a surface has several sources (web clients); a lost origin lets go. */
   | { type: 'down'; control: string; origin?: string }
   | { type: 'up'; control: string; origin?: string }
-  /** A source can no longer report releases (client gone, port lost): what it holds is let go, firing nothing. Without an origin: every source. */
-  | { type: 'lost'; origin?: string }
+  /**
+   * A source can no longer report releases (client gone, port lost, a touch turned into a scroll):
+   * what it holds is let go, firing nothing. Without an origin: every source; with a control: that one only.
+   */
+  | { type: 'lost'; origin?: string; control?: string }
   /** Signed detents; speed is kept (a fast turn is a larger amount). */
   | { type: 'rotate'; control: string; amount: number }
   /** Absolute position 0..1. */

@@ -265,10 +265,9 @@ export class DeckSocket {
     if (!session) return reject(`no surface "${id}"`);
     if (!session.surface.controls.some((c) => c.id === input.control)) return reject(`surface "${id}" has no control "${input.control}"`);
     if (input.type === 'down') pressed.add(id);
-    // A cancelled press is this client's release that will never come: it is let go as when the client
-    // leaves (firing nothing). The engine lets go by origin, so anything else the client holds on this
-    // surface at that moment (a second finger) is let go with it, never fired.
-    if (input.type === 'cancel') return this.deliver(id, { type: 'lost', origin });
+    // A cancelled press (a touch that turned into a scroll) is this client's release of that key that
+    // will never come: that key is let go without firing, the client's other holds stay.
+    if (input.type === 'cancel') return this.deliver(id, { type: 'lost', origin, control: input.control });
     this.deliver(id, input.type === 'down' || input.type === 'up' ? { ...input, origin } : input);
   }
 

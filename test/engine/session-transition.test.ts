@@ -197,6 +197,16 @@ describe('a lost release never fires the hold', () => {
     expect(h.timerCount).toBe(0);
   });
 
+  it('a touch that turned into a scroll lets go of that key only; the client\'s other hold fires', () => {
+    const h = new Harness(profileOf(MAIN_AND_DIALOG));
+    h.input({ type: 'down', control: 'key0', origin: 'client-7' });
+    h.input({ type: 'down', control: 'key2', origin: 'client-7' });
+    h.input({ type: 'lost', origin: 'client-7', control: 'key2' });
+    h.advance(1000);
+    expect(h.sent()).toEqual(['rec-stop 1']);
+    expect([...h.state.held.keys()]).toEqual(['key0']);
+  });
+
   it('another client going away leaves this one\'s hold alone', () => {
     const h = new Harness(profileOf(MAIN_AND_DIALOG));
     h.input({ type: 'down', control: 'key0', origin: 'client-7' });

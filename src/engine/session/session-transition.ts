@@ -121,7 +121,7 @@ class Draft {
       case 'up':
         return this.up(input.control);
       case 'lost':
-        return this.lost(input.origin ?? null);
+        return this.lost(input.origin ?? null, input.control ?? null);
       case 'rotate': {
         const { binding, page } = this.bindingInFront(input.control);
         if (binding?.turn) this.perform(binding.turn, binding, input.control, page, { amount: input.amount, position: null });
@@ -237,10 +237,10 @@ class Draft {
     if (binding.release) this.perform(binding.release, binding, control, page, ONE);
   }
 
-  /** Controls pressed by a source that is gone are let go, firing nothing. */
-  private lost(origin: string | null): void {
+  /** Controls pressed by a source that is gone (or one control of it) are let go, firing nothing. */
+  private lost(origin: string | null, only: string | null): void {
     for (const [control, holding] of this.held) {
-      if (origin !== null && holding.origin !== origin) continue;
+      if ((origin !== null && holding.origin !== origin) || (only !== null && control !== only)) continue;
       this.cancelHoldTimers(holding);
       this.held.delete(control);
     }

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { LED_COLOURS, RING_COLOUR } from '../../../src/surfaces/streamdeck/led-colours.js';
 import { openFakeStreamDeck } from '../../support/fake-hid.js';
 import { fakeSurface } from './helpers.js';
-import { gen2KeyImages, markedImage, solidImage } from './reports.js';
+import { markedImage, solidImage } from './reports.js';
 
 const bytes = (data: Uint8Array | undefined) => (data ? [...data] : undefined);
 
