@@ -21,7 +21,9 @@ export type CommandPlan =
       /** A gain this sends, so the next step starts from it before the recorder is read again. */
       gain?: { sourceIndex: number; db: number };
     }
-  | { kind: 'refuse'; reason: string };
+  | { kind: 'refuse'; reason: string }
+  /** A gain step whose gain is not known: read the source's gain, then plan again. */
+  | { kind: 'read-gain-first'; sourceIndex: number; sourceName: string };
 
 export interface PlanInputs {
   state: RecorderState;
@@ -199,7 +201,7 @@ function planGain(action: Extract<RecorderAction, { action: 'gain-set' | 'gain-s
     db = action.min + inputs.position * (action.max - action.min);
   } else {
     const known = inputs.knownGain(sourceIndex);
-    if (known === null) return refuse(`the gain of "${sourceName}" is not known yet`);
+    if (known === null) return { kind: 'read-gain-first', sourceIndex, sourceName };
     db = known + action.db * inputs.amount;
   }
   const clamped = Math.round(Math.min(GAIN_DB.max, Math.max(GAIN_DB.min, db)) * 10) / 10;

@@ -73,14 +73,23 @@ export async function runCommand(action: RecorderAction, context: CommandContext
       return outcome('failed', null, `could not read the ${readFirst} to toggle it: ${messageOf(error)}`);
     }
   }
-  const plan = planCommand(action, {
-    state,
-    now: time.now(),
-    selectedChannel: context.selectedChannel,
-    amount: context.input.amount,
-    position: context.input.position,
-    knownGain: (index) => handle.extras.knownGain(index),
-  });
+  const planNow = () =>
+    planCommand(action, {
+      state,
+      now: time.now(),
+      selectedChannel: context.selectedChannel,
+      amount: context.input.amount,
+      position: context.input.position,
+      knownGain: (index) => handle.extras.knownGain(index),
+    });
+  let plan = planNow();
+  if (plan.kind === 'read-gain-first') {
+    // Nothing shows this source's gain (no meter on a visible control): read it now, then step from it.
+    await handle.extras.readGain(plan.sourceName);
+    const { sourceName } = plan;
+    plan = planNow();
+    if (plan.kind === 'read-gain-first') return outcome('refused', null, `the gain of "${sourceName}" could not be read`);
+  }
   if (plan.kind === 'refuse') return outcome('refused', null, plan.reason);
 
   const request = describeCall(plan.call);

@@ -182,6 +182,11 @@ export class RecorderExtras {
     return answeredAt - sentAt;
   }
 
+  /** Reads a source's gain (and levels) now, for a step that finds it unknown. */
+  async readGain(sourceName: string): Promise<void> {
+    await this.fetchMeter(sourceName);
+  }
+
   /** Resolves with how long the recorder took to answer. */
   private async fetchMeter(sourceName: string): Promise<number> {
     const sourceIndex = this.poller.state.sources?.findIndex((s) => s.Name === sourceName) ?? -1;

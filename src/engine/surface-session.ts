@@ -29,6 +29,8 @@ export class SurfaceSession {
   private readonly controls: ReadonlyMap<string, ControlDefinition>;
   private subscription: Subscription | null = null;
   private stopped = false;
+  /** Someone can see the surface (always, for a device): otherwise nothing is drawn or fetched for it. */
+  private watched = true;
   private lastDemand = '';
   /** The page, selection and recorders' channel lists the demand was last worked out from. */
   private demandBasis: unknown[] = [];
@@ -108,6 +110,14 @@ export class SurfaceSession {
     const triggers: Observable<unknown>[] = [timer(FRAME_MS, FRAME_MS, scheduler)];
     for (const handle of this.services.recorders.values()) triggers.push(handle.poller.state$, handle.extras.changed$);
     this.subscription = new Subscription();
+    if (this.surface.watched$) {
+      this.subscription.add(
+        this.surface.watched$.subscribe((watched) => {
+          this.watched = watched;
+          this.refresh();
+        }),
+      );
+    }
     this.subscription.add(merge(...triggers).subscribe(() => this.dispatch({ type: 'observe' })));
     this.subscription.add(
       this.surface.input.subscribe({
@@ -139,7 +149,7 @@ export class SurfaceSession {
     this.subscription?.unsubscribe();
     this.subscription = null;
     this.output.stop(); // drawings still under way are not handed over
-    for (const handle of this.services.recorders.values()) handle.extras.setDemand(this.surface.id, null);
+    this.forgetDemand();
   }
 
   /** Drives a control as if pressed on the device (remote API, tests). */
@@ -219,8 +229,20 @@ export class SurfaceSession {
 
   refresh(): void {
     if (this.stopped) return;
+    if (!this.watched) {
+      this.forgetDemand();
+      return;
+    }
     for (const [id, picture] of this.computePictures()) this.output.show(id, picture);
     this.updateDemand();
+  }
+
+  /** Nothing to fetch for this surface (stopped, or nobody sees it). */
+  private forgetDemand(): void {
+    if (this.lastDemand === '' && this.demandBasis.length === 0) return;
+    this.lastDemand = '';
+    this.demandBasis = [];
+    for (const handle of this.services.recorders.values()) handle.extras.setDemand(this.surface.id, null);
   }
 
   private pageInFront() {

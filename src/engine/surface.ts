@@ -116,6 +116,11 @@ export interface Surface {
   readonly controls: readonly ControlDefinition[];
   /** Everything pressed, turned, moved or touched. Completes when the surface goes away for good. */
   readonly input: Observable<SurfaceInput>;
+  /**
+   * Whether anyone can see it (a web deck: while a page is open). Nothing is drawn or fetched for a
+   * surface nobody sees; absent for devices, which are always seen.
+   */
+  readonly watched$?: Observable<boolean>;
   drawKey(control: string, image: RgbImage): Promise<void>;
   drawLcd(control: string, image: RgbImage): Promise<void>;
   setLed(control: string, state: LedState): Promise<void>;

@@ -123,10 +123,12 @@ export class DeckSocket {
   attach(socket: WebSocket): void {
     const client: Client = { socket, alive: true, overSince: null, skippedImages: new Set(), skippedState: false, origin: `web-client-${++this.clientsEver}`, pressed: new Set() };
     this.clients.set(socket, client);
+    this.followWatchers();
     // A hold must never complete for a release that can no longer arrive: a client whose link goes
     // (closed, failed, or cut for not reading or not answering pings) lets go of what it holds.
     const leave = () => {
       if (!this.clients.delete(socket)) return;
+      this.followWatchers();
       for (const id of client.pressed) this.deliver(id, { type: 'lost', origin: client.origin });
     };
     socket.on('close', leave);
@@ -193,6 +195,11 @@ export class DeckSocket {
       client.skippedState = false;
       client.socket.send(JSON.stringify({ type: 'state', state: stateView(this.bridge) }));
     }
+  }
+
+  /** A web deck is seen while any page is open (each page shows every deck): drawn and fed only then. */
+  private followWatchers(): void {
+    for (const web of this.webSurfaces) web.setWatched(this.clients.size > 0);
   }
 
   /** Web decks first (the ones to use), then the others, each in a stable order. */

@@ -49,6 +49,7 @@ const inputs = (over: Partial<PlanInputs> = {}): PlanInputs => ({
 const plan = (action: unknown, over: Partial<PlanInputs> = {}) => planCommand(RecorderAction.parse(action), inputs(over));
 const request = (action: unknown, over: Partial<PlanInputs> = {}) => {
   const result = plan(action, over);
+  if (result.kind === 'read-gain-first') return `read the gain of ${result.sourceName} first`;
   return result.kind === 'send' ? describeCall(result.call) : `refused: ${result.reason}`;
 };
 
@@ -120,7 +121,7 @@ describe('planCommand', () => {
     expect(step).toMatchObject({ kind: 'send', call: { method: 'updateSource', args: [1, { AudioGain: -7.5 }] }, gain: { sourceIndex: 1, db: -7.5 } });
     const clamped = plan({ action: 'gain-step', source: 'Cam 2', db: 10 }, { amount: 5 });
     expect(clamped).toMatchObject({ call: { args: [1, { AudioGain: 20 }] } });
-    expect(request({ action: 'gain-step', channel: 1, db: 1 })).toBe('refused: the gain of "Cam 1" is not known yet');
+    expect(plan({ action: 'gain-step', channel: 1, db: 1 })).toEqual({ kind: 'read-gain-first', sourceIndex: 0, sourceName: 'Cam 1' });
     expect(request({ action: 'gain-step', channel: 4, db: 1 })).toBe('refused: channel 4 has no known source');
     expect(request({ action: 'gain-set', source: 'Nobody', db: 1 })).toBe('refused: source "Nobody" is not known');
   });
@@ -180,7 +181,7 @@ describe('the set actions (schedule, conversion, preferences)', () => {
 
     const run = async (action: unknown) => {
       const result = plan(action);
-      if (result.kind !== 'send') throw new Error(`refused: ${result.reason}`);
+      if (result.kind !== 'send') throw new Error(`not sent: ${JSON.stringify(result)}`);
       await sendCall(f.client, result.call);
     };
 

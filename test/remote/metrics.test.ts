@@ -68,6 +68,7 @@ describe('GET /metrics', () => {
   let f: RemoteFixture;
   beforeAll(async () => {
     f = await startRemoteFixture();
+    await f.openPage(); // web decks are drawn (and counted) only while a page is open
     await f.call('POST', '/surfaces/web:web-15/keys/0/press');
     await until(async () => /^recdeck_commands_total\{/m.test((await f.call('GET', '/metrics')).text), 'a command counted');
   });

@@ -1,6 +1,8 @@
 // The whole bridge as `recdeck run` starts it (shipped web profiles, web deck, remote API), against a
 // simulator the test controls (it can be stopped and started again on the same port).
+import { once } from 'node:events';
 import { request } from 'undici';
+import { WebSocket } from 'ws';
 import { startBridge, type RunningBridge } from '../../src/cli/run.js';
 import type { Logger } from '../../src/engine/log.js';
 import { startFixture, type SimulatorFixture } from './simulator.js';
@@ -11,6 +13,8 @@ export interface RemoteFixture {
   base: string;
   logs: string[];
   call: (method: string, path: string, headers?: Record<string, string>) => Promise<{ status: number; type: string; text: string; body: Buffer; json: unknown }>;
+  /** Opens the page's WebSocket as a browser would (web decks are drawn only while a page is open); closed with the fixture. */
+  openPage: () => Promise<void>;
   close: () => Promise<void>;
 }
 
@@ -44,13 +48,21 @@ export async function startRemoteFixture(options: { password?: string; pollMs?: 
     }
     return { status: answer.statusCode, type: String(answer.headers['content-type'] ?? ''), text, body, json };
   };
+  const pages: WebSocket[] = [];
+  const openPage = async () => {
+    const page = new WebSocket(`${base.replace('http', 'ws')}/ws`, options.password ? { headers: { authorization: `Bearer ${options.password}` } } : {});
+    pages.push(page);
+    await once(page, 'open');
+  };
   return {
     sim,
     running,
     base,
     logs,
     call,
+    openPage,
     close: async () => {
+      for (const page of pages) page.close();
       await running.stop();
       await sim.close();
     },

@@ -1,7 +1,7 @@
 // A surface that lives in the browser: the bridge draws on it like on any device, and the page (over the
 // remote server's WebSocket) shows what was handed over (the session's drawn$, as for every surface it
 // mirrors) and sends back presses, turns and touches. Levels and brightness reach the page from here.
-import { Subject, type Observable } from 'rxjs';
+import { BehaviorSubject, Subject, distinctUntilChanged, type Observable } from 'rxjs';
 import type { ControlDefinition, LedState, RgbImage, Surface, SurfaceInput } from '../../engine/surface.js';
 import { webControls, type WebLayout } from './layouts.js';
 
@@ -17,6 +17,9 @@ export class WebSurface implements Surface {
   readonly controls: readonly ControlDefinition[];
   private readonly inputs = new Subject<SurfaceInput>();
   private readonly changes = new Subject<WebSurfaceChange>();
+  private readonly watching = new BehaviorSubject(false);
+  /** True while a page shows it: a web deck with no page open is neither drawn nor fed previews. */
+  readonly watched$: Observable<boolean> = this.watching.pipe(distinctUntilChanged());
   readonly input: Observable<SurfaceInput> = this.inputs.asObservable();
   readonly changes$: Observable<WebSurfaceChange> = this.changes.asObservable();
 
@@ -25,6 +28,11 @@ export class WebSurface implements Surface {
     this.model = layout.model;
     this.name = layout.name;
     this.controls = webControls(layout);
+  }
+
+  /** Whether a page is open on it now (the remote server knows its clients). */
+  setWatched(watched: boolean): void {
+    this.watching.next(watched);
   }
 
   /** Input from the page. Unknown controls are refused by the caller before they get here. */

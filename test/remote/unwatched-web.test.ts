@@ -1,0 +1,60 @@
+// No work nobody sees: a web deck with no page open is neither drawn nor fed previews; a page opening
+// (a real WebSocket client of the deck socket) brings both, and its closing stops them again. The bridge
+// runs on virtual time against the simulator.
+import { once } from 'node:events';
+import type { AddressInfo } from 'node:net';
+import { afterEach, expect, it } from 'vitest';
+import { WebSocket, WebSocketServer } from 'ws';
+import { DeckSocket } from '../../src/remote/deck-socket.js';
+import { WEB_LAYOUTS } from '../../src/surfaces/web/layouts.js';
+import { WebSurface } from '../../src/surfaces/web/web-surface.js';
+import { parseTestProfile, startBridgeFixture, type BridgeFixture } from '../support/bridge.js';
+
+const cleanups: Array<() => Promise<void>> = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+const previewsSince = (f: BridgeFixture, mark: number) => f.sim.log.list().filter((r) => r.seq > mark && r.path.endsWith('/preview')).length;
+
+it('a web deck is drawn and its previews fetched only while a page is open', async () => {
+  const f = await startBridgeFixture({ profile: 'name: memory\nmatch: { kind: memory }\npages:\n  - name: main\n    controls:\n      key0: { show: { channel: 2 } }\n' });
+  const layout = WEB_LAYOUTS['web-15'];
+  if (!layout) throw new Error('no web-15 layout');
+  const web = new WebSurface(layout);
+  f.bridge.setProfiles([
+    parseTestProfile('name: memory\nmatch: { kind: memory }\npages:\n  - name: main\n    controls:\n      key0: { show: { channel: 2 } }\n', 'memory.yaml'),
+    parseTestProfile('name: web\nmatch: { kind: web }\npages:\n  - name: main\n    controls:\n      key0: { show: { channel: 1, thumbnail: true } }\n', 'web.yaml'),
+  ]);
+  f.bridge.addSurface(web);
+  const deck = new DeckSocket(f.bridge, [web], { info: () => undefined, warn: () => undefined, error: () => undefined });
+  const server = new WebSocketServer({ host: '127.0.0.1', port: 0 });
+  server.on('connection', (socket) => deck.attach(socket));
+  await once(server, 'listening');
+  cleanups.push(async () => {
+    deck.close();
+    await new Promise((resolve) => server.close(resolve));
+    await f.close();
+  });
+  const session = () => f.bridge.session(web.id);
+
+  let mark = f.mark();
+  await f.advance(3000);
+  expect(previewsSince(f, mark)).toBe(0);
+  expect(session()?.shownImages().size).toBe(0);
+  expect(f.surface.images.size).toBeGreaterThan(0); // the device beside it is drawn as ever
+
+  const page = new WebSocket(`ws://127.0.0.1:${(server.address() as AddressInfo).port}`);
+  await once(page, 'open');
+  mark = f.mark();
+  await f.until(() => (session()?.shownImages().size ?? 0) === web.controls.length, 'the web deck drawn');
+  await f.advance(2000);
+  expect(previewsSince(f, mark)).toBeGreaterThanOrEqual(2);
+
+  page.close();
+  await f.until(() => deck.clientCount === 0, 'the page gone');
+  await f.advance(1000); // a fetch under way may end
+  mark = f.mark();
+  await f.advance(3000);
+  expect(previewsSince(f, mark)).toBe(0);
+});
