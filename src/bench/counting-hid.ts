@@ -2,12 +2,16 @@
 // builds a real StreamDeck over it, so a benchmark measures the library's image packing and framing and
 // the bridge's drawing, not a USB bus.
 import { DEVICE_MODELS2, type ChildHIDDeviceInfo, type DeviceModelId, type HIDDevice, type HIDDeviceEvents, type HIDDeviceInfo, type StreamDeck } from '@elgato-stream-deck/core';
+import { createHash } from 'node:crypto';
 import jpegTurbo from '@julusian/jpeg-turbo';
 import { EventEmitter } from 'eventemitter3';
 
 export class CountingHidDevice extends EventEmitter<HIDDeviceEvents> implements HIDDevice {
   bytes = 0;
   writes = 0;
+  /** Image writes byte-identical to the last one sent to the same key: work nobody can see. */
+  identicalWrites = 0;
+  private readonly lastImage = new Map<string, string>();
 
   constructor(readonly info: HIDDeviceInfo) {
     super();
@@ -26,8 +30,17 @@ export class CountingHidDevice extends EventEmitter<HIDDeviceEvents> implements 
   }
 
   async sendReports(buffers: Uint8Array[]): Promise<void> {
-    for (const buffer of buffers) this.bytes += buffer.length;
+    const hash = createHash('sha1');
+    for (const buffer of buffers) {
+      this.bytes += buffer.length;
+      hash.update(buffer);
+    }
     this.writes += 1;
+    // One call carries one image; its first report's header names the target (command and key).
+    const target = Buffer.from(buffers[0]?.subarray(0, 3) ?? []).toString('hex');
+    const content = hash.digest('hex');
+    if (this.lastImage.get(target) === content) this.identicalWrites += 1;
+    this.lastImage.set(target, content);
   }
 
   async getDeviceInfo(): Promise<HIDDeviceInfo> {

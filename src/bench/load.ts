@@ -17,8 +17,9 @@ export interface SteadyLoad {
 const CLI = fileURLToPath(new URL('../cli/main.js', import.meta.url));
 const TOKEN = 'perm:00000000-0000-4000-8000-00000000bench';
 
-async function startChildSimulator(): Promise<{ url: string; child: ChildProcess }> {
-  const child = spawn(process.execPath, [CLI, 'simulate', '--port', '0', '--grid', '16', '--token', TOKEN], { stdio: ['ignore', 'pipe', 'inherit'] });
+/** The simulator in a child process (its work is not counted as the bridge's). */
+export async function startChildSimulator(token = TOKEN): Promise<{ url: string; child: ChildProcess }> {
+  const child = spawn(process.execPath, [CLI, 'simulate', '--port', '0', '--grid', '16', '--token', token], { stdio: ['ignore', 'pipe', 'inherit'] });
   const url = await new Promise<string>((resolve, reject) => {
     let text = '';
     child.stdout?.on('data', (chunk: Buffer) => {

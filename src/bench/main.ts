@@ -5,6 +5,7 @@ import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { parseArgs, promisify } from 'node:util';
 import { measureChangeLatency, measurePressLatency, type ChangeLatency, type PressLatency } from './latency.js';
+import { measureIdleCost, type IdleCost } from './idle.js';
 import { measureSteadyLoad, type SteadyLoad } from './load.js';
 import { BRIDGE_NODE_FLAGS } from '../cli/node-flags.js';
 import { measureRenderCosts, type RenderCost } from './render.js';
@@ -19,6 +20,7 @@ interface Results {
   load: SteadyLoad[];
   panels: PanelRedraw[];
   hid: HidSteadyState;
+  idle: IdleCost;
 }
 
 const SELF = fileURLToPath(import.meta.url);
@@ -61,6 +63,14 @@ function table(results: Results): string {
     lines.push(`    ${`${p.model} (${p.keys} keys)`.padEnd(40)} ${fixed(p.newPageMs, 1).padStart(8)} ${fixed(p.cachedPageMs, 1).padStart(17)}${p.model === 'xl' ? `   ${verdict(p.newPageMs < 40)}` : ''}`);
   }
   lines.push(`    HID at steady state, ${results.hid.profile}: ${fixed(results.hid.bytesPerSecond / 1024, 1)} KiB/s in ${fixed(results.hid.writesPerSecond, 1)} writes/s`);
+  const i = results.idle;
+  const idleOk = i.run.cpuPercent <= 1.5 * i.bare.cpuPercent && i.run.rssMb <= 130;
+  const pageOk = i.runWithPage.cpuPercent <= i.bare.cpuPercent + 2 * i.decodeCpuPercent;
+  lines.push('', `(f) recdeck run, shipped profiles, 16 channels recording (${i.seconds} s each)   CPU % of a core   RSS MB   targets`);
+  lines.push(`    bare polling of the same reads          ${fixed(i.bare.cpuPercent, 1).padStart(8)} ${fixed(i.bare.rssMb, 0).padStart(8)}`);
+  lines.push(`    recdeck run, no page open               ${fixed(i.run.cpuPercent, 1).padStart(8)} ${fixed(i.run.rssMb, 0).padStart(8)}   <= 1.5x bare, <= 130 MB: ${verdict(idleOk)} (${fixed(i.run.cpuPercent / i.bare.cpuPercent)}x)`);
+  lines.push(`    recdeck run, one page, 16 previews/s    ${fixed(i.runWithPage.cpuPercent, 1).padStart(8)} ${fixed(i.runWithPage.rssMb, 0).padStart(8)}   <= bare + 2x decode (${fixed(i.decodeCpuPercent, 1)} %): ${verdict(pageOk)}`);
+  lines.push('', `(g) identical image writes per second at steady state, still previews: ${fixed(results.hid.identicalWritesPerSecond, 2)}   target 0: ${verdict(results.hid.identicalWritesPerSecond === 0)}`);
   return `${lines.join('\n')}\n`;
 }
 
@@ -70,6 +80,9 @@ async function main(): Promise<void> {
     process.stdout.write(JSON.stringify(await measureSteadyLoad(values.only === 'load-on', seconds)));
     return;
   }
+  // One section alone, as JSON (for a quick look at a figure).
+  if (values.only === 'idle') return void process.stdout.write(`${JSON.stringify(await measureIdleCost(seconds), null, 2)}\n`);
+  if (values.only === 'hid') return void process.stdout.write(`${JSON.stringify(await measureHidSteadyState(values.quick ? 3 : 10), null, 2)}\n`);
   const samples = values.quick ? 40 : 1000;
   const press = [await measurePressLatency(samples, false), await measurePressLatency(samples, true)];
   const change = await measureChangeLatency(values.quick ? 16 : 60);
@@ -77,7 +90,8 @@ async function main(): Promise<void> {
   const load = [await loadInChild(false), await loadInChild(true)];
   const panels = await measurePanelRedraws(values.quick ? 3 : 10);
   const hid = await measureHidSteadyState(values.quick ? 3 : 10);
-  const results: Results = { node: process.version, press, change, render: costs, previewDecodeMs, load, panels, hid };
+  const idle = await measureIdleCost(values.quick ? 5 : 20);
+  const results: Results = { node: process.version, press, change, render: costs, previewDecodeMs, load, panels, hid, idle };
   process.stdout.write(values.json ? `${JSON.stringify(results, null, 2)}\n` : table(results));
 }
 

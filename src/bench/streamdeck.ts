@@ -79,12 +79,17 @@ export interface HidSteadyState {
   profile: string;
   bytesPerSecond: number;
   writesPerSecond: number;
+  /** Image writes identical to what the key already showed. */
+  identicalWritesPerSecond: number;
   seconds: number;
 }
 
-/** 16 channels recording, an XL with the shipped XL profile (previews on): what crosses the USB link. */
+/**
+ * 16 channels recording, an XL with the shipped XL profile (previews on), the previews still pictures:
+ * what crosses the USB link, and how much of it the keys already showed.
+ */
 export async function measureHidSteadyState(seconds: number): Promise<HidSteadyState> {
-  const sim = await startSimulator({ port: 0, grid: 16 });
+  const sim = await startSimulator({ port: 0, grid: 16, stillPreviews: true });
   const client = new RecorderClient({ url: sim.url, token: sim.token });
   const file = fileURLToPath(new URL('../../profiles/streamdeck-xl.yaml', import.meta.url));
   const loaded = await loadProfileFile(file);
@@ -98,10 +103,16 @@ export async function measureHidSteadyState(seconds: number): Promise<HidSteadyS
     bridge.setProfiles([loaded.loaded]);
     bridge.addSurface(surface);
     await sleep(3000);
-    const [bytes0, writes0, t0] = [hid.bytes, hid.writes, performance.now()];
+    const [bytes0, writes0, identical0, t0] = [hid.bytes, hid.writes, hid.identicalWrites, performance.now()];
     await sleep(seconds * 1000);
     const elapsed = (performance.now() - t0) / 1000;
-    return { profile: 'streamdeck-xl.yaml (16 channels with previews)', bytesPerSecond: (hid.bytes - bytes0) / elapsed, writesPerSecond: (hid.writes - writes0) / elapsed, seconds };
+    return {
+      profile: 'streamdeck-xl.yaml (16 channels recording, still previews)',
+      bytesPerSecond: (hid.bytes - bytes0) / elapsed,
+      writesPerSecond: (hid.writes - writes0) / elapsed,
+      identicalWritesPerSecond: (hid.identicalWrites - identical0) / elapsed,
+      seconds,
+    };
   } finally {
     await bridge.stop();
     await client.close();

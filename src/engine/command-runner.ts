@@ -2,7 +2,7 @@
 // slow group read their value at the press first), refuse it visibly with the reason, or send it exactly
 // once; then have the state it touched read again at once, and check in those reads that the recorder
 // did what it answered OK to. Every outcome goes to the audit trail.
-import { filter, firstValueFrom, map, merge, take, takeWhile, last, timer } from 'rxjs';
+import { distinctUntilChanged, filter, firstValueFrom, last, map, merge, take, takeWhile, timer } from 'rxjs';
 import type { Binding, RecorderAction } from '../profiles/schema.js';
 import { expectedEffect, type ExpectedEffect } from './command-effect.js';
 import { describeCall, planCommand, sendCall } from './command-plan.js';
@@ -106,10 +106,11 @@ export async function runCommand(action: RecorderAction, context: CommandContext
     return outcome('failed', request, messageOf(error));
   }
   latencyMs = time.precise() - at.precise;
-  const answeredAt = time.now();
-  handle.poller.refresh(plan.touchesSlowState);
   const effect = expectedEffect(action, plan.call);
-  if (effect && (await confirmed(handle, effect, answeredAt, time)) === false) return outcome('failed', request, `the recorder answered OK, but ${effect.missing}`);
+  // Only reads sent from now on can show the write's effect.
+  const readsAfter = effect ? effect.parts.map((part) => handle.poller.nextReadNumber(part)) : [];
+  handle.poller.refresh(plan.touchesSlowState);
+  if (effect && (await confirmed(handle, effect, readsAfter, time)) === false) return outcome('failed', request, `the recorder answered OK, but ${effect.missing}`);
   return outcome('ok', request, null);
 }
 
@@ -117,12 +118,14 @@ export async function runCommand(action: RecorderAction, context: CommandContext
  * Whether the effect shows in the reads sent after the answer: true at the first that shows it, false
  * when none of the next few does, null when nothing could be read in time (then it is not judged).
  */
-function confirmed(handle: RecorderHandle, effect: ExpectedEffect, answeredAt: number, time: EngineTime): Promise<boolean | null> {
+function confirmed(handle: RecorderHandle, effect: ExpectedEffect, readsAfter: number[], time: EngineTime): Promise<boolean | null> {
   const state = handle.poller.state;
-  const readAfter = (s: RecorderState) => effect.parts.every((part) => (s.readAt[part] ?? -Infinity) >= answeredAt);
+  const readAfter = (s: RecorderState) => effect.parts.every((part, i) => s.readNumber[part] >= (readsAfter[i] as number));
   const slow = effect.parts.some((part) => liveForMs(state, part) > liveForMs(state, 'channels'));
   const verdict$ = handle.poller.state$.pipe(
     filter(readAfter),
+    // Each new read of the parts counts once (the state changes whenever any part is read).
+    distinctUntilChanged((a, b) => effect.parts.every((part) => a.readNumber[part] === b.readNumber[part])),
     // A slow-group part is read once after the command; state polls get a few chances (a recorder may
     // take a moment to start a take).
     take(slow ? 1 : CONFIRM_WITHIN_POLLS),

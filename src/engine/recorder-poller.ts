@@ -23,8 +23,8 @@ export interface PollerOptions {
 
 type FastPart = (typeof FAST_PARTS)[number];
 
-/** A read's outcome and when its answer (or failure) came: a part is as old as the answer that brought it. */
-type Settled<T> = ({ ok: true; value: T } | { ok: false; error: RecorderError }) & { at: number };
+/** A read's outcome, when its answer (or failure) came (a part is as old as the answer that brought it), and its number. */
+type Settled<T> = ({ ok: true; value: T } | { ok: false; error: RecorderError }) & { at: number; number: number };
 
 /** How one state read's loop is going. */
 interface ReadLoop {
@@ -49,6 +49,10 @@ export class RecorderPoller {
   private readonly slowNow = new Subject<void>();
   private readonly loops: Record<FastPart, ReadLoop>;
   private subscription: Subscription | null = null;
+  /** A slow re-read asked for while one was under way: it reads again as soon as it is done. */
+  private slowPending = false;
+  /** Reads sent so far, per part: each read's number. */
+  private readonly sent: Record<StatePart, number> = { channels: 0, sync: 0, dialog: 0, sources: 0, resources: 0, schedule: 0, conversion: 0 };
 
   constructor(
     readonly name: string,
@@ -93,11 +97,19 @@ export class RecorderPoller {
     this.subscription = null;
   }
 
+  /** The number the next read of a part will have: a state whose read number is at least this was read after now. */
+  nextReadNumber(part: StatePart): number {
+    return this.sent[part] + 1;
+  }
+
   /** Read channels, sync and dialog again now (after a command), and the slow group too if asked. */
   refresh(slow = false): void {
     for (const loop of Object.values(this.loops)) loop.refreshPending = true;
     this.fastNow.next();
-    if (slow) this.slowNow.next();
+    if (slow) {
+      this.slowPending = true;
+      this.slowNow.next();
+    }
   }
 
   private readFast(part: FastPart): Promise<Settled<unknown>> {
@@ -106,7 +118,7 @@ export class RecorderPoller {
     loop.lastSentAt = this.time.now();
     const options: RequestOptions = { timeoutMs: Math.max(1000, this.pollMs * 4), lane: 'state' };
     const request = part === 'channels' ? this.client.listChannels(options) : part === 'sync' ? this.client.getSyncState(options) : this.client.getDialog(options);
-    return this.settle<unknown>(request);
+    return this.settle<unknown>(part, request);
   }
 
   private applyFast(part: FastPart, result: Settled<unknown>): void {
@@ -116,12 +128,14 @@ export class RecorderPoller {
     if (result.ok) Object.assign(loop, { failures: 0, unreachable: false, lastError: null });
     else Object.assign(loop, { failures: loop.failures + 1, unreachable: ['network', 'timeout'].includes(result.error.kind), lastError: result.error.message });
     const readAt = result.ok ? { ...state.readAt, [part]: result.at } : state.readAt;
+    const readNumber = result.ok ? { ...state.readNumber, [part]: result.number } : state.readNumber;
     const loops = FAST_PARTS.map((p) => this.loops[p]);
     const times = FAST_PARTS.map((p) => readAt[p]);
     this.subject.next({
       ...state,
       ...(result.ok ? { [part]: result.value } : {}),
       readAt,
+      readNumber,
       lastGoodAt: times.every((at) => at !== null) ? Math.min(...(times as number[])) : null,
       // A problem with any read shows; the recorder is unreachable only when no read reaches it.
       failures: Math.max(...loops.map((l) => l.failures)),
@@ -144,23 +158,33 @@ export class RecorderPoller {
     return Math.min(this.maxBackoffMs, this.pollMs * 2 ** Math.min(loop.failures, 10));
   }
 
+  /** Reads the slow group, again while a re-read was asked for during the last one (a command's effect must be seen). */
   private async pollSlow(): Promise<void> {
+    do {
+      this.slowPending = false;
+      await this.pollSlowOnce();
+    } while (this.slowPending && this.subscription);
+  }
+
+  private async pollSlowOnce(): Promise<void> {
     const [sources, resources, schedule, conversion] = await Promise.all([
-      this.settle(this.client.listSources()),
-      this.settle(this.client.getResources()),
-      this.settle(this.client.getSchedule()),
-      this.settle(this.client.getConversionConfig()),
+      this.settle('sources', this.client.listSources()),
+      this.settle('resources', this.client.getResources()),
+      this.settle('schedule', this.client.getSchedule()),
+      this.settle('conversion', this.client.getConversionConfig()),
     ]);
     const state = this.state;
     const results = { sources, resources, schedule, conversion };
     const readAt: Record<StatePart, number | null> = { ...state.readAt };
+    const readNumber: Record<StatePart, number> = { ...state.readNumber };
     for (const part of SLOW_PARTS) {
       const result = results[part];
-      if (result.ok) readAt[part] = result.at;
+      if (result.ok) [readAt[part], readNumber[part]] = [result.at, result.number];
     }
     this.subject.next({
       ...state,
       readAt,
+      readNumber,
       sources: sources.ok ? sources.value : state.sources,
       resources: resources.ok ? resources.value : state.resources,
       schedule: schedule.ok ? schedule.value : state.schedule,
@@ -168,12 +192,14 @@ export class RecorderPoller {
     });
   }
 
-  private async settle<T>(request: Promise<T>): Promise<Settled<T>> {
+  /** Numbers a read as it is sent and stamps its outcome with when it came. */
+  private async settle<T>(part: StatePart, request: Promise<T>): Promise<Settled<T>> {
+    const number = ++this.sent[part];
     try {
       const value = await request;
-      return { ok: true, value, at: this.time.now() };
+      return { ok: true, value, at: this.time.now(), number };
     } catch (error) {
-      return { ok: false, error: asRecorderError(error), at: this.time.now() };
+      return { ok: false, error: asRecorderError(error), at: this.time.now(), number };
     }
   }
 }

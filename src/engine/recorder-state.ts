@@ -25,6 +25,8 @@ export interface RecorderState {
   lastGoodAt: number | null;
   /** When the answer behind each part's value came; null while it was never read. */
   readAt: Readonly<Record<StatePart, number | null>>;
+  /** The number of the read behind each part's value (reads are numbered as they are sent; 0: never read). */
+  readNumber: Readonly<Record<StatePart, number>>;
   channels: readonly Channel[] | null;
   sync: SyncState | null;
   dialog: Dialog | null;
@@ -48,6 +50,7 @@ export function initialRecorderState(name: string, pollMs: number, slowMs = 5000
     slowMs,
     lastGoodAt: null,
     readAt: { channels: null, sync: null, dialog: null, sources: null, resources: null, schedule: null, conversion: null },
+    readNumber: { channels: 0, sync: 0, dialog: 0, sources: 0, resources: 0, schedule: 0, conversion: 0 },
     channels: null,
     sync: null,
     dialog: null,

@@ -43,6 +43,9 @@ export interface PreviewInput {
 }
 
 export class PreviewRenderer {
+  /** @param still every preview is a still picture (a camera on a still scene): for measuring what an unchanged preview costs. */
+  constructor(private readonly still = false) {}
+
   /** Raw pixels of everything that does not move, per (channel, source). */
   readonly #stills = new Map<string, Promise<Buffer>>();
   /** The last encoded frame per channel. */
@@ -52,12 +55,13 @@ export class PreviewRenderer {
     const stillKey = JSON.stringify([channelIndex, sourceName]);
     const frameTimeMs = Math.floor(timeMs / FRAME_MS) * FRAME_MS;
     // The slate does not move, so any time gives the same frame.
-    const frameKey = sourceName === null ? stillKey : `${stillKey}@${frameTimeMs}`;
+    const moving = sourceName !== null && !this.still;
+    const frameKey = moving ? `${stillKey}@${frameTimeMs}` : stillKey;
     const last = this.#lastFrames.get(channelIndex);
     if (last?.key === frameKey) return last.png;
 
     const png = this.#still(stillKey, channelIndex, sourceName).then((still) =>
-      encodePng(sourceName === null ? still : withMotion(still, frameTimeMs)),
+      encodePng(moving ? withMotion(still, frameTimeMs) : still),
     );
     remember(this.#lastFrames, channelIndex, { key: frameKey, png }, CACHE_LIMIT);
     png.catch(() => {

@@ -41,6 +41,8 @@ export interface SimulatorOptions {
   now?: () => number;
   /** Folder that file destinations record into (created); default a folder under the OS temp dir. */
   recordingsFolder?: string;
+  /** Previews are still pictures (benchmarks of an unchanged preview); default false. */
+  stillPreviews?: boolean;
   /** Tick period in ms (counters, schedule); 0 leaves ticking to the caller. Default 1000. */
   tickMs?: number;
 }
@@ -84,7 +86,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
 
   const services: SimulatorServices = {
     recorder: new SimulatedRecorder({ now, random: seededRandom(seed), project, settings: DEFAULT_SETTINGS(join(recordingsFolder, '..', 'logs')) }),
-    preview: new PreviewRenderer(),
+    preview: new PreviewRenderer(options.stillPreviews ?? false),
     host: new HostResources(),
     now,
     recordingsFolder,
