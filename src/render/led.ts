@@ -20,7 +20,8 @@ export function ledStateOf(picture: Picture): LedState {
   if (overlay?.flash === 'refused') return 'stale';
   switch (picture.kind) {
     case 'channel':
-      return picture.state;
+      // LED palettes have one paused look; the sync take's pause is told apart on keys only.
+      return picture.state === 'sync-paused' ? 'paused' : picture.state;
     case 'sync':
       return SYNC_LEDS[picture.state];
     case 'dialog':
@@ -34,6 +35,8 @@ export function ledStateOf(picture: Picture): LedState {
       return picture.freshness !== 'live' ? picture.freshness : picture.enabled ? 'active' : 'idle';
     case 'meter':
       return picture.freshness !== 'live' ? picture.freshness : picture.levels.some((db) => db > -60) ? 'active' : 'idle';
+    case 'grid':
+      return picture.freshness !== 'live' ? picture.freshness : picture.channels !== null && picture.channels === picture.target ? 'active' : 'idle';
     case 'page':
       return 'idle';
     case 'status':
