@@ -195,7 +195,7 @@ export class SurfaceSession {
 
   private async command(effect: Extract<SessionEffect, { type: 'command' }>, at: InputMoment): Promise<void> {
     // The command's record carries the recorder's message (or the refusal); its key shows it in short.
-    let message: string | null = null;
+    let message = null as string | null; // set by the audit callback below (a cast, so it is not narrowed to null)
     const outcome = await runCommand(effect.action, {
       surface: this.surface.id,
       control: effect.control,
