@@ -14,7 +14,8 @@ const SYNC_LEDS: Readonly<Record<SyncGroupState, LedState>> = {
 
 export function ledStateOf(picture: Picture): LedState {
   const overlay = picture.overlay;
-  if (overlay?.hold !== undefined) return 'holding';
+  // A tap on a key that wants a hold lights the hold colour for a moment: the pad's "HOLD".
+  if (overlay?.hold !== undefined || overlay?.hint === 'hold') return 'holding';
   // A failed command reads as a fault; a refused one as "state unknown", which is why it was refused.
   if (overlay?.flash === 'failed') return 'wrong';
   if (overlay?.flash === 'refused') return 'stale';

@@ -20,6 +20,8 @@ describe('ledStateOf', () => {
   it('overlays win: hold, then flashes', () => {
     expect(ledStateOf({ ...channel('recording'), overlay: { hold: 0 } })).toBe('holding');
     expect(ledStateOf({ ...channel('recording'), overlay: { hold: 0.7, flash: 'failed' } })).toBe('holding');
+    expect(ledStateOf({ ...channel('recording'), overlay: { hint: 'hold', gesture: 'hold' } })).toBe('holding');
+    expect(ledStateOf({ ...channel('recording'), overlay: { gesture: 'hold' } })).toBe('recording');
     expect(ledStateOf({ ...channel('idle'), overlay: { flash: 'failed' } })).toBe('wrong');
     expect(ledStateOf({ ...channel('idle'), overlay: { flash: 'refused' } })).toBe('stale');
     expect(ledStateOf({ ...channel('idle'), overlay: { selected: true } })).toBe('idle');
