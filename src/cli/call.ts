@@ -3,16 +3,33 @@
 // operation table, so a new operation there is a new subcommand here with nothing else to write.
 import { readFile } from 'node:fs/promises';
 import { text } from 'node:stream/consumers';
-import { parseArgs } from 'node:util';
 import * as z from 'zod';
 import { RecorderClient } from '../api/client.js';
 import { RecorderError } from '../api/errors.js';
 import { describeIssues } from '../api/issues.js';
 import { operations, pathParamNames, type Operation, type OperationId, type RequestBody } from '../api/operations.js';
+import { HELP_FLAG, helpText, parseFlags, wholeNumber, type CommandSpec } from './flags.js';
 import { recordersFrom, type RecorderConfig } from './recorder-config.js';
 import { UsageError } from './usage-error.js';
 
-export const callUsage = 'recdeck call OPERATION [PARAM …] [--body FILE|JSON|-] [--json] [--recorder URL] [--token TOKEN] [--timeout-ms 2000]  (recdeck call --help lists them)';
+/** The recorder flags `call` and `watch` share with `run` (one recorder here). */
+export const RECORDER_FLAGS = {
+  recorder: { type: 'string', multiple: true, default: [], value: 'URL', description: 'the recorder to talk to', shownDefault: 'RECDECK_RECORDER' },
+  token: { type: 'string', multiple: true, default: [], value: 'TOKEN', description: "the recorder's token (visible in ps: prefer RECDECK_TOKEN or RECDECK_TOKEN_FILE)", shownDefault: 'RECDECK_TOKEN[_FILE]' },
+} satisfies CommandSpec['flags'];
+
+export const callCommand = {
+  name: 'call',
+  positionals: 'OPERATION [PARAM …]',
+  summary: "Sends one of the interface's operations to the recorder and prints the answer.",
+  flags: {
+    body: { type: 'string', value: 'FILE|JSON|-', description: 'the request body: a file, inline JSON or - for stdin, written as on the wire' },
+    json: { type: 'boolean', default: false, description: 'print the answer on one line' },
+    ...RECORDER_FLAGS,
+    'timeout-ms': { type: 'string', default: '2000', value: 'N', description: 'give up on the answer after N ms' },
+    ...HELP_FLAG,
+  },
+} satisfies CommandSpec;
 
 /** listChannels → list-channels: the table's name as a shell word. */
 export function commandName(id: OperationId): string {
@@ -45,14 +62,17 @@ export function callHelp(id?: OperationId): string {
     const fields = bodyFields(operation);
     return `  ${synopsis(i).padEnd(width)}  ${operation.method} ${operation.path}${fields === null ? '' : `  body: ${fields}`}`;
   });
-  const head = id === undefined ? [`usage: ${callUsage}`, '', 'Operations (the interface\'s names; <index> is the 0-based position, as on the wire):'] : [`usage: recdeck call ${synopsis(id)}`];
-  const tail = [
-    '',
-    'Prints the answer as JSON on stdout (indented; --json for one line; a write prints {}); a refusal prints the',
-    "recorder's message on stderr and exits 1. The body is a file, inline JSON or - for stdin, written as on the",
-    'wire (AudioGain as text). The recorder and token come from --recorder/--token or RECDECK_RECORDER/RECDECK_TOKEN.',
-  ];
-  return [...head, ...lines, ...tail, ''].join('\n');
+  if (id !== undefined) return [`usage: recdeck call ${synopsis(id)}`, ...lines, ''].join('\n');
+  return helpText({
+    ...callCommand,
+    notes: [
+      'Operations (the interface\'s names; <index> is the 0-based position, as on the wire):',
+      ...lines,
+      '',
+      'Prints the answer as JSON on stdout (indented; --json for one line; a write prints {}); a refusal prints the',
+      "recorder's message on stderr and exits 1. The body is written as on the wire (AudioGain as text).",
+    ],
+  });
 }
 
 export interface CallIo {
@@ -62,12 +82,6 @@ export interface CallIo {
 }
 
 const processIo = (): CallIo => ({ env: process.env, stdout: process.stdout, stdin: process.stdin });
-
-/** The recorder options `call` and `watch` share with `run`. */
-export const recorderOptions = () => ({
-  recorder: { type: 'string' as const, multiple: true as const, default: [] as string[] },
-  token: { type: 'string' as const, multiple: true as const, default: [] as string[] },
-});
 
 /** The one recorder a command talks to, from the same flags and environment as `recdeck run`. */
 export function oneRecorder(recorderFlags: string[], tokenFlags: string[], env: NodeJS.ProcessEnv): RecorderConfig & { token: string } {
@@ -79,18 +93,7 @@ export function oneRecorder(recorderFlags: string[], tokenFlags: string[], env: 
 }
 
 export async function call(args: string[], io: CallIo = processIo()): Promise<void> {
-  const { values, positionals } = parseArgs({
-    args,
-    options: {
-      ...recorderOptions(),
-      body: { type: 'string' },
-      json: { type: 'boolean', default: false },
-      'timeout-ms': { type: 'string', default: '2000' },
-      help: { type: 'boolean', short: 'h', default: false },
-    },
-    allowPositionals: true,
-    strict: true,
-  });
+  const { values, positionals } = parseFlags(callCommand, args, true);
   const [name, ...given] = positionals;
   if (name === undefined) {
     if (values.help) return void io.stdout.write(callHelp());
@@ -103,8 +106,7 @@ export async function call(args: string[], io: CallIo = processIo()): Promise<vo
 
   const params = pathParams(id, given);
   const body = operation.request === undefined ? noBody(id, values.body) : await requestBody(id, operation.request, values.body, io.stdin);
-  const timeoutMs = Number(values['timeout-ms']);
-  if (!/^\d+$/.test(values['timeout-ms']) || timeoutMs < 1) throw new UsageError(`--timeout-ms: expected a whole number of ms, got ${values['timeout-ms']}`);
+  const timeoutMs = wholeNumber('--timeout-ms', values['timeout-ms'], 1, Number.MAX_SAFE_INTEGER, 'ms');
 
   const recorder = oneRecorder(values.recorder, values.token, io.env);
   const client = new RecorderClient({ url: recorder.url, token: recorder.token, timeoutMs });

@@ -4,10 +4,16 @@ import { nodeStreamDeckBackend } from '../surfaces/streamdeck/backend-node.js';
 import type { MidiBackendLoader } from '../surfaces/midi/midi-port.js';
 import { loadRtMidi } from '../surfaces/midi/rtmidi.js';
 import { midiUnavailableReason } from '../surfaces/midi/unavailable.js';
+import { HELP_FLAG, parseFlags, type CommandSpec } from './flags.js';
 
-export const devicesUsage = 'recdeck devices';
+export const devicesCommand = {
+  name: 'devices',
+  summary: 'Lists the Stream Decks (model, serial, firmware) and MIDI ports this machine can see, or why it cannot see them.',
+  flags: { ...HELP_FLAG },
+} satisfies CommandSpec;
 
-export async function devices(_args: string[], print: (text: string) => void = (t) => process.stdout.write(t)): Promise<void> {
+export async function devices(args: string[], print: (text: string) => void = (t) => process.stdout.write(t)): Promise<void> {
+  parseFlags(devicesCommand, args);
   const decks = await describeStreamDecks(nodeStreamDeckBackend());
   print(`Stream Decks:\n${decks.map((line) => `  ${line}`).join('\n')}\n`);
   print(`MIDI ports:\n${(await describeMidiPorts(loadRtMidi)).map((line) => `  ${line}`).join('\n')}\n`);

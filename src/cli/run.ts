@@ -1,7 +1,6 @@
 // `recdeck run`: the bridge. Recorders come from flags or the environment (never from a profile's
 // text); with none given it starts the embedded simulator and uses that.
 import { fileURLToPath } from 'node:url';
-import { parseArgs } from 'node:util';
 import type { Subscription } from 'rxjs';
 import { RecorderClient } from '../api/client.js';
 import { Bridge } from '../engine/bridge.js';
@@ -22,13 +21,43 @@ import { decodeThumbnail } from '../render/thumbnail.js';
 import { pictureRenderer } from '../render/picture-renderer.js';
 import { startSimulator, type RunningSimulator } from '../simulator/server.js';
 import { AuditFile } from './audit-file.js';
+import { HELP_FLAG, parseFlags, wholeNumber, type CommandSpec } from './flags.js';
+import { assertPortFree } from './port-free.js';
 import { LOG_FORMATS, LOG_LEVELS, pinoLogger, type LogFormat, type LogLevel } from './pino-logger.js';
 import { recordersFrom, type RecorderConfig } from './recorder-config.js';
 import { readSecretFile } from './secret-file.js';
 import { UsageError } from './usage-error.js';
 
-export const runUsage =
-  'recdeck run [--recorder [NAME=]URL …] [--token [NAME=]TOKEN …] [--profile FILE|DIR …] [--poll-ms N] [--web-port 7900] [--web-host 127.0.0.1] [--web-password-file FILE] [--web-allow-host NAME …] [--web-tls-cert FILE --web-tls-key FILE] [--no-web] [--midi-maps DIR …] [--token-file [NAME=]FILE …] [--log-format pretty|json] [--log-level info] [--audit-file FILE [--audit-max-mb 10]]';
+/** `recdeck run`'s flags: what it parses, its usage line and its --help. */
+export const runCommand = {
+  name: 'run',
+  summary: 'Runs the bridge: binds the profiles to every Stream Deck, MIDI controller and web deck it finds, and drives them from the recorder. With no recorder given it starts the embedded simulator.',
+  flags: {
+    recorder: { type: 'string', multiple: true, default: [], value: '[NAME=]URL', description: 'a recorder to drive (NAME defaults to main)', shownDefault: 'RECDECK_RECORDER, else the embedded simulator' },
+    'token-file': { type: 'string', multiple: true, default: [], value: '[NAME=]FILE', description: "a file holding a recorder's token", shownDefault: 'RECDECK_TOKEN[_FILE], RECDECK_TOKEN_<NAME>[_FILE]' },
+    token: { type: 'string', multiple: true, default: [], value: '[NAME=]TOKEN', description: "a recorder's token (visible in ps: prefer --token-file or the environment)" },
+    profile: { type: 'string', multiple: true, default: [], value: 'FILE|DIR', description: 'profiles to bind (watched: edits are reloaded)', shownDefault: 'the shipped profiles/' },
+    'poll-ms': { type: 'string', default: '250', value: 'N', description: 'poll the recorder every N ms (50 to 10000)' },
+    'web-port': { type: 'string', default: '7900', value: 'PORT', description: 'port of the web deck and remote API (0: any free port)' },
+    'web-host': { type: 'string', default: '127.0.0.1', value: 'HOST', description: 'address the web deck listens on (beyond loopback it needs a password)' },
+    'web-password-file': { type: 'string', value: 'FILE', description: 'a file holding the web password', shownDefault: 'RECDECK_WEB_PASSWORD[_FILE], else none' },
+    'web-password': { type: 'string', value: 'PASSWORD', description: 'the web password (visible in ps: prefer --web-password-file or the environment)' },
+    'web-allow-host': { type: 'string', multiple: true, default: [], value: 'NAME', description: "another host name to answer to (a reverse proxy's public name)" },
+    'web-tls-cert': { type: 'string', value: 'FILE', description: 'PEM certificate: serve HTTPS and WSS (with --web-tls-key)' },
+    'web-tls-key': { type: 'string', value: 'FILE', description: 'PEM private key for --web-tls-cert' },
+    'no-web': { type: 'boolean', default: false, description: 'no web deck and no remote API' },
+    'midi-maps': { type: 'string', multiple: true, default: [], value: 'DIR', description: 'folders of MIDI controller maps', shownDefault: 'the shipped profiles/midi/' },
+    'log-format': { type: 'string', default: process.stderr.isTTY ? 'pretty' : 'json', value: 'pretty|json', description: 'log lines for people or for a log shipper', shownDefault: 'pretty on a terminal, json otherwise' },
+    'log-level': { type: 'string', default: 'info', value: LOG_LEVELS.join('|'), description: 'the least important messages logged' },
+    'audit-file': { type: 'string', value: 'FILE', description: 'append every command as a JSON line to FILE', shownDefault: 'none' },
+    'audit-max-mb': { type: 'string', default: '10', value: 'N', description: 'start a new audit file past N MB (keeps FILE.1 … FILE.5)' },
+    ...HELP_FLAG,
+  },
+  notes: [
+    'Secrets come from the environment or files, never from the command line: RECDECK_TOKEN, RECDECK_TOKEN_FILE,',
+    'RECDECK_TOKEN_<NAME>[_FILE], RECDECK_WEB_PASSWORD, RECDECK_WEB_PASSWORD_FILE. Ctrl+C blanks every surface and exits.',
+  ],
+} satisfies CommandSpec;
 
 /** The profiles shipped with recdeck. */
 export const SHIPPED_PROFILES = fileURLToPath(new URL('../../profiles', import.meta.url));
@@ -80,34 +109,9 @@ export type RunOptions = Omit<BridgeSetup, 'surfaces' | 'sources'> & {
 };
 
 export function parseRunArgs(args: string[], env: NodeJS.ProcessEnv): RunOptions {
-  const { values } = parseArgs({
-    args,
-    options: {
-      recorder: { type: 'string', multiple: true, default: [] },
-      token: { type: 'string', multiple: true, default: [] },
-      profile: { type: 'string', multiple: true, default: [] },
-      'poll-ms': { type: 'string', default: '250' },
-      'web-port': { type: 'string', default: '7900' },
-      'web-host': { type: 'string', default: '127.0.0.1' },
-      'web-password': { type: 'string' },
-      'web-password-file': { type: 'string' },
-      'web-allow-host': { type: 'string', multiple: true, default: [] },
-      'web-tls-cert': { type: 'string' },
-      'web-tls-key': { type: 'string' },
-      'token-file': { type: 'string', multiple: true, default: [] },
-      'log-format': { type: 'string', default: process.stderr.isTTY ? 'pretty' : 'json' },
-      'log-level': { type: 'string', default: 'info' },
-      'no-web': { type: 'boolean', default: false },
-      'midi-maps': { type: 'string', multiple: true, default: [] },
-      'audit-file': { type: 'string' },
-      'audit-max-mb': { type: 'string', default: '10' },
-    },
-    strict: true,
-  });
-  const pollMs = Number(values['poll-ms']);
-  if (!/^\d+$/.test(values['poll-ms']) || pollMs < 50 || pollMs > 10_000) throw new UsageError(`--poll-ms: expected a whole number of ms from 50 to 10000, got ${values['poll-ms']}`);
-  const auditMaxMb = Number(values['audit-max-mb']);
-  if (!/^\d+$/.test(values['audit-max-mb']) || auditMaxMb < 1) throw new UsageError(`--audit-max-mb: expected a whole number of MB from 1, got ${values['audit-max-mb']}`);
+  const { values } = parseFlags(runCommand, args);
+  const pollMs = wholeNumber('--poll-ms', values['poll-ms'], 50, 10_000, 'ms');
+  const auditMaxMb = wholeNumber('--audit-max-mb', values['audit-max-mb'], 1, Number.MAX_SAFE_INTEGER, 'MB');
   return {
     recorderFlags: values.recorder,
     tokenFlags: values.token,
@@ -145,29 +149,45 @@ function oneOf<T extends string>(flag: string, value: string, allowed: readonly 
 }
 
 function webPort(text: string): number {
-  const port = Number(text);
-  if (!/^\d+$/.test(text) || port > 65535) throw new UsageError(`--web-port: expected a port number from 0 to 65535, got ${text}`);
-  return port;
+  return wholeNumber('--web-port', text, 0, 65535);
 }
 
 /** Starts the bridge (and the simulator when no recorder is configured) and binds the surfaces. */
 export async function startBridge(setup: BridgeSetup, log: Logger = pinoLogger({ format: 'pretty', level: 'info' })): Promise<RunningBridge> {
+  if (setup.web) await assertPortFree(setup.web.host, setup.web.port);
   const flagged = recordersFrom(setup.recorderFlags, setup.tokenFlags, setup.env, setup.tokenFiles);
   const audit = setup.audit ? await AuditFile.open({ path: setup.audit.file, maxBytes: setup.audit.maxBytes, log }) : null;
 
-  let lastProblems = '';
+  let reported: ProfileSet = { profiles: [], problems: [] };
   const report = (set: ProfileSet) => {
-    const text = set.problems.map(formatProfileError).join('\n');
-    if (text !== lastProblems && text !== '') log.warn(`profile problems (the last good version of each file stays in use):\n${text}`);
-    lastProblems = text;
+    const text = profileProblemsText(set);
+    if (text !== profileProblemsText(reported) && text !== '') log.warn(text);
+    for (const file of fixedFiles(reported, set)) log.info(`${file}: loads now; in use`);
+    reported = set;
   };
   let bridge: Bridge | null = null;
+  // Web decks are made for the web profiles that load: at start, and whenever a fixed or new one comes up.
+  const webSurfaces: WebSurface[] = [];
+  let remote: RunningRemoteServer | null = null;
+  const addWebSurfaces = (set: ProfileSet, to: Bridge) => {
+    for (const surface of webSurfacesFor(set, log)) {
+      if (webSurfaces.some((w) => w.id === surface.id)) continue;
+      webSurfaces.push(surface);
+      to.addSurface(surface);
+      remote?.addWebSurface(surface);
+    }
+  };
   let firstSet: (set: ProfileSet) => void = () => undefined;
   const first = new Promise<ProfileSet>((resolve) => (firstSet = resolve));
+  /** The newest set: one that arrives while the bridge is being made is applied once it is. */
+  let latest: ProfileSet = reported;
+  // Watched from the start: a profile bad at start and fixed later comes up like any edit.
   const subscription: Subscription = watchProfiles(setup.profilePaths).subscribe((set) => {
     report(set);
-    if (bridge) bridge.setProfiles(set.profiles);
-    else firstSet(set);
+    latest = set;
+    if (!bridge) return firstSet(set);
+    bridge.setProfiles(set.profiles);
+    if (setup.web) addWebSurfaces(set, bridge);
   });
 
   try {
@@ -183,12 +203,10 @@ export async function startBridge(setup: BridgeSetup, log: Logger = pinoLogger({
     const running = new Bridge({ recorders: clients, renderer: (thumbnails) => pictureRenderer({ thumbnails }), decodeThumbnail, log, pollMs: setup.pollMs });
     running.start();
     const auditing = audit && running.commands$.subscribe((record) => audit.write(record));
-    running.setProfiles(profiles.profiles);
+    running.setProfiles(latest.profiles);
     bridge = running;
     for (const surface of setup.surfaces) running.addSurface(surface);
-    const webSurfaces = setup.web ? webSurfacesFor(profiles, log) : [];
-    for (const surface of webSurfaces) running.addSurface(surface);
-    let remote: RunningRemoteServer | null = null;
+    if (setup.web) addWebSurfaces(latest, running);
     try {
       if (setup.web) remote = await startRemoteServer({ bridge: running, webSurfaces, log, host: setup.web.host, port: setup.web.port, password: setup.web.password, allowHosts: setup.web.allowHosts ?? [], tls: setup.web.tls ?? null });
     } catch (error) {
@@ -222,6 +240,25 @@ export async function startBridge(setup: BridgeSetup, log: Logger = pinoLogger({
     subscription.unsubscribe();
     throw error;
   }
+}
+
+/**
+ * The problems of a profile set, each file saying whether a last good version of it is in use or none
+ * is (a file bad since the start is not in use until it loads); empty when there are none.
+ */
+function profileProblemsText(set: ProfileSet): string {
+  if (set.problems.length === 0) return '';
+  const inUse = new Set(set.profiles.map((p) => p.file));
+  const files = [...new Set(set.problems.map((p) => p.file))];
+  const fates = files.map((file) => (file === '' ? '' : inUse.has(file) ? `${file}: its last good version stays in use` : `${file}: not in use until it loads (recdeck watches it)`));
+  return ['profile problems:', ...set.problems.map(formatProfileError), ...fates.filter((f) => f !== '')].join('\n');
+}
+
+/** Files that had problems in the last set and load without any now. */
+function fixedFiles(before: ProfileSet, now: ProfileSet): string[] {
+  const stillBad = new Set(now.problems.map((p) => p.file));
+  const loaded = new Set(now.profiles.map((p) => p.file));
+  return [...new Set(before.problems.map((p) => p.file))].filter((file) => !stillBad.has(file) && loaded.has(file));
 }
 
 /** MIDI controllers described by the maps in these folders (a bad map is reported and left out). */

@@ -2,11 +2,20 @@
 // write before writing, needs root, and reloads udev so decks already plugged in are covered.
 import { execFile } from 'node:child_process';
 import { writeFile } from 'node:fs/promises';
-import { parseArgs, promisify } from 'node:util';
+import { promisify } from 'node:util';
 import { STREAMDECK_UDEV_RULES_PATH, UDEV_RELOAD_COMMANDS, streamDeckUdevRules } from '../surfaces/streamdeck/udev.js';
+import { HELP_FLAG, parseFlags, type CommandSpec } from './flags.js';
 import { UsageError } from './usage-error.js';
 
-export const setupUdevUsage = 'recdeck setup-udev [--headless] [--dry-run]';
+export const setupUdevCommand = {
+  name: 'setup-udev',
+  summary: 'Writes the udev rules that let recdeck open Stream Decks without root (Linux; run with sudo) and reloads udev.',
+  flags: {
+    headless: { type: 'boolean', default: false, description: 'rules for a machine without a desktop session (group plugdev instead of uaccess)' },
+    'dry-run': { type: 'boolean', default: false, description: 'only print the rules and the commands, change nothing' },
+    ...HELP_FLAG,
+  },
+} satisfies CommandSpec;
 
 export interface SetupUdevDeps {
   isRoot: () => boolean;
@@ -26,7 +35,7 @@ const realDeps: SetupUdevDeps = {
 };
 
 export async function setupUdev(args: string[], deps: SetupUdevDeps = realDeps): Promise<void> {
-  const { values } = parseArgs({ args, options: { headless: { type: 'boolean', default: false }, 'dry-run': { type: 'boolean', default: false } }, strict: true });
+  const { values } = parseFlags(setupUdevCommand, args);
   const { path, text } = streamDeckUdevRules(values.headless ? 'headless' : 'desktop');
   deps.print(`recdeck will write ${path}:\n\n${text}\nthen run:\n${UDEV_RELOAD_COMMANDS.map((c) => `  ${c}`).join('\n')}\n`);
   if (values['dry-run']) return;

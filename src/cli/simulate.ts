@@ -1,24 +1,25 @@
 // `recdeck simulate`: runs the simulated Recording Control Service until interrupted.
-import { parseArgs } from 'node:util';
 import { isGridSize } from '../api/channel.js';
 import { startSimulator } from '../simulator/server.js';
+import { HELP_FLAG, parseFlags, wholeNumber, type CommandSpec } from './flags.js';
 import { UsageError } from './usage-error.js';
 
-export const simulateUsage = `recdeck simulate [--port 9000] [--host 127.0.0.1] [--token perm:<uuid>] [--grid 4] [--project FILE] [--seed N]`;
+export const simulateCommand = {
+  name: 'simulate',
+  summary: 'Runs a simulated Recording Control Service (the whole REST interface, recording in real time) until Ctrl+C, and prints its URL and token.',
+  flags: {
+    port: { type: 'string', default: '9000', value: 'PORT', description: 'port to listen on (0: any free port)' },
+    host: { type: 'string', default: '127.0.0.1', value: 'HOST', description: 'address to listen on' },
+    token: { type: 'string', value: 'perm:<uuid>', description: 'the token clients must send', shownDefault: 'a new random one' },
+    grid: { type: 'string', default: '4', value: 'N', description: 'channels in the grid at start: 1, 4, 9 or 16' },
+    project: { type: 'string', value: 'FILE', description: 'a project file to start from', shownDefault: 'the demo project' },
+    seed: { type: 'string', default: '1', value: 'N', description: 'seed of the pseudo-random faults and meters' },
+    ...HELP_FLAG,
+  },
+} satisfies CommandSpec;
 
 export async function simulate(args: string[]): Promise<void> {
-  const { values } = parseArgs({
-    args,
-    options: {
-      port: { type: 'string', default: '9000' },
-      host: { type: 'string', default: '127.0.0.1' },
-      token: { type: 'string' },
-      grid: { type: 'string', default: '4' },
-      project: { type: 'string' },
-      seed: { type: 'string', default: '1' },
-    },
-    strict: true,
-  });
+  const { values } = parseFlags(simulateCommand, args);
   const port = wholeNumber('--port', values.port, 0, 65535);
   const grid = wholeNumber('--grid', values.grid, 1, 16);
   if (!isGridSize(grid)) throw new UsageError(`--grid: expected 1, 4, 9 or 16, got ${values.grid}`);
@@ -47,10 +48,4 @@ export async function simulate(args: string[]): Promise<void> {
     process.once('SIGTERM', stop);
   });
   await simulator.close();
-}
-
-function wholeNumber(flag: string, text: string, min: number, max: number): number {
-  const value = Number(text);
-  if (!/^\d+$/.test(text) || value < min || value > max) throw new UsageError(`${flag}: expected a whole number from ${min} to ${max}, got ${text}`);
-  return value;
 }

@@ -1,15 +1,23 @@
 // `recdeck watch`: the recorder's state changes as JSON lines on stdout, for scripts and logs. It reads
 // through the same RecorderPoller as the bridge and prints what changed between two of its states.
-import { parseArgs } from 'node:util';
 import { pairwise, type Subscription } from 'rxjs';
 import { RecorderClient } from '../api/client.js';
 import { realTime, type EngineTime } from '../engine/engine-time.js';
 import { RecorderPoller } from '../engine/recorder-poller.js';
 import { FAST_PARTS, type RecorderState } from '../engine/recorder-state.js';
-import { oneRecorder, recorderOptions } from './call.js';
-import { UsageError } from './usage-error.js';
+import { RECORDER_FLAGS, oneRecorder } from './call.js';
+import { HELP_FLAG, parseFlags, wholeNumber, type CommandSpec } from './flags.js';
 
-export const watchUsage = 'recdeck watch [--recorder URL] [--token TOKEN] [--poll-ms 250] [--counters]';
+export const watchCommand = {
+  name: 'watch',
+  summary: "Polls the recorder like the bridge and prints each change of its state as one JSON line (connected, error, channels, channel, sync, dialog, schedule, conversion, sources).",
+  flags: {
+    ...RECORDER_FLAGS,
+    'poll-ms': { type: 'string', default: '250', value: 'N', description: 'poll every N ms (50 to 60000)' },
+    counters: { type: 'boolean', default: false, description: 'include durations, frame rates, drop counters and resources, which move every second' },
+    ...HELP_FLAG,
+  },
+} satisfies CommandSpec;
 
 /** One line of output: what changed, on which recorder, when. */
 export type WatchEvent = { at: string; recorder: string; event: string } & Record<string, unknown>;
@@ -93,13 +101,8 @@ export function startWatch(options: WatchOptions): () => void {
 }
 
 export async function watch(args: string[], env: NodeJS.ProcessEnv = process.env, stdout: NodeJS.WritableStream = process.stdout): Promise<void> {
-  const { values } = parseArgs({
-    args,
-    options: { ...recorderOptions(), 'poll-ms': { type: 'string', default: '250' }, counters: { type: 'boolean', default: false } },
-    strict: true,
-  });
-  const pollMs = Number(values['poll-ms']);
-  if (!/^\d+$/.test(values['poll-ms']) || pollMs < 50 || pollMs > 60_000) throw new UsageError(`--poll-ms: expected a whole number of ms from 50 to 60000, got ${values['poll-ms']}`);
+  const { values } = parseFlags(watchCommand, args);
+  const pollMs = wholeNumber('--poll-ms', values['poll-ms'], 50, 60_000, 'ms');
   const recorder = oneRecorder(values.recorder, values.token, env);
   const client = new RecorderClient({ url: recorder.url, token: recorder.token });
   const stop = startWatch({ name: recorder.name, client, pollMs, counters: values.counters, write: (line) => stdout.write(line) });

@@ -11,6 +11,8 @@ export type ChannelState =
   | 'stale'
   | 'wrong'
   | 'sync-recording'
+  /** Paused as part of the sync take (the group's pause), told apart from a channel paused alone. */
+  | 'sync-paused'
   | 'paused'
   | 'recording'
   | 'armed'
@@ -25,6 +27,12 @@ export interface PictureOverlay {
   hold?: number;
   /** A command failed (red) or was refused because the state is unknown or stale (grey). */
   flash?: 'failed' | 'refused';
+  /** Why, in a few words (the recorder's message or the refusal, shortened), shown under the flash word. */
+  reason?: string;
+  /** A tap that did nothing because the key wants a hold: "HOLD" shows on it for a moment. */
+  hint?: 'hold';
+  /** How the key must be used beyond a tap, marked in its corner at all times. */
+  gesture?: 'hold' | 'double';
   /** First press of a double-press binding: press again to confirm. */
   armed?: boolean;
   /** The channel that transport keys act on. */
@@ -43,7 +51,7 @@ export interface ChannelPicture {
   durationS: number | null;
   fps: number | null;
   drops: number;
-  /** Shown when drops or breaks happen during the take, e.g. "DROP 12". */
+  /** Shown when drops or breaks happen during the take, e.g. "DROP 12", or "FAULT" when the recorder reports a problem while it records. */
   warning: string | null;
   /** Key of a thumbnail in the thumbnail store, or null. */
   thumbnail: string | null;
@@ -51,9 +59,14 @@ export interface ChannelPicture {
   ageS: number | null;
 }
 
+/** What a sync key does on press, so start, pause and stop keys of one group look different. */
+export type SyncKeyAction = 'start' | 'pause' | 'stop' | 'toggle' | 'pause-toggle';
+
 export interface SyncPicture {
   kind: 'sync';
   state: SyncGroupState;
+  /** The key's own press action, or null when it has none of the group's. */
+  action: SyncKeyAction | null;
   /** 1-based channels in InSync mode. */
   members: number[];
   /** InSync channels that are not recording with the group while it records. */
@@ -69,6 +82,11 @@ export interface DialogPicture {
   active: boolean;
   flashPhase: boolean;
   text: string;
+  /**
+   * A counter that moves on every few seconds while the dialog is up: a message longer than the key holds
+   * at a legible size is shown a page at a time, page textPage modulo the pages it needs at that size.
+   */
+  textPage: number;
   /** The dialog offers cancel (Yes_No); without it an ok key reads "OK" and cancel is inert. */
   offersCancel: boolean;
   ageS: number | null;
@@ -101,6 +119,14 @@ export interface MeterPicture {
   /** dBFS per audio channel. */
   levels: number[];
   gainDb: number | null;
+  freshness: Freshness;
+}
+
+/** A grid key: the recorder's grid size now (its channel count) and the size the key sets. */
+export interface GridPicture {
+  kind: 'grid';
+  channels: number | null;
+  target: number | null;
   freshness: Freshness;
 }
 
@@ -147,6 +173,7 @@ export type PictureBody =
   | ResourcesPicture
   | SchedulePicture
   | MeterPicture
+  | GridPicture
   | LabelPicture
   | PagePicture
   | StatusPicture

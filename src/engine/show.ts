@@ -3,12 +3,20 @@
 import type { Channel } from '../api/channel.js';
 import { dialogOffersCancel } from '../api/app.js';
 import type { Action, Binding, Show } from '../profiles/schema.js';
-import type { ChannelPicture, ChannelState, Freshness, IconName, Picture, SyncGroupState } from './picture.js';
+import type { ChannelPicture, ChannelState, Freshness, IconName, Picture, SyncGroupState, SyncKeyAction } from './picture.js';
 import { bindingActions } from './binding-actions.js';
 import { FAST_PARTS, ageSeconds, freshnessOf, type RecorderState, type StatePart } from './recorder-state.js';
 
-/** A show spec with the shorthand strings expanded, and the label kinds the engine adds. */
-export type ResolvedShow = Show | { inferred: Picture };
+/**
+ * A show spec with the shorthand strings expanded, and the kinds the engine adds: a sync key with what
+ * it does on press, a grid key with the size it sets, and inferred labels.
+ */
+export type ResolvedShow = Exclude<Show, 'sync' | 'grid'> | { sync: SyncKeyAction | null } | { grid: number | null } | { inferred: Picture };
+
+/** How long each page of a long dialog message stays up. */
+export const DIALOG_PAGE_MS = 3000;
+/** A failure's reason on a key: a few words, the rest is in the log and the audit trail. */
+const REASON_CHARS = 32;
 
 export interface ShowInputs {
   /** The binding's recorder, or undefined when the name is not configured. */
@@ -31,8 +39,9 @@ export interface ShowInputs {
 
 export function channelStateOf(channel: Channel, freshness: Freshness): ChannelState {
   if (freshness !== 'live') return freshness;
-  if (channel.IsSomethingWrong) return 'wrong';
-  if (channel.IsRecording && channel.IsInSyncRec && !channel.IsRecordingPause) return 'sync-recording';
+  // A fault while recording keeps the take in view (REC with a FAULT warning, see channelPicture).
+  if (channel.IsSomethingWrong && !channel.IsRecording) return 'wrong';
+  if (channel.IsRecording && channel.IsInSyncRec) return channel.IsRecordingPause ? 'sync-paused' : 'sync-recording';
   if (channel.IsRecording && channel.IsRecordingPause) return 'paused';
   if (channel.IsRecording) return 'recording';
   if (channel.IsInSync) return 'armed';
@@ -53,10 +62,6 @@ export function pictureFor(show: ResolvedShow, inputs: ShowInputs): Picture {
 
   if (typeof show === 'string') {
     switch (show) {
-      case 'sync': {
-        const sync = freshOf(['channels', 'sync']);
-        return syncPicture(recorder, sync.freshness, sync.ageS, inputs);
-      }
       case 'dialog':
       case 'dialog-ok':
       case 'dialog-cancel': {
@@ -71,6 +76,7 @@ export function pictureFor(show: ResolvedShow, inputs: ShowInputs): Picture {
           active,
           flashPhase: active && seen.freshness === 'live' && inputs.flashPhase,
           text: active ? (dialog?.DialogContent ?? '') : '',
+          textPage: active ? Math.floor(now / DIALOG_PAGE_MS) : 0,
           offersCancel: active && dialog !== null && dialogOffersCancel(dialog),
           ageS: seen.ageS,
         };
@@ -103,6 +109,14 @@ export function pictureFor(show: ResolvedShow, inputs: ShowInputs): Picture {
     }
   }
   const channels = freshOf(['channels']);
+  if ('sync' in show) {
+    const sync = freshOf(['channels', 'sync']);
+    return syncPicture(recorder, sync.freshness, sync.ageS, show.sync, inputs);
+  }
+  if ('grid' in show) {
+    const live = channels.freshness === 'live' && recorder.channels !== null;
+    return { kind: 'grid', channels: live ? (recorder.channels?.length ?? null) : null, target: show.grid, freshness: channels.freshness };
+  }
   if ('channel' in show) return channelPicture(show.channel === 'selected' ? inputs.selectedChannel : show.channel, show.thumbnail, recorder, channels.freshness, channels.ageS, inputs);
   if ('meter' in show) {
     const number = show.meter === 'selected' ? inputs.selectedChannel : show.meter;
@@ -121,7 +135,7 @@ function channelPicture(number: number, thumbnail: boolean, recorder: RecorderSt
   }
   const state = channel ? channelStateOf(channel, freshness) : freshness === 'live' ? 'stale' : freshness;
   const recording = channel?.IsRecording === true;
-  const problems = channel && recording ? [channel.RecordingDrops > 0 ? `DROP ${channel.RecordingDrops}` : null, channel.RecordingBreaks > 0 ? `BRK ${channel.RecordingBreaks}` : null].filter((w) => w !== null) : [];
+  const problems = channel && recording ? [channel.IsSomethingWrong ? 'FAULT' : null, channel.RecordingDrops > 0 ? `DROP ${channel.RecordingDrops}` : null, channel.RecordingBreaks > 0 ? `BRK ${channel.RecordingBreaks}` : null].filter((w) => w !== null) : [];
   const picture: ChannelPicture = {
     kind: 'channel',
     channel: number,
@@ -148,7 +162,7 @@ export function shownFps(measured: number): number {
   return Math.round(measured * 2) / 2;
 }
 
-function syncPicture(recorder: RecorderState, freshness: Freshness, ageS: number | null, inputs: ShowInputs): Picture {
+function syncPicture(recorder: RecorderState, freshness: Freshness, ageS: number | null, action: SyncKeyAction | null, inputs: ShowInputs): Picture {
   const channels = recorder.channels ?? [];
   const members = channels.filter((c) => c.IsInSync).map((c) => c.Index + 1);
   const running = recorder.sync?.IsSyncRecording === true;
@@ -160,13 +174,12 @@ function syncPicture(recorder: RecorderState, freshness: Freshness, ageS: number
   const takers = channels.filter((c) => c.IsInSyncRec);
   const outOfSync = running ? channels.filter((c) => c.IsInSync && !c.IsInSyncRec).map((c) => c.Index + 1) : [];
   const durations = takers.map((c) => (freshness === 'live' ? inputs.durationOf(c.Index) : null) ?? c.RecordingDuration);
-  return { kind: 'sync', state, members, outOfSync, durationS: running && durations.length > 0 ? Math.max(...durations) : null, ageS };
+  return { kind: 'sync', state, action, members, outOfSync, durationS: running && durations.length > 0 ? Math.max(...durations) : null, ageS };
 }
 
 const ICON_OF: Partial<Record<Action['action'], IconName>> = {
   'page-next': 'next',
   'page-previous': 'previous',
-  grid: 'grid',
   'new-session': 'new',
   'save-project': 'save',
   'load-project': 'load',
@@ -182,8 +195,10 @@ const ICON_OF: Partial<Record<Action['action'], IconName>> = {
  * actions the group, dialog actions the dialog, and the rest a label naming the action.
  */
 export function showOf(binding: Binding): ResolvedShow {
-  if (binding.show !== undefined) return binding.show;
   const action = bindingActions(binding)[0]?.action;
+  if (binding.show === 'sync') return { sync: syncKeyAction(action) };
+  if (binding.show === 'grid') return { grid: action?.action === 'grid' ? action.size : null };
+  if (binding.show !== undefined) return binding.show;
   if (action === undefined) return 'blank';
   if ('channel' in action && action.channel !== undefined && action.action !== 'select-channel') {
     return action.action.startsWith('gain') ? { meter: action.channel } : { channel: action.channel, thumbnail: false };
@@ -196,7 +211,9 @@ export function showOf(binding: Binding): ResolvedShow {
     case 'sync-rec-stop':
     case 'sync-rec-toggle':
     case 'sync-rec-pause-toggle':
-      return 'sync';
+      return { sync: syncKeyAction(action) };
+    case 'grid':
+      return { grid: action.size };
     case 'dialog-ok':
       return 'dialog-ok';
     case 'dialog-cancel':
@@ -206,6 +223,34 @@ export function showOf(binding: Binding): ResolvedShow {
     case 'schedule-toggle':
       return 'schedule';
   }
-  const text = action.action === 'grid' ? `GRID ${action.size}` : action.action === 'page' ? String(action.page) : action.action.replace(/-/g, ' ').toUpperCase();
+  const text = action.action === 'page' ? String(action.page) : action.action.replace(/-/g, ' ').toUpperCase();
   return { inferred: { kind: 'label', text, icon: ICON_OF[action.action] ?? null, color: null, active: null } };
+}
+
+function syncKeyAction(action: Action | undefined): SyncKeyAction | null {
+  switch (action?.action) {
+    case 'sync-rec-start':
+      return 'start';
+    case 'sync-rec-pause':
+      return 'pause';
+    case 'sync-rec-stop':
+      return 'stop';
+    case 'sync-rec-toggle':
+      return 'toggle';
+    case 'sync-rec-pause-toggle':
+      return 'pause-toggle';
+    default:
+      return null;
+  }
+}
+
+/**
+ * A failure's reason as a key can show it: the recorder's first clause ("Channel 4 is not recording"),
+ * cut to a few words; the whole message is in the log and the audit trail.
+ */
+export function shortReason(message: string): string {
+  const whole = message.replace(/\s+/g, ' ').trim();
+  const first = whole.split(/;|\. /)[0]?.trim() ?? '';
+  const text = first === '' ? whole : first;
+  return text.length <= REASON_CHARS ? text : `${text.slice(0, REASON_CHARS - 1).trimEnd()}…`;
 }

@@ -14,7 +14,7 @@ import { bindingOn, effectivePage, encoderOf, keptPage, pageNumber, type Session
 import { initialSessionState, type SessionEffect, type SessionState } from './session/session-state.js';
 import { transition, type SessionEvent } from './session/session-transition.js';
 import type { BoundProfile, SessionServices } from './session-services.js';
-import { pictureFor, showOf, type ShowInputs } from './show.js';
+import { pictureFor, shortReason, showOf, type ShowInputs } from './show.js';
 import { SurfaceOutput, type HandedOver } from './surface-output.js';
 import type { ControlDefinition, LedState, RgbImage, Surface, SurfaceInput } from './surface.js';
 
@@ -205,7 +205,8 @@ export class SurfaceSession {
   }
 
   private async command(effect: Extract<SessionEffect, { type: 'command' }>, at: InputMoment): Promise<void> {
-    const { result } = await runCommand(effect.action, {
+    // The command's outcome carries the recorder's message (or the refusal); its key shows it in short.
+    const { result, message } = await runCommand(effect.action, {
       surface: this.surface.id,
       control: effect.control,
       binding: effect.binding,
@@ -218,7 +219,8 @@ export class SurfaceSession {
       log: this.services.log,
       audit: this.services.audit,
     });
-    this.dispatch({ type: 'command-done', control: effect.control, page: effect.page, macro: effect.macro, outcome: result });
+    const reason = message === null ? {} : { reason: shortReason(message) };
+    this.dispatch({ type: 'command-done', control: effect.control, page: effect.page, macro: effect.macro, outcome: result, ...reason });
   }
 
   private applyBrightness(percent: number): void {
@@ -270,7 +272,7 @@ export class SurfaceSession {
       const picture = binding ? pictureFor(showOf(binding), inputsFor(binding.recorder ?? this.services.defaultRecorder)) : BLANK;
       // An LCD cell that shows its encoder's binding shows that encoder's ring and marks too.
       const marked = control.kind === 'lcd' && page.controls[control.id] === undefined ? (encoderOf(control.id, this.controls) ?? control.id) : control.id;
-      const overlay = overlayOf(this.state, marked, page.name, now);
+      const overlay = overlayOf(this.state, marked, page.name, now, binding);
       pictures.set(control.id, overlay ? { ...picture, overlay: { ...picture.overlay, ...overlay } } : picture);
     }
     return pictures;

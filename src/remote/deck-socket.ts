@@ -79,6 +79,7 @@ export class DeckSocket {
   private clientsEver = 0;
   private readonly recent: CommandRecord[] = [];
   private readonly subscription = new Subscription();
+  private readonly webSurfaces: WebSurface[] = [];
   /** The sessions shown, in page order; rebuilt when surfaces come and go. */
   private panels: SurfaceSession[] = [];
   private panelSubscription = new Subscription();
@@ -86,18 +87,14 @@ export class DeckSocket {
 
   constructor(
     private readonly bridge: Bridge,
-    private readonly webSurfaces: readonly WebSurface[],
+    webSurfaces: readonly WebSurface[],
     private readonly log: Logger,
     private readonly limits: DeckSocketLimits = DEFAULT_DECK_SOCKET_LIMITS,
     private readonly now: () => number = Date.now,
   ) {
     this.follow();
     this.subscription.add(bridge.sessionsChanged$.subscribe(() => this.follow()));
-    for (const surface of webSurfaces) {
-      this.subscription.add(
-        surface.changes$.subscribe((change) => this.broadcast({ kind: 'always', message: JSON.stringify({ ...change, surface: surface.id }) })),
-      );
-    }
+    for (const surface of webSurfaces) this.addWebSurface(surface);
     this.subscription.add(
       bridge.commands$.subscribe((record) => {
         this.recent.push(record);
@@ -109,6 +106,13 @@ export class DeckSocket {
     const states = bridge.recorderStates().map((s) => bridge.recorderState$(s.name)).filter((s) => s !== undefined);
     this.subscription.add(merge(interval(1000), ...states).subscribe(() => this.pushState()));
     this.subscription.add(interval(limits.heartbeatMs).subscribe(() => this.heartbeat()));
+  }
+
+  /** A web deck to serve (at start, or later: its profile was fixed after the start). */
+  addWebSurface(surface: WebSurface): void {
+    if (this.webSurfaces.some((w) => w.id === surface.id)) return;
+    this.webSurfaces.push(surface);
+    this.subscription.add(surface.changes$.subscribe((change) => this.broadcast({ kind: 'always', message: JSON.stringify({ ...change, surface: surface.id }) })));
   }
 
   get clientCount(): number {

@@ -41,6 +41,8 @@ export interface RunningRemoteServer {
   webClients: () => number;
   /** Sets a new password and ends every session. */
   changePassword: (password: string) => void;
+  /** Serves a web deck made after the start (its profile was fixed later). */
+  addWebSurface: (surface: WebSurface) => void;
   close: () => Promise<void>;
 }
 
@@ -177,10 +179,19 @@ export async function startRemoteServer(options: RemoteServerOptions): Promise<R
     sockets.handleUpgrade(request, stream, head, (ws) => socket.attach(ws));
   });
 
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options.port ?? 7900, host, () => resolve());
-  });
+  try {
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(options.port ?? 7900, host, () => resolve());
+    });
+  } catch (error) {
+    // Not listening (port in use, no such address): the socket's ping timer and the metrics' must not
+    // keep the process alive after the caller reports the failure.
+    socket.close();
+    metrics.stop();
+    sockets.close();
+    throw error;
+  }
   const { port } = server.address() as AddressInfo;
   const shownHost = host.includes(':') ? `[${host}]` : host;
   return {
@@ -188,6 +199,7 @@ export async function startRemoteServer(options: RemoteServerOptions): Promise<R
     port,
     webClients: () => socket.clientCount,
     changePassword: (next) => access.changePassword(next),
+    addWebSurface: (surface) => socket.addWebSurface(surface),
     close: async () => {
       socket.close();
       metrics.stop();

@@ -163,6 +163,28 @@ export function truncateText(text: string, face: FaceName, sizePx: number, maxWi
   return characters.slice(0, fits).join('').trimEnd() + ELLIPSIS;
 }
 
+/**
+ * The text unchanged when it fits, else cut in the middle: its head and its tail with an ellipsis between.
+ * Names that differ only at their end ("Camera 12 — studio A", "… studio B") stay told apart; the tail
+ * keeps a little more than the head, since that is where such names differ.
+ */
+export function truncateMiddle(text: string, face: FaceName, sizePx: number, maxWidth: number): string {
+  if (measureText(text, face, sizePx) <= maxWidth) return text;
+  const characters = Array.from(text);
+  const cut = (kept: number) => {
+    const head = Math.floor(kept * 0.45);
+    return characters.slice(0, head).join('').trimEnd() + ELLIPSIS + characters.slice(characters.length - (kept - head)).join('').trimStart();
+  };
+  let fits = 0;
+  let overflows = characters.length;
+  while (overflows - fits > 1) {
+    const middle = (fits + overflows) >> 1;
+    if (measureText(cut(middle), face, sizePx) <= maxWidth) fits = middle;
+    else overflows = middle;
+  }
+  return cut(fits);
+}
+
 function escapeAttribute(value: string): string {
   return value.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;');
 }

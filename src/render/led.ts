@@ -14,13 +14,15 @@ const SYNC_LEDS: Readonly<Record<SyncGroupState, LedState>> = {
 
 export function ledStateOf(picture: Picture): LedState {
   const overlay = picture.overlay;
-  if (overlay?.hold !== undefined) return 'holding';
+  // A tap on a key that wants a hold lights the hold colour for a moment: the pad's "HOLD".
+  if (overlay?.hold !== undefined || overlay?.hint === 'hold') return 'holding';
   // A failed command reads as a fault; a refused one as "state unknown", which is why it was refused.
   if (overlay?.flash === 'failed') return 'wrong';
   if (overlay?.flash === 'refused') return 'stale';
   switch (picture.kind) {
     case 'channel':
-      return picture.state;
+      // LED palettes have one paused look; the sync take's pause is told apart on keys only.
+      return picture.state === 'sync-paused' ? 'paused' : picture.state;
     case 'sync':
       return SYNC_LEDS[picture.state];
     case 'dialog':
@@ -34,6 +36,8 @@ export function ledStateOf(picture: Picture): LedState {
       return picture.freshness !== 'live' ? picture.freshness : picture.enabled ? 'active' : 'idle';
     case 'meter':
       return picture.freshness !== 'live' ? picture.freshness : picture.levels.some((db) => db > -60) ? 'active' : 'idle';
+    case 'grid':
+      return picture.freshness !== 'live' ? picture.freshness : picture.channels !== null && picture.channels === picture.target ? 'active' : 'idle';
     case 'page':
       return 'idle';
     case 'status':

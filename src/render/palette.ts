@@ -33,7 +33,7 @@ export const NEUTRAL = {
 } as const;
 
 /** How a state's symbol is drawn (see tiles/symbols.ts). */
-export type StateSymbol = 'hollow-circle' | 'filled-circle' | 'bars' | 'link' | 'ring-dot' | 'hazard' | 'no-source' | 'cross';
+export type StateSymbol = 'hollow-circle' | 'filled-circle' | 'bars' | 'link' | 'ring-dot' | 'ring-bars' | 'hazard' | 'no-source' | 'cross';
 
 export interface StateLook {
   /** Shown in the band, upper case. */
@@ -71,6 +71,9 @@ export const CHANNEL_LOOKS: Readonly<Record<OwnLookState, StateLook>> = {
   paused: look('PAUSED', OKABE_ITO.yellow, '#1A1A1A', 'bars'),
   armed: look('SYNC', OKABE_ITO.blue, NEUTRAL.text, 'link'),
   'sync-recording': look('SYNC REC', OKABE_ITO.reddishPurple, '#1A1A1A', 'ring-dot'),
+  // The sync take paused: paused's yellow, but the sync take's ring around the bars and its own word, so
+  // it never reads as one channel paused alone ("SYNC PAUSE" would shrink to a few px on a 72 px key).
+  'sync-paused': look('SYNC ||', OKABE_ITO.yellow, '#1A1A1A', 'ring-bars'),
   wrong: look('FAULT', OKABE_ITO.orange, '#1A1A1A', 'hazard', { hazard: true }),
   'no-source': look('NO SOURCE', NEUTRAL.noSource, '#1A1A1A', 'no-source', { dashed: true }),
   offline: look('OFFLINE', OKABE_ITO.black, NEUTRAL.offlineInk, 'cross', { crossed: true }),
@@ -83,7 +86,7 @@ export const SYNC_LOOKS: Readonly<Record<OwnSyncState, StateLook>> = {
   none: look('NO SYNC', NEUTRAL.idle, NEUTRAL.text, 'hollow-circle'),
   armed: CHANNEL_LOOKS.armed,
   recording: CHANNEL_LOOKS['sync-recording'],
-  paused: CHANNEL_LOOKS.paused,
+  paused: CHANNEL_LOOKS['sync-paused'],
 };
 
 /** How much of a colour is left when stale: clearly darker, still recognisably the same hue. */
@@ -124,6 +127,12 @@ export const HOLD_TRACK_DIM = 0.35;
 
 /** "Press again" prompt of a double-press binding. */
 export const ARMED_PROMPT = { box: '#FFFFFF', ink: '#000000', word: 'AGAIN?' } as const;
+
+/** "Hold it" hint after a tap on a key that wants a hold: the hold ring's colour, so the two read together. */
+export const HOLD_HINT = { box: OKABE_ITO.skyBlue, ink: '#1A1A1A', word: 'HOLD' } as const;
+
+/** The corner mark of a key that wants more than a tap: sky blue for a hold (like its ring), white for a double press (like its prompt). */
+export const GESTURE_MARK = { hold: OKABE_ITO.skyBlue, double: '#FFFFFF' } as const;
 
 export const SELECTED_FRAME = '#FFFFFF';
 

@@ -195,6 +195,6 @@ describe('the built recdeck call', () => {
 
     const help = await run(['call', '--help'], {});
     expect(help.code).toBe(0);
-    expect(help.stdout.match(/^ {2}[a-z-]+/gm)).toHaveLength(52);
+    expect(help.stdout.match(/^ {2}[a-z][a-z-]*/gm)).toHaveLength(52); // the operations (the options start with -)
   });
 });

@@ -1,10 +1,13 @@
 // The session's rules without a device, a recorder or a clock: events in, state and effects out. Time is
 // virtual (a number moved by the test); timers are run by a harness that does what the session would.
 import { describe, expect, it } from 'vitest';
+import { gestureOf, overlayOf } from '../../src/engine/session/session-overlays.js';
 import { bindingOn, type SessionProfile } from '../../src/engine/session/session-pages.js';
 import { initialSessionState, type SessionEffect, type SessionState } from '../../src/engine/session/session-state.js';
 import { transition, type SessionEvent } from '../../src/engine/session/session-transition.js';
+import { shortReason } from '../../src/engine/show.js';
 import type { ControlDefinition, SurfaceInput } from '../../src/engine/surface.js';
+import type { Binding, Page } from '../../src/profiles/schema.js';
 import { parseTestProfile } from '../support/bridge.js';
 
 const controls = new Map<string, ControlDefinition>(
@@ -330,4 +333,80 @@ pages:
       dial0: { turn: { action: gain-step, channel: 1, db: 0.5 } }
 `);
   expect(bindingOn(profile.pages[0] as never, 'strip0', withStrip)?.turn?.action).toBe('gain-step');
+});
+
+describe('keys say how to use them', () => {
+  const GESTURES = `
+name: t
+match: { kind: memory }
+pages:
+  - name: Main
+    controls:
+      key0: { press: { action: rec-start, channel: 1 }, hold: { ms: 1000, do: { action: rec-stop, channel: 1 } } }
+      key1: { hold: { ms: 1000, do: { action: rec-stop, channel: 1 } } }
+      key2: { press: { action: new-session }, confirm: { hold: 800 } }
+      key14: { press: { action: new-session }, confirm: { double: 600 } }
+`;
+
+  it('a tap on a hold-to-confirm key marks it "hold" for a moment, through a timer on virtual time', () => {
+    const h = new Harness(profileOf(GESTURES));
+    h.input({ type: 'down', control: 'key2' });
+    h.advance(200);
+    h.input({ type: 'up', control: 'key2' });
+    expect(h.sent()).toEqual([]);
+    expect(overlayOf(h.state, 'key2', 'Main', h.now, undefined)).toEqual({ hint: 'hold' });
+    h.advance(999);
+    expect(overlayOf(h.state, 'key2', 'Main', h.now, undefined)?.hint).toBe('hold');
+    h.advance(1);
+    expect(overlayOf(h.state, 'key2', 'Main', h.now, undefined)).toBeNull();
+    expect(h.timerCount).toBe(0);
+  });
+
+  it('a tap on a hold-only key is hinted too; a tap on a key with a short press does that press, no hint', () => {
+    const h = new Harness(profileOf(GESTURES));
+    for (const key of ['key1', 'key0']) {
+      h.input({ type: 'down', control: key });
+      h.advance(100);
+      h.input({ type: 'up', control: key });
+    }
+    expect(h.sent()).toEqual(['rec-start 1']);
+    expect(h.state.flashes.get('key1')?.kind).toBe('hint');
+    expect(h.state.flashes.has('key0')).toBe(false);
+  });
+
+  it('a hold held to the end fires and leaves no hint', () => {
+    const h = new Harness(profileOf(GESTURES));
+    h.input({ type: 'down', control: 'key2' });
+    h.advance(900);
+    h.input({ type: 'up', control: 'key2' });
+    expect(h.sent()).toEqual(['new-session']);
+    expect(h.state.flashes.size).toBe(0);
+  });
+
+  it('a failed command marks its key with the short reason it was given', () => {
+    const h = new Harness(profileOf(GESTURES));
+    h.input({ type: 'down', control: 'key0' });
+    h.input({ type: 'up', control: 'key0' });
+    h.send({ type: 'command-done', control: 'key0', page: 'Main', macro: null, outcome: 'failed', reason: 'Channel 1 has no source' });
+    expect(overlayOf(h.state, 'key0', 'Main', h.now, undefined)).toEqual({ flash: 'failed', reason: 'Channel 1 has no source' });
+    h.advance(1500);
+    expect(overlayOf(h.state, 'key0', 'Main', h.now, undefined)).toBeNull();
+  });
+
+  it('the corner mark follows the binding: hold for a hold or a hold-to-confirm, double for a double press, none for a plain press', () => {
+    const page = profileOf(GESTURES).pages[0] as Page;
+    const marks = ['key0', 'key1', 'key2', 'key14'].map((key) => gestureOf(page.controls[key] as Binding));
+    expect(marks).toEqual(['hold', 'hold', 'hold', 'double']);
+    expect(gestureOf({ press: { action: 'rec-start', channel: 1 } } as Binding)).toBeNull();
+  });
+});
+
+describe('the short reason', () => {
+  it('keeps the first clause and cuts a long one', () => {
+    expect(shortReason('Channel 4 is not recording; there is nothing to pause')).toBe('Channel 4 is not recording');
+    expect(shortReason('state is stale (5s old)')).toBe('state is stale (5s old)');
+    const long = shortReason('the destination folder D:\\Recordings\\Studio B\\Cam 12 does not exist');
+    expect(long.length).toBeLessThanOrEqual(32);
+    expect(long.endsWith('…')).toBe(true);
+  });
 });

@@ -105,8 +105,8 @@ describe('fast paths', () => {
   it('sync clocks, stale ages, fps, warnings and meter levels change without a sharp call', async () => {
     const pairs: [Picture, Picture][] = [
       [
-        { kind: 'sync', state: 'recording', members: [1, 2], outOfSync: [], durationS: 10, ageS: null },
-        { kind: 'sync', state: 'recording', members: [1, 2], outOfSync: [], durationS: 11, ageS: null },
+        { kind: 'sync', state: 'recording', action: null, members: [1, 2], outOfSync: [], durationS: 10, ageS: null },
+        { kind: 'sync', state: 'recording', action: null, members: [1, 2], outOfSync: [], durationS: 11, ageS: null },
       ],
       [channel('stale', { ageS: 5 }), channel('stale', { ageS: 6 })],
       [recording({ fps: 25 }), recording({ fps: 24.98 })],
@@ -202,7 +202,7 @@ describe('what is drawn', () => {
 
   it('dialog keys flash bright and dim', async () => {
     const renderer = new KeyRenderer();
-    const dialog = (flashPhase: boolean): Picture => ({ kind: 'dialog', role: 'ok', active: true, flashPhase, text: 'Stop?', offersCancel: true, ageS: null });
+    const dialog = (flashPhase: boolean): Picture => ({ kind: 'dialog', role: 'ok', active: true, flashPhase, text: 'Stop?', offersCancel: true, textPage: 0, ageS: null });
     const bright = await renderer.render(dialog(true), KEY);
     const dim = await renderer.render(dialog(false), KEY);
     const brightness = (image: RgbImage) => image.data.reduce((sum, byte) => sum + byte, 0);

@@ -13,20 +13,22 @@ describe('ledStateOf', () => {
   it('the sync group maps onto channel-like states', () => {
     const expected: Record<SyncGroupState, string> = { offline: 'offline', stale: 'stale', none: 'idle', armed: 'armed', recording: 'sync-recording', paused: 'paused' };
     for (const [state, led] of Object.entries(expected)) {
-      expect(ledStateOf({ kind: 'sync', state: state as SyncGroupState, members: [], outOfSync: [], durationS: null, ageS: null })).toBe(led);
+      expect(ledStateOf({ kind: 'sync', state: state as SyncGroupState, action: null, members: [], outOfSync: [], durationS: null, ageS: null })).toBe(led);
     }
   });
 
   it('overlays win: hold, then flashes', () => {
     expect(ledStateOf({ ...channel('recording'), overlay: { hold: 0 } })).toBe('holding');
     expect(ledStateOf({ ...channel('recording'), overlay: { hold: 0.7, flash: 'failed' } })).toBe('holding');
+    expect(ledStateOf({ ...channel('recording'), overlay: { hint: 'hold', gesture: 'hold' } })).toBe('holding');
+    expect(ledStateOf({ ...channel('recording'), overlay: { gesture: 'hold' } })).toBe('recording');
     expect(ledStateOf({ ...channel('idle'), overlay: { flash: 'failed' } })).toBe('wrong');
     expect(ledStateOf({ ...channel('idle'), overlay: { flash: 'refused' } })).toBe('stale');
     expect(ledStateOf({ ...channel('idle'), overlay: { selected: true } })).toBe('idle');
   });
 
   it('dialogs, labels, blank and the rest', () => {
-    const dialog = (active: boolean, role: 'message' | 'ok' | 'cancel' = 'ok', offersCancel = true): Picture => ({ kind: 'dialog', role, active, flashPhase: false, text: '', offersCancel, ageS: null });
+    const dialog = (active: boolean, role: 'message' | 'ok' | 'cancel' = 'ok', offersCancel = true): Picture => ({ kind: 'dialog', role, active, flashPhase: false, text: '', offersCancel, textPage: 0, ageS: null });
     expect(ledStateOf(dialog(true))).toBe('dialog');
     expect(ledStateOf(dialog(false))).toBe('off');
     expect(ledStateOf(dialog(true, 'cancel', false))).toBe('off');

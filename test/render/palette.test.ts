@@ -14,6 +14,7 @@ const EXPECTED_BAND: Readonly<Record<Exclude<ChannelState, 'stale'>, string>> = 
   paused: '#F0E442',
   armed: '#0072B2',
   'sync-recording': '#CC79A7',
+  'sync-paused': '#F0E442',
   wrong: '#E69F00',
   'no-source': '#8C8C8C',
   offline: '#000000',

@@ -1,14 +1,32 @@
 // The transient marks a control shows, derived from the session's state and the time: the ring of a
-// hold filling, a double press armed, a command that failed or was refused.
+// hold filling, a double press armed, a command that failed or was refused (with its reason), a tap that
+// wanted a hold; and the one lasting mark, how the key's binding must be used beyond a tap.
+import type { Binding } from '../../profiles/schema.js';
 import type { PictureOverlay } from '../picture.js';
 import type { SessionState } from './session-state.js';
 
-export function overlayOf(state: SessionState, control: string, page: string, now: number): PictureOverlay | null {
+export function overlayOf(state: SessionState, control: string, page: string, now: number, binding: Binding | undefined): PictureOverlay | null {
   const overlay: PictureOverlay = {};
+  const gesture = binding ? gestureOf(binding) : null;
+  if (gesture !== null) overlay.gesture = gesture;
   const holding = state.held.get(control);
   if (holding && holding.holdMs !== null && !holding.holdFired && !holding.cancelled) overlay.hold = Math.min(1, Math.max(0, (now - holding.downAt) / holding.holdMs));
   if (state.armed.get(control)?.page === page) overlay.armed = true;
   const flash = state.flashes.get(control);
-  if (flash && flash.page === page) overlay.flash = flash.kind;
+  if (flash && flash.page === page) {
+    if (flash.kind === 'hint') overlay.hint = 'hold';
+    else {
+      overlay.flash = flash.kind;
+      if (flash.reason !== null) overlay.reason = flash.reason;
+    }
+  }
   return Object.keys(overlay).length > 0 ? overlay : null;
+}
+
+/** A key that wants a hold (to confirm, or a long-press action) or a double press. */
+export function gestureOf(binding: Binding): PictureOverlay['gesture'] | null {
+  const { confirm, hold } = binding;
+  if (confirm && 'double' in confirm) return 'double';
+  if ((confirm && 'hold' in confirm) || hold !== undefined) return 'hold';
+  return null;
 }

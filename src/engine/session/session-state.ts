@@ -29,8 +29,11 @@ export interface Armed {
   id: number;
 }
 
+/** A short-lived mark on a key: a command failed or was refused, or a tap that wanted a hold ("hint"). */
 export interface Flash {
-  kind: 'failed' | 'refused';
+  kind: 'failed' | 'refused' | 'hint';
+  /** Why it failed or was refused, shortened for the key; null when not known (and for hints). */
+  reason: string | null;
   /** The page it was pressed on: another page's key at the same place is not marked. */
   page: string;
   id: number;

@@ -18,12 +18,14 @@ import type { Armed, Flash, Held, RunningMacro, SessionEffect, SessionState } fr
 export const RING_FRAME_MS = 40;
 /** How long a failed or refused command marks its key. */
 export const FLASH_MS = 1500;
+/** How long "HOLD" shows on a key tapped when it wanted a hold: long enough to read, short enough to retry. */
+export const HINT_MS = 1000;
 
 export type SessionEvent =
   | { type: 'input'; input: SurfaceInput }
   | { type: 'timer'; timer: string }
   /** A command the session asked for has been answered (or refused before it was sent). */
-  | { type: 'command-done'; control: string; page: string; macro: number | null; outcome: 'ok' | 'failed' | 'refused' }
+  | { type: 'command-done'; control: string; page: string; macro: number | null; outcome: 'ok' | 'failed' | 'refused'; reason?: string }
   /** The recorder's state or the clock moved: the page in front may have changed. */
   | { type: 'observe' }
   /** The profile was replaced (file reloaded); the world carries the new one, this its brightness. */
@@ -168,7 +170,7 @@ class Draft {
   }
 
   commandDone(event: Extract<SessionEvent, { type: 'command-done' }>): void {
-    if (event.outcome !== 'ok') this.flash(event.control, event.outcome, event.page);
+    if (event.outcome !== 'ok') this.flash(event.control, event.outcome, event.page, event.reason ?? null);
     if (event.macro === null) return;
     const macro = this.macros.get(event.macro);
     if (!macro) return; // the session stopped meanwhile
@@ -233,7 +235,11 @@ class Draft {
     const page = this.pageNamed(holding.page);
     // A hold that was only a confirmation does nothing when let go early; a long-press binding with a
     // press action takes the early release as a short press.
-    if (this.waitingForHold(holding) && binding.hold !== undefined) this.shortPress(control, binding, page);
+    if (this.waitingForHold(holding)) {
+      if (binding.hold !== undefined && binding.press !== undefined) this.shortPress(control, binding, page);
+      // Let go early and nothing happens: say so, or the operator thinks the key is dead.
+      else this.flash(control, 'hint', page.name, null);
+    }
     if (binding.release) this.perform(binding.release, binding, control, page, ONE);
   }
 
@@ -354,7 +360,7 @@ class Draft {
         if (!target) {
           const overlay = typeof action.page === 'string' && action.page === this.world.profile.dialogPage;
           this.warn(`${control}: ${overlay ? `page "${action.page}" is the dialog overlay, shown only while a dialog is up` : `no page ${JSON.stringify(action.page)}`}`);
-          this.flash(control, 'refused', page.name);
+          this.flash(control, 'refused', page.name, overlay ? 'dialog overlay' : 'no such page');
           return false;
         }
         this.page = target.name;
@@ -371,12 +377,12 @@ class Draft {
     }
   }
 
-  private flash(control: string, kind: 'failed' | 'refused', page: string): void {
+  private flash(control: string, kind: Flash['kind'], page: string, reason: string | null): void {
     const previous = this.flashes.get(control);
     if (previous) this.cancelTimer(`flash:${previous.id}`);
     const id = this.takeId();
-    this.flashes.set(control, { kind, id, page });
-    this.startTimer(`flash:${id}`, FLASH_MS);
+    this.flashes.set(control, { kind, reason, id, page });
+    this.startTimer(`flash:${id}`, kind === 'hint' ? HINT_MS : FLASH_MS);
   }
 
   // Helpers --------------------------------------------------------------------------------------

@@ -3,6 +3,7 @@ import type { PictureBody } from '../../engine/picture.js';
 import type { PixelSize, RgbImage } from '../../engine/surface.js';
 import { channelPlan } from './channel.js';
 import { dialogPlan } from './dialog.js';
+import { gridPlan } from './grid.js';
 import { labelPlan } from './label.js';
 import { meterPlan } from './meter.js';
 import { pagePlan } from './page.js';
@@ -27,6 +28,8 @@ export function tilePlan(picture: Exclude<PictureBody, { kind: 'blank' }>, size:
       return schedulePlan(picture, size);
     case 'meter':
       return meterPlan(picture, size);
+    case 'grid':
+      return gridPlan(picture, size);
     case 'label':
       return labelPlan(picture, size);
     case 'page':

@@ -3,7 +3,7 @@
 // all channels in a state share it; the identity, clock and footer are painted from the glyph atlas, so a
 // page of new channels costs no sharp call (names beyond the atlas's ASCII go in the SVG instead).
 import type { PixelSize } from '../../engine/surface.js';
-import { capHeight, measureText, textSvg, truncateText } from '../font.js';
+import { capHeight, measureText, textSvg, truncateMiddle } from '../font.js';
 import { AGE_INK, NEUTRAL, OKABE_ITO, WARNING, ageText, dimmed, type StateLook } from '../palette.js';
 import type { PaintOp, Rect } from './plan.js';
 import { symbolSvg } from './symbols.js';
@@ -135,7 +135,7 @@ function identityLayout(identity: Identity, layout: StateTileLayout) {
   const { ident } = layout;
   if (identity.lead === '') {
     const size = Math.max(6, Math.floor(lineSize({ text: identity.rest, face: 'regular', rect: ident })));
-    return { lead: null, rest: { text: truncateText(identity.rest, 'regular', size, ident.width), size, x: ident.x, baseline: Math.round(centredBaseline(ident, 'regular', size)) } };
+    return { lead: null, rest: { text: truncateMiddle(identity.rest, 'regular', size, ident.width), size, x: ident.x, baseline: Math.round(centredBaseline(ident, 'regular', size)) } };
   }
   const leadSize = Math.max(6, Math.floor(lineSize({ text: identity.lead, face: 'bold', rect: ident, maxSize: ident.height * 0.8 })));
   const leadWidth = measureText(identity.lead, 'bold', leadSize);
@@ -144,11 +144,12 @@ function identityLayout(identity: Identity, layout: StateTileLayout) {
   const gap = leadSize * 0.35;
   const room = ident.width - leadWidth - gap;
   if (identity.rest === '' || room <= leadSize) return { lead, rest: null };
-  // Shrink a long source name only so far, then truncate it: a readable "Camera L…" beats a full name nobody can read.
+  // Shrink a long source name only so far, then cut it in the middle: a readable "Came…dio B" beats a full
+  // name nobody can read, and keeps the tail where names of one studio differ.
   const restSize = Math.floor(Math.max(7, leadSize * 0.6, Math.min(leadSize * 0.8, lineSize({ text: identity.rest, face: 'regular', rect: { ...ident, width: room } }))));
   // Same baseline as the lead, so the two read as one line.
   const restBaseline = Math.round(baseline - (capHeight('bold', leadSize) - capHeight('regular', restSize)) / 2);
-  return { lead, rest: { text: truncateText(identity.rest, 'regular', restSize, room), size: restSize, x: Math.round(ident.x + leadWidth + gap), baseline: restBaseline } };
+  return { lead, rest: { text: truncateMiddle(identity.rest, 'regular', restSize, room), size: restSize, x: Math.round(ident.x + leadWidth + gap), baseline: restBaseline } };
 }
 
 function identityInks(faded: boolean): { lead: string; rest: string } {

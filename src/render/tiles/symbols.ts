@@ -27,6 +27,14 @@ export function symbolSvg(symbol: StateSymbol, rect: Rect, ink: string, backgrou
       const r = s * 0.27;
       return circle(r, false, cx - s * 0.17) + circle(r, false, cx + s * 0.17);
     }
+    case 'ring-bars': {
+      // The sync take's ring around pause bars: the group paused together.
+      const barWidth = s * 0.14;
+      const gap = s * 0.12;
+      const barTop = cy - s * 0.22;
+      const bars = [cx - gap / 2 - barWidth, cx + gap / 2].map((x) => `<rect x="${n(x)}" y="${n(barTop)}" width="${n(barWidth)}" height="${n(s * 0.44)}" fill="${ink}"/>`).join('');
+      return circle(s * 0.45 - stroke / 2, false) + bars;
+    }
     case 'ring-dot':
       return circle(s * 0.45 - stroke / 2, false) + circle(s * 0.24, true);
     case 'hazard': {

@@ -1,8 +1,8 @@
 // The sync group key: group state, member channels, the group's clock, and the channels that fell out of
 // the group's take ("OUT 3,7"), which an operator must notice at once.
-import type { SyncPicture } from '../../engine/picture.js';
+import type { SyncKeyAction, SyncPicture } from '../../engine/picture.js';
 import type { PixelSize } from '../../engine/surface.js';
-import { CHANNEL_LOOKS, SYNC_LOOKS, WARNING, staleLook, type StateLook } from '../palette.js';
+import { CHANNEL_LOOKS, NEUTRAL, SYNC_LOOKS, WARNING, staleLook, type StateLook } from '../palette.js';
 import type { TilePlan } from './plan.js';
 import { ageFooter, stateClock, stateTileOps, stateTileSvg, type Identity, type StateTileBase, type StateTileDynamic } from './state-tile.js';
 
@@ -31,6 +31,15 @@ export function channelList(channels: readonly number[]): string {
   return parts.join(',');
 }
 
+/** What the key does, in its footer when nothing more urgent is there: start and pause keys of one group look different. */
+const ACTION_WORD: Readonly<Record<SyncKeyAction, string>> = {
+  start: 'START ALL',
+  pause: 'PAUSE ALL',
+  stop: 'STOP ALL',
+  toggle: 'START/STOP',
+  'pause-toggle': 'PAUSE/GO',
+};
+
 export function syncPlan(picture: SyncPicture, size: PixelSize): TilePlan {
   const look = syncLook(picture);
   const faded = picture.state === 'stale' || picture.state === 'offline';
@@ -40,7 +49,9 @@ export function syncPlan(picture: SyncPicture, size: PixelSize): TilePlan {
     ? ageFooter(picture.ageS as number, picture.state)
     : showsOut
       ? { text: `OUT ${channelList(picture.outOfSync)}`, colour: WARNING.ink, bold: true }
-      : null;
+      : picture.action !== null
+        ? { text: ACTION_WORD[picture.action], colour: faded ? NEUTRAL.muted : NEUTRAL.text, bold: true }
+        : null;
   const clock = stateClock(picture.durationS, picture.state, faded);
   const identity: Identity = { lead: picture.members.length > 0 ? 'CH' : '', rest: picture.members.length > 0 ? channelList(picture.members) : 'no channels' };
   const base: StateTileBase = {

@@ -2,6 +2,7 @@
 // messages from its Input's 'message' event, bytes out through Output.sendMessage. It is loaded only
 // when MIDI is started (a require of the /lazy entry, the package being CommonJS): the native backend
 // must never stop the bridge from starting, and a machine without it gets a clear reason instead.
+import { accessSync, constants } from 'node:fs';
 import { createRequire } from 'node:module';
 import type { MidiBackend, MidiBackendLoader, MidiInputPort, MidiOutputPort } from './midi-port.js';
 
@@ -32,7 +33,26 @@ export interface RtMidiModule {
 }
 
 /** Imports @julusian/midi and checks it is usable; throws what loading threw. */
-export const loadRtMidi: MidiBackendLoader = async () => rtMidiBackend(asRtMidiModule(createRequire(import.meta.url)('@julusian/midi/lazy')));
+export const loadRtMidi: MidiBackendLoader = async () => rtMidiBackend(asRtMidiModule(createRequire(import.meta.url)('@julusian/midi/lazy')), alsaSequencerProblem);
+
+/**
+ * Why RtMidi cannot work on this Linux machine, or null. Without a usable /dev/snd/seq every port object
+ * RtMidi makes fails inside native code, and ALSA and RtMidi each print their error on stderr (fd 2) as
+ * they fail: at every check, every 3 s, past the bridge's log. Node cannot redirect fd 2 around a native
+ * call, so the native code is not called at all while the sequencer cannot be opened; the error below
+ * takes its place, and the manager logs it once.
+ */
+export function alsaSequencerProblem(device = '/dev/snd/seq'): string | null {
+  if (process.platform !== 'linux') return null;
+  try {
+    accessSync(device, constants.R_OK | constants.W_OK);
+    return null;
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    // A missing device gets its hint (what to load or pass in) from midiUnavailableReason.
+    return code === 'ENOENT' ? 'RtMidi not started' : `RtMidi not started: ${device} cannot be opened (${code ?? (error as Error).message})`;
+  }
+}
 
 /** A loaded module as RtMidiModule, looking through the CommonJS default export. */
 export function asRtMidiModule(loaded: unknown): RtMidiModule {
@@ -44,12 +64,19 @@ export function asRtMidiModule(loaded: unknown): RtMidiModule {
   throw new Error('the @julusian/midi module does not have Input and Output');
 }
 
-export function rtMidiBackend(midi: RtMidiModule): MidiBackend {
+/** The backend over the module; `problem` is asked before every native port object is made (see alsaSequencerProblem). */
+export function rtMidiBackend(midi: RtMidiModule, problem: () => string | null = () => null): MidiBackend {
+  const usable = () => {
+    const why = problem();
+    if (why !== null) throw new Error(why);
+  };
+  const input = () => (usable(), new midi.Input());
+  const output = () => (usable(), new midi.Output());
   return {
-    inputNames: () => withPort(new midi.Input(), portNames),
-    outputNames: () => withPort(new midi.Output(), portNames),
-    openInput: (name) => openInput(new midi.Input(), name),
-    openOutput: (name) => openOutput(new midi.Output(), name),
+    inputNames: () => withPort(input(), portNames),
+    outputNames: () => withPort(output(), portNames),
+    openInput: (name) => openInput(input(), name),
+    openOutput: (name) => openOutput(output(), name),
   };
 }
 

@@ -1,0 +1,152 @@
+// The CLI as a new operator meets it (issue 13): --help on every command (each flag with its meaning and
+// default, generated from the command's flag table), --version, numbers out of range in the project's
+// words, a busy web port that stops the start at once, and a profile bad at start that comes up (web
+// deck included) when it is fixed.
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { readFileSync } from 'node:fs';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { createServer, type Server } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { request } from 'undici';
+import { afterEach, describe, expect, it } from 'vitest';
+import { callCommand } from '../../src/cli/call.js';
+import { devicesCommand } from '../../src/cli/devices.js';
+import type { CommandSpec } from '../../src/cli/flags.js';
+import { runCommand, startBridge, type RunningBridge } from '../../src/cli/run.js';
+import { setupUdevCommand } from '../../src/cli/setup-udev.js';
+import { simulateCommand } from '../../src/cli/simulate.js';
+import { watchCommand } from '../../src/cli/watch.js';
+import type { Logger } from '../../src/engine/log.js';
+
+const main = fileURLToPath(new URL('../../dist/cli/main.js', import.meta.url));
+
+/** Help text with each wrapped description joined back onto its first line (continuations are deeply indented). */
+const unwrapped = (help: string) => help.replace(/\n {14,}/g, ' ');
+
+function recdeck(args: string[]) {
+  const child = spawn(process.execPath, [main, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  const exit = (once(child, 'exit') as Promise<[number | null, string | null]>).then(([code]) => ({ code, stdout, stderr }));
+  return { child, exit };
+}
+
+const COMMANDS: CommandSpec[] = [runCommand, simulateCommand, devicesCommand, setupUdevCommand, callCommand, watchCommand];
+
+describe('--help and --version', () => {
+  it('recdeck --help lists every command with what it does', async () => {
+    const { code, stdout } = await recdeck(['--help']).exit;
+    expect(code).toBe(0);
+    for (const spec of COMMANDS) expect(unwrapped(stdout)).toContain(`  ${spec.name.padEnd(10)}  ${spec.summary}`);
+  });
+
+  it.each(COMMANDS.map((spec) => [spec.name, spec] as const))('recdeck %s --help: every flag of its table with its meaning and default, exit 0', async (name, spec) => {
+    const { code, stdout, stderr } = await recdeck([name, '--help']).exit;
+    expect({ code, stderr }).toEqual({ code: 0, stderr: '' });
+    expect(stdout).toMatch(new RegExp(`^usage: recdeck ${name}\\b`));
+    for (const [flag, definition] of Object.entries(spec.flags)) {
+      const line = unwrapped(stdout).split('\n').find((l) => l.includes(`--${flag}${definition.type === 'string' ? ' ' : ''}`) && l.includes(definition.description));
+      expect(line, `--${flag} in ${name} --help`).toBeDefined();
+      const shown = definition.shownDefault ?? (typeof definition.default === 'string' ? definition.default : undefined);
+      if (shown !== undefined) expect(line).toContain(`[default: ${shown}]`);
+    }
+  }, 20_000);
+
+  it('run --help says what the defaults are, e.g. --poll-ms and --web-port', async () => {
+    const stdout = unwrapped((await recdeck(['run', '--help']).exit).stdout);
+    expect(stdout).toMatch(/--poll-ms N +poll the recorder every N ms \(50 to 10000\) \[default: 250\]/);
+    expect(stdout).toMatch(/--web-port PORT +port of the web deck and remote API \(0: any free port\) \[default: 7900\]/);
+  });
+
+  it('--version prints the version in package.json', async () => {
+    const { version } = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
+    const { code, stdout } = await recdeck(['--version']).exit;
+    expect({ code, stdout }).toEqual({ code: 0, stdout: `recdeck ${version}\n` });
+  });
+});
+
+describe('mistakes on the command line', () => {
+  it.each([
+    [['run', '--poll-ms', '-5'], 'recdeck run: --poll-ms: expected a whole number of ms from 50 to 10000, got -5'],
+    [['run', '--poll-ms', '5'], 'recdeck run: --poll-ms: expected a whole number of ms from 50 to 10000, got 5'],
+    [['run', '--web-port', '70000'], 'recdeck run: --web-port: expected a whole number from 0 to 65535, got 70000'],
+    [['watch', '--poll-ms', '-1'], 'recdeck watch: --poll-ms: expected a whole number of ms from 50 to 60000, got -1'],
+    [['simulate', '--seed', '-3'], 'recdeck simulate: --seed: expected a whole number from 0 to 4294967295, got -3'],
+    [['run', '--bogus'], "recdeck run: Unknown option '--bogus'; recdeck run --help lists the options"],
+  ])('%j exits 2 with the project\'s own message', async (args, message) => {
+    const { code, stderr } = await recdeck(args).exit;
+    expect(code).toBe(2);
+    expect(stderr.split('\n')[0]).toBe(message);
+    expect(stderr).toContain('usage: recdeck ');
+  });
+});
+
+describe('a busy web port', () => {
+  let blocker: Server | undefined;
+  afterEach(() => blocker?.close());
+
+  it('stops the start at once: exit 2 within 2 s, saying which port and what to do', async () => {
+    blocker = createServer();
+    await new Promise<void>((resolve) => blocker?.listen(0, '127.0.0.1', resolve));
+    const { port } = blocker.address() as { port: number };
+    const started = Date.now();
+    const { code, stderr } = await recdeck(['run', '--web-port', String(port), '--log-format', 'json']).exit;
+    expect(Date.now() - started).toBeLessThan(2000);
+    expect(code).toBe(2);
+    expect(stderr).toContain(`recdeck run: --web-port: port ${port} on 127.0.0.1 is in use; give another --web-port, or --no-web`);
+  }, 10_000);
+});
+
+describe('a profile bad at start', () => {
+  let running: RunningBridge | undefined;
+  let folder: string | undefined;
+  afterEach(async () => {
+    await running?.stop();
+    running = undefined;
+    if (folder) await rm(folder, { recursive: true, force: true });
+  });
+
+  async function until(check: () => boolean | Promise<boolean>, what: string, ms = 5000): Promise<void> {
+    const deadline = Date.now() + ms;
+    while (!(await check())) {
+      if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+      await new Promise((resolve) => setTimeout(resolve, 25));
+    }
+  }
+
+  it('comes up when fixed, web deck included, and the log says so; it never claims a last good version it does not have', async () => {
+    folder = await mkdtemp(join(tmpdir(), 'recdeck-fixed-'));
+    const file = join(folder, 'web.yaml');
+    const good = readFileSync(new URL('../../profiles/web-15-keys.yaml', import.meta.url), 'utf8');
+    await writeFile(file, good.replace('action: rec-start, channel: 1 }', 'action: rec-strat, channel: 1 }'));
+    const lines: string[] = [];
+    const log: Logger = { info: (m) => lines.push(`info ${m}`), warn: (m) => lines.push(`warn ${m}`), error: (m) => lines.push(`error ${m}`) };
+    running = await startBridge({ recorderFlags: [], tokenFlags: [], profilePaths: [folder], pollMs: 100, env: {}, web: { host: '127.0.0.1', port: 0, password: null }, surfaces: [], sources: [] }, log);
+    const remote = running.remote;
+    if (!remote) throw new Error('no web server');
+    const surfaceIds = async () => ((await (await request(`${remote.url}/surfaces`)).body.json()) as Array<{ id: string }>).map((s) => s.id);
+
+    expect(running.bridge.session('web:web-15')).toBeUndefined();
+    expect(await surfaceIds()).toEqual([]);
+    const warning = lines.find((l) => l.startsWith('warn profile problems:')) ?? '';
+    expect(warning).toContain('rec-strat');
+    expect(warning).toContain(`${file}: not in use until it loads (recdeck watches it)`);
+    expect(lines.join('\n')).not.toContain('last good version');
+
+    await writeFile(file, good);
+    await until(() => running?.bridge.session('web:web-15') !== undefined, 'the web deck to come up');
+    await until(async () => (await surfaceIds()).includes('web:web-15'), 'the remote API to list it');
+    expect(lines).toContain(`info ${file}: loads now; in use`);
+    expect(lines.some((l) => l.startsWith('info web:web-15 (Web deck, 15 keys): profile "Web 15 keys"'))).toBe(true);
+
+    // A bad edit now keeps the last good version, and says so.
+    await writeFile(file, good.replace('action: rec-start, channel: 1 }', 'action: rec-strat, channel: 1 }'));
+    await until(() => lines.some((l) => l.includes(`${file}: its last good version stays in use`)), 'the bad edit to be reported');
+    expect(running.bridge.session('web:web-15')?.profileName).toBe('Web 15 keys');
+  }, 20_000);
+});

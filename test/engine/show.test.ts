@@ -1,0 +1,98 @@
+// What keys show, from the recorder's state and the binding: the pictures issue 13 asks to tell apart.
+import { describe, expect, it } from 'vitest';
+import type { Channel } from '../../src/api/channel.js';
+import { initialRecorderState, type RecorderState } from '../../src/engine/recorder-state.js';
+import { DIALOG_PAGE_MS, pictureFor, showOf, type ShowInputs } from '../../src/engine/show.js';
+import type { Binding } from '../../src/profiles/schema.js';
+
+const channel = (index: number, over: Partial<Channel> = {}): Channel => ({
+  Index: index,
+  SourceName: `Cam ${index + 1}`,
+  Destinations: ['Local Disk'],
+  IsRecording: false,
+  IsSomethingWrong: false,
+  IsRecordingPause: false,
+  IsInSync: false,
+  IsInSyncRec: false,
+  IsAudioPreview: false,
+  RecordingDuration: 0,
+  RecordingFPS: 25,
+  RecordingBreaks: 0,
+  RecordingDrops: 0,
+  RecordingBuffered: 0,
+  ...over,
+});
+
+function inputs(over: Partial<RecorderState> = {}, now = 1000): ShowInputs {
+  const recorder: RecorderState = {
+    ...initialRecorderState('main', 250),
+    lastGoodAt: now,
+    channels: [
+      channel(0, { IsRecording: true, IsRecordingPause: true }),
+      channel(1, { IsRecording: true, IsRecordingPause: true, IsInSync: true, IsInSyncRec: true }),
+      channel(2, { IsRecording: true, IsSomethingWrong: true, RecordingDrops: 3 }),
+      channel(3, { IsSomethingWrong: true }),
+    ],
+    sync: { IsSyncRecording: true, IsSyncRecordingPause: true },
+    dialog: null,
+    ...over,
+  };
+  return {
+    recorder,
+    recorderName: 'main',
+    now,
+    durationOf: () => null,
+    thumbnailOf: () => null,
+    meterOf: () => null,
+    selectedChannel: 1,
+    marksSelection: false,
+    page: { name: 'Main', number: 1, count: 1 },
+    flashPhase: false,
+  };
+}
+
+const pictureOf = (binding: Binding, over: Partial<RecorderState> = {}, now = 1000) => pictureFor(showOf(binding), inputs(over, now));
+
+describe('channel pictures', () => {
+  it('a channel paused in the sync take is not a channel paused alone', () => {
+    expect(pictureOf({ show: { channel: 1, thumbnail: false } })).toMatchObject({ kind: 'channel', state: 'paused' });
+    expect(pictureOf({ show: { channel: 2, thumbnail: false } })).toMatchObject({ kind: 'channel', state: 'sync-paused' });
+  });
+
+  it('a fault while recording keeps REC and adds the warning; a fault while idle is FAULT', () => {
+    expect(pictureOf({ show: { channel: 3, thumbnail: false } })).toMatchObject({ state: 'recording', warning: 'FAULT DROP 3' });
+    expect(pictureOf({ show: { channel: 4, thumbnail: false } })).toMatchObject({ state: 'wrong', warning: null });
+  });
+});
+
+describe('sync keys show what they do', () => {
+  it('start, pause and stop keys of one group differ, whether the show is given or inferred', () => {
+    const start = pictureOf({ show: 'sync', press: { action: 'sync-rec-start' } });
+    const pause = pictureOf({ show: 'sync', press: { action: 'sync-rec-pause-toggle' } });
+    const inferred = pictureOf({ press: { action: 'sync-rec-pause' } });
+    expect(start).toMatchObject({ kind: 'sync', state: 'paused', action: 'start' });
+    expect(pause).toMatchObject({ kind: 'sync', action: 'pause-toggle' });
+    expect(inferred).toMatchObject({ kind: 'sync', action: 'pause' });
+  });
+});
+
+describe('grid', () => {
+  it('a grid key shows the size it sets and the recorder\'s grid now (its channel count)', () => {
+    expect(pictureOf({ press: { action: 'grid', size: 9 }, confirm: { hold: 1500 } })).toEqual({ kind: 'grid', channels: 4, target: 9, freshness: 'live' });
+    expect(pictureOf({ show: 'grid' })).toEqual({ kind: 'grid', channels: 4, target: null, freshness: 'live' });
+  });
+
+  it('without live data the grid size now is unknown', () => {
+    expect(pictureOf({ press: { action: 'grid', size: 4 } }, { lastGoodAt: 1000 }, 60_000)).toMatchObject({ kind: 'grid', channels: null, freshness: 'stale' });
+  });
+});
+
+describe('dialog', () => {
+  it('the message key moves to its next page of text every few seconds while the dialog is up', () => {
+    const dialog = { IsDialog: true, DialogContent: 'Long text', Buttons: 'OK' };
+    const first = pictureOf({ show: 'dialog' }, { dialog }, 10 * DIALOG_PAGE_MS);
+    const next = pictureOf({ show: 'dialog' }, { dialog }, 11 * DIALOG_PAGE_MS);
+    expect(first).toMatchObject({ kind: 'dialog', textPage: 10 });
+    expect(next).toMatchObject({ kind: 'dialog', textPage: 11 });
+  });
+});
