@@ -15,7 +15,8 @@ import { UsageError } from './usage-error.js';
 /** The recorder flags `call` and `watch` share with `run` (one recorder here). */
 export const RECORDER_FLAGS = {
   recorder: { type: 'string', multiple: true, default: [], value: 'URL', description: 'the recorder to talk to', shownDefault: 'RECDECK_RECORDER' },
-  token: { type: 'string', multiple: true, default: [], value: 'TOKEN', description: "the recorder's token (visible in ps: prefer RECDECK_TOKEN or RECDECK_TOKEN_FILE)", shownDefault: 'RECDECK_TOKEN[_FILE]' },
+  'token-file': { type: 'string', multiple: true, default: [], value: 'FILE', description: "a file holding the recorder's token", shownDefault: 'RECDECK_TOKEN[_FILE]' },
+  token: { type: 'string', multiple: true, default: [], value: 'TOKEN', description: "the recorder's token (visible in ps: prefer --token-file, RECDECK_TOKEN or RECDECK_TOKEN_FILE)", shownDefault: 'RECDECK_TOKEN[_FILE]' },
 } satisfies CommandSpec['flags'];
 
 export const callCommand = {
@@ -84,9 +85,9 @@ export interface CallIo {
 const processIo = (): CallIo => ({ env: process.env, stdout: process.stdout, stdin: process.stdin });
 
 /** The one recorder a command talks to, from the same flags and environment as `recdeck run`. */
-export function oneRecorder(recorderFlags: string[], tokenFlags: string[], env: NodeJS.ProcessEnv): RecorderConfig & { token: string } {
-  const recorders = recordersFrom(recorderFlags, tokenFlags, env);
-  if (recorders.length === 0) throw new UsageError('no recorder: give --recorder URL (and --token) or set RECDECK_RECORDER (and RECDECK_TOKEN)');
+export function oneRecorder(recorderFlags: string[], tokenFlags: string[], env: NodeJS.ProcessEnv, tokenFiles: string[] = []): RecorderConfig & { token: string } {
+  const recorders = recordersFrom(recorderFlags, tokenFlags, env, tokenFiles);
+  if (recorders.length === 0) throw new UsageError('no recorder: give --recorder URL (and --token-file) or set RECDECK_RECORDER (and RECDECK_TOKEN or RECDECK_TOKEN_FILE)');
   if (recorders.length > 1) throw new UsageError(`this command talks to one recorder; ${recorders.length} are given (${recorders.map((r) => r.name).join(', ')})`);
   const [recorder] = recorders as [RecorderConfig];
   return { ...recorder, token: recorder.token ?? '' };
@@ -108,7 +109,7 @@ export async function call(args: string[], io: CallIo = processIo()): Promise<vo
   const body = operation.request === undefined ? noBody(id, values.body) : await requestBody(id, operation.request, values.body, io.stdin);
   const timeoutMs = wholeNumber('--timeout-ms', values['timeout-ms'], 1, Number.MAX_SAFE_INTEGER, 'ms');
 
-  const recorder = oneRecorder(values.recorder, values.token, io.env);
+  const recorder = oneRecorder(values.recorder, values.token, io.env, values['token-file']);
   const client = new RecorderClient({ url: recorder.url, token: recorder.token, timeoutMs });
   try {
     // The body was decoded by this operation's own request schema above, so it is this operation's body.

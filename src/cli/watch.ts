@@ -103,7 +103,7 @@ export function startWatch(options: WatchOptions): () => void {
 export async function watch(args: string[], env: NodeJS.ProcessEnv = process.env, stdout: NodeJS.WritableStream = process.stdout): Promise<void> {
   const { values } = parseFlags(watchCommand, args);
   const pollMs = wholeNumber('--poll-ms', values['poll-ms'], 50, 60_000, 'ms');
-  const recorder = oneRecorder(values.recorder, values.token, env);
+  const recorder = oneRecorder(values.recorder, values.token, env, values['token-file']);
   const client = new RecorderClient({ url: recorder.url, token: recorder.token });
   const stop = startWatch({ name: recorder.name, client, pollMs, counters: values.counters, write: (line) => stdout.write(line) });
   await new Promise<void>((resolve) => {

@@ -2,6 +2,7 @@
 // over the operation table itself, so an operation added there and not callable here fails the test.
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
+import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { PassThrough, Readable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
@@ -179,6 +180,13 @@ describe('the built recdeck call', () => {
     expect(refused.code).toBe(1);
     expect(refused.stderr).toContain('recdeck call: Channel 3 is not recording; there is nothing to pause (PUT /api/channels/2/rec-pause: 400)');
     expect(refused.stdout).toBe('');
+
+    // The token from a file, as run takes it (never visible in ps).
+    const tokenFile = join(f.folder, 'token');
+    await writeFile(tokenFile, `${f.sim.token}\n`);
+    const fromFile = await run(['call', 'get-channel', '1', '--json', '--recorder', f.sim.url, '--token-file', tokenFile], {});
+    expect(fromFile.code).toBe(0);
+    expect(JSON.parse(fromFile.stdout)).toMatchObject({ Index: 1, IsRecording: true });
 
     const unknown = await run(['call', 'get-channels', '--json'], env);
     expect(unknown.code).toBe(2);

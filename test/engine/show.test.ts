@@ -24,9 +24,12 @@ const channel = (index: number, over: Partial<Channel> = {}): Channel => ({
 });
 
 function inputs(over: Partial<RecorderState> = {}, now = 1000): ShowInputs {
+  const initial = initialRecorderState('main', 250);
+  const readTime = over.lastGoodAt ?? now;
   const recorder: RecorderState = {
-    ...initialRecorderState('main', 250),
+    ...initial,
     lastGoodAt: now,
+    readAt: { ...initial.readAt, channels: readTime, sync: readTime, dialog: readTime },
     channels: [
       channel(0, { IsRecording: true, IsRecordingPause: true }),
       channel(1, { IsRecording: true, IsRecordingPause: true, IsInSync: true, IsInSyncRec: true }),
