@@ -53,7 +53,7 @@ export interface ChannelPicture {
   drops: number;
   /** Shown when drops or breaks happen during the take, e.g. "DROP 12", or "FAULT" when the recorder reports a problem while it records. */
   warning: string | null;
-  /** Frames waiting to be written during the take (the recorder's RecordingBuffered): shown when any are. */
+  /** Frames waiting to be written during the take (the recorder's RecordingBuffered) when more than a second of video waits; else 0. */
   buffered: number;
   /** The recorder plays this channel's audio (IsAudioPreview). */
   audioPreview: boolean;

@@ -147,12 +147,21 @@ function channelPicture(number: number, thumbnail: boolean, recorder: RecorderSt
     fps: recording && channel && !channel.IsRecordingPause ? shownFps(channel.RecordingFPS) : null,
     drops: channel?.RecordingDrops ?? 0,
     warning: problems.length > 0 ? problems.join(' ') : null,
-    buffered: recording ? (channel?.RecordingBuffered ?? 0) : 0,
+    buffered: recording && channel ? backlogOf(channel) : 0,
     audioPreview: channel?.IsAudioPreview ?? false,
     thumbnail: thumbnail && freshness === 'live' ? inputs.thumbnailOf(index) : null,
     ageS,
   };
   return inputs.marksSelection && inputs.selectedChannel === number ? { ...picture, overlay: { selected: true } } : picture;
+}
+
+/**
+ * Frames waiting to be written, when more than a second of video is: the disk is not keeping up. A few
+ * frames always wait in the buffer; shown as they jitter they would say nothing and redraw every key.
+ */
+function backlogOf(channel: Channel): number {
+  const secondOfVideo = Math.max(25, Math.round(channel.RecordingFPS));
+  return channel.RecordingBuffered > secondOfVideo ? channel.RecordingBuffered : 0;
 }
 
 /**

@@ -57,11 +57,16 @@ function inputs(over: Partial<RecorderState> = {}, now = 1000): ShowInputs {
 const pictureOf = (binding: Binding, over: Partial<RecorderState> = {}, now = 1000) => pictureFor(showOf(binding), inputs(over, now));
 
 describe('channel pictures', () => {
-  it('carry the frames a take has waiting to be written and whether the channel\'s audio is played', () => {
-    const channels = [channel(0, { IsRecording: true, RecordingBuffered: 7, IsAudioPreview: true }), channel(1, { RecordingBuffered: 3 })];
-    expect(pictureOf({ show: { channel: 1, thumbnail: false } }, { channels })).toMatchObject({ kind: 'channel', buffered: 7, audioPreview: true });
-    // Buffered frames belong to a take: none are shown on a channel that is not recording.
+  it('carry a take\'s backlog (more than a second of frames waiting to be written) and whether the channel\'s audio is played', () => {
+    const channels = [
+      channel(0, { IsRecording: true, RecordingFPS: 25, RecordingBuffered: 60, IsAudioPreview: true }),
+      channel(1, { IsRecording: true, RecordingFPS: 25, RecordingBuffered: 12 }),
+      channel(2, { RecordingBuffered: 80 }),
+    ];
+    expect(pictureOf({ show: { channel: 1, thumbnail: false } }, { channels })).toMatchObject({ kind: 'channel', buffered: 60, audioPreview: true });
+    // A few frames always wait: not shown. Buffered frames belong to a take: none on a channel not recording.
     expect(pictureOf({ show: { channel: 2, thumbnail: false } }, { channels })).toMatchObject({ kind: 'channel', buffered: 0, audioPreview: false });
+    expect(pictureOf({ show: { channel: 3, thumbnail: false } }, { channels })).toMatchObject({ kind: 'channel', buffered: 0 });
   });
 
   it('a channel paused in the sync take is not a channel paused alone', () => {
