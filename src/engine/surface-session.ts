@@ -108,7 +108,7 @@ export class SurfaceSession {
     this.applyBrightness(this.state.brightness);
     const { scheduler } = this.services.time;
     const triggers: Observable<unknown>[] = [timer(FRAME_MS, FRAME_MS, scheduler)];
-    for (const handle of this.services.recorders.values()) triggers.push(handle.poller.state$, handle.extras.changed$);
+    for (const handle of this.services.recorders.values()) triggers.push(handle.link.state$, handle.extras.changed$);
     this.subscription = new Subscription();
     if (this.surface.watched$) {
       this.subscription.add(
@@ -170,7 +170,7 @@ export class SurfaceSession {
 
   private world(): SessionWorld {
     const now = this.services.time.now();
-    const recorder = this.services.recorders.get(this.services.defaultRecorder)?.poller.state;
+    const recorder = this.services.recorders.get(this.services.defaultRecorder)?.link.state;
     // The last known dialog keeps its overlay up when the data gets old (its keys say how old): the
     // main page in front would claim there is no dialog.
     const dialogUp = recorder?.dialog?.IsDialog === true;
@@ -281,7 +281,7 @@ export class SurfaceSession {
   private showInputs(name: string, now: number, page: ShowInputs['page']): ShowInputs {
     const handle = this.services.recorders.get(name);
     return {
-      recorder: handle?.poller.state,
+      recorder: handle?.link.state,
       recorderName: name,
       now,
       durationOf: (index) => handle?.durations.read(`${index}`, now) ?? null,
@@ -298,12 +298,12 @@ export class SurfaceSession {
     const page = this.pageInFront();
     const selected = this.state.selectedChannel;
     // The demand depends only on these; most refreshes (clock ticks) change none of them.
-    const basis = [page, selected, ...[...this.services.recorders.values()].map((h) => h.poller.state.channels)];
+    const basis = [page, selected, ...[...this.services.recorders.values()].map((h) => h.link.state.channels)];
     if (basis.length === this.demandBasis.length && basis.every((item, i) => item === this.demandBasis[i])) return;
     this.demandBasis = basis;
     const demand = pageDemand(page, {
       defaultRecorder: this.services.defaultRecorder,
-      stateOf: (name) => this.services.recorders.get(name)?.poller.state,
+      stateOf: (name) => this.services.recorders.get(name)?.link.state,
       selectedChannel: selected,
     });
     const text = demandKey(demand);
