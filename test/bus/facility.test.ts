@@ -6,8 +6,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { topicsOf } from '../../src/bus/topics.js';
 import type { Freshness } from '../../src/engine/picture.js';
 import { connect, pictureOf, startPanel, startPoller, startSimulator, until, type Panel, type PollerProcess } from '../support/facility.js';
-import { startBroker, type Broker } from '../support/mosquitto.js';
-import type { SimulatorFixture } from '../support/simulator.js';
+import { startBroker } from '../support/mosquitto.js';
 
 const POLL_MS = 100;
 let cleanups: Array<() => Promise<unknown> | void> = [];

@@ -15,7 +15,7 @@ import { pictureRenderer } from '../../src/render/picture-renderer.js';
 import { decodeThumbnail } from '../../src/render/thumbnail.js';
 import { MemorySurface } from '../../src/surfaces/memory/memory-surface.js';
 import { parseTestProfile } from './bridge.js';
-import { startBroker, type Broker } from './mosquitto.js';
+import type { Broker } from './mosquitto.js';
 import { startFixture, type SimulatorFixture } from './simulator.js';
 
 export const PANEL_PROFILE = `
