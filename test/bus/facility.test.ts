@@ -4,7 +4,6 @@
 import type { MqttClient } from 'mqtt';
 import { afterEach, describe, expect, it } from 'vitest';
 import { topicsOf } from '../../src/bus/topics.js';
-import type { Freshness } from '../../src/engine/picture.js';
 import { connect, pictureOf, startPanel, startPoller, startSimulator, until, type Panel, type PollerProcess } from '../support/facility.js';
 import { startBroker } from '../support/mosquitto.js';
 
@@ -109,17 +108,22 @@ describe('a facility on the state bus', () => {
 
   it('the poller killed: its last will makes the panels stale, then offline', async () => {
     const f = await facility();
-    const seen: Freshness[][] = [[], []];
-    const watch = setInterval(() => {
+    // Every state a panel's key goes through, sampled as it is drawn.
+    const seen: string[][] = [[], []];
+    const sample = () =>
       f.panels.forEach((panel, i) => {
         const state = f.channelState(panel, 'key0');
         const list = seen[i] as string[];
         if (state !== undefined && list.at(-1) !== state) list.push(state);
       });
-    }, 5);
-    cleanups.push(() => clearInterval(watch));
+    sample();
+    for (const panel of f.panels) {
+      const drawn = panel.surface.drawn$.subscribe(sample);
+      cleanups.push(() => drawn.unsubscribe());
+    }
     f.pollers[0]?.kill();
     await until(() => f.panels.every((panel) => f.channelState(panel, 'key0') === 'offline'), 'both panels offline', 10 * POLL_MS + 3000);
+    sample();
     for (const states of seen) expect(states).toEqual(['idle', 'stale', 'offline']);
     expect(f.panels[0]?.bridge.recorderStates()[0]?.lastError).toMatch(/poller ".+" is gone/);
   });
