@@ -119,3 +119,21 @@ export function parseMessage<S extends z.ZodType>(schema: S, topic: string, payl
   if (result.success) return { ok: true, value: result.data };
   return { ok: false, error: `${topic}: ${result.error.issues.map((issue) => `${issue.path.join('.') || '(message)'}: ${issue.message}`).join('; ')}` };
 }
+
+/** Every message on the bus with the file its JSON Schema is published in (under profiles/bus/) and what it is. */
+export function busMessageSchemas(): Array<{ file: string; topic: string; description: string; schema: z.ZodType }> {
+  const parts = (Object.keys(PART_VALUES) as StatePart[]).map((part) => ({
+    file: `${part}.schema.json`,
+    topic: `recdeck/<recorder>/${part}`,
+    description: `Retained: the recorder's ${part} as its interface answers it, when the poller's read of it was answered (ms since the epoch, the poller's clock) and the read's number.`,
+    schema: partMessage(PART_VALUES[part]),
+  }));
+  return [
+    ...parts,
+    { file: 'health.schema.json', topic: 'recdeck/<recorder>/health', description: "Retained: the polling poller's word on the recorder (online: true), or a poller's last will (online: false).", schema: HealthMessage },
+    { file: 'lease.schema.json', topic: 'recdeck/<recorder>/lease', description: 'Retained: which poller polls the recorder; the last one published wins.', schema: LeaseMessage },
+    { file: 'cmd.schema.json', topic: 'recdeck/<recorder>/cmd', description: 'QoS 1: a call on the recorder (a recdeck client method and its arguments), run at most once per id; the reply goes to replyTo.', schema: CommandMessage },
+    { file: 'reply.schema.json', topic: "a command's replyTo", description: "QoS 1: a command's answer: ok with the recorder's answer and the read numbers that show its effect, or not ok with why.", schema: ReplyMessage },
+    { file: 'refresh.schema.json', topic: 'recdeck/<recorder>/refresh', description: 'Asks the poller to read the state again now (after a command; slow: the slow group too).', schema: RefreshMessage },
+  ];
+}
