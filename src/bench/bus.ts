@@ -1,6 +1,7 @@
 // (h) A facility on one broker: one recorder, one poller publishing it and 20 panel bridges following
 // it on the bus, beside one bridge polling it alone. Requests per second at the recorder (the panels
 // must add none), and a change in the recorder to the new key image on every panel, through the bus.
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import mqtt, { type MqttClient } from 'mqtt';
 import { filter, firstValueFrom } from 'rxjs';
 import { RecorderClient } from '../api/client.js';
@@ -28,6 +29,10 @@ export interface BusFacility {
   facilityRps: number;
   changeP50: number;
   changeP99: number;
+  /** The first panel to show each change: the bus's own delay, without 20 panels rendering one after another in this one process. */
+  firstPanelP99: number;
+  /** The bench process's event-loop delay p99 while the changes were measured (20 panels and the simulator share it). */
+  eventLoopP99Ms: number;
   samples: number;
 }
 
@@ -76,6 +81,9 @@ export async function measureBusFacility(panelCount: number, seconds: number, sa
     const facilityRps = await requestsPerSecond(sim, seconds);
 
     const times: number[] = [];
+    const firsts: number[] = [];
+    const loop = monitorEventLoopDelay({ resolution: 5 });
+    loop.enable();
     for (let i = 0; i < samples; i++) {
       const index = i % 16;
       const control = `key${index}`;
@@ -83,13 +91,16 @@ export async function measureBusFacility(panelCount: number, seconds: number, sa
       const drawn = surfaces.map((surface) => firstValueFrom(surface.drawn$.pipe(filter((drawnId) => drawnId === control))).then(() => preciseNow()));
       const t0 = preciseNow();
       sim.recorder().recStart(index);
-      for (const at of await Promise.all(drawn)) times.push(at - t0);
+      const all = (await Promise.all(drawn)).map((at) => at - t0);
+      times.push(...all);
+      firsts.push(Math.min(...all));
       sim.recorder().recStop(index);
       await sleep(pollMs * 2); // the stop drawn on every panel before the next sample
     }
+    loop.disable();
     poller.stop();
     await client.close();
-    return { panels: panelCount, pollMs, seconds, oneBridgeRps, facilityRps, changeP50: percentile(times, 50), changeP99: percentile(times, 99), samples: times.length };
+    return { panels: panelCount, pollMs, seconds, oneBridgeRps, facilityRps, changeP50: percentile(times, 50), changeP99: percentile(times, 99), firstPanelP99: percentile(firsts, 99), eventLoopP99Ms: loop.percentile(99) / 1e6, samples: times.length };
   } finally {
     for (const bridge of bridges) await bridge.stop();
     await Promise.allSettled(connections.map((c) => c.endAsync(true)));
