@@ -36,7 +36,7 @@ const recording = (channel: number, source: string, durationS: number, thumbnail
   durationS,
   fps: 25,
   drops: 0,
-  warning: null,
+  warning: null, buffered: 0, audioPreview: false,
   thumbnail,
   ageS: null,
 });

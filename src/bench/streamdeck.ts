@@ -36,7 +36,7 @@ const picture = (channel: number, page: number): ChannelPicture => ({
   durationS: channel % 3 === 0 ? 61 + page : null,
   fps: channel % 3 === 0 ? 25 : null,
   drops: 0,
-  warning: null,
+  warning: null, buffered: 0, audioPreview: false,
   thumbnail: null,
   ageS: null,
 });

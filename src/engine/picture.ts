@@ -53,6 +53,10 @@ export interface ChannelPicture {
   drops: number;
   /** Shown when drops or breaks happen during the take, e.g. "DROP 12", or "FAULT" when the recorder reports a problem while it records. */
   warning: string | null;
+  /** Frames waiting to be written during the take (the recorder's RecordingBuffered): shown when any are. */
+  buffered: number;
+  /** The recorder plays this channel's audio (IsAudioPreview). */
+  audioPreview: boolean;
   /** Key of a thumbnail in the thumbnail store, or null. */
   thumbnail: string | null;
   /** Seconds since the last good answer, when not live. */

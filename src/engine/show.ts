@@ -147,6 +147,8 @@ function channelPicture(number: number, thumbnail: boolean, recorder: RecorderSt
     fps: recording && channel && !channel.IsRecordingPause ? shownFps(channel.RecordingFPS) : null,
     drops: channel?.RecordingDrops ?? 0,
     warning: problems.length > 0 ? problems.join(' ') : null,
+    buffered: recording ? (channel?.RecordingBuffered ?? 0) : 0,
+    audioPreview: channel?.IsAudioPreview ?? false,
     thumbnail: thumbnail && freshness === 'live' ? inputs.thumbnailOf(index) : null,
     ageS,
   };

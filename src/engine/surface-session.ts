@@ -3,7 +3,7 @@
 // events: the surface's input, timers, commands' answers, the recorder's state and the clock. This class
 // carries out the effects (timers on the injected scheduler, commands through the runner) and derives
 // everything shown from the state: pictures, the page, and which previews and meters to fetch.
-import { Subscription, merge, timer, type Observable } from 'rxjs';
+import { EMPTY, Subscription, auditTime, merge, of, switchMap, tap, timer, type Observable } from 'rxjs';
 import type { Binding } from '../profiles/schema.js';
 import { runCommand, type InputMoment } from './command-runner.js';
 import { demandKey, pageDemand } from './extras-demand.js';
@@ -20,6 +20,8 @@ import type { ControlDefinition, LedState, RgbImage, Surface, SurfaceInput } fro
 
 /** Pictures are recomputed at least this often, so clocks tick and data ages show without new answers. */
 const FRAME_MS = 100;
+/** Changes that arrive within this long of each other are drawn together. */
+const COALESCE_MS = 10;
 
 export class SurfaceSession {
   private state: SessionState;
@@ -107,18 +109,24 @@ export class SurfaceSession {
     if (this.subscription || this.stopped) return;
     this.applyBrightness(this.state.brightness);
     const { scheduler } = this.services.time;
-    const triggers: Observable<unknown>[] = [timer(FRAME_MS, FRAME_MS, scheduler)];
-    for (const handle of this.services.recorders.values()) triggers.push(handle.link.state$, handle.extras.changed$);
+    // The three state reads and the extras answer moments apart: one refresh covers a burst of them.
+    const changes: Observable<unknown>[] = [];
+    for (const handle of this.services.recorders.values()) changes.push(handle.link.state$, handle.extras.changed$);
+    const triggers = [timer(FRAME_MS, FRAME_MS, scheduler), merge(...changes).pipe(auditTime(COALESCE_MS, scheduler))];
     this.subscription = new Subscription();
-    if (this.surface.watched$) {
-      this.subscription.add(
-        this.surface.watched$.subscribe((watched) => {
-          this.watched = watched;
-          this.refresh();
-        }),
-      );
-    }
-    this.subscription.add(merge(...triggers).subscribe(() => this.dispatch({ type: 'observe' })));
+    // A surface nobody sees gets no frames and follows no state: it is picked up again when seen.
+    const watched$ = this.surface.watched$ ?? of(true);
+    this.subscription.add(
+      watched$
+        .pipe(
+          tap((watched) => {
+            this.watched = watched;
+            this.refresh();
+          }),
+          switchMap((watched) => (watched ? merge(...triggers) : EMPTY)),
+        )
+        .subscribe(() => this.dispatch({ type: 'observe' })),
+    );
     this.subscription.add(
       this.surface.input.subscribe({
         next: (input) => this.dispatch({ type: 'input', input }),

@@ -57,6 +57,13 @@ function inputs(over: Partial<RecorderState> = {}, now = 1000): ShowInputs {
 const pictureOf = (binding: Binding, over: Partial<RecorderState> = {}, now = 1000) => pictureFor(showOf(binding), inputs(over, now));
 
 describe('channel pictures', () => {
+  it('carry the frames a take has waiting to be written and whether the channel\'s audio is played', () => {
+    const channels = [channel(0, { IsRecording: true, RecordingBuffered: 7, IsAudioPreview: true }), channel(1, { RecordingBuffered: 3 })];
+    expect(pictureOf({ show: { channel: 1, thumbnail: false } }, { channels })).toMatchObject({ kind: 'channel', buffered: 7, audioPreview: true });
+    // Buffered frames belong to a take: none are shown on a channel that is not recording.
+    expect(pictureOf({ show: { channel: 2, thumbnail: false } }, { channels })).toMatchObject({ kind: 'channel', buffered: 0, audioPreview: false });
+  });
+
   it('a channel paused in the sync take is not a channel paused alone', () => {
     expect(pictureOf({ show: { channel: 1, thumbnail: false } })).toMatchObject({ kind: 'channel', state: 'paused' });
     expect(pictureOf({ show: { channel: 2, thumbnail: false } })).toMatchObject({ kind: 'channel', state: 'sync-paused' });

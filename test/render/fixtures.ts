@@ -2,7 +2,7 @@
 import type { ChannelPicture, ChannelState, Picture } from '../../src/engine/picture.js';
 
 export function channel(state: ChannelState, extra: Partial<ChannelPicture> = {}): ChannelPicture {
-  return { kind: 'channel', channel: 3, state, lastSeen: null, source: 'Cam 1', durationS: null, fps: null, drops: 0, warning: null, thumbnail: null, ageS: null, ...extra };
+  return { kind: 'channel', channel: 3, state, lastSeen: null, source: 'Cam 1', durationS: null, fps: null, drops: 0, warning: null, buffered: 0, audioPreview: false, thumbnail: null, ageS: null, ...extra };
 }
 
 export const recording = (extra: Partial<ChannelPicture> = {}): ChannelPicture => channel('recording', { durationS: 754, fps: 25, ...extra });

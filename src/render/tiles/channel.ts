@@ -28,14 +28,21 @@ export function channelPlan(picture: ChannelPicture, size: PixelSize, thumbnail:
   const faded = picture.state === 'stale' || picture.state === 'offline';
   const showsAge = picture.ageS !== null && faded;
   const showsWarning = !showsAge && picture.warning !== null;
+  // The footer says the most urgent of: how old the data is, a problem with the take, frames waiting to
+  // be written, the frame rate; "AUD" marks the channel whose audio the recorder plays.
+  const audio = picture.audioPreview ? ' AUD' : '';
   const footer: StateTileDynamic['footer'] =
     picture.ageS !== null && showsAge
       ? ageFooter(picture.ageS, picture.state)
       : picture.warning !== null
         ? { text: picture.warning, colour: WARNING.ink, bold: true }
-        : picture.fps !== null
-          ? { text: formatFps(picture.fps), colour: faded ? NEUTRAL.muted : '#D0D0D0', bold: false }
-          : null;
+        : picture.buffered > 0
+          ? { text: `BUF ${picture.buffered}${audio}`, colour: WARNING.ink, bold: true }
+          : picture.fps !== null
+            ? { text: `${formatFps(picture.fps)}${audio}`, colour: faded ? NEUTRAL.muted : '#D0D0D0', bold: false }
+            : audio !== ''
+              ? { text: 'AUD', colour: faded ? NEUTRAL.muted : '#D0D0D0', bold: false }
+              : null;
   const clock = stateClock(picture.durationS, picture.state, faded);
   const identity: Identity = { lead: String(picture.channel), rest: picture.source ?? '' };
   const painted = paintable(identity);

@@ -17,6 +17,8 @@ export interface StreamDeckManagerOptions {
   log: Logger;
   /** The fallback scan, for when hot-plug events are missing or missed. */
   scanIntervalMs?: number;
+  /** How often to scan anyway while USB hot-plug events are heard (a safety net); default 30 s. */
+  hotplugScanIntervalMs?: number;
   /** null: no hot-plug events, periodic scans only. */
   watchHotplug?: WatchHotplug | null;
   /** After a plug event, wait this long before scanning: the HID node and its permissions appear a moment after the USB device. */
@@ -174,8 +176,11 @@ export class StreamDeckManager implements SurfaceSource {
     if (watch === null) return;
     try {
       const unwatch = await watch(ELGATO_VENDOR_ID, () => this.scanSoon());
-      if (this.running) this.unwatch = unwatch;
-      else unwatch();
+      if (!this.running) return unwatch();
+      this.unwatch = unwatch;
+      // Plugs are told by events now: the periodic scan is only a safety net, and costs a USB listing each time.
+      if (this.timer) clearInterval(this.timer);
+      this.timer = setInterval(() => void this.scan(), this.options.hotplugScanIntervalMs ?? 30_000);
     } catch (error) {
       this.options.log.info(`USB hot-plug events unavailable (${messageOf(error)}): Stream Decks are found by scanning every ${Math.round((this.options.scanIntervalMs ?? 5000) / 1000)} s`);
     }

@@ -1,7 +1,7 @@
 // The manager over a fake backend whose decks are real library StreamDecks over fake HID devices.
 import { DeviceModelId } from '@elgato-stream-deck/core';
 import { firstValueFrom, timeout } from 'rxjs';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { StreamDeckManager, type StreamDeckSurfaceEvent } from '../../../src/surfaces/streamdeck/device-manager.js';
 import type { HotplugEvent } from '../../../src/surfaces/streamdeck/hotplug.js';
 import { nodeStreamDeckBackend } from '../../../src/surfaces/streamdeck/backend-node.js';
@@ -144,6 +144,27 @@ describe('StreamDeckManager', () => {
     expect(summary()).toEqual(['added streamdeck:CL8NEO']);
     await manager.stop();
     expect(notify).toBeNull();
+  });
+
+  it('while hot-plug events are heard, the fallback scan runs every 30 s instead of every 5 s', async () => {
+    vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval', 'setTimeout', 'clearTimeout'] });
+    try {
+      const count = async (watchHotplug: ConstructorParameters<typeof StreamDeckManager>[0]['watchHotplug']) => {
+        const backend = new FakeStreamDeckBackend();
+        let listings = 0;
+        const list = backend.list.bind(backend);
+        backend.list = () => (listings++, list());
+        const manager = new StreamDeckManager({ backend, log: recordingLogger(), scanIntervalMs: 5000, watchHotplug });
+        manager.start();
+        await vi.advanceTimersByTimeAsync(60_000);
+        await manager.stop();
+        return listings;
+      };
+      expect(await count(null)).toBe(13); // at start, then every 5 s
+      expect(await count(async () => () => undefined)).toBe(3); // at start, then every 30 s
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it('hot-plug unavailable: said once, and scanning carries on', async () => {
