@@ -5,6 +5,7 @@ import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { parseArgs, promisify } from 'node:util';
 import { measureChangeLatency, measurePressLatency, type ChangeLatency, type PressLatency } from './latency.js';
+import { measureBusFacility, type BusFacility } from './bus.js';
 import { measureIdleCost, type IdleCost } from './idle.js';
 import { measureSteadyLoad, type SteadyLoad } from './load.js';
 import { BRIDGE_NODE_FLAGS } from '../cli/node-flags.js';
@@ -21,10 +22,11 @@ interface Results {
   panels: PanelRedraw[];
   hid: HidSteadyState;
   idle: IdleCost;
+  bus: BusFacility;
 }
 
 const SELF = fileURLToPath(import.meta.url);
-const { values } = parseArgs({ options: { json: { type: 'boolean', default: false }, only: { type: 'string' }, quick: { type: 'boolean', default: false } } });
+const { values } = parseArgs({ options: { json: { type: 'boolean', default: false }, only: { type: 'string' }, quick: { type: 'boolean', default: false }, panels: { type: 'string', default: '20' } } });
 
 async function loadInChild(thumbnails: boolean): Promise<SteadyLoad> {
   const { stdout } = await promisify(execFile)(process.execPath, [...BRIDGE_NODE_FLAGS, SELF, '--only', thumbnails ? 'load-on' : 'load-off', '--json', ...(values.quick ? ['--quick'] : [])]);
@@ -71,6 +73,10 @@ function table(results: Results): string {
   lines.push(`    recdeck run, no page open               ${fixed(i.run.cpuPercent, 1).padStart(8)} ${fixed(i.run.rssMb, 0).padStart(8)}   <= 1.5x bare, <= 130 MB: ${verdict(idleOk)} (${fixed(i.run.cpuPercent / i.bare.cpuPercent)}x)`);
   lines.push(`    recdeck run, one page, 16 previews/s    ${fixed(i.runWithPage.cpuPercent, 1).padStart(8)} ${fixed(i.runWithPage.rssMb, 0).padStart(8)}   <= bare + 2x decode (${fixed(i.decodeCpuPercent, 1)} %): ${verdict(pageOk)}`);
   lines.push('', `(g) identical image writes per second at steady state, still previews: ${fixed(results.hid.identicalWritesPerSecond, 2)}   target 0: ${verdict(results.hid.identicalWritesPerSecond === 0)}`);
+  const b = results.bus;
+  lines.push('', `(h) one recorder, 1 poller and ${b.panels} panel bridges on one Mosquitto (poll ${b.pollMs} ms, ${b.seconds} s each)`);
+  lines.push(`    requests/s at the recorder: one bridge alone ${fixed(b.oneBridgeRps, 1)}, the facility ${fixed(b.facilityRps, 1)}   target the same: ${verdict(b.facilityRps <= 1.1 * b.oneBridgeRps)}`);
+  lines.push(`    recorder change to key image on every panel, ms   p50 ${fixed(b.changeP50, 1)}   p99 ${fixed(b.changeP99, 1)}   target p99 <= ${b.pollMs + 40}: ${verdict(b.changeP99 <= b.pollMs + 40)} (${b.samples} images; first panel p99 ${fixed(b.firstPanelP99, 1)}, event-loop p99 ${fixed(b.eventLoopP99Ms, 1)} ms: all ${b.panels} panels share this one process)`);
   return `${lines.join('\n')}\n`;
 }
 
@@ -82,6 +88,7 @@ async function main(): Promise<void> {
   }
   // One section alone, as JSON (for a quick look at a figure).
   if (values.only === 'idle') return void process.stdout.write(`${JSON.stringify(await measureIdleCost(seconds), null, 2)}\n`);
+  if (values.only === 'bus') return void process.stdout.write(`${JSON.stringify(await measureBusFacility(Number(values.panels), values.quick ? 3 : 10, values.quick ? 8 : 40), null, 2)}\n`);
   if (values.only === 'hid') return void process.stdout.write(`${JSON.stringify(await measureHidSteadyState(values.quick ? 3 : 10), null, 2)}\n`);
   const samples = values.quick ? 40 : 1000;
   const press = [await measurePressLatency(samples, false), await measurePressLatency(samples, true)];
@@ -91,7 +98,8 @@ async function main(): Promise<void> {
   const panels = await measurePanelRedraws(values.quick ? 3 : 10);
   const hid = await measureHidSteadyState(values.quick ? 3 : 10);
   const idle = await measureIdleCost(values.quick ? 5 : 20);
-  const results: Results = { node: process.version, press, change, render: costs, previewDecodeMs, load, panels, hid, idle };
+  const bus = await measureBusFacility(20, values.quick ? 3 : 10, values.quick ? 8 : 40);
+  const results: Results = { node: process.version, press, change, render: costs, previewDecodeMs, load, panels, hid, idle, bus };
   process.stdout.write(values.json ? `${JSON.stringify(results, null, 2)}\n` : table(results));
 }
 

@@ -24,6 +24,7 @@ import { AuditFile } from './audit-file.js';
 import { HELP_FLAG, parseFlags, wholeNumber, type CommandSpec } from './flags.js';
 import { assertPortFree } from './port-free.js';
 import { LOG_FORMATS, LOG_LEVELS, pinoLogger, type LogFormat, type LogLevel } from './pino-logger.js';
+import { busSettings, connectBusRecorders, splitBusRecorders, type BusSettings } from './bus-setup.js';
 import { recordersFrom, type RecorderConfig } from './recorder-config.js';
 import { readSecretFile } from './secret-file.js';
 import { UsageError } from './usage-error.js';
@@ -37,6 +38,7 @@ export const runCommand = {
     'token-file': { type: 'string', multiple: true, default: [], value: '[NAME=]FILE', description: "a file holding a recorder's token", shownDefault: 'RECDECK_TOKEN[_FILE], RECDECK_TOKEN_<NAME>[_FILE]' },
     token: { type: 'string', multiple: true, default: [], value: '[NAME=]TOKEN', description: "a recorder's token (visible in ps: prefer --token-file or the environment)" },
     profile: { type: 'string', multiple: true, default: [], value: 'FILE|DIR', description: 'profiles to bind (watched: edits are reloaded)', shownDefault: 'the shipped profiles/' },
+    mqtt: { type: 'string', value: 'URL', description: 'the state bus (mqtt:// or mqtts://): recorders given by URL are polled and published there; --recorder NAME@mqtt follows one from it (user and password: RECDECK_MQTT_USER, RECDECK_MQTT_PASSWORD[_FILE])', shownDefault: 'RECDECK_MQTT, else none' },
     'poll-ms': { type: 'string', default: '250', value: 'N', description: 'poll the recorder every N ms (50 to 10000)' },
     'web-port': { type: 'string', default: '7900', value: 'PORT', description: 'port of the web deck and remote API (0: any free port)' },
     'web-host': { type: 'string', default: '127.0.0.1', value: 'HOST', description: 'address the web deck listens on (beyond loopback it needs a password)' },
@@ -100,6 +102,8 @@ export interface BridgeSetup {
   sources: SurfaceSource[];
   /** Every command appended to this file as a JSON line, rotated at maxBytes; absent for none. */
   audit?: { file: string; maxBytes: number } | null;
+  /** The state bus (--mqtt); absent or null for none. */
+  mqtt?: BusSettings | null;
 }
 
 export type RunOptions = Omit<BridgeSetup, 'surfaces' | 'sources'> & {
@@ -119,6 +123,7 @@ export function parseRunArgs(args: string[], env: NodeJS.ProcessEnv): RunOptions
     profilePaths: values.profile.length > 0 ? values.profile : [SHIPPED_PROFILES],
     pollMs,
     env,
+    mqtt: busSettings(values.mqtt, env),
     midiMapFolders: values['midi-maps'].length > 0 ? values['midi-maps'] : [SHIPPED_MIDI_MAPS],
     audit: values['audit-file'] === undefined ? null : { file: values['audit-file'], maxBytes: auditMaxMb * 1024 * 1024 },
     web: values['no-web']
@@ -155,7 +160,8 @@ function webPort(text: string): number {
 /** Starts the bridge (and the simulator when no recorder is configured) and binds the surfaces. */
 export async function startBridge(setup: BridgeSetup, log: Logger = pinoLogger({ format: 'pretty', level: 'info' })): Promise<RunningBridge> {
   if (setup.web) await assertPortFree(setup.web.host, setup.web.port);
-  const flagged = recordersFrom(setup.recorderFlags, setup.tokenFlags, setup.env, setup.tokenFiles);
+  const onBus = splitBusRecorders(setup.recorderFlags, setup.mqtt ?? null);
+  const flagged = recordersFrom(onBus.polled, setup.tokenFlags, setup.env, setup.tokenFiles);
   const audit = setup.audit ? await AuditFile.open({ path: setup.audit.file, maxBytes: setup.audit.maxBytes, log }) : null;
 
   let reported: ProfileSet = { profiles: [], problems: [] };
@@ -194,13 +200,14 @@ export async function startBridge(setup: BridgeSetup, log: Logger = pinoLogger({
     const profiles = await first;
     let recorders = [...flagged, ...declaredRecorders(profiles, flagged, setup.env, log)];
     let simulator: RunningSimulator | null = null;
-    if (recorders.length === 0) {
+    if (recorders.length === 0 && onBus.followed.length === 0) {
       simulator = await startSimulator({ port: 0, grid: 16 }); // all 16 channels, so every shipped key has one
       recorders = [{ name: 'main', url: simulator.url, token: simulator.token }];
       log.info(`no recorder given (--recorder or RECDECK_RECORDER): using the embedded simulator at ${simulator.url}`);
     }
     const clients = recorders.map((r) => ({ name: r.name, client: new RecorderClient({ url: r.url, token: r.token ?? '' }) }));
-    const running = new Bridge({ recorders: clients, renderer: (thumbnails) => pictureRenderer({ thumbnails }), decodeThumbnail, log, pollMs: setup.pollMs });
+    const bus = setup.mqtt ? await connectBusRecorders(setup.mqtt, clients, onBus.followed, setup.pollMs, log) : null;
+    const running = new Bridge({ recorders: bus?.recorders ?? clients, renderer: (thumbnails) => pictureRenderer({ thumbnails }), decodeThumbnail, log, pollMs: setup.pollMs });
     running.start();
     const auditing = audit && running.commands$.subscribe((record) => audit.write(record));
     running.setProfiles(latest.profiles);
@@ -211,6 +218,7 @@ export async function startBridge(setup: BridgeSetup, log: Logger = pinoLogger({
       if (setup.web) remote = await startRemoteServer({ bridge: running, webSurfaces, log, host: setup.web.host, port: setup.web.port, password: setup.web.password, allowHosts: setup.web.allowHosts ?? [], tls: setup.web.tls ?? null });
     } catch (error) {
       await running.stop();
+      await bus?.close();
       await Promise.allSettled(clients.map((c) => c.client.close()));
       await simulator?.close();
       const code = (error as { code?: string }).code;
@@ -232,6 +240,7 @@ export async function startBridge(setup: BridgeSetup, log: Logger = pinoLogger({
         for (const stop of followed) await stop();
         auditing?.unsubscribe();
         await audit?.close();
+        await bus?.close();
         await Promise.allSettled(clients.map((c) => c.client.close()));
         await simulator?.close();
       },

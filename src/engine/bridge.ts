@@ -9,6 +9,7 @@ import { DurationClock } from './duration-clock.js';
 import { realTime, type EngineTime } from './engine-time.js';
 import type { CommandRecord, Logger } from './log.js';
 import { RecorderExtras } from './recorder-extras.js';
+import { pollingLink, type RecorderLink } from './recorder-link.js';
 import { RecorderPoller } from './recorder-poller.js';
 import type { RecorderState } from './recorder-state.js';
 import type { RgbImage, Surface } from './surface.js';
@@ -17,7 +18,7 @@ import { SurfaceSession } from './surface-session.js';
 
 export interface BridgeOptions {
   /** The first is the default recorder of bindings that name none. */
-  recorders: ReadonlyArray<{ name: string; client: RecorderClient }>;
+  recorders: ReadonlyArray<{ name: string; client: RecorderClient } | { name: string; link: RecorderLink }>;
   /** Makes the renderer, given where it finds the decoded previews that channel pictures name. */
   renderer: (thumbnails: (key: string) => RgbImage | undefined) => PictureRenderer;
   decodeThumbnail: (png: Uint8Array) => Promise<RgbImage>;
@@ -45,11 +46,13 @@ export class Bridge {
     if (options.recorders.length === 0) throw new Error('the bridge needs at least one recorder');
     this.time = options.time ?? realTime;
     this.renderer = options.renderer((key) => this.thumbnailImage(key));
-    for (const { name, client } of options.recorders) {
-      const poller = new RecorderPoller(name, client, { pollMs: options.pollMs ?? 250, slowMs: options.slowMs ?? 5000, time: this.time });
-      const extras = new RecorderExtras(poller, { decodeThumbnail: options.decodeThumbnail, thumbnailMs: options.thumbnailMs ?? 1000, meterMs: options.meterMs ?? 250, time: this.time });
+    for (const recorder of options.recorders) {
+      const { name } = recorder;
+      // A recorder given by its client is polled here; one given by a link (a bus) brings its own state.
+      const link = 'link' in recorder ? recorder.link : pollingLink(new RecorderPoller(name, recorder.client, { pollMs: options.pollMs ?? 250, slowMs: options.slowMs ?? 5000, time: this.time }));
+      const extras = new RecorderExtras(link, { decodeThumbnail: options.decodeThumbnail, thumbnailMs: options.thumbnailMs ?? 1000, meterMs: options.meterMs ?? 250, time: this.time });
       const durations = new DurationClock();
-      this.handles.set(name, { name, poller, extras, durations });
+      this.handles.set(name, { name, link, extras, durations });
     }
   }
 
@@ -68,16 +71,16 @@ export class Bridge {
   }
 
   recorderStates(): RecorderState[] {
-    return [...this.handles.values()].map((h) => h.poller.state);
+    return [...this.handles.values()].map((h) => h.link.state);
   }
 
   recorderState$(name: string): Observable<RecorderState> | undefined {
-    return this.handles.get(name)?.poller.state$;
+    return this.handles.get(name)?.link.state$;
   }
 
   /** Calls `observer` after every request to any recorder; returns the function that stops it. */
   observeRequests(observer: (recorder: string, record: RequestRecord) => void): () => void {
-    const stops = [...this.handles.values()].map((h) => h.poller.client.observe((record) => observer(h.name, record)));
+    const stops = [...this.handles.values()].map((h) => h.link.observe((record) => observer(h.name, record)));
     return () => stops.forEach((stop) => stop());
   }
 
@@ -88,7 +91,7 @@ export class Bridge {
 
   /** Each recorder's name and address (never its token). */
   recorderAddresses(): Array<{ name: string; url: string }> {
-    return [...this.handles.values()].map((h) => ({ name: h.name, url: h.poller.client.url }));
+    return [...this.handles.values()].map((h) => ({ name: h.name, url: h.link.address }));
   }
 
   /** A decoded preview by the key a channel picture carries (for the renderer). */
@@ -110,9 +113,9 @@ export class Bridge {
 
   start(): void {
     for (const handle of this.handles.values()) {
-      this.subscription.add(handle.poller.state$.pipe(startWith(null), pairwise()).subscribe(([previous, state]) => state && this.observeDurations(handle, state, previous)));
+      this.subscription.add(handle.link.state$.pipe(startWith(null), pairwise()).subscribe(([previous, state]) => state && this.observeDurations(handle, state, previous)));
       this.subscription.add(this.trackReachability(handle));
-      handle.poller.start();
+      handle.link.start();
       handle.extras.start();
     }
   }
@@ -140,7 +143,7 @@ export class Bridge {
     this.subscription.unsubscribe();
     for (const session of this.sessions.values()) session.stop();
     for (const handle of this.handles.values()) {
-      handle.poller.stop();
+      handle.link.stop();
       handle.extras.stop();
     }
     await Promise.allSettled([...this.surfaces.values()].map((s) => s.clear()));
@@ -196,12 +199,12 @@ export class Bridge {
   /** Says once when a recorder stops answering and once when it is back. */
   private trackReachability(handle: RecorderHandle): Subscription {
     let reachable: boolean | null = null;
-    return handle.poller.state$.subscribe((state) => {
+    return handle.link.state$.subscribe((state) => {
       if (state.lastGoodAt === null && state.failures === 0) return; // not asked yet
       const now = state.failures === 0 ? state.lastGoodAt !== null : false;
       if (now === reachable || (state.failures > 0 && state.failures < 3)) return;
       reachable = now;
-      const where = `recorder "${handle.name}" at ${handle.poller.client.url}`;
+      const where = `recorder "${handle.name}" at ${handle.link.address}`;
       if (now) this.options.log.info(`${where}: answering`);
       // Unreachable (refused, reset, timed out) is a network matter; anything else is the recorder
       // answering with errors or in a form recdeck does not understand, which the message names.

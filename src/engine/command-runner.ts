@@ -5,7 +5,7 @@
 import { distinctUntilChanged, filter, firstValueFrom, last, map, merge, take, takeWhile, timer } from 'rxjs';
 import type { Binding, RecorderAction } from '../profiles/schema.js';
 import { expectedEffect, type ExpectedEffect } from './command-effect.js';
-import { describeCall, planCommand, sendCall } from './command-plan.js';
+import { describeCall, planCommand } from './command-plan.js';
 import type { EngineTime } from './engine-time.js';
 import type { CommandRecord, Logger } from './log.js';
 import { liveForMs, type RecorderState } from './recorder-state.js';
@@ -62,12 +62,12 @@ export async function runCommand(action: RecorderAction, context: CommandContext
   };
   if (!handle) return outcome('refused', null, `no recorder named "${name}"`);
 
-  let state = handle.poller.state;
+  let state = handle.link.state;
   const readFirst = READ_AT_PRESS[action.action as keyof typeof READ_AT_PRESS] as 'schedule' | 'conversion' | undefined;
   if (readFirst) {
     const sentAt = time.now();
     try {
-      const value = readFirst === 'schedule' ? await handle.poller.client.getSchedule() : await handle.poller.client.getConversionConfig();
+      const value = readFirst === 'schedule' ? await handle.link.call({ method: 'getSchedule', args: [] }) : await handle.link.call({ method: 'getConversionConfig', args: [] });
       state = { ...state, [readFirst]: value, readAt: { ...state.readAt, [readFirst]: sentAt } };
     } catch (error) {
       return outcome('failed', null, `could not read the ${readFirst} to toggle it: ${messageOf(error)}`);
@@ -95,21 +95,21 @@ export async function runCommand(action: RecorderAction, context: CommandContext
   const request = describeCall(plan.call);
   const send = () => {
     requestAfterMs = time.precise() - at.precise;
-    return sendCall(handle.poller.client, plan.call);
+    return handle.link.call(plan.call);
   };
   try {
     // A gain goes through the extras, which own it until a later read and keep writes to one source in order.
     await (plan.gain ? handle.extras.writeGain(plan.gain.sourceIndex, plan.gain.db, send) : send());
   } catch (error) {
     latencyMs = time.precise() - at.precise;
-    handle.poller.refresh(plan.touchesSlowState);
+    handle.link.refresh(plan.touchesSlowState);
     return outcome('failed', request, messageOf(error));
   }
   latencyMs = time.precise() - at.precise;
   const effect = expectedEffect(action, plan.call);
   // Only reads sent from now on can show the write's effect.
-  const readsAfter = effect ? effect.parts.map((part) => handle.poller.nextReadNumber(part)) : [];
-  handle.poller.refresh(plan.touchesSlowState);
+  const readsAfter = effect ? effect.parts.map((part) => handle.link.nextReadNumber(part)) : [];
+  handle.link.refresh(plan.touchesSlowState);
   if (effect && (await confirmed(handle, effect, readsAfter, time)) === false) return outcome('failed', request, `the recorder answered OK, but ${effect.missing}`);
   return outcome('ok', request, null);
 }
@@ -119,10 +119,10 @@ export async function runCommand(action: RecorderAction, context: CommandContext
  * when none of the next few does, null when nothing could be read in time (then it is not judged).
  */
 function confirmed(handle: RecorderHandle, effect: ExpectedEffect, readsAfter: number[], time: EngineTime): Promise<boolean | null> {
-  const state = handle.poller.state;
+  const state = handle.link.state;
   const readAfter = (s: RecorderState) => effect.parts.every((part, i) => s.readNumber[part] >= (readsAfter[i] as number));
   const slow = effect.parts.some((part) => liveForMs(state, part) > liveForMs(state, 'channels'));
-  const verdict$ = handle.poller.state$.pipe(
+  const verdict$ = handle.link.state$.pipe(
     filter(readAfter),
     // Each new read of the parts counts once (the state changes whenever any part is read).
     distinctUntilChanged((a, b) => effect.parts.every((part) => a.readNumber[part] === b.readNumber[part])),

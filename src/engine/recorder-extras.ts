@@ -10,7 +10,7 @@ import { BehaviorSubject, Subscription, timer, type Observable } from 'rxjs';
 import { realTime, type EngineTime } from './engine-time.js';
 import { FetchPacer } from './fetch-pacer.js';
 import type { RgbImage } from './surface.js';
-import type { RecorderPoller } from './recorder-poller.js';
+import type { RecorderLink } from './recorder-link.js';
 import { freshnessOf } from './recorder-state.js';
 
 export interface ExtrasDemand {
@@ -65,7 +65,7 @@ export class RecorderExtras {
   private sequence = 0;
 
   constructor(
-    private readonly poller: RecorderPoller,
+    private readonly link: RecorderLink,
     private readonly options: ExtrasOptions,
   ) {
     this.time = options.time ?? realTime;
@@ -115,7 +115,7 @@ export class RecorderExtras {
   /** A source's levels as last read, and its gain: the one this bridge wrote while it owns it, else the read one. */
   meter(sourceName: string): MeterReading | null {
     const reading = this.meters.get(sourceName);
-    const sourceIndex = reading?.sourceIndex ?? this.poller.state.sources?.findIndex((s) => s.Name === sourceName) ?? -1;
+    const sourceIndex = reading?.sourceIndex ?? this.link.state.sources?.findIndex((s) => s.Name === sourceName) ?? -1;
     const written = this.writtenGains.get(sourceIndex);
     if (written) return { levels: reading?.levels ?? [], gainDb: written.db, sourceIndex };
     return reading ?? null;
@@ -155,7 +155,7 @@ export class RecorderExtras {
 
   private wanted(kind: keyof ExtrasDemand): Array<number | string> {
     // Stopped (a fetch ending after stop() asks again), or nobody to fetch from.
-    if (!this.subscription || freshnessOf(this.poller.state, this.time.now()) === 'offline') return [];
+    if (!this.subscription || freshnessOf(this.link.state, this.time.now()) === 'offline') return [];
     const all = new Set<number | string>();
     for (const demand of this.demands.values()) for (const item of demand[kind]) all.add(item);
     return [...all];
@@ -166,10 +166,10 @@ export class RecorderExtras {
     const sentAt = this.time.now();
     let answeredAt = sentAt;
     try {
-      const png = await this.poller.client.getChannelPreview(index);
+      const png = await this.link.call({ method: 'getChannelPreview', args: [index] });
       answeredAt = this.time.now();
       // Named by content: an unchanged preview keeps its key, so nothing is decoded, rendered or sent again.
-      const key = `${this.poller.name}/${index}/${createHash('sha1').update(png).digest('hex').slice(0, 16)}`;
+      const key = `${this.link.name}/${index}/${createHash('sha1').update(png).digest('hex').slice(0, 16)}`;
       if (this.thumbnails.get(index)?.key !== key) {
         const image = await this.options.decodeThumbnail(png);
         this.thumbnails.set(index, { key, image });
@@ -189,12 +189,12 @@ export class RecorderExtras {
 
   /** Resolves with how long the recorder took to answer. */
   private async fetchMeter(sourceName: string): Promise<number> {
-    const sourceIndex = this.poller.state.sources?.findIndex((s) => s.Name === sourceName) ?? -1;
+    const sourceIndex = this.link.state.sources?.findIndex((s) => s.Name === sourceName) ?? -1;
     if (sourceIndex < 0) return 0;
     const startedAt = ++this.order;
     const sentAt = this.time.now();
     try {
-      const source = await this.poller.client.getSource(sourceIndex);
+      const source = await this.link.call({ method: 'getSource', args: [sourceIndex] });
       if (source.Name === sourceName) {
         const written = this.writtenGains.get(sourceIndex);
         // The recorder's gain becomes the truth again once a read started after the last write was answered.

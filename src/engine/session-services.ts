@@ -6,12 +6,13 @@ import type { EngineTime } from './engine-time.js';
 import type { CommandRecord, Logger } from './log.js';
 import type { Picture } from './picture.js';
 import type { RecorderExtras } from './recorder-extras.js';
-import type { RecorderPoller } from './recorder-poller.js';
+import type { RecorderLink } from './recorder-link.js';
 import type { LedState, PixelSize, RgbImage } from './surface.js';
 
 export interface RecorderHandle {
   name: string;
-  poller: RecorderPoller;
+  /** Where its state comes from and its commands go: a poller here, or a bus. */
+  link: RecorderLink;
   extras: RecorderExtras;
   durations: DurationClock;
 }

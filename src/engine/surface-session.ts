@@ -111,7 +111,7 @@ export class SurfaceSession {
     const { scheduler } = this.services.time;
     // The three state reads and the extras answer moments apart: one refresh covers a burst of them.
     const changes: Observable<unknown>[] = [];
-    for (const handle of this.services.recorders.values()) changes.push(handle.poller.state$, handle.extras.changed$);
+    for (const handle of this.services.recorders.values()) changes.push(handle.link.state$, handle.extras.changed$);
     const triggers = [timer(FRAME_MS, FRAME_MS, scheduler), merge(...changes).pipe(auditTime(COALESCE_MS, scheduler))];
     this.subscription = new Subscription();
     // A surface nobody sees gets no frames and follows no state: it is picked up again when seen.
@@ -178,7 +178,7 @@ export class SurfaceSession {
 
   private world(): SessionWorld {
     const now = this.services.time.now();
-    const recorder = this.services.recorders.get(this.services.defaultRecorder)?.poller.state;
+    const recorder = this.services.recorders.get(this.services.defaultRecorder)?.link.state;
     // The last known dialog keeps its overlay up when the data gets old (its keys say how old): the
     // main page in front would claim there is no dialog.
     const dialogUp = recorder?.dialog?.IsDialog === true;
@@ -289,7 +289,7 @@ export class SurfaceSession {
   private showInputs(name: string, now: number, page: ShowInputs['page']): ShowInputs {
     const handle = this.services.recorders.get(name);
     return {
-      recorder: handle?.poller.state,
+      recorder: handle?.link.state,
       recorderName: name,
       now,
       durationOf: (index) => handle?.durations.read(`${index}`, now) ?? null,
@@ -306,12 +306,12 @@ export class SurfaceSession {
     const page = this.pageInFront();
     const selected = this.state.selectedChannel;
     // The demand depends only on these; most refreshes (clock ticks) change none of them.
-    const basis = [page, selected, ...[...this.services.recorders.values()].map((h) => h.poller.state.channels)];
+    const basis = [page, selected, ...[...this.services.recorders.values()].map((h) => h.link.state.channels)];
     if (basis.length === this.demandBasis.length && basis.every((item, i) => item === this.demandBasis[i])) return;
     this.demandBasis = basis;
     const demand = pageDemand(page, {
       defaultRecorder: this.services.defaultRecorder,
-      stateOf: (name) => this.services.recorders.get(name)?.poller.state,
+      stateOf: (name) => this.services.recorders.get(name)?.link.state,
       selectedChannel: selected,
     });
     const text = demandKey(demand);

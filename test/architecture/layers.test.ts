@@ -1,4 +1,4 @@
-// Dependencies point one way: api <- engine <- render, surfaces/*, remote <- cli. The engine knows no
+// Dependencies point one way: api <- engine <- render, surfaces/*, remote, bus <- cli. The engine knows no
 // device and no profile loader; adapters do not import each other; nothing goes in a circle.
 //
 // Checked from the sources' static imports (type-only imports included: a type in the wrong layer is a
@@ -23,7 +23,7 @@ interface Rule {
   allowed?: string;
 }
 
-const ABOVE_ENGINE = /^src\/(render|surfaces|remote|cli|simulator|bench)\//;
+const ABOVE_ENGINE = /^src\/(render|surfaces|remote|bus|cli|simulator|bench)\//;
 const rules: Rule[] = [
   { name: 'api-is-the-base', why: "api/ speaks only the recorder's interface", from: /^src\/api\//, forbidden: /^src\/(?!api\/)/ },
   { name: 'profile-schema-below-engine', why: 'the profile schema is what the engine reads: it may only use api/', from: /^src\/profiles\/schema\.ts$/, forbidden: /^src\/(?!api\/|profiles\/schema\.ts$)/ },
@@ -33,6 +33,8 @@ const rules: Rule[] = [
   { name: 'adapters-apart', why: 'one surface adapter never imports another', from: /^src\/surfaces\/([^/]+)\//, forbidden: /^src\/surfaces\/[^/]+\//, allowed: '^src/surfaces/$1/' },
   { name: 'surfaces-below-cli', why: 'adapters are used by the CLI and the remote server, not the other way round', from: /^src\/surfaces\//, forbidden: /^src\/(remote|cli|simulator|bench)\// },
   { name: 'remote-is-an-adapter', why: 'the remote server hosts the web surface only', from: /^src\/remote\//, forbidden: /^src\/(cli|simulator|bench|surfaces\/(?!web\/))/ },
+  { name: 'bus-over-engine', why: 'the state bus carries what the engine knows: it may use api/ and engine/ only', from: /^src\/bus\//, forbidden: /^src\/(?!api\/|engine\/|bus\/)/ },
+  { name: 'only-cli-starts-the-bus', why: 'the bus is chosen at the command line: only cli/ (and the benchmarks) may import it', from: /^src\/(?!bus\/|cli\/|bench\/)/, forbidden: /^src\/bus\// },
   { name: 'simulator-is-a-peer', why: 'the simulator plays the recorder: it shares the interface, never the bridge', from: /^src\/simulator\//, forbidden: /^src\/(engine|surfaces|remote|cli|bench|profiles)\// },
   { name: 'cli-on-top', why: 'only the CLI and the benchmarks start things', from: /^src\/(?!cli\/|bench\/)/, forbidden: /^src\/(cli|bench)\// },
 ];

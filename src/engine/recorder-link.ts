@@ -1,0 +1,49 @@
+// Where one recorder's state comes from and where its commands go. The engine needs only this: a
+// poller that reads the recorder over HTTP (here), or a recorder whose state and commands travel over
+// a message bus (src/bus/), which the engine never sees.
+import type { Observable } from 'rxjs';
+import type { RecorderClient, RequestRecord } from '../api/client.js';
+import { sendCall, type ClientCall } from './command-plan.js';
+import type { RecorderPoller } from './recorder-poller.js';
+import type { RecorderState, StatePart } from './recorder-state.js';
+
+/** What a call's client method gives back. */
+export type CallResult<C extends ClientCall> = Awaited<ReturnType<RecorderClient[C['method']]>>;
+
+export interface RecorderLink {
+  readonly name: string;
+  /** Where the recorder is reached, for logs and pages (a URL or a bus topic; never a secret). */
+  readonly address: string;
+  readonly state$: Observable<RecorderState>;
+  readonly state: RecorderState;
+  start(): void;
+  stop(): void;
+  /** Read the state polls again now (after a command), and the slow group too if asked. */
+  refresh(slow?: boolean): void;
+  /** The number the next read of a part will have: a state whose read number is at least this was read after now. */
+  nextReadNumber(part: StatePart): number;
+  /** Makes one call on the recorder, exactly once, and gives back its answer (or rejects with why not). */
+  call<C extends ClientCall>(call: C): Promise<CallResult<C>>;
+  /** Calls `observer` after every request this link itself makes to the recorder; returns the function that stops it. */
+  observe(observer: (record: RequestRecord) => void): () => void;
+}
+
+/** The link of a poller that holds the recorder's client: reads and calls go straight to the recorder. */
+export function pollingLink(poller: RecorderPoller): RecorderLink {
+  return {
+    name: poller.name,
+    address: poller.client.url,
+    get state$() {
+      return poller.state$;
+    },
+    get state() {
+      return poller.state;
+    },
+    start: () => poller.start(),
+    stop: () => poller.stop(),
+    refresh: (slow) => poller.refresh(slow),
+    nextReadNumber: (part) => poller.nextReadNumber(part),
+    call: <C extends ClientCall>(call: C) => sendCall(poller.client, call) as Promise<CallResult<C>>,
+    observe: (observer) => poller.client.observe(observer),
+  };
+}
