@@ -89,6 +89,7 @@ async function main(): Promise<void> {
   // One section alone, as JSON (for a quick look at a figure).
   if (values.only === 'idle') return void process.stdout.write(`${JSON.stringify(await measureIdleCost(seconds), null, 2)}\n`);
   if (values.only === 'bus') return void process.stdout.write(`${JSON.stringify(await measureBusFacility(Number(values.panels), values.quick ? 3 : 10, values.quick ? 8 : 40), null, 2)}\n`);
+  if (values.only === 'press') return void process.stdout.write(`${JSON.stringify([await measurePressLatency(values.quick ? 100 : 1000, false), await measurePressLatency(values.quick ? 100 : 1000, true)], null, 2)}\n`);
   if (values.only === 'hid') return void process.stdout.write(`${JSON.stringify(await measureHidSteadyState(values.quick ? 3 : 10), null, 2)}\n`);
   const samples = values.quick ? 40 : 1000;
   const press = [await measurePressLatency(samples, false), await measurePressLatency(samples, true)];

@@ -31,6 +31,8 @@ export class SurfaceSession {
   private readonly controls: ReadonlyMap<string, ControlDefinition>;
   private subscription: Subscription | null = null;
   private stopped = false;
+  /** A refresh asked for by input, not yet run. */
+  private refreshScheduled: Subscription | null = null;
   /** Someone can see the surface (always, for a device): otherwise nothing is drawn or fetched for it. */
   private watched = true;
   private lastDemand = '';
@@ -152,6 +154,7 @@ export class SurfaceSession {
     if (this.stopped) return;
     this.dispatch({ type: 'stop' });
     this.stopped = true;
+    this.refreshScheduled?.unsubscribe();
     for (const scheduled of this.timers.values()) scheduled.unsubscribe();
     this.timers.clear();
     this.subscription?.unsubscribe();
@@ -173,7 +176,19 @@ export class SurfaceSession {
     const { state, effects } = transition(this.state, event, this.world());
     this.state = state;
     for (const effect of effects) this.carryOut(effect, at);
-    this.refresh();
+    // After input the request leaves first: the keys are redrawn a moment later (coalesced), not in
+    // the way of a press's command.
+    if (event.type === 'input') this.refreshSoon();
+    else this.refresh();
+  }
+
+  /** One refresh, soon, for any number of asks until then. */
+  private refreshSoon(): void {
+    if (this.refreshScheduled) return;
+    this.refreshScheduled = this.services.time.scheduler.schedule(() => {
+      this.refreshScheduled = null;
+      this.refresh();
+    }, 0);
   }
 
   private world(): SessionWorld {
