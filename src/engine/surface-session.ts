@@ -176,8 +176,8 @@ export class SurfaceSession {
     const { state, effects } = transition(this.state, event, this.world());
     this.state = state;
     for (const effect of effects) this.carryOut(effect, at);
-    // After input the request leaves first: the keys are redrawn a moment later (coalesced), not in
-    // the way of a press's command.
+    // After input the request leaves first: the keys are redrawn a moment later (coalesced, within the
+    // same 10 ms as other changes), not in the way of a press's command and its answer.
     if (event.type === 'input') this.refreshSoon();
     else this.refresh();
   }
@@ -188,7 +188,7 @@ export class SurfaceSession {
     this.refreshScheduled = this.services.time.scheduler.schedule(() => {
       this.refreshScheduled = null;
       this.refresh();
-    }, 0);
+    }, COALESCE_MS);
   }
 
   private world(): SessionWorld {
