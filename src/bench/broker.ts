@@ -19,7 +19,8 @@ export function mosquittoBinary(): string {
   throw new Error('mosquitto is not installed (Debian: apt-get install mosquitto)');
 }
 
-async function freePort(): Promise<number> {
+/** A loopback port nothing listens on now (for a server that cannot be told to take port 0). */
+export async function freePort(): Promise<number> {
   const server = createServer();
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as { port: number };

@@ -10,7 +10,7 @@ import { demandKey, pageDemand } from './extras-demand.js';
 import { BLANK, type Picture } from './picture.js';
 import { usesSelection } from './profile-selection.js';
 import { overlayOf } from './session/session-overlays.js';
-import { bindingOn, effectivePage, encoderOf, keptPage, pageNumber, type SessionWorld } from './session/session-pages.js';
+import { bindingOn, effectivePage, encoderOf, keptPage, pageInfo, type SessionWorld } from './session/session-pages.js';
 import { initialSessionState, type SessionEffect, type SessionState } from './session/session-state.js';
 import { transition, type SessionEvent } from './session/session-transition.js';
 import type { BoundProfile, SessionServices } from './session-services.js';
@@ -84,11 +84,7 @@ export class SurfaceSession {
 
   /** The page in front of the operator (the dialog overlay while one is up), numbered in the page cycle. */
   get currentPage(): { name: string; number: number; count: number } {
-    // An overlay is not in the page cycle: it carries the number of the page it covers.
-    const page = this.pageInFront();
-    const chosen = pageNumber(this.profile, effectivePage({ profile: this.profile, dialogUp: false }, this.state.page));
-    const { number } = pageNumber(this.profile, page);
-    return { name: page.name, number: number > 0 ? number : chosen.number, count: chosen.count };
+    return pageInfo(this.profile, this.state.page, this.pageInFront());
   }
 
   /** Every picture handed to the surface has been drawn (nothing queued, nothing being drawn). */
@@ -281,12 +277,12 @@ export class SurfaceSession {
   private computePictures(): Map<string, Picture> {
     const now = this.services.time.now();
     const page = this.pageInFront();
-    const pageInfo = this.currentPage;
+    const shownPage = pageInfo(this.profile, this.state.page, page);
     // What pictures are made from, once per refresh and recorder (this runs ten times a second).
     const inputsByRecorder = new Map<string, ShowInputs>();
     const inputsFor = (name: string): ShowInputs => {
       let inputs = inputsByRecorder.get(name);
-      if (!inputs) inputsByRecorder.set(name, (inputs = this.showInputs(name, now, pageInfo)));
+      if (!inputs) inputsByRecorder.set(name, (inputs = this.showInputs(name, now, shownPage)));
       return inputs;
     };
     const pictures = new Map<string, Picture>();

@@ -3,11 +3,11 @@ import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { Channel } from '../../src/api/channel.js';
 import { initialRecorderState, type RecorderState } from '../../src/engine/recorder-state.js';
 import { startWatch, stateChanges, type WatchEvent } from '../../src/cli/watch.js';
 import { RequestCounter, VirtualTime, advanceWithIo } from '../support/virtual-time.js';
 import { startFixture, type SimulatorFixture } from '../support/simulator.js';
+import { channelOf } from '../support/channels.js';
 
 async function until(check: () => boolean, what: string, ms = 5000): Promise<void> {
   const deadline = Date.now() + ms;
@@ -17,23 +17,7 @@ async function until(check: () => boolean, what: string, ms = 5000): Promise<voi
   }
 }
 
-const channel = (over: Partial<Channel> = {}): Channel => ({
-  Index: 0,
-  SourceName: 'Cam 1',
-  Destinations: [],
-  IsRecording: false,
-  IsSomethingWrong: false,
-  IsRecordingPause: false,
-  IsInSync: false,
-  IsInSyncRec: false,
-  IsAudioPreview: false,
-  RecordingDuration: 0,
-  RecordingFPS: 0,
-  RecordingBreaks: 0,
-  RecordingDrops: 0,
-  RecordingBuffered: 0,
-  ...over,
-});
+const channel = (over: Parameters<typeof channelOf>[1] = {}) => channelOf(0, over);
 
 describe('what counts as a change', () => {
   const initial = initialRecorderState('main', 250);

@@ -1,34 +1,16 @@
 // The rules that decide what one action sends, without a recorder.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Channel } from '../../src/api/channel.js';
 import { describeCall, planCommand, sendCall, type PlanInputs } from '../../src/engine/command-plan.js';
 import { initialRecorderState, type RecorderState } from '../../src/engine/recorder-state.js';
 import { RecorderAction } from '../../src/profiles/schema.js';
 import { startFixture, type SimulatorFixture } from '../support/simulator.js';
-
-const channel = (index: number, over: Partial<Channel> = {}): Channel => ({
-  Index: index,
-  SourceName: `Cam ${index + 1}`,
-  Destinations: ['Local Disk'],
-  IsRecording: false,
-  IsSomethingWrong: false,
-  IsRecordingPause: false,
-  IsInSync: false,
-  IsInSyncRec: false,
-  IsAudioPreview: false,
-  RecordingDuration: 0,
-  RecordingFPS: 0,
-  RecordingBreaks: 0,
-  RecordingDrops: 0,
-  RecordingBuffered: 0,
-  ...over,
-});
+import { channelOf } from '../support/channels.js';
 
 const state = (over: Partial<RecorderState> = {}): RecorderState => ({
   ...initialRecorderState('main', 250),
   lastGoodAt: 1000,
   readAt: { channels: 1000, sync: 1000, dialog: 1000, sources: 1000, resources: 1000, schedule: 1000, conversion: 1000 },
-  channels: [channel(0), channel(1, { IsRecording: true }), channel(2, { IsRecording: true, IsRecordingPause: true }), channel(3, { IsInSync: true, SourceName: null })],
+  channels: [channelOf(0), channelOf(1, { IsRecording: true }), channelOf(2, { IsRecording: true, IsRecordingPause: true }), channelOf(3, { IsInSync: true, SourceName: null })],
   sync: { IsSyncRecording: false, IsSyncRecordingPause: false },
   sources: [0, 1, 2, 3].map((i) => ({ Index: i, Name: `Cam ${i + 1}`, Device: 'x' })),
   schedule: { IsEnabled: false, StartTime: '08:00:00', StopTime: '09:00:00', ScheduleType: 'All channels' },

@@ -1,21 +1,13 @@
 // The poller on virtual time against a real HTTP peer: a recorder that is not there, then appears (polls
 // back off, doubling up to the cap, and the first good answer brings the normal pace back); a command's
 // refresh reads at once; the slow group is read right after the first answer.
-import { createServer } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { RecorderClient } from '../../src/api/client.js';
+import { freePort } from '../../src/bench/broker.js';
 import { RecorderPoller } from '../../src/engine/recorder-poller.js';
 import { freshnessOf } from '../../src/engine/recorder-state.js';
 import { startSimulator, type RunningSimulator } from '../../src/simulator/server.js';
 import { RequestCounter, VirtualTime, advanceWithIo, settle } from '../support/virtual-time.js';
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 const TOKEN = 'perm:11111111-2222-4333-8444-555555555555';
 let poller: RecorderPoller | undefined;

@@ -47,6 +47,12 @@ class Harness {
     this.send({ type: 'input', input });
   }
 
+  /** A press let go at once. */
+  tap(control: string): void {
+    this.input({ type: 'down', control });
+    this.input({ type: 'up', control });
+  }
+
   /** Moves virtual time on, firing due timers in order. */
   advance(ms: number): void {
     const until = this.now + ms;
@@ -93,12 +99,10 @@ pages:
 describe('a press does what the key showed', () => {
   it('a press on the dialog overlay fires the overlay binding, not the main page one', () => {
     const h = new Harness(profileOf(MAIN_AND_DIALOG));
-    h.input({ type: 'down', control: 'key14' });
-    h.input({ type: 'up', control: 'key14' });
+    h.tap('key14');
     h.dialogUp = true;
     h.send({ type: 'observe' });
-    h.input({ type: 'down', control: 'key14' });
-    h.input({ type: 'up', control: 'key14' });
+    h.tap('key14');
     expect(h.sent()).toEqual(['sync-on 1', 'dialog-ok']);
   });
 
@@ -113,8 +117,7 @@ describe('a press does what the key showed', () => {
     expect(h.sent()).toEqual([]);
     expect(h.timerCount).toBe(0);
     // Released, the key acts on the overlay page.
-    h.input({ type: 'down', control: 'key0' });
-    h.input({ type: 'up', control: 'key0' });
+    h.tap('key0');
     expect(h.sent()).toEqual(['dialog-cancel']);
   });
 
@@ -172,17 +175,13 @@ pages:
     controls:
       key0: { press: { action: rec-start, channel: 2 }, confirm: { double: 400 } }
 `));
-    const tap = () => {
-      h.input({ type: 'down', control: 'key0' });
-      h.input({ type: 'up', control: 'key0' });
-    };
-    tap();
+    h.tap('key0');
     h.advance(500);
-    tap();
+    h.tap('key0');
     expect(h.sent()).toEqual([]);
     expect(h.state.armed.has('key0')).toBe(true);
     h.advance(100);
-    tap();
+    h.tap('key0');
     expect(h.sent()).toEqual(['rec-start 2']);
     expect(h.state.armed.size).toBe(0);
   });
@@ -228,8 +227,7 @@ pages:
       key0: { press: { action: rec-start, channel: 1 }, hold: { ms: 1000, do: { action: rec-stop, channel: 1 } } }
       key1: { press: { action: macro, steps: [ { action: sync-on, channel: 1 }, { wait: 500 }, { action: sync-rec-start } ] } }
 `));
-    h.input({ type: 'down', control: 'key1' });
-    h.input({ type: 'up', control: 'key1' });
+    h.tap('key1');
     const first = h.commands[0];
     expect(first?.macro).not.toBeNull();
     h.send({ type: 'command-done', control: 'key1', page: 'Main', macro: first?.macro ?? null, outcome: 'ok' });
@@ -247,15 +245,12 @@ describe('pages', () => {
     const h = new Harness(profileOf(MAIN_AND_DIALOG));
     const pages: string[] = [];
     for (let i = 0; i < 4; i++) {
-      h.input({ type: 'down', control: 'key1' });
-      h.input({ type: 'up', control: 'key1' });
+      h.tap('key1');
       pages.push(h.state.page);
     }
     expect(pages).toEqual(['Second', 'Main', 'Second', 'Main']);
-    h.input({ type: 'down', control: 'key1' });
-    h.input({ type: 'up', control: 'key1' });
-    h.input({ type: 'down', control: 'key2' });
-    h.input({ type: 'up', control: 'key2' });
+    h.tap('key1');
+    h.tap('key2');
     expect(h.state.page).toBe('Second');
     expect(h.state.flashes.get('key2')?.kind).toBe('refused');
     expect(h.warnings.join()).toContain('dialog overlay');
@@ -385,8 +380,7 @@ pages:
 
   it('a failed command marks its key with the short reason it was given', () => {
     const h = new Harness(profileOf(GESTURES));
-    h.input({ type: 'down', control: 'key0' });
-    h.input({ type: 'up', control: 'key0' });
+    h.tap('key0');
     h.send({ type: 'command-done', control: 'key0', page: 'Main', macro: null, outcome: 'failed', reason: 'Channel 1 has no source' });
     expect(overlayOf(h.state, 'key0', 'Main', h.now, undefined)).toEqual({ flash: 'failed', reason: 'Channel 1 has no source' });
     h.advance(1500);

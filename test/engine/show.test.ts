@@ -1,27 +1,12 @@
 // What keys show, from the recorder's state and the binding: the pictures issue 13 asks to tell apart.
 import { describe, expect, it } from 'vitest';
-import type { Channel } from '../../src/api/channel.js';
 import { initialRecorderState, type RecorderState } from '../../src/engine/recorder-state.js';
 import { DIALOG_PAGE_MS, pictureFor, showOf, type ShowInputs } from '../../src/engine/show.js';
 import type { Binding } from '../../src/profiles/schema.js';
+import { channelOf } from '../support/channels.js';
 
-const channel = (index: number, over: Partial<Channel> = {}): Channel => ({
-  Index: index,
-  SourceName: `Cam ${index + 1}`,
-  Destinations: ['Local Disk'],
-  IsRecording: false,
-  IsSomethingWrong: false,
-  IsRecordingPause: false,
-  IsInSync: false,
-  IsInSyncRec: false,
-  IsAudioPreview: false,
-  RecordingDuration: 0,
-  RecordingFPS: 25,
-  RecordingBreaks: 0,
-  RecordingDrops: 0,
-  RecordingBuffered: 0,
-  ...over,
-});
+/** The pictures here are of takes at 25 fps. */
+const channel = (index: number, over: Parameters<typeof channelOf>[1] = {}) => channelOf(index, { RecordingFPS: 25, ...over });
 
 function inputs(over: Partial<RecorderState> = {}, now = 1000): ShowInputs {
   const initial = initialRecorderState('main', 250);

@@ -1,12 +1,10 @@
 // A hold needs its release: a web client that pressed a key and then lost its WebSocket must not have
 // the hold action fire for it. The real WebSocket path (ws server and client on loopback, the deck
 // socket) into the real bridge on virtual time, against the simulator.
-import { once } from 'node:events';
-import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { WebSocket, WebSocketServer } from 'ws';
-import { DeckSocket } from '../../src/remote/deck-socket.js';
+import type { WebSocket } from 'ws';
 import { startBridgeFixture, type BridgeFixture } from '../support/bridge.js';
+import { serveDeckSocket } from '../support/deck-socket.js';
 
 const PROFILE = `
 name: hold
@@ -22,36 +20,28 @@ afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
 
-async function socketOnBridge(): Promise<{ f: BridgeFixture; connect: () => Promise<WebSocket> }> {
+const send = (client: WebSocket, type: 'down' | 'up') => client.send(JSON.stringify({ type: 'input', surface: 'memory:test', input: { type, control: 'key0' } }));
+
+/** A bridge with channel 1 recording and a web client holding key0 (its long press stops the channel). */
+async function clientHoldingKey0(): Promise<{ f: BridgeFixture; client: WebSocket; mark: number }> {
   const f = await startBridgeFixture({ profile: PROFILE });
-  const deck = new DeckSocket(f.bridge, [], { info: () => undefined, warn: (message) => f.logs.push({ level: 'warn', message }), error: (message) => f.logs.push({ level: 'error', message }) });
-  const server = new WebSocketServer({ host: '127.0.0.1', port: 0 });
-  server.on('connection', (socket) => deck.attach(socket));
-  await once(server, 'listening');
+  const served = await serveDeckSocket(f);
   cleanups.push(async () => {
-    deck.close();
-    await new Promise((resolve) => server.close(resolve));
+    await served.close();
     await f.close();
   });
-  const connect = async () => {
-    const client = new WebSocket(`ws://127.0.0.1:${(server.address() as AddressInfo).port}`);
-    await once(client, 'open');
-    return client;
-  };
-  return { f, connect };
+  await f.client.recStart(0);
+  await f.until(() => f.bridge.recorderStates()[0]?.channels?.[0]?.IsRecording === true, 'recording seen');
+  const client = await served.connect();
+  const mark = f.mark();
+  send(client, 'down');
+  await f.until(() => f.bridge.session('memory:test')?.sessionState.held.has('key0') === true, 'the down to arrive');
+  return { f, client, mark };
 }
-
-const send = (client: WebSocket, type: 'down' | 'up') => client.send(JSON.stringify({ type: 'input', surface: 'memory:test', input: { type, control: 'key0' } }));
 
 describe('a web client that loses its link while holding a key', () => {
   it('the hold action never fires: the key is let go without firing', async () => {
-    const { f, connect } = await socketOnBridge();
-    await f.client.recStart(0);
-    await f.until(() => f.bridge.recorderStates()[0]?.channels?.[0]?.IsRecording === true, 'recording seen');
-    const client = await connect();
-    const mark = f.mark();
-    send(client, 'down');
-    await f.until(() => f.bridge.session('memory:test')?.sessionState.held.has('key0') === true, 'the down to arrive');
+    const { f, client, mark } = await clientHoldingKey0();
     await f.advance(300);
     client.terminate(); // the link drops, no release will come
     await f.until(() => f.bridge.session('memory:test')?.sessionState.held.size === 0, 'the hold to be let go');
@@ -61,13 +51,7 @@ describe('a web client that loses its link while holding a key', () => {
   });
 
   it('while the link holds, the same hold stops the channel after 1 s', async () => {
-    const { f, connect } = await socketOnBridge();
-    await f.client.recStart(0);
-    await f.until(() => f.bridge.recorderStates()[0]?.channels?.[0]?.IsRecording === true, 'recording seen');
-    const client = await connect();
-    const mark = f.mark();
-    send(client, 'down');
-    await f.until(() => f.bridge.session('memory:test')?.sessionState.held.has('key0') === true, 'the down to arrive');
+    const { f, client, mark } = await clientHoldingKey0();
     await f.advance(1000);
     expect(f.writesSince(mark)).toEqual(['PUT /api/channels/0/rec-stop']);
     send(client, 'up');

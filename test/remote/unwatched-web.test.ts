@@ -1,14 +1,11 @@
 // No work nobody sees: a web deck with no page open is neither drawn nor fed previews; a page opening
 // (a real WebSocket client of the deck socket) brings both, and its closing stops them again. The bridge
 // runs on virtual time against the simulator.
-import { once } from 'node:events';
-import type { AddressInfo } from 'node:net';
 import { afterEach, expect, it } from 'vitest';
-import { WebSocket, WebSocketServer } from 'ws';
-import { DeckSocket } from '../../src/remote/deck-socket.js';
 import { WEB_LAYOUTS } from '../../src/surfaces/web/layouts.js';
 import { WebSurface } from '../../src/surfaces/web/web-surface.js';
 import { parseTestProfile, startBridgeFixture, type BridgeFixture } from '../support/bridge.js';
+import { serveDeckSocket } from '../support/deck-socket.js';
 
 const cleanups: Array<() => Promise<void>> = [];
 afterEach(async () => {
@@ -27,13 +24,9 @@ it('a web deck is drawn and its previews fetched only while a page is open', asy
     parseTestProfile('name: web\nmatch: { kind: web }\npages:\n  - name: main\n    controls:\n      key0: { show: { channel: 1, thumbnail: true } }\n', 'web.yaml'),
   ]);
   f.bridge.addSurface(web);
-  const deck = new DeckSocket(f.bridge, [web], { info: () => undefined, warn: () => undefined, error: () => undefined });
-  const server = new WebSocketServer({ host: '127.0.0.1', port: 0 });
-  server.on('connection', (socket) => deck.attach(socket));
-  await once(server, 'listening');
+  const served = await serveDeckSocket(f, [web]);
   cleanups.push(async () => {
-    deck.close();
-    await new Promise((resolve) => server.close(resolve));
+    await served.close();
     await f.close();
   });
   const session = () => f.bridge.session(web.id);
@@ -44,15 +37,14 @@ it('a web deck is drawn and its previews fetched only while a page is open', asy
   expect(session()?.shownImages().size).toBe(0);
   expect(f.surface.images.size).toBeGreaterThan(0); // the device beside it is drawn as ever
 
-  const page = new WebSocket(`ws://127.0.0.1:${(server.address() as AddressInfo).port}`);
-  await once(page, 'open');
+  const page = await served.connect();
   mark = f.mark();
   await f.until(() => (session()?.shownImages().size ?? 0) === web.controls.length, 'the web deck drawn');
   await f.advance(2000);
   expect(previewsSince(f, mark)).toBeGreaterThanOrEqual(2);
 
   page.close();
-  await f.until(() => deck.clientCount === 0, 'the page gone');
+  await f.until(() => served.deck.clientCount === 0, 'the page gone');
   await f.advance(1000); // a fetch under way may end
   mark = f.mark();
   await f.advance(3000);

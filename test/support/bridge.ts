@@ -1,14 +1,13 @@
 // A whole bridge for tests: the simulator on loopback (real HTTP), the real engine and renderer, and an
 // in-memory surface bound to a profile written in the test.
 //
-// Time is virtual by default: the engine (polls, frames, holds, macros) and the simulator share one clock
+// Time is virtual: the engine (polls, frames, holds, macros) and the simulator share one clock
 // that only the test moves. Moving it runs the timers due, one moment after another, and waits for the
 // real I/O they start (requests, drawings) before going on, so a test reads like a timeline and never
 // sleeps: a recorder that answers at once, polled exactly when the test says.
 import { firstValueFrom, filter, timeout } from 'rxjs';
 import { RecorderClient } from '../../src/api/client.js';
 import { Bridge } from '../../src/engine/bridge.js';
-import { realTime } from '../../src/engine/engine-time.js';
 import type { CommandRecord, Logger } from '../../src/engine/log.js';
 import type { ControlDefinition } from '../../src/engine/surface.js';
 import { parseProfile } from '../../src/profiles/load.js';
@@ -17,8 +16,8 @@ import { decodeThumbnail } from '../../src/render/thumbnail.js';
 import { MemorySurface } from '../../src/surfaces/memory/memory-surface.js';
 import { keyGrid } from '../../src/engine/surface.js';
 import type { SimulatorOptions } from '../../src/simulator/server.js';
-import { startFixture, type SimulatorFixture } from './simulator.js';
-import { RequestCounter, VirtualTime, advanceWithIo, settle } from './virtual-time.js';
+import { lastSeq, startFixture, writesSince, type SimulatorFixture } from './simulator.js';
+import { RequestCounter, VirtualTime, advanceWithIo, settle, untilWithIo } from './virtual-time.js';
 
 export interface BridgeFixture extends SimulatorFixture {
   bridge: Bridge;
@@ -26,7 +25,7 @@ export interface BridgeFixture extends SimulatorFixture {
   renderer: ReturnType<typeof pictureRenderer>;
   logs: Array<{ level: 'info' | 'warn' | 'error'; message: string }>;
   commands: CommandRecord[];
-  /** Moves time on (virtual time) until the check holds, at most `ms` of it; with real time, waits for it. */
+  /** Moves virtual time on until the check holds, at most `ms` of it. */
   until: (check: () => boolean, what: string, ms?: number) => Promise<void>;
   /** Moves virtual time on by `ms`, running what falls due and waiting for the I/O it starts. */
   advance: (ms: number) => Promise<void>;
@@ -49,8 +48,6 @@ export interface BridgeFixtureOptions {
   controls?: readonly ControlDefinition[];
   pollMs?: number;
   simulator?: SimulatorOptions;
-  /** Virtual (default) or real time: real only for races that need real concurrency. */
-  time?: 'virtual' | 'real';
 }
 
 export function parseTestProfile(text: string, file = 'test-profile.yaml') {
@@ -60,8 +57,7 @@ export function parseTestProfile(text: string, file = 'test-profile.yaml') {
 }
 
 export async function startBridgeFixture(options: BridgeFixtureOptions): Promise<BridgeFixture> {
-  const virtual = options.time === 'real' ? null : new VirtualTime();
-  const time = virtual ?? realTime;
+  const time = new VirtualTime();
   const fixture = await startFixture({ now: time.now, grid: 16, ...options.simulator });
   const logs: BridgeFixture['logs'] = [];
   const log: Logger = {
@@ -72,7 +68,7 @@ export async function startBridgeFixture(options: BridgeFixtureOptions): Promise
   const made: { renderer?: ReturnType<typeof pictureRenderer> } = {};
   const client = new RecorderClient({ url: fixture.sim.url, token: fixture.sim.token });
   // Requests under way, so that moving virtual time waits for their answers.
-  const requests = new RequestCounter(client, virtual ?? undefined);
+  const requests = new RequestCounter(client, time);
   // Previews decoded (by sharp, on real time) are waited for too.
   let decoding = 0;
   const decode = async (png: Uint8Array) => {
@@ -97,20 +93,9 @@ export async function startBridgeFixture(options: BridgeFixtureOptions): Promise
   const quiet = () => requests.quiet() && decoding === 0 && bridge.surfaceSessions().every((session) => session.idle);
   const settleBridge: BridgeFixture['settle'] = () => settle(quiet, 'the bridge');
   const advance: BridgeFixture['advance'] = async (ms) => {
-    if (!virtual) throw new Error('advance needs virtual time');
-    await advanceWithIo(virtual, ms, quiet);
+    await advanceWithIo(time, ms, quiet);
   };
-  const STEP_MS = 10;
-  const until: BridgeFixture['until'] = async (check, what, ms = 3000) => {
-    const deadline = time.now() + ms;
-    const wallDeadline = Date.now() + Math.max(ms, 10_000);
-    if (virtual) await settleBridge();
-    while (!check()) {
-      if (time.now() >= deadline || Date.now() > wallDeadline) throw new Error(`timed out after ${ms} ms waiting for ${what}`);
-      if (virtual) await advance(STEP_MS);
-      else await new Promise((resolve) => setTimeout(resolve, STEP_MS));
-    }
-  };
+  const until: BridgeFixture['until'] = (check, what, ms) => untilWithIo(time, quiet, check, what, ms);
   const nextCommand: BridgeFixture['nextCommand'] = (control, ms = 3000) =>
     firstValueFrom(running.commands$.pipe(filter((r) => r.control === control), timeout(ms)));
   let stopped = false;
@@ -133,8 +118,8 @@ export async function startBridgeFixture(options: BridgeFixtureOptions): Promise
     requests,
     now: time.now,
     nextCommand,
-    mark: () => fixture.sim.log.list().at(-1)?.seq ?? 0,
-    writesSince: (mark) => fixture.sim.log.list().filter((r) => r.seq > mark && r.method !== 'GET').map((r) => `${r.method} ${r.path}${r.body ? ` ${r.body}` : ''}`),
+    mark: () => lastSeq(fixture.sim),
+    writesSince: (mark) => writesSince(fixture.sim, mark),
     stopBridge,
     close: async () => {
       await stopBridge();

@@ -17,6 +17,16 @@ export interface SimulatorFixture {
   close: () => Promise<void>;
 }
 
+/** The sequence number of the last request the simulator logged: a mark to look for writes after. */
+export const lastSeq = (sim: RunningSimulator): number => sim.log.list().at(-1)?.seq ?? 0;
+
+/** The writes the simulator received on /api after a mark, as "METHOD path body", without the reads. */
+export const writesSince = (sim: RunningSimulator, mark: number): string[] =>
+  sim.log
+    .list()
+    .filter((r) => r.seq > mark && r.method !== 'GET')
+    .map((r) => `${r.method} ${r.path}${r.body ? ` ${r.body}` : ''}`);
+
 /** A simulator on a free loopback port with a hand-moved clock and no background ticks. */
 export async function startFixture(options: SimulatorOptions = {}): Promise<SimulatorFixture> {
   const folder = await mkdtemp(join(tmpdir(), 'recdeck-test-'));

@@ -52,6 +52,20 @@ export async function advanceWithIo(time: VirtualTime, ms: number, quiet: () => 
 }
 
 /**
+ * Moves virtual time on in small steps until `check` holds, at most `ms` of it (and 10 s of wall time),
+ * letting the real I/O each step starts finish.
+ */
+export async function untilWithIo(time: VirtualTime, quiet: () => boolean, check: () => boolean, what: string, ms = 3000): Promise<void> {
+  const deadline = time.now() + ms;
+  const wallDeadline = Date.now() + Math.max(ms, 10_000);
+  await settle(quiet);
+  while (!check()) {
+    if (time.now() >= deadline || Date.now() > wallDeadline) throw new Error(`timed out after ${ms} virtual ms waiting for ${what}`);
+    await advanceWithIo(time, 10, quiet);
+  }
+}
+
+/**
  * Counts a client's requests under way, and the most under way at once per operation path. With a
  * virtual time and `latencyMs`, each answer reaches the client only once that much virtual time has
  * passed since it was sent (the recorder acted at once, the answer is on its way): requests overlap as

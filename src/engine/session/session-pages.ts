@@ -52,8 +52,12 @@ export function encoderOf(lcd: string, controls: ReadonlyMap<string, ControlDefi
   return undefined;
 }
 
-/** 1-based position of a page in the cycle and the cycle's length (0 for an overlay). */
-export function pageNumber(profile: SessionProfile, page: Page): { number: number; count: number } {
+/**
+ * The page in front as the operator counts it: its name, its 1-based place in the page cycle and the
+ * cycle's length. An overlay is not in the cycle: it carries the number of the page it covers.
+ */
+export function pageInfo(profile: SessionProfile, chosen: string, inFront: Page): { name: string; number: number; count: number } {
   const cycle = cyclePages(profile);
-  return { number: cycle.indexOf(page) + 1, count: cycle.length };
+  const place = (name: string) => cycle.findIndex((page) => page.name === name) + 1;
+  return { name: inFront.name, number: place(inFront.name) || place(chosen), count: cycle.length };
 }

@@ -13,8 +13,8 @@ import { pictureRenderer } from '../../../src/render/picture-renderer.js';
 import { decodeThumbnail } from '../../../src/render/thumbnail.js';
 import { StreamDeckManager } from '../../../src/surfaces/streamdeck/device-manager.js';
 import { parseTestProfile } from '../../support/bridge.js';
-import { startFixture, type SimulatorFixture } from '../../support/simulator.js';
-import { RequestCounter, VirtualTime, advanceWithIo, settle } from '../../support/virtual-time.js';
+import { lastSeq, startFixture, writesSince, type SimulatorFixture } from '../../support/simulator.js';
+import { RequestCounter, VirtualTime, advanceWithIo, untilWithIo } from '../../support/virtual-time.js';
 import { FakeStreamDeckBackend, recordingLogger } from './helpers.js';
 
 const gen2Keys = (keyCount: number, pressed: number[]) => [0x00, keyCount, 0x00, ...Array.from({ length: keyCount }, (_, i) => (pressed.includes(i) ? 1 : 0))];
@@ -76,12 +76,9 @@ async function deckBridge(profile: string, decks: Array<{ path: string; model: D
     commands,
     time,
     advance,
-    until: async (check, what, ms = 3000) => {
-      await settle(quiet);
-      for (const deadline = time.now() + ms; !check(); await advance(10)) if (time.now() >= deadline) throw new Error(`timed out after ${ms} virtual ms waiting for ${what}`);
-    },
-    writesSince: (mark) => fixture.sim.log.list().filter((r) => r.seq > mark && r.method !== 'GET').map((r) => `${r.method} ${r.path}${r.body ? ` ${r.body}` : ''}`),
-    mark: () => fixture.sim.log.list().at(-1)?.seq ?? 0,
+    until: (check, what, ms) => untilWithIo(time, quiet, check, what, ms),
+    writesSince: (mark) => writesSince(fixture.sim, mark),
+    mark: () => lastSeq(fixture.sim),
     keys: (path, keyCount, pressed) => backend.hidAt(path)?.input(gen2Keys(keyCount, pressed)),
   };
 }
