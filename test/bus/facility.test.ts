@@ -55,6 +55,16 @@ const press = (panel: Panel, control: string) => {
   panel.surface.up(control);
 };
 
+/** A bare MQTT client on the broker, listening on test/replies (a command's reply topic). */
+async function rawClient(url: string): Promise<{ raw: MqttClient; replies: string[] }> {
+  const raw: MqttClient = await connect(url);
+  cleanups.push(() => raw.endAsync(true));
+  const replies: string[] = [];
+  raw.on('message', (topic, payload) => topic === 'test/replies' && replies.push(payload.toString()));
+  await raw.subscribeAsync('test/replies', { qos: 1 });
+  return { raw, replies };
+}
+
 describe('a facility on the state bus', () => {
   it('a change at the recorder shows on both panels, read by the one poller', async () => {
     const f = await facility();
@@ -79,11 +89,7 @@ describe('a facility on the state bus', () => {
 
   it('a command the broker delivers twice runs once; the duplicate gets the same answer', async () => {
     const f = await facility();
-    const raw: MqttClient = await connect(f.broker.url);
-    cleanups.push(() => raw.endAsync(true));
-    const replies: string[] = [];
-    raw.on('message', (topic, payload) => topic === 'test/replies' && replies.push(payload.toString()));
-    await raw.subscribeAsync('test/replies', { qos: 1 });
+    const { raw, replies } = await rawClient(f.broker.url);
     const command = JSON.stringify({ id: 'command-twice-0001', call: { method: 'recStart', args: [2] }, replyTo: 'test/replies' });
     await raw.publishAsync(topicsOf('main').cmd, command, { qos: 1 });
     await raw.publishAsync(topicsOf('main').cmd, command, { qos: 1 });
@@ -95,11 +101,7 @@ describe('a facility on the state bus', () => {
 
   it('a bad command is answered with what is wrong and not run', async () => {
     const f = await facility();
-    const raw: MqttClient = await connect(f.broker.url);
-    cleanups.push(() => raw.endAsync(true));
-    const replies: string[] = [];
-    raw.on('message', (topic, payload) => topic === 'test/replies' && replies.push(payload.toString()));
-    await raw.subscribeAsync('test/replies', { qos: 1 });
+    const { raw, replies } = await rawClient(f.broker.url);
     await raw.publishAsync(topicsOf('main').cmd, JSON.stringify({ id: 'command-bad-args-1', call: { method: 'recStart', args: [] }, replyTo: 'test/replies' }), { qos: 1 });
     await until(() => replies.length === 1, 'the reply');
     expect(JSON.parse(replies[0] as string)).toEqual({ id: 'command-bad-args-1', ok: false, error: 'recStart takes 1 argument, got 0' });
