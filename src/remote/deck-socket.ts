@@ -220,6 +220,8 @@ export class DeckSocket {
       const index = new Map(session.surface.controls.map((c, i) => [c.id, i]));
       this.panelSubscription.add(
         session.drawn$.subscribe((output) => {
+          // A hardware deck is drawn whether a page is open or not: with none, nothing is framed.
+          if (this.clients.size === 0) return;
           if (!('image' in output)) return this.broadcast({ kind: 'always', message: JSON.stringify({ type: 'led', surface: session.surface.id, control: output.control, state: output.led }) });
           const controlIndex = index.get(output.control) ?? 0;
           this.broadcast({ kind: 'image', key: `${panelIndex}:${controlIndex}`, message: imageFrame(panelIndex, controlIndex, output.image) });
