@@ -19,6 +19,9 @@ function profileOf(yaml: string): SessionProfile {
   return { pages: profile.pages, ...(profile.overlays ? { dialogPage: profile.overlays.dialog } : {}) };
 }
 
+/** A profile with one page, Main, of the given controls (YAML lines indented by six spaces). */
+const mainPage = (controls: string) => `name: t\nmatch: { kind: memory }\npages:\n  - name: Main\n    controls:\n${controls}`;
+
 /** Runs the transition as the session does: effects collected, timers kept and fired on virtual time. */
 class Harness {
   now = 0;
@@ -167,14 +170,9 @@ pages:
   });
 
   it('a double press: the second press within the window sends, a late one only arms again', () => {
-    const h = new Harness(profileOf(`
-name: t
-match: { kind: memory }
-pages:
-  - name: Main
-    controls:
+    const h = new Harness(profileOf(mainPage(`
       key0: { press: { action: rec-start, channel: 2 }, confirm: { double: 400 } }
-`));
+`)));
     h.tap('key0');
     h.advance(500);
     h.tap('key0');
@@ -218,15 +216,10 @@ describe('a lost release never fires the hold', () => {
   });
 
   it('the session stopping drops holds, armed presses, flashes and macros with their timers', () => {
-    const h = new Harness(profileOf(`
-name: t
-match: { kind: memory }
-pages:
-  - name: Main
-    controls:
+    const h = new Harness(profileOf(mainPage(`
       key0: { press: { action: rec-start, channel: 1 }, hold: { ms: 1000, do: { action: rec-stop, channel: 1 } } }
       key1: { press: { action: macro, steps: [ { action: sync-on, channel: 1 }, { wait: 500 }, { action: sync-rec-start } ] } }
-`));
+`)));
     h.tap('key1');
     const first = h.commands[0];
     expect(first?.macro).not.toBeNull();
@@ -319,14 +312,9 @@ it('an LCD cell without a binding of its own shows its encoder\'s', () => {
     ['dial0', { kind: 'encoder', id: 'dial0', pressable: true, ring: true, lcd: 'strip0' }],
     ['strip0', { kind: 'lcd', id: 'strip0', pixelSize: { width: 200, height: 100 }, touch: true }],
   ]);
-  const profile = profileOf(`
-name: t
-match: { kind: memory }
-pages:
-  - name: Main
-    controls:
+  const profile = profileOf(mainPage(`
       dial0: { turn: { action: gain-step, channel: 1, db: 0.5 } }
-`);
+`));
   expect(bindingOn(profile.pages[0] as never, 'strip0', withStrip)?.turn?.action).toBe('gain-step');
 });
 
