@@ -22,6 +22,7 @@ import { pictureRenderer } from '../render/picture-renderer.js';
 import { startSimulator, type RunningSimulator } from '../simulator/server.js';
 import { AuditFile } from './audit-file.js';
 import { HELP_FLAG, parseFlags, wholeNumber, type CommandSpec } from './flags.js';
+import { interrupted } from './interrupted.js';
 import { assertPortFree } from './port-free.js';
 import { LOG_FORMATS, LOG_LEVELS, pinoLogger, type LogFormat, type LogLevel } from './pino-logger.js';
 import { busSettings, connectBusRecorders, splitBusRecorders, type BusSettings } from './bus-setup.js';
@@ -338,6 +339,7 @@ function declaredRecorders(set: ProfileSet, flagged: readonly RecorderConfig[], 
 export async function run(args: string[]): Promise<void> {
   const setup = parseRunArgs(args, process.env);
   const log = pinoLogger(setup.log);
+  const stopped = interrupted();
   for (const flag of ['--token', '--web-password']) {
     if (args.some((a) => a === flag || a.startsWith(`${flag}=`))) log.warn(`${flag} is visible to every user of this machine (ps); give ${flag}-file or the environment instead`);
   }
@@ -348,10 +350,7 @@ export async function run(args: string[]): Promise<void> {
   if (sessions.length === 0) log.info('surfaces: none found');
   for (const s of sessions) log.info(`surface ${s.surface.id} (${s.surface.name}): ${s.profileName}`);
   if (running.remote) log.info(`web deck and remote API: open ${running.remote.url}`);
-  await new Promise<void>((resolve) => {
-    process.once('SIGINT', () => resolve());
-    process.once('SIGTERM', () => resolve());
-  });
+  await stopped;
   log.info('stopping: clearing the surfaces');
   await running.stop();
 }

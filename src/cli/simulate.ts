@@ -1,6 +1,7 @@
 // `recdeck simulate`: runs the simulated Recording Control Service until interrupted.
 import { isGridSize } from '../api/channel.js';
 import { startSimulator } from '../simulator/server.js';
+import { interrupted } from './interrupted.js';
 import { HELP_FLAG, parseFlags, wholeNumber, type CommandSpec } from './flags.js';
 import { UsageError } from './usage-error.js';
 
@@ -25,6 +26,7 @@ export async function simulate(args: string[]): Promise<void> {
   if (!isGridSize(grid)) throw new UsageError(`--grid: expected 1, 4, 9 or 16, got ${values.grid}`);
   const seed = wholeNumber('--seed', values.seed, 0, 2 ** 32 - 1);
 
+  const stopped = interrupted();
   const simulator = await startSimulator({
     port,
     host: values.host,
@@ -42,10 +44,6 @@ export async function simulate(args: string[]): Promise<void> {
       '',
     ].join('\n'),
   );
-  await new Promise<void>((resolve) => {
-    const stop = () => resolve();
-    process.once('SIGINT', stop);
-    process.once('SIGTERM', stop);
-  });
+  await stopped;
   await simulator.close();
 }

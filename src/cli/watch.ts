@@ -7,6 +7,7 @@ import { RecorderPoller } from '../engine/recorder-poller.js';
 import { FAST_PARTS, type RecorderState } from '../engine/recorder-state.js';
 import { RECORDER_FLAGS, oneRecorder } from './call.js';
 import { HELP_FLAG, parseFlags, wholeNumber, type CommandSpec } from './flags.js';
+import { interrupted } from './interrupted.js';
 
 export const watchCommand = {
   name: 'watch',
@@ -105,11 +106,9 @@ export async function watch(args: string[], env: NodeJS.ProcessEnv = process.env
   const pollMs = wholeNumber('--poll-ms', values['poll-ms'], 50, 60_000, 'ms');
   const recorder = oneRecorder(values.recorder, values.token, env, values['token-file']);
   const client = new RecorderClient({ url: recorder.url, token: recorder.token });
+  const stopped = interrupted();
   const stop = startWatch({ name: recorder.name, client, pollMs, counters: values.counters, write: (line) => stdout.write(line) });
-  await new Promise<void>((resolve) => {
-    process.once('SIGINT', () => resolve());
-    process.once('SIGTERM', () => resolve());
-  });
+  await stopped;
   stop();
   await client.close();
 }
