@@ -22,7 +22,8 @@ type Pending = { picture: Picture; key: string };
 export class SurfaceOutput {
   /** The key of the newest picture of each control (what it shows, or is about to). */
   private readonly latest = new Map<string, string>();
-  private readonly images = new Map<string, RgbImage>();
+  /** The image each display shows, with the key of the picture it was drawn from. */
+  private readonly images = new Map<string, { image: RgbImage; key: string }>();
   /** What each display shows, by content (a hash of its pixels): the one "already shown" of this device. */
   private readonly shownContent = new Map<string, string>();
   private readonly leds = new Map<string, LedState>();
@@ -55,8 +56,16 @@ export class SurfaceOutput {
     return this.queue.idle;
   }
 
+  /**
+   * The images displays show that are still what they should show: an image whose picture has been
+   * superseded (a newer one is waiting or being drawn) is left out, so a mirror that starts following
+   * this surface late (a page coming to it) is never handed old state as current; it gets the newer
+   * image when it is drawn.
+   */
   shownImages(): ReadonlyMap<string, RgbImage> {
-    return this.images;
+    const current = new Map<string, RgbImage>();
+    for (const [id, { image, key }] of this.images) if (this.latest.get(id) === key) current.set(id, image);
+    return current;
   }
 
   shownLeds(): ReadonlyMap<string, LedState> {
@@ -108,9 +117,14 @@ export class SurfaceOutput {
     // Another picture can give the same pixels (a preview fetched again unchanged): compared by content,
     // such an image is neither sent to the device nor to its mirrors.
     const content = createHash('sha1').update(image.data).update(`${image.width}x${image.height}`).digest('base64');
-    if (this.shownContent.get(display.id) === content) return;
+    if (this.shownContent.get(display.id) === content) {
+      // The same pixels stand for the newer picture too: what is shown is current again.
+      const shown = this.images.get(display.id);
+      if (shown) shown.key = key;
+      return;
+    }
     this.shownContent.set(display.id, content);
-    this.images.set(display.id, image);
+    this.images.set(display.id, { image, key });
     try {
       await (display.kind === 'key' ? this.surface.drawKey(display.id, image) : this.surface.drawLcd(display.id, image));
     } catch (error) {

@@ -5,6 +5,11 @@
 // surfaces come or go the page is sent the new set. Input from the page is checked before it reaches a
 // surface.
 //
+// A page says which decks it has in view (a phone shows the one picked; a desk page the decks on
+// screen; a hidden tab none): a web deck is drawn and fed previews only while some page views it, and a
+// page is sent images only of the decks it views, with what they show now when one comes into view.
+// A page that never says is taken to view every deck.
+//
 // A client that reads slower than the bridge draws (a phone on bad Wi-Fi, a tab in the background, a
 // socket that never reads) must not make the bridge hold ever more data for it: over a bound of
 // unsent bytes its key images and state are skipped and remembered, and once it has caught up it is
@@ -33,6 +38,11 @@ const PageInput = z.strictObject({
     z.strictObject({ type: z.literal('touch'), control: z.string(), gesture: z.enum(['tap', 'long', 'swipe-left', 'swipe-right']) }),
   ]),
 });
+
+/** The decks a page has in view now, by surface id (ids it does not know are ignored: decks come and go). */
+const PageView = z.strictObject({ type: z.literal('view'), surfaces: z.array(z.string()).max(64) });
+
+const PageMessage = z.discriminatedUnion('type', [PageInput, PageView]);
 
 /** Header of an image frame: version, panel index, control index, width, height (uint16, big-endian). */
 export function imageFrame(panelIndex: number, controlIndex: number, image: RgbImage): Buffer {
@@ -71,7 +81,11 @@ interface Client {
   origin: string;
   /** Surfaces it pressed a control on. */
   pressed: Set<string>;
+  /** The decks it has in view, by surface id; null until it says (every deck). */
+  view: ReadonlySet<string> | null;
 }
+
+const views = (client: Client, surface: string): boolean => client.view === null || client.view.has(surface);
 
 export class DeckSocket {
   private readonly clients = new Map<WebSocket, Client>();
@@ -125,7 +139,7 @@ export class DeckSocket {
   }
 
   attach(socket: WebSocket): void {
-    const client: Client = { socket, alive: true, overSince: null, skippedImages: new Set(), skippedState: false, origin: `web-client-${++this.clientsEver}`, pressed: new Set() };
+    const client: Client = { socket, alive: true, overSince: null, skippedImages: new Set(), skippedState: false, origin: `web-client-${++this.clientsEver}`, pressed: new Set(), view: null };
     this.clients.set(socket, client);
     this.followWatchers();
     // A hold must never complete for a release that can no longer arrive: a client whose link goes
@@ -189,6 +203,7 @@ export class DeckSocket {
     const skipped = client.skippedImages;
     client.skippedImages = new Set();
     this.panels.forEach((session, panelIndex) => {
+      if (!views(client, session.surface.id)) return;
       const shown = session.shownImages();
       session.surface.controls.forEach((control, controlIndex) => {
         const image = shown.get(control.id);
@@ -201,9 +216,9 @@ export class DeckSocket {
     }
   }
 
-  /** A web deck is seen while any page is open (each page shows every deck): drawn and fed only then. */
+  /** A web deck is seen while some page has it in view: drawn and fed only then. */
   private followWatchers(): void {
-    for (const web of this.webSurfaces) web.setWatched(this.clients.size > 0);
+    for (const web of this.webSurfaces) web.setWatched([...this.clients.values()].some((client) => views(client, web.id)));
   }
 
   /** Web decks first (the ones to use), then the others, each in a stable order. */
@@ -224,7 +239,7 @@ export class DeckSocket {
           if (this.clients.size === 0) return;
           if (!('image' in output)) return this.broadcast({ kind: 'always', message: JSON.stringify({ type: 'led', surface: session.surface.id, control: output.control, state: output.led }) });
           const controlIndex = index.get(output.control) ?? 0;
-          this.broadcast({ kind: 'image', key: `${panelIndex}:${controlIndex}`, message: imageFrame(panelIndex, controlIndex, output.image) });
+          this.broadcast({ kind: 'image', surface: session.surface.id, key: `${panelIndex}:${controlIndex}`, message: imageFrame(panelIndex, controlIndex, output.image) });
         }),
       );
     });
@@ -242,12 +257,17 @@ export class DeckSocket {
     });
     socket.send(JSON.stringify({ type: 'hello', surfaces: panels }));
     this.panels.forEach((session, panelIndex) => {
-      const shown = session.shownImages();
-      session.surface.controls.forEach((control, controlIndex) => {
-        const image = shown.get(control.id);
-        if (image) socket.send(imageFrame(panelIndex, controlIndex, image));
-      });
+      if (views(client, session.surface.id)) this.sendShown(client, session, panelIndex);
       for (const [control, state] of session.shownLeds()) socket.send(JSON.stringify({ type: 'led', surface: session.surface.id, control, state }));
+    });
+  }
+
+  /** What a panel shows now, image by image (on connect, and as it comes into a client's view). */
+  private sendShown(client: Client, session: SurfaceSession, panelIndex: number): void {
+    const shown = session.shownImages();
+    session.surface.controls.forEach((control, controlIndex) => {
+      const image = shown.get(control.id);
+      if (image) client.socket.send(imageFrame(panelIndex, controlIndex, image));
     });
   }
 
@@ -259,7 +279,8 @@ export class DeckSocket {
     this.broadcast({ kind: 'state', message: text });
   }
 
-  private receive({ socket, origin, pressed }: Client, text: string | null): void {
+  private receive(client: Client, text: string | null): void {
+    const { socket, origin, pressed } = client;
     const reject = (message: string) => {
       this.log.warn(`web deck: ignored a message: ${message}`);
       socket.send(JSON.stringify({ type: 'error', message }));
@@ -271,8 +292,9 @@ export class DeckSocket {
     } catch {
       return reject('not JSON');
     }
-    const parsed = PageInput.safeParse(value);
+    const parsed = PageMessage.safeParse(value);
     if (!parsed.success) return reject(parsed.error.issues.map((i) => `${i.path.join('.') || 'message'}: ${i.message}`).join('; '));
+    if (parsed.data.type === 'view') return this.setView(client, new Set(parsed.data.surfaces));
     const { surface: id, input } = parsed.data;
     const session = this.bridge.session(id);
     if (!session) return reject(`no surface "${id}"`);
@@ -282,6 +304,17 @@ export class DeckSocket {
     // will never come: that key is let go without firing, the client's other holds stay.
     if (input.type === 'cancel') return this.deliver(id, { type: 'lost', origin, control: input.control });
     this.deliver(id, input.type === 'down' || input.type === 'up' ? { ...input, origin } : input);
+  }
+
+  /** The decks a client has in view from now on: those that come into view are sent what they show now. */
+  private setView(client: Client, view: ReadonlySet<string>): void {
+    const before = client.view;
+    client.view = view;
+    this.followWatchers();
+    this.panels.forEach((session, panelIndex) => {
+      const id = session.surface.id;
+      if (view.has(id) && before !== null && !before.has(id)) this.sendShown(client, session, panelIndex);
+    });
   }
 
   /** A web deck is pressed as a device is; any other surface is pressed remotely, as through the API. */
@@ -295,9 +328,10 @@ export class DeckSocket {
    * Images and state are pictures of now: skipped for a client over the bound, the latest sent once it
    * has caught up. Commands, LEDs and page changes are small and each one matters: always sent.
    */
-  private broadcast(item: { kind: 'always' | 'state'; message: string } | { kind: 'image'; key: string; message: Buffer }): void {
+  private broadcast(item: { kind: 'always' | 'state'; message: string } | { kind: 'image'; surface: string; key: string; message: Buffer }): void {
     for (const client of this.clients.values()) {
       if (client.socket.readyState !== client.socket.OPEN) continue;
+      if (item.kind === 'image' && !views(client, item.surface)) continue;
       if (item.kind === 'always' || this.underBound(client)) {
         client.socket.send(item.message);
         continue;

@@ -147,6 +147,8 @@ describe('the web deck in a browser', () => {
 
   it('when the recorder goes away the keys go stale then offline, and they recover when it is back', async () => {
     const { port, token } = f.sim.sim;
+    // Earlier tests scrolled away from it; only the decks in view are drawn.
+    await key('web:web-15', 'key0').scrollIntoViewIfNeeded();
     const live = await snapshot('web:web-15', 'key0');
     await f.sim.sim.close();
     const badge = page.locator('#recorders .badge');

@@ -50,3 +50,46 @@ it('a web deck is drawn and its previews fetched only while a page is open', asy
   await f.advance(3000);
   expect(previewsSince(f, mark)).toBe(0);
 });
+
+it('a page that views no deck gets no deck drawn; a view message that is wrong is refused, naming what is wrong', async () => {
+  const f = await startBridgeFixture({ profile: 'name: memory\nmatch: { kind: memory }\npages:\n  - name: main\n    controls:\n      key0: { show: { channel: 2 } }\n' });
+  const layout = WEB_LAYOUTS['web-15'];
+  if (!layout) throw new Error('no web-15 layout');
+  const web = new WebSurface(layout);
+  f.bridge.setProfiles([
+    parseTestProfile('name: memory\nmatch: { kind: memory }\npages:\n  - name: main\n    controls:\n      key0: { show: { channel: 2 } }\n', 'memory.yaml'),
+    parseTestProfile('name: web\nmatch: { kind: web }\npages:\n  - name: main\n    controls:\n      key0: { show: { channel: 1, thumbnail: true } }\n', 'web.yaml'),
+  ]);
+  f.bridge.addSurface(web);
+  const served = await serveDeckSocket(f, [web]);
+  cleanups.push(async () => {
+    await served.close();
+    await f.close();
+  });
+  let watched = false;
+  const watching = web.watched$.subscribe((w) => (watched = w));
+  cleanups.push(async () => watching.unsubscribe());
+  const page = await served.connect();
+  await f.until(() => watched, 'the page to view every deck until it says');
+  const answers: string[] = [];
+  page.on('message', (data, isBinary) => {
+    if (!isBinary) answers.push(data.toString());
+  });
+  page.send(JSON.stringify({ type: 'view', surfaces: [] }));
+  await f.until(() => !watched, 'the view taken');
+  await f.advance(1000); // a fetch under way may end
+  let mark = f.mark();
+  await f.advance(3000);
+  expect(previewsSince(f, mark)).toBe(0);
+
+  page.send(JSON.stringify({ type: 'view', surfaces: 'web:web-15' }));
+  await f.until(() => answers.some((a) => a.includes('"type":"error"')), 'the refusal');
+  expect(answers.find((a) => a.includes('"type":"error"'))).toContain('surfaces: ');
+  expect(f.logs.some((l) => l.message.startsWith('web deck: ignored a message: surfaces: '))).toBe(true);
+
+  page.send(JSON.stringify({ type: 'view', surfaces: [web.id] }));
+  mark = f.mark();
+  await f.until(() => (f.bridge.session(web.id)?.shownImages().size ?? 0) === web.controls.length, 'the web deck drawn');
+  await f.advance(2000);
+  expect(previewsSince(f, mark)).toBeGreaterThanOrEqual(2);
+});

@@ -65,6 +65,7 @@ function receive(message) {
   switch (message.type) {
     case 'hello':
       surfaces = message.surfaces;
+      sentView = null; // a new link (or a new set of decks) is told the view afresh
       buildDecks();
       document.body.classList.remove('unlinked');
       break;
@@ -123,6 +124,8 @@ function buildDecks() {
   const decks = /** @type {HTMLElement} */ (document.getElementById('decks'));
   decks.replaceChildren();
   canvases.clear();
+  onScreen.disconnect();
+  decksOnScreen.clear();
   surfaces.forEach((surface, surfaceIndex) => {
     const deck = document.createElement('section');
     deck.className = `deck ${surface.kind}`;
@@ -177,9 +180,37 @@ function buildDecks() {
     if (dials.childElementCount > 0) deck.append(dials);
     deck.append(noLink);
     decks.append(deck);
+    onScreen.observe(deck);
   });
   buildPicker();
   layoutDecks();
+}
+
+// The decks in view, told to the bridge: it draws a web deck, fetches its previews and sends its images
+// only while some page views it. A narrow page views the deck picked, a wide one the decks on screen,
+// a hidden tab none.
+/** @type {Set<string>} */
+const decksOnScreen = new Set();
+const onScreen = new IntersectionObserver((entries) => {
+  for (const entry of entries) {
+    const id = entry.target instanceof HTMLElement ? entry.target.dataset.surface : undefined;
+    if (id === undefined) continue;
+    if (entry.isIntersecting) decksOnScreen.add(id);
+    else decksOnScreen.delete(id);
+  }
+  sendView();
+});
+/** The view last told over this link (null: none yet). */
+let sentView = /** @type {string | null} */ (null);
+
+function sendView() {
+  if (socket?.readyState !== WebSocket.OPEN) return;
+  const picked = /** @type {HTMLSelectElement} */ (document.getElementById('deck-picker')).value;
+  const view = document.hidden ? [] : narrow.matches ? (picked ? [picked] : []) : [...decksOnScreen].sort();
+  const text = JSON.stringify({ type: 'view', surfaces: view });
+  if (text === sentView) return;
+  sentView = text;
+  socket.send(text);
 }
 
 /** Hardware decks are shown as they are lit; pressing them here is a remote press. */
@@ -320,6 +351,9 @@ picker.addEventListener('change', () => {
   remembered.set(picker.value);
   showPicked();
   layoutDecks();
+  sendView();
 });
+narrow.addEventListener('change', () => sendView());
+document.addEventListener('visibilitychange', () => sendView());
 new ResizeObserver(() => layoutDecks()).observe(/** @type {HTMLElement} */ (document.querySelector('main')));
 connect();

@@ -1,0 +1,97 @@
+// The decks a page has in view, in Debian's chromium: a phone views the deck it picked, a desk page the
+// decks on screen, a hidden tab none. Only the decks some page views are drawn and fed previews, and a
+// deck that comes into view shows what is true now, not what it showed when it left.
+import { existsSync } from 'node:fs';
+import { firstValueFrom } from 'rxjs';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { WebSurface } from '../../src/surfaces/web/web-surface.js';
+import { startRemoteFixture, until, type RemoteFixture } from '../support/remote.js';
+
+/** The little of the DOM the page functions below use (they run in the browser, not in Node). */
+declare const document: {
+  querySelector(selector: string): { value: string; dispatchEvent(event: unknown): void; toDataURL(): string } | null;
+  dispatchEvent(event: unknown): void;
+};
+declare class Event {
+  constructor(type: string);
+}
+
+const CHROMIUM = process.env.RECDECK_CHROMIUM ?? '/usr/bin/chromium';
+
+let f: RemoteFixture;
+let browser: Browser;
+
+beforeAll(async () => {
+  if (!existsSync(CHROMIUM)) throw new Error(`browser tests need Debian's chromium at ${CHROMIUM} (apt-get install -y chromium; .ci/run installs it)`);
+  f = await startRemoteFixture({ pollMs: 250 });
+  browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run'] });
+}, 30_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await f?.close();
+});
+
+const surface = (id: string): WebSurface => {
+  const found = f.running.webSurfaces.find((w) => w.id === id);
+  if (!found) throw new Error(`no web deck ${id}`);
+  return found;
+};
+const watched = (id: string): Promise<boolean> => firstValueFrom(surface(id).watched$);
+const watchedSet = async (): Promise<string[]> => {
+  const ids: string[] = [];
+  for (const web of f.running.webSurfaces) if (await watched(web.id)) ids.push(web.id);
+  return ids.sort();
+};
+const keyImage = (page: Page, id: string, control: string) =>
+  page.evaluate(({ id, control }) => document.querySelector(`canvas[data-surface="${id}"][data-control="${control}"]`)?.toDataURL() ?? '', { id, control });
+
+async function open(viewport: { width: number; height: number }, isMobile: boolean): Promise<Page> {
+  const context = await browser.newContext({ viewport, isMobile, hasTouch: isMobile });
+  const page = await context.newPage();
+  await page.goto(f.base);
+  await until(() => f.running.remote?.webClients() === 1, 'the page to connect', 8000);
+  return page;
+}
+
+describe('the decks a page has in view', () => {
+  it('a phone views only the deck it picked; picking another moves the drawing there; a hidden tab views none', async () => {
+    const page = await open({ width: 390, height: 844 }, true);
+    try {
+      await expect.poll(watchedSet, { timeout: 5000 }).toEqual(['web:web-15']);
+      await page.selectOption('#deck-picker', 'web:web-32');
+      await expect.poll(watchedSet, { timeout: 5000 }).toEqual(['web:web-32']);
+      await page.evaluate(() => {
+        Object.defineProperty(document, 'hidden', { configurable: true, get: () => true });
+        document.dispatchEvent(new Event('visibilitychange'));
+      });
+      await expect.poll(watchedSet, { timeout: 5000 }).toEqual([]);
+    } finally {
+      await page.context().close();
+    }
+    await until(() => f.running.remote?.webClients() === 0, 'the page gone', 5000);
+  }, 20_000);
+
+  it('a desk page views the decks on screen; a deck scrolled back into view shows the state of now', async () => {
+    // Short enough that the decks below the first are off screen until scrolled to.
+    const page = await open({ width: 1280, height: 420 }, false);
+    try {
+      await expect.poll(watchedSet, { timeout: 5000 }).toEqual(['web:web-15']);
+      const before = await keyImage(page, 'web:web-15', 'key0');
+      await page.locator('.deck[data-surface="web:web-plus"]').scrollIntoViewIfNeeded();
+      await expect.poll(watchedSet, { timeout: 5000 }).toEqual(['web:web-plus']);
+
+      // Channel 1 starts recording while its web-15 key is off screen: that deck is not drawn meanwhile.
+      await f.sim.client.recStart(0);
+      await new Promise((resolve) => setTimeout(resolve, 800));
+      expect(await keyImage(page, 'web:web-15', 'key0')).toBe(before);
+
+      await page.locator('.deck[data-surface="web:web-15"]').scrollIntoViewIfNeeded();
+      await expect.poll(watchedSet, { timeout: 5000 }).toContain('web:web-15');
+      await until(async () => (await keyImage(page, 'web:web-15', 'key0')) !== before, 'the key to show the recording', 5000);
+    } finally {
+      await page.context().close();
+    }
+  }, 20_000);
+});
