@@ -1,7 +1,8 @@
 // (f) What `recdeck run` costs with the shipped profiles and no page open, beside a bare poller making
 // the same reads in the same run (both child processes against one simulator child, measured from
-// /proc); then with one page open (16 previews at 1 fps on the 32-key web deck), beside the cost of
-// decoding 16 previews a second alone.
+// /proc); then with one page open viewing the 32-key web deck (16 previews at 1 fps, its meters), beside
+// a bare poller making that page's reads too, and the cost of decoding 16 previews a second alone. The
+// reads the bridge made in the window are counted from its /metrics, so that the two are seen to match.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { readFile } from 'node:fs/promises';
@@ -10,7 +11,7 @@ import { WebSocket } from 'ws';
 import { RecorderClient } from '../api/client.js';
 import { BRIDGE_NODE_FLAGS } from '../cli/node-flags.js';
 import { decodeThumbnail } from '../render/thumbnail.js';
-import { startChildSimulator } from './load.js';
+import { startSimulator, type RunningSimulator } from '../simulator/server.js';
 import { sleep } from './stats.js';
 
 export interface ProcessCost {
@@ -23,6 +24,10 @@ export interface IdleCost {
   bare: ProcessCost;
   run: ProcessCost;
   runWithPage: ProcessCost;
+  /** A bare poller making the page's reads too (its previews and meters). */
+  bareWithPageReads: ProcessCost;
+  /** Reads a second by operation, of the bridge and of the bare poller, without and with the page. */
+  reads: Record<'idle' | 'page', { run: Record<string, number>; bare: Record<string, number> }>;
   /** CPU of decoding 16 previews a second, alone. */
   decodeCpuPercent: number;
 }
@@ -30,6 +35,10 @@ export interface IdleCost {
 const CLI = fileURLToPath(new URL('../cli/main.js', import.meta.url));
 const BARE = fileURLToPath(new URL('./bare-poller.js', import.meta.url));
 const TOKEN = 'perm:00000000-0000-4000-8000-0000000idle1';
+/** The deck the page views, and what its first page shows: every channel's preview, meters of channels 1 and 2. */
+const PAGE_DECK = 'web:web-32';
+const PREVIEW_CHANNELS = Array.from({ length: 16 }, (_, i) => i);
+const METER_CHANNELS = [0, 1];
 /** Linux reports process times in these ticks a second (USER_HZ). */
 const TICKS_PER_SECOND = 100;
 
@@ -71,40 +80,80 @@ async function startRun(url: string): Promise<{ child: ChildProcess; web: string
   return { child, web };
 }
 
-async function decodeCost(url: string, seconds: number): Promise<number> {
-  const client = new RecorderClient({ url, token: TOKEN });
-  try {
-    const pngs = await Promise.all(Array.from({ length: 16 }, (_, i) => client.getChannelPreview(i)));
-    const cpu0 = process.cpuUsage();
-    for (let round = 0; round < seconds; round++) for (const png of pngs) await decodeThumbnail(png);
-    const cpu = process.cpuUsage(cpu0);
-    // Each round is one second's 16 decodes: their CPU time as a share of `seconds` seconds.
-    return ((cpu.user + cpu.system) / 1000 / (seconds * 1000)) * 100;
-  } finally {
-    await client.close();
-  }
+/** Reads a second each simulator answered since `marks` (its request log's sequence numbers), by operation. */
+function readsSince(sims: readonly RunningSimulator[], marks: readonly number[], seconds: number): Array<Record<string, number>> {
+  return sims.map((sim, i) => {
+    const counts: Record<string, number> = {};
+    for (const r of sim.log.list()) if (r.seq > (marks[i] as number) && r.operation !== null) counts[r.operation] = (counts[r.operation] ?? 0) + 1 / seconds;
+    return counts;
+  });
+}
+
+const lastSeq = (sim: RunningSimulator) => sim.log.list().at(-1)?.seq ?? 0;
+
+/** CPU % of a core for decoding 16 previews a second, measured alone (nothing else runs in this process then). */
+async function decodeCost(pngs: readonly Uint8Array[], seconds: number): Promise<number> {
+  const cpu0 = process.cpuUsage();
+  for (let round = 0; round < seconds; round++) for (const png of pngs) await decodeThumbnail(png);
+  const cpu = process.cpuUsage(cpu0);
+  // Each round is one second's 16 decodes: their CPU time as a share of `seconds` seconds.
+  return ((cpu.user + cpu.system) / 1000 / (seconds * 1000)) * 100;
 }
 
 export async function measureIdleCost(seconds: number): Promise<IdleCost> {
-  const sim = await startChildSimulator(TOKEN);
-  const children: ChildProcess[] = [sim.child];
+  // One simulator for the bridge and one for the bare pollers, so that each one's reads can be counted
+  // (their request logs). They run in this process, whose own CPU is not what is measured.
+  const sims = [await startSimulator({ port: 0, grid: 16, token: TOKEN }), await startSimulator({ port: 0, grid: 16, token: TOKEN })];
+  const [runSim, bareSim] = sims as [RunningSimulator, RunningSimulator];
+  const children: ChildProcess[] = [];
+  const stop = async () => {
+    for (const child of children.splice(0)) {
+      child.kill('SIGTERM');
+      if (child.exitCode === null && child.signalCode === null) await once(child, 'exit');
+    }
+    for (const sim of sims.splice(0)) await sim.close();
+  };
   try {
-    const client = new RecorderClient({ url: sim.url, token: TOKEN });
-    for (let i = 0; i < 16; i++) await client.recStart(i);
-    await client.close();
-    const bare = spawn(process.execPath, [...BRIDGE_NODE_FLAGS, BARE, sim.url, TOKEN, '250', '5000'], { stdio: 'ignore' });
+    for (const sim of sims) {
+      const client = new RecorderClient({ url: sim.url, token: TOKEN });
+      for (let i = 0; i < 16; i++) await client.recStart(i);
+      await client.close();
+    }
+    const bare = spawn(process.execPath, [...BRIDGE_NODE_FLAGS, BARE, '--url', bareSim.url, '--token', TOKEN], { stdio: 'ignore' });
     children.push(bare);
-    const run = await startRun(sim.url);
+    const run = await startRun(runSim.url);
     children.push(run.child);
     await sleep(4000); // profiles bound, first reads done, caches warm
+    let marks = sims.map(lastSeq);
+    let t0 = performance.now();
     const [bareCost, runCost] = await measure([bare.pid as number, run.child.pid as number], seconds);
+    const [idleRunReads, idleBareReads] = readsSince(sims, marks, (performance.now() - t0) / 1000);
+    bare.kill('SIGTERM');
     const page = new WebSocket(`${run.web.replace('http', 'ws')}/ws`);
     await once(page, 'open');
+    page.send(JSON.stringify({ type: 'view', surfaces: [PAGE_DECK] }));
+    const pageBare = spawn(process.execPath, [...BRIDGE_NODE_FLAGS, BARE, '--url', bareSim.url, '--token', TOKEN, '--previews', PREVIEW_CHANNELS.join(','), '--meters', METER_CHANNELS.join(',')], { stdio: 'ignore' });
+    children.push(pageBare);
     await sleep(4000);
-    const [runWithPage] = await measure([run.child.pid as number], seconds);
+    marks = sims.map(lastSeq);
+    t0 = performance.now();
+    const [runWithPage, bareWithPageReads] = await measure([run.child.pid as number, pageBare.pid as number], seconds);
+    const [pageRunReads, pageBareReads] = readsSince(sims, marks, (performance.now() - t0) / 1000);
     page.close();
-    return { seconds, bare: bareCost as ProcessCost, run: runCost as ProcessCost, runWithPage: runWithPage as ProcessCost, decodeCpuPercent: await decodeCost(sim.url, Math.max(3, Math.round(seconds / 2))) };
+    const client = new RecorderClient({ url: runSim.url, token: TOKEN });
+    const pngs = await Promise.all(PREVIEW_CHANNELS.map((i) => client.getChannelPreview(i)));
+    await client.close();
+    await stop();
+    return {
+      seconds,
+      bare: bareCost as ProcessCost,
+      run: runCost as ProcessCost,
+      runWithPage: runWithPage as ProcessCost,
+      bareWithPageReads: bareWithPageReads as ProcessCost,
+      reads: { idle: { run: idleRunReads ?? {}, bare: idleBareReads ?? {} }, page: { run: pageRunReads ?? {}, bare: pageBareReads ?? {} } },
+      decodeCpuPercent: await decodeCost(pngs, Math.max(3, Math.round(seconds / 2))),
+    };
   } finally {
-    for (const child of children) child.kill('SIGTERM');
+    await stop();
   }
 }

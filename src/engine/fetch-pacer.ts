@@ -5,6 +5,13 @@
 // extras back off as the recorder slows while the polls keep their pace on their own connections.
 // Items waiting longest go first.
 
+/**
+ * Share of the interval by which an item may come due early. Ticks come at the interval and a round's
+ * items start one after another as slots free up, so an item started a few ms after its tick would
+ * otherwise miss the next tick by those few ms and be fetched only every other interval.
+ */
+const ROUND_SLACK = 0.25;
+
 interface ItemPace {
   /** When its last fetch started, or null if never. */
   startedAt: number | null;
@@ -37,7 +44,7 @@ export class FetchPacer<T extends string | number> {
     for (const item of [...this.items.keys()]) if (!wanted.includes(item) && !this.items.get(item)?.busy) this.items.delete(item);
     const due = wanted
       .map((item) => ({ item, pace: this.paceOf(item) }))
-      .filter(({ pace }) => !pace.busy && (pace.startedAt === null || now - pace.startedAt >= Math.max(this.options.intervalMs, 2 * pace.tookMs)))
+      .filter(({ pace }) => !pace.busy && (pace.startedAt === null || now - pace.startedAt >= this.spacingOf(pace)))
       .sort((a, b) => (a.pace.startedAt ?? -Infinity) - (b.pace.startedAt ?? -Infinity));
     for (const { item, pace } of due) {
       if (this.underWay >= this.options.concurrency) return;
@@ -48,6 +55,11 @@ export class FetchPacer<T extends string | number> {
   /** Fetches under way now. */
   get inFlight(): number {
     return this.underWay;
+  }
+
+  /** How far apart an item's fetches are at least: its interval (less the slack), or twice its last fetch time when that is longer. */
+  private spacingOf(pace: ItemPace): number {
+    return Math.max((1 - ROUND_SLACK) * this.options.intervalMs, 2 * pace.tookMs);
   }
 
   private paceOf(item: T): ItemPace {
