@@ -1,8 +1,10 @@
-// Turns pictures into key and strip images, fast enough for a deck full of ticking clocks. Three caches:
+// Turns pictures into key and strip images, fast enough for a deck full of ticking clocks. Four caches:
 //  - finished images by picture and size: an identical picture gives back the identical object, which
 //    the session relies on to skip re-sending;
 //  - bases (the static SVG layer of a tile, one sharp call each) by what they show, so a clock tick, a new
 //    meter level, a hold-ring frame or a flash is a copy of the base plus a little JS painting;
+//  - backdrops (a base laid over a preview, scaled to cover) by base and preview content, so the clock
+//    ticks of a key with a preview do not scale and blend that preview again;
 //  - glyph atlases per face and size, for that painting.
 import type { Picture } from '../engine/picture.js';
 import { pictureKey } from '../engine/picture.js';
@@ -39,6 +41,8 @@ export interface RenderStats {
   cacheHits: number;
   /** Images made without a sharp call (cached base and atlases, JS painting only). */
   fastPaths: number;
+  /** Images over a preview whose backdrop (base over the scaled preview) was already made. */
+  backdropHits: number;
 }
 
 interface CachedBase {
@@ -47,9 +51,11 @@ interface CachedBase {
 }
 
 export class KeyRenderer implements PictureRenderer {
-  readonly stats: RenderStats = { renders: 0, cacheHits: 0, fastPaths: 0 };
+  readonly stats: RenderStats = { renders: 0, cacheHits: 0, fastPaths: 0, backdropHits: 0 };
   private readonly images: Lru<RgbImage>;
   private readonly bases = new Lru<CachedBase>(600, 16 * 1024 * 1024, (base) => base.bytes);
+  /** Previews change every second or so: a few per key are enough to serve that second's ticks. */
+  private readonly backdrops = new Lru<Buffer>(64, 4 * 1024 * 1024, (backdrop) => backdrop.length);
   /** Atlases are few (a handful of sizes per key size) and small, so they are kept for good. */
   private readonly atlases = new Map<string, Promise<GlyphAtlas>>();
   private readonly pending = new Map<string, Promise<RgbImage>>();
@@ -108,8 +114,17 @@ export class KeyRenderer implements PictureRenderer {
       const pixels = await base.data;
       if (plan.thumbnail === null) pixels.copy(image.data);
       else {
-        drawCover(image, plan.thumbnail.rect, plan.thumbnail.image);
-        drawRgba(image, pixels);
+        // The preview's content key names its pixels (see ChannelPicture.thumbnail).
+        const backdropKey = `${base.key}|${picture.kind === 'channel' ? picture.thumbnail : ''}`;
+        const backdrop = this.backdrops.get(backdropKey);
+        if (backdrop !== undefined) {
+          this.stats.backdropHits++;
+          backdrop.copy(image.data);
+        } else {
+          drawCover(image, plan.thumbnail.rect, plan.thumbnail.image);
+          drawRgba(image, pixels);
+          this.backdrops.set(backdropKey, Buffer.from(image.data));
+        }
       }
       ops = plan.ops;
     }
@@ -146,16 +161,16 @@ export class KeyRenderer implements PictureRenderer {
   }
 
   /** The plan's base pixels: RGB, or RGBA when a thumbnail shows through. */
-  private base(plan: TilePlan, size: PixelSize): { data: Promise<Buffer>; fresh: boolean } {
+  private base(plan: TilePlan, size: PixelSize): { data: Promise<Buffer>; fresh: boolean; key: string } {
     const layers: Layers = plan.thumbnail === null ? 'rgb' : 'rgba';
     const key = `${size.width}x${size.height}:${layers}|${plan.baseKey}`;
     const cached = this.bases.get(key);
-    if (cached !== undefined) return { data: cached.data, fresh: false };
+    if (cached !== undefined) return { data: cached.data, fresh: false, key };
     const data = this.rasterise(plan.baseSvg(), size, layers);
     this.bases.set(key, { data, bytes: size.width * size.height * (layers === 'rgb' ? 3 : 4) });
     // A failed rasterisation is not kept: the next render tries again.
     data.catch(() => this.bases.delete(key));
-    return { data, fresh: true };
+    return { data, fresh: true, key };
   }
 
   private atlas(face: FaceName, size: number): { data: Promise<GlyphAtlas>; fresh: boolean } {

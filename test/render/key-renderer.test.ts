@@ -240,6 +240,21 @@ describe('thumbnails', () => {
     expect(differingPixels(first, second)).toBeGreaterThan(100);
   });
 
+  it('a clock tick over a preview reuses its backdrop and draws what a fresh renderer draws', async () => {
+    // A gradient, so that scaling it to the key's preview area shows in the pixels.
+    const gradient: RgbImage = { width: 160, height: 90, data: Buffer.alloc(160 * 90 * 3) };
+    for (let y = 0; y < 90; y++) for (let x = 0; x < 160; x++) gradient.data.set([x, y * 2, (x + y) % 256], (y * 160 + x) * 3);
+    for (const size of SIZES) {
+      const renderer = new KeyRenderer({ thumbnails: () => gradient });
+      await renderer.render(recording({ durationS: 10, thumbnail: 'cam/1' }), size);
+      const hits = renderer.stats.backdropHits;
+      const ticked = await renderer.render(recording({ durationS: 11, thumbnail: 'cam/1' }), size);
+      expect(renderer.stats.backdropHits).toBe(hits + 1);
+      const fresh = await new KeyRenderer({ thumbnails: () => gradient }).render(recording({ durationS: 11, thumbnail: 'cam/1' }), size);
+      expect(maxDifference(ticked, fresh)).toBe(0);
+    }
+  });
+
   it('a thumbnail key with no image yet draws the tile without a preview', async () => {
     const renderer = new KeyRenderer({ thumbnails: () => undefined });
     const image = await renderer.render(channel('idle', { thumbnail: 'missing' }), KEY);

@@ -109,7 +109,7 @@ export function drawCover(image: RgbImage, rect: Rect, source: RgbImage): void {
   const { x0, y0, x1, y1 } = clip(image, rect);
   const targetWidth = Math.round(rect.width);
   const targetHeight = Math.round(rect.height);
-  if (targetWidth <= 0 || targetHeight <= 0 || source.width <= 0 || source.height <= 0) return;
+  if (targetWidth <= 0 || targetHeight <= 0 || source.width <= 0 || source.height <= 0 || x1 <= x0) return;
   const scale = Math.max(targetWidth / source.width, targetHeight / source.height);
   const offsetX = (source.width - targetWidth / scale) / 2;
   const offsetY = (source.height - targetHeight / scale) / 2;
@@ -117,24 +117,34 @@ export function drawCover(image: RgbImage, rect: Rect, source: RgbImage): void {
   const src = source.data;
   const maxX = source.width - 1;
   const maxY = source.height - 1;
+  // Where each column samples is the same on every row: worked out once per call.
+  const columns = x1 - x0;
+  const left = new Int32Array(columns);
+  const right = new Int32Array(columns);
+  const weight = new Float64Array(columns);
+  for (let c = 0; c < columns; c++) {
+    const sx = Math.min(maxX, Math.max(0, offsetX + (x0 + c - Math.round(rect.x) + 0.5) / scale - 0.5));
+    const sx0 = Math.floor(sx);
+    left[c] = sx0 * 3;
+    right[c] = Math.min(maxX, sx0 + 1) * 3;
+    weight[c] = sx - sx0;
+  }
   for (let y = y0; y < y1; y++) {
     const sy = Math.min(maxY, Math.max(0, offsetY + (y - Math.round(rect.y) + 0.5) / scale - 0.5));
     const sy0 = Math.floor(sy);
-    const sy1 = Math.min(maxY, sy0 + 1);
     const fy = sy - sy0;
+    const upper = sy0 * source.width * 3;
+    const lower = Math.min(maxY, sy0 + 1) * source.width * 3;
     let i = (y * width + x0) * 3;
-    for (let x = x0; x < x1; x++, i += 3) {
-      const sx = Math.min(maxX, Math.max(0, offsetX + (x - Math.round(rect.x) + 0.5) / scale - 0.5));
-      const sx0 = Math.floor(sx);
-      const sx1 = Math.min(maxX, sx0 + 1);
-      const fx = sx - sx0;
-      const a = (sy0 * source.width + sx0) * 3;
-      const b = (sy0 * source.width + sx1) * 3;
-      const c = (sy1 * source.width + sx0) * 3;
-      const d = (sy1 * source.width + sx1) * 3;
+    for (let c = 0; c < columns; c++, i += 3) {
+      const fx = weight[c] as number;
+      const a = upper + (left[c] as number);
+      const b = upper + (right[c] as number);
+      const d = lower + (left[c] as number);
+      const e = lower + (right[c] as number);
       for (let k = 0; k < 3; k++) {
         const top = (src[a + k] as number) + ((src[b + k] as number) - (src[a + k] as number)) * fx;
-        const bottom = (src[c + k] as number) + ((src[d + k] as number) - (src[c + k] as number)) * fx;
+        const bottom = (src[d + k] as number) + ((src[e + k] as number) - (src[d + k] as number)) * fx;
         data[i + k] = Math.round(top + (bottom - top) * fy);
       }
     }
