@@ -6,12 +6,12 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { readFile } from 'node:fs/promises';
+import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { WebSocket } from 'ws';
 import { RecorderClient } from '../api/client.js';
 import { BRIDGE_NODE_FLAGS } from '../cli/node-flags.js';
 import { decodeThumbnail } from '../render/thumbnail.js';
-import { startSimulator, type RunningSimulator } from '../simulator/server.js';
 import { sleep } from './stats.js';
 
 export interface ProcessCost {
@@ -34,7 +34,9 @@ export interface IdleCost {
 
 const CLI = fileURLToPath(new URL('../cli/main.js', import.meta.url));
 const BARE = fileURLToPath(new URL('./bare-poller.js', import.meta.url));
+const SIMULATORS = fileURLToPath(new URL('./simulators-child.js', import.meta.url));
 const TOKEN = 'perm:00000000-0000-4000-8000-0000000idle1';
+const WARM_UP_MS = 15_000;
 /** The deck the page views, and what its first page shows: every channel's preview, meters of channels 1 and 2. */
 const PAGE_DECK = 'web:web-32';
 const PREVIEW_CHANNELS = Array.from({ length: 16 }, (_, i) => i);
@@ -80,16 +82,27 @@ async function startRun(url: string): Promise<{ child: ChildProcess; web: string
   return { child, web };
 }
 
-/** Reads a second each simulator answered since `marks` (its request log's sequence numbers), by operation. */
-function readsSince(sims: readonly RunningSimulator[], marks: readonly number[], seconds: number): Array<Record<string, number>> {
-  return sims.map((sim, i) => {
-    const counts: Record<string, number> = {};
-    for (const r of sim.log.list()) if (r.seq > (marks[i] as number) && r.operation !== null) counts[r.operation] = (counts[r.operation] ?? 0) + 1 / seconds;
-    return counts;
-  });
+/** The simulators' child: their URLs, and the reads each has answered since the last ask, by operation. */
+async function startSimulators(count: number): Promise<{ child: ChildProcess; urls: string[]; readsSince: () => Promise<Array<Record<string, number>>> }> {
+  const child = spawn(process.execPath, [SIMULATORS, String(count), TOKEN], { stdio: ['pipe', 'pipe', 'inherit'] });
+  const lines = createInterface({ input: child.stdout as NodeJS.ReadableStream })[Symbol.asyncIterator]();
+  const next = async (): Promise<unknown> => {
+    const { value, done } = await lines.next();
+    if (done) throw new Error('the simulators stopped');
+    return JSON.parse(value as string);
+  };
+  const { urls } = (await next()) as { urls: string[] };
+  return {
+    child,
+    urls,
+    readsSince: async () => {
+      child.stdin?.write('count\n');
+      return ((await next()) as { counts: Array<Record<string, number>> }).counts;
+    },
+  };
 }
 
-const lastSeq = (sim: RunningSimulator) => sim.log.list().at(-1)?.seq ?? 0;
+const perSecond = (counts: Record<string, number> | undefined, seconds: number) => Object.fromEntries(Object.entries(counts ?? {}).map(([operation, n]) => [operation, n / seconds]));
 
 /** CPU % of a core for decoding 16 previews a second, measured alone (nothing else runs in this process then). */
 async function decodeCost(pngs: readonly Uint8Array[], seconds: number): Promise<number> {
@@ -101,46 +114,44 @@ async function decodeCost(pngs: readonly Uint8Array[], seconds: number): Promise
 }
 
 export async function measureIdleCost(seconds: number): Promise<IdleCost> {
-  // One simulator for the bridge and one for the bare pollers, so that each one's reads can be counted
-  // (their request logs). They run in this process, whose own CPU is not what is measured.
-  const sims = [await startSimulator({ port: 0, grid: 16, token: TOKEN }), await startSimulator({ port: 0, grid: 16, token: TOKEN })];
-  const [runSim, bareSim] = sims as [RunningSimulator, RunningSimulator];
-  const children: ChildProcess[] = [];
+  // One simulator for the bridge and one for the bare pollers, so that each one's reads are counted.
+  const sims = await startSimulators(2);
+  const [runUrl, bareUrl] = sims.urls as [string, string];
+  const children: ChildProcess[] = [sims.child];
   const stop = async () => {
     for (const child of children.splice(0)) {
       child.kill('SIGTERM');
       if (child.exitCode === null && child.signalCode === null) await once(child, 'exit');
     }
-    for (const sim of sims.splice(0)) await sim.close();
   };
   try {
-    for (const sim of sims) {
-      const client = new RecorderClient({ url: sim.url, token: TOKEN });
-      for (let i = 0; i < 16; i++) await client.recStart(i);
-      await client.close();
-    }
-    const bare = spawn(process.execPath, [...BRIDGE_NODE_FLAGS, BARE, '--url', bareSim.url, '--token', TOKEN], { stdio: 'ignore' });
+    const bare = spawn(process.execPath, [...BRIDGE_NODE_FLAGS, BARE, '--url', bareUrl, '--token', TOKEN], { stdio: 'ignore' });
     children.push(bare);
-    const run = await startRun(runSim.url);
+    const run = await startRun(runUrl);
     children.push(run.child);
-    await sleep(4000); // profiles bound, first reads done, caches warm
-    let marks = sims.map(lastSeq);
+    // Steady state, not start-up: profiles bound, first reads done, caches warm, and V8's memory reducer
+    // done (it runs full collections some 5-10 s after start, which cost a heap the bridge's size more
+    // than the bare poller's, and would be counted as idle work).
+    await sleep(WARM_UP_MS);
+    await sims.readsSince();
     let t0 = performance.now();
     const [bareCost, runCost] = await measure([bare.pid as number, run.child.pid as number], seconds);
-    const [idleRunReads, idleBareReads] = readsSince(sims, marks, (performance.now() - t0) / 1000);
+    const [idleRunReads, idleBareReads] = await sims.readsSince();
+    const idleSeconds = (performance.now() - t0) / 1000;
     bare.kill('SIGTERM');
     const page = new WebSocket(`${run.web.replace('http', 'ws')}/ws`);
     await once(page, 'open');
     page.send(JSON.stringify({ type: 'view', surfaces: [PAGE_DECK] }));
-    const pageBare = spawn(process.execPath, [...BRIDGE_NODE_FLAGS, BARE, '--url', bareSim.url, '--token', TOKEN, '--previews', PREVIEW_CHANNELS.join(','), '--meters', METER_CHANNELS.join(',')], { stdio: 'ignore' });
+    const pageBare = spawn(process.execPath, [...BRIDGE_NODE_FLAGS, BARE, '--url', bareUrl, '--token', TOKEN, '--previews', PREVIEW_CHANNELS.join(','), '--meters', METER_CHANNELS.join(',')], { stdio: 'ignore' });
     children.push(pageBare);
-    await sleep(4000);
-    marks = sims.map(lastSeq);
+    await sleep(WARM_UP_MS);
+    await sims.readsSince();
     t0 = performance.now();
     const [runWithPage, bareWithPageReads] = await measure([run.child.pid as number, pageBare.pid as number], seconds);
-    const [pageRunReads, pageBareReads] = readsSince(sims, marks, (performance.now() - t0) / 1000);
+    const [pageRunReads, pageBareReads] = await sims.readsSince();
+    const pageSeconds = (performance.now() - t0) / 1000;
     page.close();
-    const client = new RecorderClient({ url: runSim.url, token: TOKEN });
+    const client = new RecorderClient({ url: runUrl, token: TOKEN });
     const pngs = await Promise.all(PREVIEW_CHANNELS.map((i) => client.getChannelPreview(i)));
     await client.close();
     await stop();
@@ -150,7 +161,10 @@ export async function measureIdleCost(seconds: number): Promise<IdleCost> {
       run: runCost as ProcessCost,
       runWithPage: runWithPage as ProcessCost,
       bareWithPageReads: bareWithPageReads as ProcessCost,
-      reads: { idle: { run: idleRunReads ?? {}, bare: idleBareReads ?? {} }, page: { run: pageRunReads ?? {}, bare: pageBareReads ?? {} } },
+      reads: {
+        idle: { run: perSecond(idleRunReads, idleSeconds), bare: perSecond(idleBareReads, idleSeconds) },
+        page: { run: perSecond(pageRunReads, pageSeconds), bare: perSecond(pageBareReads, pageSeconds) },
+      },
       decodeCpuPercent: await decodeCost(pngs, Math.max(3, Math.round(seconds / 2))),
     };
   } finally {
