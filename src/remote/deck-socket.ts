@@ -10,6 +10,9 @@
 // page is sent images only of the decks it views, with what they show now when one comes into view.
 // A page that never says is taken to view every deck.
 //
+// Images drawn in one turn of the event loop (a refresh redraws many keys at once) leave in one message:
+// frames laid end to end, each saying its own size.
+//
 // A client that reads slower than the bridge draws (a phone on bad Wi-Fi, a tab in the background, a
 // socket that never reads) must not make the bridge hold ever more data for it: over a bound of
 // unsent bytes its key images and state are skipped and remembered, and once it has caught up it is
@@ -44,7 +47,10 @@ const PageView = z.strictObject({ type: z.literal('view'), surfaces: z.array(z.s
 
 const PageMessage = z.discriminatedUnion('type', [PageInput, PageView]);
 
-/** Header of an image frame: version, panel index, control index, width, height (uint16, big-endian). */
+/**
+ * An image frame: a header (version, panel index, control index, width, height; uint16, big-endian) and
+ * the raw RGB. A message carries one or more frames end to end.
+ */
 export function imageFrame(panelIndex: number, controlIndex: number, image: RgbImage): Buffer {
   const header = Buffer.alloc(10);
   header.writeUInt16BE(1, 0);
@@ -76,6 +82,9 @@ interface Client {
   overSince: number | null;
   /** Images skipped while over the bound, as panel and control index; resent (the latest) once under. */
   skippedImages: Set<string>;
+  /** Frames to send at the end of this turn, latest per panel and control index. */
+  pendingImages: Map<string, Buffer>;
+  flushScheduled: boolean;
   skippedState: boolean;
   /** Its presses carry this origin; when its link goes, what it holds is let go without firing. */
   origin: string;
@@ -139,7 +148,7 @@ export class DeckSocket {
   }
 
   attach(socket: WebSocket): void {
-    const client: Client = { socket, alive: true, overSince: null, skippedImages: new Set(), skippedState: false, origin: `web-client-${++this.clientsEver}`, pressed: new Set(), view: null };
+    const client: Client = { socket, alive: true, overSince: null, skippedImages: new Set(), pendingImages: new Map(), flushScheduled: false, skippedState: false, origin: `web-client-${++this.clientsEver}`, pressed: new Set(), view: null };
     this.clients.set(socket, client);
     this.followWatchers();
     // A hold must never complete for a release that can no longer arrive: a client whose link goes
@@ -207,7 +216,8 @@ export class DeckSocket {
       const shown = session.shownImages();
       session.surface.controls.forEach((control, controlIndex) => {
         const image = shown.get(control.id);
-        if (image && skipped.has(`${panelIndex}:${controlIndex}`)) client.socket.send(imageFrame(panelIndex, controlIndex, image));
+        const key = `${panelIndex}:${controlIndex}`;
+        if (image && skipped.has(key)) this.queueImage(client, key, imageFrame(panelIndex, controlIndex, image));
       });
     });
     if (client.skippedState) {
@@ -250,6 +260,7 @@ export class DeckSocket {
     const { socket } = client;
     // A new set of panels is sent whole; what was skipped of the old set no longer applies.
     client.skippedImages.clear();
+    client.pendingImages.clear();
     const panels = this.panels.map((session) => {
       const { surface } = session;
       const web = this.webSurfaces.find((w) => w.id === surface.id);
@@ -267,7 +278,7 @@ export class DeckSocket {
     const shown = session.shownImages();
     session.surface.controls.forEach((control, controlIndex) => {
       const image = shown.get(control.id);
-      if (image) client.socket.send(imageFrame(panelIndex, controlIndex, image));
+      if (image) this.queueImage(client, `${panelIndex}:${controlIndex}`, imageFrame(panelIndex, controlIndex, image));
     });
   }
 
@@ -331,13 +342,37 @@ export class DeckSocket {
   private broadcast(item: { kind: 'always' | 'state'; message: string } | { kind: 'image'; surface: string; key: string; message: Buffer }): void {
     for (const client of this.clients.values()) {
       if (client.socket.readyState !== client.socket.OPEN) continue;
-      if (item.kind === 'image' && !views(client, item.surface)) continue;
+      // Images are bounded as they leave (flushImages).
+      if (item.kind === 'image') {
+        if (views(client, item.surface)) this.queueImage(client, item.key, item.message);
+        continue;
+      }
       if (item.kind === 'always' || this.underBound(client)) {
         client.socket.send(item.message);
         continue;
       }
-      if (item.kind === 'image') client.skippedImages.add(item.key);
-      else client.skippedState = true;
+      client.skippedState = true;
     }
+  }
+
+  private queueImage(client: Client, key: string, frame: Buffer): void {
+    client.pendingImages.set(key, frame);
+    if (client.flushScheduled) return;
+    client.flushScheduled = true;
+    setImmediate(() => this.flushImages(client));
+  }
+
+  /** This turn's images for a client, in one message; skipped (and remembered) while it is over the bound. */
+  private flushImages(client: Client): void {
+    client.flushScheduled = false;
+    const pending = client.pendingImages;
+    client.pendingImages = new Map();
+    if (pending.size === 0 || !this.clients.has(client.socket) || client.socket.readyState !== client.socket.OPEN) return;
+    if (!this.underBound(client)) {
+      for (const key of pending.keys()) client.skippedImages.add(key);
+      return;
+    }
+    // Catching up (in underBound) may have queued the latest of what was skipped: it goes next turn.
+    client.socket.send(pending.size === 1 ? (pending.values().next().value as Buffer) : Buffer.concat([...pending.values()]));
   }
 }

@@ -64,6 +64,7 @@ describe('remote API on a hardware surface', () => {
     const socket = new WebSocket(`${(running.remote?.url as string).replace('http', 'ws')}/ws`);
     const frames: Array<{ panel: number; control: number; width: number; height: number }> = [];
     const leds: Array<{ surface: string; control: string; state: string }> = [];
+    let imageMessages = 0;
     type Hello = { type: string; surfaces: Array<{ id: string; kind: string; layout: { columns: number; keySize: number } }> };
     let hello: Hello | undefined;
     socket.on('message', (data, isBinary) => {
@@ -73,8 +74,14 @@ describe('remote API on a hardware surface', () => {
         if (message.type === 'led') leds.push({ surface: message.surface, control: message.control, state: message.state });
         return;
       }
+      // One message carries one or more frames end to end, each a 10-byte header and its raw RGB.
       const buffer = data as Buffer;
-      frames.push({ panel: buffer.readUInt16BE(2), control: buffer.readUInt16BE(4), width: buffer.readUInt16BE(6), height: buffer.readUInt16BE(8) });
+      imageMessages++;
+      for (let offset = 0; offset < buffer.length; ) {
+        const frame = { panel: buffer.readUInt16BE(offset + 2), control: buffer.readUInt16BE(offset + 4), width: buffer.readUInt16BE(offset + 6), height: buffer.readUInt16BE(offset + 8) };
+        frames.push(frame);
+        offset += 10 + frame.width * frame.height * 3;
+      }
     });
     try {
       await until(() => hello !== undefined, 'the hello');
@@ -87,6 +94,8 @@ describe('remote API on a hardware surface', () => {
       // The XL's 32 keys as the deck shows them, sent at once, and again as they change.
       await until(() => new Set(frames.filter((f) => f.panel === 4).map((f) => f.control)).size === 32, 'every XL key image');
       expect(frames.filter((f) => f.panel === 4).every((f) => f.width === 96 && f.height === 96)).toBe(true);
+      // What is drawn in one turn (the whole deck at connect) leaves together: fewer messages than frames.
+      expect(imageMessages).toBeLessThan(frames.length / 2);
       const seen = frames.length;
       await sim.client.recStart(5);
       await until(() => frames.slice(seen).some((f) => f.panel === 4 && f.control === 5), 'channel 6 key redrawn');

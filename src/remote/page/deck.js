@@ -54,7 +54,7 @@ function connect() {
     setTimeout(connect, 1000);
   };
   ws.onmessage = (event) => {
-    if (event.data instanceof ArrayBuffer) drawImage(event.data);
+    if (event.data instanceof ArrayBuffer) drawImages(event.data);
     else receive(JSON.parse(event.data));
   };
   socket = ws;
@@ -96,23 +96,26 @@ function receive(message) {
   }
 }
 
-/** @param {ArrayBuffer} buffer */
-function drawImage(buffer) {
+/** A message of one or more image frames end to end, each a 10-byte header and its raw RGB. @param {ArrayBuffer} buffer */
+function drawImages(buffer) {
   const view = new DataView(buffer);
-  const [surfaceIndex, controlIndex, width, height] = [view.getUint16(2), view.getUint16(4), view.getUint16(6), view.getUint16(8)];
-  const canvas = canvases.get(`${surfaceIndex}/${controlIndex}`);
-  if (!canvas) return;
-  const rgb = new Uint8Array(buffer, 10);
-  const rgba = new ImageData(width, height);
-  for (let p = 0, q = 0; p < rgb.length; p += 3, q += 4) {
-    rgba.data[q] = rgb[p];
-    rgba.data[q + 1] = rgb[p + 1];
-    rgba.data[q + 2] = rgb[p + 2];
-    rgba.data[q + 3] = 255;
+  for (let offset = 0; offset + 10 <= buffer.byteLength; ) {
+    const [surfaceIndex, controlIndex, width, height] = [view.getUint16(offset + 2), view.getUint16(offset + 4), view.getUint16(offset + 6), view.getUint16(offset + 8)];
+    const rgb = new Uint8Array(buffer, offset + 10, Math.min(width * height * 3, buffer.byteLength - offset - 10));
+    offset += 10 + rgb.length;
+    const canvas = canvases.get(`${surfaceIndex}/${controlIndex}`);
+    if (!canvas || rgb.length !== width * height * 3) continue;
+    const rgba = new ImageData(width, height);
+    for (let p = 0, q = 0; p < rgb.length; p += 3, q += 4) {
+      rgba.data[q] = rgb[p];
+      rgba.data[q + 1] = rgb[p + 1];
+      rgba.data[q + 2] = rgb[p + 2];
+      rgba.data[q + 3] = 255;
+    }
+    canvas.width = width;
+    canvas.height = height;
+    canvas.getContext('2d')?.putImageData(rgba, 0, 0);
   }
-  canvas.width = width;
-  canvas.height = height;
-  canvas.getContext('2d')?.putImageData(rgba, 0, 0);
 }
 
 /** @param {string} surface @param {object} input */
