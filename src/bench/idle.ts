@@ -106,6 +106,7 @@ const perSecond = (counts: Record<string, number> | undefined, seconds: number) 
 
 /** CPU % of a core for decoding 16 previews a second, measured alone (nothing else runs in this process then). */
 async function decodeCost(pngs: readonly Uint8Array[], seconds: number): Promise<number> {
+  for (const png of pngs) await decodeThumbnail(png); // sharp's first calls set up its pipeline: not counted
   const cpu0 = process.cpuUsage();
   for (let round = 0; round < seconds; round++) for (const png of pngs) await decodeThumbnail(png);
   const cpu = process.cpuUsage(cpu0);
@@ -165,7 +166,7 @@ export async function measureIdleCost(seconds: number): Promise<IdleCost> {
         idle: { run: perSecond(idleRunReads, idleSeconds), bare: perSecond(idleBareReads, idleSeconds) },
         page: { run: perSecond(pageRunReads, pageSeconds), bare: perSecond(pageBareReads, pageSeconds) },
       },
-      decodeCpuPercent: await decodeCost(pngs, Math.max(3, Math.round(seconds / 2))),
+      decodeCpuPercent: await decodeCost(pngs, Math.max(3, seconds)),
     };
   } finally {
     await stop();
