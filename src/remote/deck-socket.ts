@@ -212,13 +212,7 @@ export class DeckSocket {
     const skipped = client.skippedImages;
     client.skippedImages = new Set();
     this.panels.forEach((session, panelIndex) => {
-      if (!views(client, session.surface.id)) return;
-      const shown = session.shownImages();
-      session.surface.controls.forEach((control, controlIndex) => {
-        const image = shown.get(control.id);
-        const key = `${panelIndex}:${controlIndex}`;
-        if (image && skipped.has(key)) this.queueImage(client, key, imageFrame(panelIndex, controlIndex, image));
-      });
+      if (views(client, session.surface.id)) this.sendShown(client, session, panelIndex, (key) => skipped.has(key));
     });
     if (client.skippedState) {
       client.skippedState = false;
@@ -273,12 +267,13 @@ export class DeckSocket {
     });
   }
 
-  /** What a panel shows now, image by image (on connect, and as it comes into a client's view). */
-  private sendShown(client: Client, session: SurfaceSession, panelIndex: number): void {
+  /** What a panel shows now (on connect, as it comes into a client's view, and what a client missed). */
+  private sendShown(client: Client, session: SurfaceSession, panelIndex: number, wanted: (key: string) => boolean = () => true): void {
     const shown = session.shownImages();
     session.surface.controls.forEach((control, controlIndex) => {
       const image = shown.get(control.id);
-      if (image) this.queueImage(client, `${panelIndex}:${controlIndex}`, imageFrame(panelIndex, controlIndex, image));
+      const key = `${panelIndex}:${controlIndex}`;
+      if (image && wanted(key)) this.queueImage(client, key, imageFrame(panelIndex, controlIndex, image));
     });
   }
 
