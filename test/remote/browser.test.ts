@@ -1,11 +1,11 @@
 // The web deck in a real browser (Debian's chromium, driven by playwright-core): what an operator sees
 // and does, end to end through the bridge to the simulator and back.
-import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSimulator } from '../../src/simulator/server.js';
 import { startRemoteFixture, until, type RemoteFixture } from '../support/remote.js';
+import { launchChromium } from '../support/chromium.js';
 
 /** The little of the DOM the page functions below use (they run in the browser, not in Node). */
 interface PageCanvas {
@@ -16,7 +16,6 @@ interface PageCanvas {
 }
 declare const document: { querySelector(selector: string): PageCanvas | null };
 
-const CHROMIUM = process.env.RECDECK_CHROMIUM ?? '/usr/bin/chromium';
 const RECORDING = [0xd5, 0x5e, 0x00];
 
 let f: RemoteFixture;
@@ -24,9 +23,8 @@ let browser: Browser;
 let page: Page;
 
 beforeAll(async () => {
-  if (!existsSync(CHROMIUM)) throw new Error(`browser tests need Debian's chromium at ${CHROMIUM} (apt-get install -y chromium; .ci/run installs it)`);
   f = await startRemoteFixture({ pollMs: 250 });
-  browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run'] });
+  browser = await launchChromium();
   page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
   await page.goto(f.base);
   await until(async () => (await share('web:web-15', 'key0', [0x10, 0x10, 0x10], 40)) < 0.99, 'the first key images', 8000);

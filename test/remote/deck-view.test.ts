@@ -1,12 +1,12 @@
 // The decks a page has in view, in Debian's chromium: a phone views the deck it picked, a desk page the
 // decks on screen, a hidden tab none. Only the decks some page views are drawn and fed previews, and a
 // deck that comes into view shows what is true now, not what it showed when it left.
-import { existsSync } from 'node:fs';
 import { firstValueFrom } from 'rxjs';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { WebSurface } from '../../src/surfaces/web/web-surface.js';
 import { startRemoteFixture, until, type RemoteFixture } from '../support/remote.js';
+import { launchChromium } from '../support/chromium.js';
 
 /** The little of the DOM the page functions below use (they run in the browser, not in Node). */
 declare const document: {
@@ -17,15 +17,13 @@ declare class Event {
   constructor(type: string);
 }
 
-const CHROMIUM = process.env.RECDECK_CHROMIUM ?? '/usr/bin/chromium';
 
 let f: RemoteFixture;
 let browser: Browser;
 
 beforeAll(async () => {
-  if (!existsSync(CHROMIUM)) throw new Error(`browser tests need Debian's chromium at ${CHROMIUM} (apt-get install -y chromium; .ci/run installs it)`);
   f = await startRemoteFixture({ pollMs: 250 });
-  browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run'] });
+  browser = await launchChromium();
 }, 30_000);
 
 afterAll(async () => {

@@ -1,13 +1,12 @@
 // Clickjacking, in the real browser: a foreign page on another loopback port frames the deck and puts
 // its key under the visitor's click. The browser must refuse the frame, so the click presses nothing.
-import { existsSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { chromium, type Browser } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startRemoteFixture, type RemoteFixture } from '../support/remote.js';
+import { launchChromium } from '../support/chromium.js';
 
-const CHROMIUM = process.env.RECDECK_CHROMIUM ?? '/usr/bin/chromium';
 declare const document: { querySelector(selector: string): unknown };
 
 let f: RemoteFixture;
@@ -16,7 +15,6 @@ let foreign: Server;
 let foreignUrl: string;
 
 beforeAll(async () => {
-  if (!existsSync(CHROMIUM)) throw new Error(`browser tests need Debian's chromium at ${CHROMIUM}`);
   f = await startRemoteFixture({ pollMs: 250 });
   foreign = createServer((_request, response) => {
     response.writeHead(200, { 'content-type': 'text/html' });
@@ -24,7 +22,7 @@ beforeAll(async () => {
   });
   await new Promise<void>((resolve) => foreign.listen(0, '127.0.0.1', resolve));
   foreignUrl = `http://127.0.0.1:${(foreign.address() as AddressInfo).port}/`;
-  browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run'] });
+  browser = await launchChromium();
 }, 30_000);
 
 afterAll(async () => {

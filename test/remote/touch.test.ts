@@ -3,11 +3,11 @@
 // and sends nothing, a tap records, a hold by touch stops, and a dropped link says NO LINK at once.
 // Touches are real browser touches (CDP Input.dispatchTouchEvent), so the browser's own scrolling and
 // pointercancel are part of what is tested.
-import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { chromium, type Browser, type BrowserContext, type CDPSession, type Page, type WebSocketRoute } from 'playwright-core';
+import type { Browser, BrowserContext, CDPSession, Page, WebSocketRoute } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startRemoteFixture, until, type RemoteFixture } from '../support/remote.js';
+import { launchChromium } from '../support/chromium.js';
 
 /** The little of the DOM the page functions below use (they run in the browser, not in Node). */
 interface Box {
@@ -26,7 +26,6 @@ declare class Event {
   constructor(type: string);
 }
 
-const CHROMIUM = process.env.RECDECK_CHROMIUM ?? '/usr/bin/chromium';
 const SIZES = [
   { name: 'phone', viewport: { width: 390, height: 844 }, isMobile: true, screenshot: 'web-deck-phone.png' },
   { name: 'desk', viewport: { width: 1280, height: 800 }, isMobile: false, screenshot: null },
@@ -43,9 +42,8 @@ describe.each(SIZES)('the web deck at $name size ($viewport.width x $viewport.he
   let linkAllowed = true;
 
   beforeAll(async () => {
-    if (!existsSync(CHROMIUM)) throw new Error(`browser tests need Debian's chromium at ${CHROMIUM} (apt-get install -y chromium; .ci/run installs it)`);
     f = await startRemoteFixture({ pollMs: 250 });
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run'] });
+    browser = await launchChromium();
     context = await browser.newContext({ viewport, isMobile, hasTouch: true });
     page = await context.newPage();
     await page.routeWebSocket(/\/ws$/, (ws) => {

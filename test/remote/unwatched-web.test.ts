@@ -14,7 +14,8 @@ afterEach(async () => {
 
 const previewsSince = (f: BridgeFixture, mark: number) => f.sim.log.list().filter((r) => r.seq > mark && r.path.endsWith('/preview')).length;
 
-it('a web deck is drawn and its previews fetched only while a page is open', async () => {
+/** A bridge on virtual time with a memory deck and a web deck showing a preview, behind a deck socket. */
+async function webDeckFixture() {
   const f = await startBridgeFixture({ profile: 'name: memory\nmatch: { kind: memory }\npages:\n  - name: main\n    controls:\n      key0: { show: { channel: 2 } }\n' });
   const layout = WEB_LAYOUTS['web-15'];
   if (!layout) throw new Error('no web-15 layout');
@@ -29,6 +30,11 @@ it('a web deck is drawn and its previews fetched only while a page is open', asy
     await served.close();
     await f.close();
   });
+  return { f, web, served };
+}
+
+it('a web deck is drawn and its previews fetched only while a page is open', async () => {
+  const { f, web, served } = await webDeckFixture();
   const session = () => f.bridge.session(web.id);
 
   let mark = f.mark();
@@ -52,20 +58,7 @@ it('a web deck is drawn and its previews fetched only while a page is open', asy
 });
 
 it('a page that views no deck gets no deck drawn; a view message that is wrong is refused, naming what is wrong', async () => {
-  const f = await startBridgeFixture({ profile: 'name: memory\nmatch: { kind: memory }\npages:\n  - name: main\n    controls:\n      key0: { show: { channel: 2 } }\n' });
-  const layout = WEB_LAYOUTS['web-15'];
-  if (!layout) throw new Error('no web-15 layout');
-  const web = new WebSurface(layout);
-  f.bridge.setProfiles([
-    parseTestProfile('name: memory\nmatch: { kind: memory }\npages:\n  - name: main\n    controls:\n      key0: { show: { channel: 2 } }\n', 'memory.yaml'),
-    parseTestProfile('name: web\nmatch: { kind: web }\npages:\n  - name: main\n    controls:\n      key0: { show: { channel: 1, thumbnail: true } }\n', 'web.yaml'),
-  ]);
-  f.bridge.addSurface(web);
-  const served = await serveDeckSocket(f, [web]);
-  cleanups.push(async () => {
-    await served.close();
-    await f.close();
-  });
+  const { f, web, served } = await webDeckFixture();
   let watched = false;
   const watching = web.watched$.subscribe((w) => (watched = w));
   cleanups.push(async () => watching.unsubscribe());
