@@ -72,6 +72,9 @@ export interface DeckSocketLimits {
   heartbeatMs: number;
 }
 
+/** How often a client over the bound is looked at again, to catch up as soon as it has drained. */
+const DRAIN_CHECK_MS = 200;
+
 export const DEFAULT_DECK_SOCKET_LIMITS: DeckSocketLimits = { maxClients: 32, bufferBytes: 1024 * 1024, stalledMs: 10_000, heartbeatMs: 15_000 };
 
 interface Client {
@@ -85,6 +88,8 @@ interface Client {
   /** Frames to send at the end of this turn, latest per panel and control index. */
   pendingImages: Map<string, Buffer>;
   flushScheduled: boolean;
+  /** While over the bound: the next look at whether it has drained (it catches up then, even if nothing new is drawn). */
+  drainCheck: NodeJS.Timeout | null;
   skippedState: boolean;
   /** Its presses carry this origin; when its link goes, what it holds is let go without firing. */
   origin: string;
@@ -148,18 +153,11 @@ export class DeckSocket {
   }
 
   attach(socket: WebSocket): void {
-    const client: Client = { socket, alive: true, overSince: null, skippedImages: new Set(), pendingImages: new Map(), flushScheduled: false, skippedState: false, origin: `web-client-${++this.clientsEver}`, pressed: new Set(), view: null };
+    const client: Client = { socket, alive: true, overSince: null, skippedImages: new Set(), pendingImages: new Map(), flushScheduled: false, drainCheck: null, skippedState: false, origin: `web-client-${++this.clientsEver}`, pressed: new Set(), view: null };
     this.clients.set(socket, client);
     this.followWatchers();
-    // A hold must never complete for a release that can no longer arrive: a client whose link goes
-    // (closed, failed, or cut for not reading or not answering pings) lets go of what it holds.
-    const leave = () => {
-      if (!this.clients.delete(socket)) return;
-      this.followWatchers();
-      for (const id of client.pressed) this.deliver(id, { type: 'lost', origin: client.origin });
-    };
-    socket.on('close', leave);
-    socket.on('error', leave);
+    socket.on('close', () => this.leave(client));
+    socket.on('error', () => this.leave(client));
     socket.on('pong', () => (client.alive = true));
     socket.on('message', (data, isBinary) => this.receive(client, isBinary ? null : data.toString()));
     this.sendPanels(client);
@@ -169,7 +167,10 @@ export class DeckSocket {
   close(): void {
     this.subscription.unsubscribe();
     this.panelSubscription.unsubscribe();
-    for (const { socket } of this.clients.values()) socket.close(1001, 'the bridge is stopping');
+    for (const { socket, drainCheck } of this.clients.values()) {
+      if (drainCheck) clearTimeout(drainCheck);
+      socket.close(1001, 'the bridge is stopping');
+    }
     this.clients.clear();
   }
 
@@ -186,9 +187,20 @@ export class DeckSocket {
     }
   }
 
+  /**
+   * A hold must never complete for a release that can no longer arrive: a client whose link goes
+   * (closed, failed, or cut for not reading or not answering pings) lets go of what it holds.
+   */
+  private leave(client: Client): void {
+    if (!this.clients.delete(client.socket)) return;
+    if (client.drainCheck) clearTimeout(client.drainCheck);
+    this.followWatchers();
+    for (const id of client.pressed) this.deliver(id, { type: 'lost', origin: client.origin });
+  }
+
   private drop(client: Client, why: string): void {
     this.log.warn(`web deck: closed a client: ${why}`);
-    this.clients.delete(client.socket);
+    this.leave(client);
     client.socket.terminate();
   }
 
@@ -201,6 +213,12 @@ export class DeckSocket {
     if (socket.bufferedAmount > this.limits.bufferBytes) {
       client.overSince ??= this.now();
       if (this.now() - client.overSince > this.limits.stalledMs) this.drop(client, `it stopped reading (${socket.bufferedAmount} bytes unsent for over ${this.limits.stalledMs} ms)`);
+      else {
+        client.drainCheck ??= setTimeout(() => {
+          client.drainCheck = null;
+          if (this.clients.has(socket)) this.underBound(client);
+        }, DRAIN_CHECK_MS).unref();
+      }
       return false;
     }
     client.overSince = null;

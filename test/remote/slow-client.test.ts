@@ -1,0 +1,106 @@
+// A page on a bad link, at the deck socket: a client over the bound of unsent bytes is skipped, and
+// once it has drained it gets the latest of what it missed even if nothing is drawn after that (a key
+// must not go on showing REC for a take that stopped while the link was slow); a client cut off for not
+// answering pings lets go of what it holds, as one whose link closed does. The WebSocket is a fake at
+// the transport (its unsent bytes are set by the test); the bridge is real, on virtual time, against the
+// simulator.
+import { EventEmitter } from 'node:events';
+import type { WebSocket } from 'ws';
+import { afterEach, describe, expect, it } from 'vitest';
+import { DeckSocket, type DeckSocketLimits } from '../../src/remote/deck-socket.js';
+import { startBridgeFixture, type BridgeFixture } from '../support/bridge.js';
+import { until } from '../support/remote.js';
+
+/** What the deck socket uses of a `ws` WebSocket: the unsent bytes are whatever the test says. */
+class FakeSocket extends EventEmitter {
+  readonly OPEN = 1;
+  readyState = 1;
+  bufferedAmount = 0;
+  readonly sent: Array<string | Buffer> = [];
+  send(data: string | Buffer): void {
+    this.sent.push(data);
+  }
+  ping(): void {
+    // Never answered: a link that has gone without closing.
+  }
+  terminate(): void {
+    this.readyState = 3;
+    this.emit('close');
+  }
+  close(): void {
+    this.terminate();
+  }
+  /** The last image frame sent for a panel's control, read from every message (frames lie end to end). */
+  lastImage(panel: number, control: number): Buffer | undefined {
+    let found: Buffer | undefined;
+    for (const message of this.sent) {
+      if (typeof message === 'string') continue;
+      for (let offset = 0; offset < message.length; ) {
+        const size = 10 + message.readUInt16BE(offset + 6) * message.readUInt16BE(offset + 8) * 3;
+        if (message.readUInt16BE(offset + 2) === panel && message.readUInt16BE(offset + 4) === control) found = message.subarray(offset + 10, offset + size);
+        offset += size;
+      }
+    }
+    return found;
+  }
+}
+
+const PROFILE = `name: memory
+match: { kind: memory }
+pages:
+  - name: main
+    controls:
+      key0: { show: { channel: 1, thumbnail: false }, press: { action: rec-start, channel: 1 }, hold: { ms: 1000, do: { action: rec-stop, channel: 1 } } }
+`;
+
+const cleanups: Array<() => Promise<void>> = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+async function attached(limits: Partial<DeckSocketLimits>): Promise<{ f: BridgeFixture; deck: DeckSocket; page: FakeSocket }> {
+  const f = await startBridgeFixture({ profile: PROFILE });
+  const deck = new DeckSocket(f.bridge, [], { info: () => undefined, warn: (message) => f.logs.push({ level: 'warn', message }), error: () => undefined }, { maxClients: 32, bufferBytes: 1000, stalledMs: 60_000, heartbeatMs: 60_000, ...limits });
+  cleanups.push(async () => {
+    deck.close();
+    await f.close();
+  });
+  await f.until(() => f.surface.images.has('key0'), 'the deck drawn');
+  const page = new FakeSocket();
+  deck.attach(page as unknown as WebSocket);
+  return { f, deck, page };
+}
+
+describe('a page on a slow link', () => {
+  it('catches up with the latest picture once it has drained, though nothing is drawn after that', async () => {
+    const { f, page } = await attached({});
+    await until(() => page.lastImage(0, 0) !== undefined, 'the first picture of the key');
+    const idle = Buffer.from(page.lastImage(0, 0) as Buffer);
+    const shown = () => f.bridge.session(f.surface.id)?.shownImages().get('key0')?.data;
+
+    page.bufferedAmount = 5000; // over the bound: the link is not keeping up
+    const sentBefore = page.sent.length;
+    await f.client.recStart(0);
+    await f.until(() => !shown()?.equals(idle), 'the key to show the take');
+    await f.advance(1500);
+    await f.client.recStop(0);
+    await f.advance(1500);
+    const final = Buffer.from(shown() as Buffer);
+    expect(final.equals(idle)).toBe(false); // a stopped take does not look like a channel never recorded
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(page.sent.slice(sentBefore).some((m) => typeof m !== 'string')).toBe(false); // nothing drawn was sent while over
+
+    page.bufferedAmount = 0; // drained; the recorder and the keys stay as they are (virtual time stands still)
+    await until(() => page.lastImage(0, 0)?.equals(final) === true, 'the latest picture of the key', 2000);
+  });
+
+  it('a client cut off for not answering pings lets go of the key it holds: the hold never fires', async () => {
+    const { f, deck, page } = await attached({ heartbeatMs: 50 });
+    const mark = f.mark();
+    page.emit('message', Buffer.from(JSON.stringify({ type: 'input', surface: f.surface.id, input: { type: 'down', control: 'key0' } })), false);
+    await until(() => deck.clientCount === 0, 'the client cut off', 2000);
+    await f.advance(2500); // well past the hold's 1 s
+    expect(f.writesSince(mark)).toEqual([]);
+    expect(f.logs.some((l) => l.message.includes('no answer to a ping'))).toBe(true);
+  });
+});
