@@ -191,3 +191,27 @@ export const BLANK: Picture = { kind: 'blank' };
 export function pictureKey(picture: Picture): string {
   return JSON.stringify(picture);
 }
+
+/**
+ * Whether two pictures are the same data (a property set to undefined counts as absent, as in
+ * pictureKey). Surfaces compare every control's picture on every refresh, most of them unchanged: this
+ * compares in place, where a key would build a string for each.
+ */
+export function samePicture(a: Picture, b: Picture): boolean {
+  return sameData(a, b);
+}
+
+function sameData(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
+  if (Array.isArray(a) || Array.isArray(b)) {
+    if (!Array.isArray(a) || !Array.isArray(b) || a.length !== b.length) return false;
+    for (let i = 0; i < a.length; i++) if (!sameData(a[i], b[i])) return false;
+    return true;
+  }
+  const left = a as Record<string, unknown>;
+  const right = b as Record<string, unknown>;
+  for (const key in left) if (!sameData(left[key], right[key])) return false;
+  for (const key in right) if (!(key in left) && right[key] !== undefined) return false;
+  return true;
+}

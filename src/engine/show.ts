@@ -206,10 +206,11 @@ const ICON_OF: Partial<Record<Action['action'], IconName>> = {
  * actions the group, dialog actions the dialog, and the rest a label naming the action.
  */
 export function showOf(binding: Binding): ResolvedShow {
+  // Asked for every control on every refresh: a show the profile gives whole needs no walk of the actions.
+  if (binding.show !== undefined && binding.show !== 'sync' && binding.show !== 'grid') return binding.show;
   const action = bindingActions(binding)[0]?.action;
   if (binding.show === 'sync') return { sync: syncKeyAction(action) };
   if (binding.show === 'grid') return { grid: action?.action === 'grid' ? action.size : null };
-  if (binding.show !== undefined) return binding.show;
   if (action === undefined) return 'blank';
   if ('channel' in action && action.channel !== undefined && action.action !== 'select-channel') {
     return action.action.startsWith('gain') ? { meter: action.channel } : { channel: action.channel, thumbnail: false };

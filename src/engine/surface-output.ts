@@ -5,7 +5,7 @@ import { Subject, type Observable } from 'rxjs';
 import { GAIN_DB } from '../api/scalars.js';
 import type { Logger } from './log.js';
 import { LatestWinsQueue } from './output-queue.js';
-import { pictureKey, type Picture } from './picture.js';
+import { samePicture, type Picture } from './picture.js';
 import type { PictureRenderer } from './session-services.js';
 import type { ControlDefinition, LedState, RgbImage, Surface } from './surface.js';
 
@@ -17,18 +17,20 @@ export interface OutputContext {
   faderRange(control: string): { min: number; max: number } | null;
 }
 
-type Pending = { picture: Picture; key: string };
 
 export class SurfaceOutput {
-  /** The key of the newest picture of each control (what it shows, or is about to). */
-  private readonly latest = new Map<string, string>();
-  /** The image each display shows, with the key of the picture it was drawn from. */
-  private readonly images = new Map<string, { image: RgbImage; key: string }>();
+  /**
+   * The newest picture of each control (what it shows, or is about to). A picture handed in is kept only
+   * when it differs from this one, so the object itself says whether a drawing is still the newest.
+   */
+  private readonly latest = new Map<string, Picture>();
+  /** The image each display shows, with the picture it was drawn from. */
+  private readonly images = new Map<string, { image: RgbImage; picture: Picture }>();
   /** What each display shows, by content (a hash of its pixels): the one "already shown" of this device. */
   private readonly shownContent = new Map<string, string>();
   private readonly leds = new Map<string, LedState>();
   private readonly controls: ReadonlyMap<string, ControlDefinition>;
-  private readonly queue: LatestWinsQueue<Pending>;
+  private readonly queue: LatestWinsQueue<Picture>;
   private readonly handedOver = new Subject<HandedOver>();
   /** Every image and LED state handed over (for mirrors such as the web page's view of a deck). */
   readonly drawn$: Observable<HandedOver> = this.handedOver.asObservable();
@@ -40,15 +42,15 @@ export class SurfaceOutput {
     log: Logger,
   ) {
     this.controls = new Map(surface.controls.map((c) => [c.id, c]));
-    this.queue = new LatestWinsQueue((id, pending) => this.write(id, pending), (id, error) => log.warn(`${surface.id}: drawing ${id} failed: ${(error as Error).message}`));
+    this.queue = new LatestWinsQueue((id, picture) => this.write(id, picture), (id, error) => log.warn(`${surface.id}: drawing ${id} failed: ${(error as Error).message}`));
   }
 
   /** A control's picture now; queued for drawing only when it differs from the last one. */
   show(id: string, picture: Picture): void {
-    const key = pictureKey(picture);
-    if (this.latest.get(id) === key) return;
-    this.latest.set(id, key);
-    this.queue.push(id, { picture, key });
+    const latest = this.latest.get(id);
+    if (latest !== undefined && samePicture(latest, picture)) return;
+    this.latest.set(id, picture);
+    this.queue.push(id, picture);
   }
 
   /** Nothing waits to be drawn and nothing is being drawn. */
@@ -64,7 +66,7 @@ export class SurfaceOutput {
    */
   shownImages(): ReadonlyMap<string, RgbImage> {
     const current = new Map<string, RgbImage>();
-    for (const [id, { image, key }] of this.images) if (this.latest.get(id) === key) current.set(id, image);
+    for (const [id, { image, picture }] of this.images) if (this.latest.get(id) === picture) current.set(id, image);
     return current;
   }
 
@@ -78,13 +80,13 @@ export class SurfaceOutput {
     this.queue.clear();
   }
 
-  private async write(id: string, { picture, key }: Pending): Promise<void> {
+  private async write(id: string, picture: Picture): Promise<void> {
     const control = this.controls.get(id);
-    if (!control || this.latest.get(id) !== key) return; // superseded while waiting
+    if (!control || this.latest.get(id) !== picture) return; // superseded while waiting
     switch (control.kind) {
       case 'key':
       case 'lcd':
-        return this.drawImage(control, picture, key);
+        return this.drawImage(control, picture);
       case 'button': {
         if (control.feedback === 'none') return;
         const led = this.renderer.led(picture);
@@ -104,27 +106,27 @@ export class SurfaceOutput {
         const range = (control.kind === 'fader' ? this.context.faderRange(id) : null) ?? { min: GAIN_DB.min, max: GAIN_DB.max };
         const level = picture.kind === 'meter' && picture.gainDb !== null ? (picture.gainDb - range.min) / (range.max - range.min) : null;
         const wantsLevel = control.kind === 'encoder' ? control.ring : true;
-        if (wantsLevel && level !== null && this.latest.get(id) === key) await this.surface.setLevel(id, Math.min(1, Math.max(0, level)));
+        if (wantsLevel && level !== null && this.latest.get(id) === picture) await this.surface.setLevel(id, Math.min(1, Math.max(0, level)));
         return;
       }
     }
   }
 
   /** Renders and hands over an image, unless a newer picture (or a stop) came meanwhile. */
-  private async drawImage(display: Extract<ControlDefinition, { kind: 'key' | 'lcd' }>, picture: Picture, key: string): Promise<void> {
+  private async drawImage(display: Extract<ControlDefinition, { kind: 'key' | 'lcd' }>, picture: Picture): Promise<void> {
     const image = await this.renderer.render(picture, display.pixelSize);
-    if (this.latest.get(display.id) !== key) return; // superseded, or stopped, while drawing
+    if (this.latest.get(display.id) !== picture) return; // superseded, or stopped, while drawing
     // Another picture can give the same pixels (a preview fetched again unchanged): compared by content,
     // such an image is neither sent to the device nor to its mirrors.
     const content = createHash('sha1').update(image.data).update(`${image.width}x${image.height}`).digest('base64');
     if (this.shownContent.get(display.id) === content) {
       // The same pixels stand for the newer picture too: what is shown is current again.
       const shown = this.images.get(display.id);
-      if (shown) shown.key = key;
+      if (shown) shown.picture = picture;
       return;
     }
     this.shownContent.set(display.id, content);
-    this.images.set(display.id, { image, key });
+    this.images.set(display.id, { image, picture });
     try {
       await (display.kind === 'key' ? this.surface.drawKey(display.id, image) : this.surface.drawLcd(display.id, image));
     } catch (error) {
