@@ -11,7 +11,7 @@
 // A page that never says is taken to view every deck.
 //
 // Images drawn in one turn of the event loop (a refresh redraws many keys at once) leave in one message:
-// frames laid end to end, each saying its own size.
+// frames laid end to end, each the change from what that page was last sent of the key (image-frames.ts).
 //
 // A client that reads slower than the bridge draws (a phone on bad Wi-Fi, a tab in the background, a
 // socket that never reads) must not make the bridge hold ever more data for it: over a bound of
@@ -26,6 +26,7 @@ import type { CommandRecord, Logger } from '../engine/log.js';
 import type { SurfaceSession } from '../engine/surface-session.js';
 import type { RgbImage, SurfaceInput } from '../engine/surface.js';
 import type { WebSurface } from '../surfaces/web/web-surface.js';
+import { imageUpdate } from './image-frames.js';
 import { panelLayout } from './panel-layout.js';
 import { stateView } from './state-view.js';
 
@@ -46,20 +47,6 @@ const PageInput = z.strictObject({
 const PageView = z.strictObject({ type: z.literal('view'), surfaces: z.array(z.string()).max(64) });
 
 const PageMessage = z.discriminatedUnion('type', [PageInput, PageView]);
-
-/**
- * An image frame: a header (version, panel index, control index, width, height; uint16, big-endian) and
- * the raw RGB. A message carries one or more frames end to end.
- */
-export function imageFrame(panelIndex: number, controlIndex: number, image: RgbImage): Buffer {
-  const header = Buffer.alloc(10);
-  header.writeUInt16BE(1, 0);
-  header.writeUInt16BE(panelIndex, 2);
-  header.writeUInt16BE(controlIndex, 4);
-  header.writeUInt16BE(image.width, 6);
-  header.writeUInt16BE(image.height, 8);
-  return Buffer.concat([header, image.data]);
-}
 
 export interface DeckSocketLimits {
   /** Clients at once (default 32); the next is refused. */
@@ -85,8 +72,10 @@ interface Client {
   overSince: number | null;
   /** Images skipped while over the bound, as panel and control index; resent (the latest) once under. */
   skippedImages: Set<string>;
-  /** Frames to send at the end of this turn, latest per panel and control index. */
-  pendingImages: Map<string, Buffer>;
+  /** Images to send at the end of this turn, latest per panel and control index ("panel:control"). */
+  pendingImages: Map<string, PendingImage>;
+  /** The image it was last sent of each key: what the page shows (or will, once it has read it). */
+  sentImages: Map<string, RgbImage>;
   flushScheduled: boolean;
   /** While over the bound: the next look at whether it has drained (it catches up then, even if nothing new is drawn). */
   drainCheck: NodeJS.Timeout | null;
@@ -97,6 +86,12 @@ interface Client {
   pressed: Set<string>;
   /** The decks it has in view, by surface id; null until it says (every deck). */
   view: ReadonlySet<string> | null;
+}
+
+interface PendingImage {
+  panelIndex: number;
+  controlIndex: number;
+  image: RgbImage;
 }
 
 const views = (client: Client, surface: string): boolean => client.view === null || client.view.has(surface);
@@ -153,7 +148,7 @@ export class DeckSocket {
   }
 
   attach(socket: WebSocket): void {
-    const client: Client = { socket, alive: true, overSince: null, skippedImages: new Set(), pendingImages: new Map(), flushScheduled: false, drainCheck: null, skippedState: false, origin: `web-client-${++this.clientsEver}`, pressed: new Set(), view: null };
+    const client: Client = { socket, alive: true, overSince: null, skippedImages: new Set(), pendingImages: new Map(), sentImages: new Map(), flushScheduled: false, drainCheck: null, skippedState: false, origin: `web-client-${++this.clientsEver}`, pressed: new Set(), view: null };
     this.clients.set(socket, client);
     this.followWatchers();
     socket.on('close', () => this.leave(client));
@@ -261,7 +256,7 @@ export class DeckSocket {
           if (this.clients.size === 0) return;
           if (!('image' in output)) return this.broadcast({ kind: 'always', message: JSON.stringify({ type: 'led', surface: session.surface.id, control: output.control, state: output.led }) });
           const controlIndex = index.get(output.control) ?? 0;
-          this.broadcast({ kind: 'image', surface: session.surface.id, key: `${panelIndex}:${controlIndex}`, message: imageFrame(panelIndex, controlIndex, output.image) });
+          this.broadcast({ kind: 'image', surface: session.surface.id, pending: { panelIndex, controlIndex, image: output.image } });
         }),
       );
     });
@@ -273,6 +268,7 @@ export class DeckSocket {
     // A new set of panels is sent whole; what was skipped of the old set no longer applies.
     client.skippedImages.clear();
     client.pendingImages.clear();
+    client.sentImages.clear(); // the page builds its decks afresh, with blank keys
     const panels = this.panels.map((session) => {
       const { surface } = session;
       const web = this.webSurfaces.find((w) => w.id === surface.id);
@@ -291,7 +287,7 @@ export class DeckSocket {
     session.surface.controls.forEach((control, controlIndex) => {
       const image = shown.get(control.id);
       const key = `${panelIndex}:${controlIndex}`;
-      if (image && wanted(key)) this.queueImage(client, key, imageFrame(panelIndex, controlIndex, image));
+      if (image && wanted(key)) this.queueImage(client, { panelIndex, controlIndex, image });
     });
   }
 
@@ -352,12 +348,12 @@ export class DeckSocket {
    * Images and state are pictures of now: skipped for a client over the bound, the latest sent once it
    * has caught up. Commands, LEDs and page changes are small and each one matters: always sent.
    */
-  private broadcast(item: { kind: 'always' | 'state'; message: string } | { kind: 'image'; surface: string; key: string; message: Buffer }): void {
+  private broadcast(item: { kind: 'always' | 'state'; message: string } | { kind: 'image'; surface: string; pending: PendingImage }): void {
     for (const client of this.clients.values()) {
       if (client.socket.readyState !== client.socket.OPEN) continue;
       // Images are bounded as they leave (flushImages).
       if (item.kind === 'image') {
-        if (views(client, item.surface)) this.queueImage(client, item.key, item.message);
+        if (views(client, item.surface)) this.queueImage(client, item.pending);
         continue;
       }
       if (item.kind === 'always' || this.underBound(client)) {
@@ -368,8 +364,8 @@ export class DeckSocket {
     }
   }
 
-  private queueImage(client: Client, key: string, frame: Buffer): void {
-    client.pendingImages.set(key, frame);
+  private queueImage(client: Client, pending: PendingImage): void {
+    client.pendingImages.set(`${pending.panelIndex}:${pending.controlIndex}`, pending);
     if (client.flushScheduled) return;
     client.flushScheduled = true;
     setImmediate(() => this.flushImages(client));
@@ -386,6 +382,12 @@ export class DeckSocket {
       return;
     }
     // Catching up (in underBound) may have queued the latest of what was skipped: it goes next turn.
-    client.socket.send(pending.size === 1 ? (pending.values().next().value as Buffer) : Buffer.concat([...pending.values()]));
+    const frames: Buffer[] = [];
+    for (const [key, { panelIndex, controlIndex, image }] of pending) {
+      const frame = imageUpdate(panelIndex, controlIndex, client.sentImages.get(key), image);
+      client.sentImages.set(key, image);
+      if (frame) frames.push(frame);
+    }
+    if (frames.length > 0) client.socket.send(frames.length === 1 ? (frames[0] as Buffer) : Buffer.concat(frames));
   }
 }

@@ -183,9 +183,18 @@ describe('WebSocket clients', () => {
     stalled.pause(); // never reads a byte
     stalled.write(`GET /ws HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n`);
     await until(() => running.webClients() === 1, 'the stalled client to be attached');
-    // Pictures keep coming: a channel starts recording and its clock ticks on every deck.
+    // Pictures keep coming: a channel starts recording and its clock ticks on every deck, and the decks
+    // turn their pages (whole new key images, where a tick is only the few pixels that changed).
     expect((await f.call('POST', '/surfaces/web:web-15/keys/0/press')).status).toBe(200);
-    await until(() => running.webClients() === 0, 'the stalled client to be closed', 10_000);
+    const turning = setInterval(() => {
+      void f.call('POST', '/surfaces/web:web-32/keys/23/press');
+      void f.call('POST', '/surfaces/web:web-15/keys/14/press');
+    }, 100);
+    try {
+      await until(() => running.webClients() === 0, 'the stalled client to be closed', 10_000);
+    } finally {
+      clearInterval(turning);
+    }
     const line = logs.find((l) => l.includes('it stopped reading'));
     expect(line).toBeDefined();
     // What was held for it when it was closed stayed near the bound (one hello's worth of pictures at most).

@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startBridge, type RunningBridge } from '../../src/cli/run.js';
 import { StreamDeckSurface } from '../../src/surfaces/streamdeck/streamdeck-surface.js';
 import { openFakeStreamDeck } from '../support/fake-hid.js';
+import { PageModel } from '../support/page-model.js';
 import { until } from '../support/remote.js';
 import { startFixture, type SimulatorFixture } from '../support/simulator.js';
 
@@ -62,9 +63,8 @@ describe('remote API on a hardware surface', () => {
   it('the web page mirrors it: the hello lists it after the web decks, and its key images follow', async () => {
     const { WebSocket } = await import('ws');
     const socket = new WebSocket(`${(running.remote?.url as string).replace('http', 'ws')}/ws`);
-    const frames: Array<{ panel: number; control: number; width: number; height: number }> = [];
+    const page = new PageModel();
     const leds: Array<{ surface: string; control: string; state: string }> = [];
-    let imageMessages = 0;
     type Hello = { type: string; surfaces: Array<{ id: string; kind: string; layout: { columns: number; keySize: number } }> };
     let hello: Hello | undefined;
     socket.on('message', (data, isBinary) => {
@@ -74,14 +74,7 @@ describe('remote API on a hardware surface', () => {
         if (message.type === 'led') leds.push({ surface: message.surface, control: message.control, state: message.state });
         return;
       }
-      // One message carries one or more frames end to end, each a 10-byte header and its raw RGB.
-      const buffer = data as Buffer;
-      imageMessages++;
-      for (let offset = 0; offset < buffer.length; ) {
-        const frame = { panel: buffer.readUInt16BE(offset + 2), control: buffer.readUInt16BE(offset + 4), width: buffer.readUInt16BE(offset + 6), height: buffer.readUInt16BE(offset + 8) };
-        frames.push(frame);
-        offset += 10 + frame.width * frame.height * 3;
-      }
+      page.apply(data as Buffer);
     });
     try {
       await until(() => hello !== undefined, 'the hello');
@@ -92,13 +85,14 @@ describe('remote API on a hardware surface', () => {
       await until(() => leds.filter((l) => l.surface === 'streamdeck:CL00NEO').length >= 2, 'the Neo touch key lights');
       expect(leds.filter((l) => l.surface === 'streamdeck:CL00NEO').map((l) => l.control).sort()).toEqual(['key8', 'key9']);
       // The XL's 32 keys as the deck shows them, sent at once, and again as they change.
-      await until(() => new Set(frames.filter((f) => f.panel === 4).map((f) => f.control)).size === 32, 'every XL key image');
-      expect(frames.filter((f) => f.panel === 4).every((f) => f.width === 96 && f.height === 96)).toBe(true);
+      await until(() => Array.from({ length: 32 }, (_, c) => page.image(4, c)).every((image) => image !== undefined), 'every XL key image');
+      expect(Array.from({ length: 32 }, (_, c) => page.image(4, c)).every((image) => image?.width === 96 && image.height === 96)).toBe(true);
       // What is drawn in one turn (the whole deck at connect) leaves together: fewer messages than frames.
-      expect(imageMessages).toBeLessThan(frames.length / 2);
-      const seen = frames.length;
+      expect(page.messages).toBeLessThan(page.frames.length / 2);
+      const seen = page.frames.length;
       await sim.client.recStart(5);
-      await until(() => frames.slice(seen).some((f) => f.panel === 4 && f.control === 5), 'channel 6 key redrawn');
+      // A key the page has is sent only the part that changed.
+      await until(() => page.frames.slice(seen).some((f) => f.panel === 4 && f.control === 5 && f.rect), 'channel 6 key redrawn, as a changed rectangle');
     } finally {
       socket.close();
       await sim.client.recStop(5);

@@ -9,6 +9,7 @@ import type { WebSocket } from 'ws';
 import { afterEach, describe, expect, it } from 'vitest';
 import { DeckSocket, type DeckSocketLimits } from '../../src/remote/deck-socket.js';
 import { startBridgeFixture, type BridgeFixture } from '../support/bridge.js';
+import { PageModel } from '../support/page-model.js';
 import { until } from '../support/remote.js';
 
 /** What the deck socket uses of a `ws` WebSocket: the unsent bytes are whatever the test says. */
@@ -30,18 +31,11 @@ class FakeSocket extends EventEmitter {
   close(): void {
     this.terminate();
   }
-  /** The last image frame sent for a panel's control, read from every message (frames lie end to end). */
-  lastImage(panel: number, control: number): Buffer | undefined {
-    let found: Buffer | undefined;
-    for (const message of this.sent) {
-      if (typeof message === 'string') continue;
-      for (let offset = 0; offset < message.length; ) {
-        const size = 10 + message.readUInt16BE(offset + 6) * message.readUInt16BE(offset + 8) * 3;
-        if (message.readUInt16BE(offset + 2) === panel && message.readUInt16BE(offset + 4) === control) found = message.subarray(offset + 10, offset + size);
-        offset += size;
-      }
-    }
-    return found;
+  /** What the page holds of a panel's control after every image message sent so far. */
+  shows(panel: number, control: number): Buffer | undefined {
+    const page = new PageModel();
+    for (const message of this.sent) if (typeof message !== 'string') page.apply(message);
+    return page.image(panel, control)?.data;
   }
 }
 
@@ -74,8 +68,8 @@ async function attached(limits: Partial<DeckSocketLimits>): Promise<{ f: BridgeF
 describe('a page on a slow link', () => {
   it('catches up with the latest picture once it has drained, though nothing is drawn after that', async () => {
     const { f, page } = await attached({});
-    await until(() => page.lastImage(0, 0) !== undefined, 'the first picture of the key');
-    const idle = Buffer.from(page.lastImage(0, 0) as Buffer);
+    await until(() => page.shows(0, 0) !== undefined, 'the first picture of the key');
+    const idle = Buffer.from(page.shows(0, 0) as Buffer);
     const shown = () => f.bridge.session(f.surface.id)?.shownImages().get('key0')?.data;
 
     page.bufferedAmount = 5000; // over the bound: the link is not keeping up
@@ -91,7 +85,7 @@ describe('a page on a slow link', () => {
     expect(page.sent.slice(sentBefore).some((m) => typeof m !== 'string')).toBe(false); // nothing drawn was sent while over
 
     page.bufferedAmount = 0; // drained; the recorder and the keys stay as they are (virtual time stands still)
-    await until(() => page.lastImage(0, 0)?.equals(final) === true, 'the latest picture of the key', 2000);
+    await until(() => page.shows(0, 0)?.equals(final) === true, 'the latest picture of the key', 2000);
   });
 
   it('a client cut off for not answering pings lets go of the key it holds: the hold never fires', async () => {

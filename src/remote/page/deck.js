@@ -96,15 +96,23 @@ function receive(message) {
   }
 }
 
-/** A message of one or more image frames end to end, each a 10-byte header and its raw RGB. @param {ArrayBuffer} buffer */
+/**
+ * A message of one or more image frames end to end (see src/remote/image-frames.ts): a whole key image
+ * (version 1), or the rectangle of it that changed (version 2), in raw RGB.
+ * @param {ArrayBuffer} buffer
+ */
 function drawImages(buffer) {
   const view = new DataView(buffer);
   for (let offset = 0; offset + 10 <= buffer.byteLength; ) {
-    const [surfaceIndex, controlIndex, width, height] = [view.getUint16(offset + 2), view.getUint16(offset + 4), view.getUint16(offset + 6), view.getUint16(offset + 8)];
-    const rgb = new Uint8Array(buffer, offset + 10, Math.min(width * height * 3, buffer.byteLength - offset - 10));
-    offset += 10 + rgb.length;
-    const canvas = canvases.get(`${surfaceIndex}/${controlIndex}`);
-    if (!canvas || rgb.length !== width * height * 3) continue;
+    const version = view.getUint16(offset);
+    const canvas = canvases.get(`${view.getUint16(offset + 2)}/${view.getUint16(offset + 4)}`);
+    const rect = version === 2;
+    const header = rect ? 14 : 10;
+    const [x, y] = rect ? [view.getUint16(offset + 6), view.getUint16(offset + 8)] : [0, 0];
+    const [width, height] = rect ? [view.getUint16(offset + 10), view.getUint16(offset + 12)] : [view.getUint16(offset + 6), view.getUint16(offset + 8)];
+    const rgb = new Uint8Array(buffer, offset + header, Math.min(width * height * 3, buffer.byteLength - offset - header));
+    offset += header + rgb.length;
+    if (!canvas || (version !== 1 && version !== 2) || rgb.length !== width * height * 3 || width === 0 || height === 0) continue;
     const rgba = new ImageData(width, height);
     for (let p = 0, q = 0; p < rgb.length; p += 3, q += 4) {
       rgba.data[q] = rgb[p];
@@ -112,9 +120,11 @@ function drawImages(buffer) {
       rgba.data[q + 2] = rgb[p + 2];
       rgba.data[q + 3] = 255;
     }
-    canvas.width = width;
-    canvas.height = height;
-    canvas.getContext('2d')?.putImageData(rgba, 0, 0);
+    if (!rect) {
+      canvas.width = width;
+      canvas.height = height;
+    }
+    canvas.getContext('2d')?.putImageData(rgba, x, y);
   }
 }
 

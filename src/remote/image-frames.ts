@@ -1,0 +1,63 @@
+// How key images travel to the page: raw RGB (drawn with putImageData, no encoding on either side), and
+// only the rectangle that changed when the page already has the key's previous image (a clock tick
+// changes one line of a key, a meter its bars). Frames lie end to end in a message; each says its size.
+//
+//   full:  u16 1, u16 panel, u16 control, u16 width, u16 height, then width*height*3 bytes
+//   rect:  u16 2, u16 panel, u16 control, u16 x, u16 y, u16 width, u16 height, then width*height*3 bytes
+//          (a part of the image the page already shows, at x, y)
+import type { RgbImage } from '../engine/surface.js';
+
+const FULL = 1;
+const RECT = 2;
+
+/** The frame that takes a page showing `shown` (nothing when undefined) to `image`; null when they are equal. */
+export function imageUpdate(panelIndex: number, controlIndex: number, shown: RgbImage | undefined, image: RgbImage): Buffer | null {
+  if (shown === undefined || shown.width !== image.width || shown.height !== image.height) return fullFrame(panelIndex, controlIndex, image);
+  const rect = changedRect(shown, image);
+  if (rect === null) return null;
+  const { x, y, width, height } = rect;
+  if (width === image.width && height === image.height) return fullFrame(panelIndex, controlIndex, image);
+  const frame = Buffer.allocUnsafe(14 + width * height * 3);
+  [RECT, panelIndex, controlIndex, x, y, width, height].forEach((value, i) => frame.writeUInt16BE(value, i * 2));
+  const row = image.width * 3;
+  for (let r = 0; r < height; r++) image.data.copy(frame, 14 + r * width * 3, (y + r) * row + x * 3, (y + r) * row + (x + width) * 3);
+  return frame;
+}
+
+function fullFrame(panelIndex: number, controlIndex: number, image: RgbImage): Buffer {
+  const frame = Buffer.allocUnsafe(10 + image.data.length);
+  [FULL, panelIndex, controlIndex, image.width, image.height].forEach((value, i) => frame.writeUInt16BE(value, i * 2));
+  image.data.copy(frame, 10);
+  return frame;
+}
+
+/** The smallest rectangle holding every pixel that differs, or null when none does (same size images). */
+function changedRect(a: RgbImage, b: RgbImage): { x: number; y: number; width: number; height: number } | null {
+  const row = a.width * 3;
+  const rowDiffers = (r: number) => a.data.compare(b.data, r * row, (r + 1) * row, r * row, (r + 1) * row) !== 0;
+  let top = 0;
+  while (top < a.height && !rowDiffers(top)) top++;
+  if (top === a.height) return null;
+  let bottom = a.height - 1;
+  while (!rowDiffers(bottom)) bottom--;
+  let left = a.width;
+  let right = -1;
+  for (let r = top; r <= bottom; r++) {
+    const start = r * row;
+    for (let x = 0; x < left; x++) {
+      const i = start + x * 3;
+      if (a.data[i] !== b.data[i] || a.data[i + 1] !== b.data[i + 1] || a.data[i + 2] !== b.data[i + 2]) {
+        left = x;
+        break;
+      }
+    }
+    for (let x = a.width - 1; x > right; x--) {
+      const i = start + x * 3;
+      if (a.data[i] !== b.data[i] || a.data[i + 1] !== b.data[i + 1] || a.data[i + 2] !== b.data[i + 2]) {
+        right = x;
+        break;
+      }
+    }
+  }
+  return { x: left, y: top, width: right - left + 1, height: bottom - top + 1 };
+}

@@ -1,0 +1,47 @@
+// Key images to the page: a full frame when the page has nothing (or another size), the changed
+// rectangle when it has the previous image, nothing when nothing changed; applied as the page applies
+// them, the page ends with exactly the new image.
+import { describe, expect, it } from 'vitest';
+import type { RgbImage } from '../../src/engine/surface.js';
+import { imageUpdate } from '../../src/remote/image-frames.js';
+import { PageModel } from '../support/page-model.js';
+
+function image(width: number, height: number, paint: (x: number, y: number) => number = () => 40): RgbImage {
+  const data = Buffer.alloc(width * height * 3);
+  for (let y = 0; y < height; y++) for (let x = 0; x < width; x++) data.fill(paint(x, y), (y * width + x) * 3, (y * width + x) * 3 + 3);
+  return { width, height, data };
+}
+
+describe('imageUpdate', () => {
+  it('sends the whole image to a page that has none, then only the rectangle that changed', () => {
+    const page = new PageModel();
+    const before = image(96, 96);
+    page.apply(imageUpdate(3, 7, undefined, before) as Buffer);
+    // A clock tick: a few pixels in one line of the key.
+    const after = image(96, 96, (x, y) => (y >= 70 && y < 80 && x >= 20 && x < 60 && (x + y) % 3 === 0 ? 250 : 40));
+    const frame = imageUpdate(3, 7, before, after) as Buffer;
+    expect(frame.readUInt16BE(0)).toBe(2);
+    expect([6, 8, 10, 12].map((at) => frame.readUInt16BE(at))).toEqual([20, 70, 40, 10]); // x, y, width, height
+    expect(frame.length).toBeLessThan(before.data.length / 10);
+    page.apply(frame);
+    expect(page.image(3, 7)?.data.equals(after.data)).toBe(true);
+  });
+
+  it('nothing for an unchanged image; the whole image for a new size or a change everywhere', () => {
+    const a = image(72, 72);
+    expect(imageUpdate(0, 0, a, image(72, 72))).toBeNull();
+    expect((imageUpdate(0, 0, a, image(96, 96)) as Buffer).readUInt16BE(0)).toBe(1);
+    expect((imageUpdate(0, 0, a, image(72, 72, () => 90)) as Buffer).readUInt16BE(0)).toBe(1);
+  });
+
+  it('a change in the corners gives the rectangle spanning them, and the page ends with the new image', () => {
+    const page = new PageModel();
+    const a = image(10, 8);
+    page.apply(imageUpdate(0, 1, undefined, a) as Buffer);
+    const b = image(10, 8, (x, y) => ((x === 1 && y === 2) || (x === 8 && y === 5) ? 200 : 40));
+    const frame = imageUpdate(0, 1, a, b) as Buffer;
+    expect([6, 8, 10, 12].map((at) => frame.readUInt16BE(at))).toEqual([1, 2, 8, 4]);
+    page.apply(frame);
+    expect(page.image(0, 1)?.data.equals(b.data)).toBe(true);
+  });
+});
