@@ -11,6 +11,7 @@ import { launchChromium } from '../support/chromium.js';
 /** The little of the DOM the page functions below use (they run in the browser, not in Node). */
 declare const document: {
   querySelector(selector: string): { value: string; dispatchEvent(event: unknown): void; toDataURL(): string } | null;
+  createElement(tag: 'canvas'): { width: number; height: number; toDataURL(): string };
   dispatchEvent(event: unknown): void;
 };
 declare class Event {
@@ -74,14 +75,23 @@ describe('the decks a page has in view', () => {
   it('a desk page views the decks on screen; a deck scrolled back into view shows the state of now', async () => {
     // Short enough that the decks below the first are off screen until scrolled to.
     const page = await open({ width: 1280, height: 420 }, false);
+    // A key's canvas before any image: blank at its size.
+    const blank = await page.evaluate(() => {
+      const canvas = document.createElement('canvas');
+      canvas.width = 96;
+      canvas.height = 96;
+      return canvas.toDataURL();
+    });
     try {
-      await expect.poll(watchedSet, { timeout: 5000 }).toContain('web:web-15');
-      expect(await watchedSet()).not.toContain('web:web-plus'); // the last deck, far below
-      const before = await keyImage(page, 'web:web-15', 'key0');
+      // Until the page says, every deck counts as viewed: then the top one only, not the last one far below.
+      await expect.poll(async () => { const set = await watchedSet(); return set.includes('web:web-15') && !set.includes('web:web-plus'); }, { timeout: 5000 }).toBe(true);
+      await until(async () => (await keyImage(page, 'web:web-15', 'key0')) !== blank, 'the key drawn', 5000);
       await page.locator('.deck[data-surface="web:web-plus"]').scrollIntoViewIfNeeded();
       // Whatever else shows at this scroll position, the 15-key deck at the top does not.
       await expect.poll(async () => (await watchedSet()).includes('web:web-15'), { timeout: 5000 }).toBe(false);
       expect(await watchedSet()).toContain('web:web-plus');
+      await new Promise((resolve) => setTimeout(resolve, 300)); // frames already on their way land
+      const before = await keyImage(page, 'web:web-15', 'key0');
 
       // Channel 1 starts recording while its web-15 key is off screen: that deck is not drawn meanwhile.
       await f.sim.client.recStart(0);
