@@ -10,6 +10,7 @@ import { UsageError } from '../../src/cli/usage-error.js';
 import type { CommandRecord, Logger } from '../../src/engine/log.js';
 import { MemorySurface } from '../../src/surfaces/memory/memory-surface.js';
 import { keyGrid } from '../../src/engine/surface.js';
+import { until } from '../support/until.js';
 
 let folder: string;
 const problems: string[] = [];
@@ -108,13 +109,7 @@ describe('recdeck run --audit-file', () => {
     const path = join(folder, 'audit.jsonl');
     const surface = new MemorySurface({ id: 'memory:desk', model: 'test-15', controls: keyGrid(3, 5, 72) });
     running = await startBridge({ recorderFlags: [], tokenFlags: [], profilePaths: [profiles], pollMs: 100, env: {}, web: null, surfaces: [surface], sources: [], audit: { file: path, maxBytes: 1 << 20 } }, log);
-    const deadline = Date.now() + 5000;
-    const waitForLines = async (count: number) => {
-      while ((await lines(path)).length < count) {
-        if (Date.now() > deadline) throw new Error(`timed out waiting for ${count} audit lines`);
-        await new Promise((resolve) => setTimeout(resolve, 20));
-      }
-    };
+    const waitForLines = (count: number) => until(async () => (await lines(path)).length >= count, `${count} audit lines`);
     surface.press('key0');
     await waitForLines(1);
     surface.press('key1');

@@ -20,6 +20,7 @@ import { setupUdevCommand } from '../../src/cli/setup-udev.js';
 import { simulateCommand } from '../../src/cli/simulate.js';
 import { watchCommand } from '../../src/cli/watch.js';
 import type { Logger } from '../../src/engine/log.js';
+import { until } from '../support/until.js';
 
 const main = fileURLToPath(new URL('../../dist/cli/main.js', import.meta.url));
 
@@ -111,13 +112,6 @@ describe('a profile bad at start', () => {
     if (folder) await rm(folder, { recursive: true, force: true });
   });
 
-  async function until(check: () => boolean | Promise<boolean>, what: string, ms = 5000): Promise<void> {
-    const deadline = Date.now() + ms;
-    while (!(await check())) {
-      if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-      await new Promise((resolve) => setTimeout(resolve, 25));
-    }
-  }
 
   it('comes up when fixed, web deck included, and the log says so; it never claims a last good version it does not have', async () => {
     folder = await mkdtemp(join(tmpdir(), 'recdeck-fixed-'));

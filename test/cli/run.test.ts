@@ -12,6 +12,7 @@ import type { Logger } from '../../src/engine/log.js';
 import { parseRunArgs, startBridge, type RunningBridge } from '../../src/cli/run.js';
 import { MemorySurface } from '../../src/surfaces/memory/memory-surface.js';
 import { keyGrid } from '../../src/engine/surface.js';
+import { until } from '../support/until.js';
 
 const profile = (action: string) => `name: desk\nmatch: { kind: memory }\npages:\n  - name: main\n    controls:\n      key0: { press: { action: ${action}, channel: 1 } }\n`;
 
@@ -23,13 +24,6 @@ afterEach(async () => {
   if (folder) await rm(folder, { recursive: true, force: true });
 });
 
-async function until(check: () => boolean, what: string, ms = 4000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
 
 describe('recdeck run', () => {
   it('parses its flags and refuses a bad poll interval with a message naming it', () => {

@@ -4,6 +4,7 @@ import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { RecorderClient } from '../../src/api/client.js';
+import { until } from '../support/until.js';
 
 const main = fileURLToPath(new URL('../../dist/cli/main.js', import.meta.url));
 
@@ -16,19 +17,12 @@ function run(args: string[]) {
   return { child, out: () => stdout, err: () => stderr, exit: once(child, 'exit') as Promise<[number | null, string | null]> };
 }
 
-async function waitFor(predicate: () => boolean, ms = 5000): Promise<void> {
-  const until = Date.now() + ms;
-  while (!predicate()) {
-    if (Date.now() > until) throw new Error('timed out');
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
 
 describe('recdeck simulate', () => {
   it('prints a URL and token that work, and stops cleanly on SIGTERM', async () => {
     const token = 'perm:0b5e8f52-3a4d-4c2e-9c4e-1f2a3b4c5d6e';
     const p = run(['simulate', '--port', '0', '--token', `Bearer ${token}`, '--grid', '9', '--seed', '3']);
-    await waitFor(() => p.out().includes('Press Ctrl+C'));
+    await until(() => p.out().includes('Press Ctrl+C'), 'the ready line');
     const url = /listening on (http:\/\/\S+)/.exec(p.out())?.[1];
     expect(p.out()).toContain(`token:   ${token}`);
     const client = new RecorderClient({ url: url ?? '', token });
@@ -40,7 +34,7 @@ describe('recdeck simulate', () => {
 
   it('generates a token when none is given', async () => {
     const p = run(['simulate', '--port', '0']);
-    await waitFor(() => p.out().includes('Press Ctrl+C'));
+    await until(() => p.out().includes('Press Ctrl+C'), 'the ready line');
     expect(p.out()).toMatch(/token: {3}perm:[0-9a-f-]{36}/);
     p.child.kill('SIGINT');
     expect((await p.exit)[0]).toBe(0);

@@ -8,14 +8,8 @@ import { startWatch, stateChanges, type WatchEvent } from '../../src/cli/watch.j
 import { RequestCounter, VirtualTime, advanceWithIo } from '../support/virtual-time.js';
 import { startFixture, type SimulatorFixture } from '../support/simulator.js';
 import { channelOf } from '../support/channels.js';
+import { until } from '../support/until.js';
 
-async function until(check: () => boolean, what: string, ms = 5000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
 
 const channel = (over: Parameters<typeof channelOf>[1] = {}) => channelOf(0, over);
 

@@ -3,7 +3,8 @@
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startRemoteServer } from '../../src/remote/server.js';
-import { startRemoteFixture, until, type RemoteFixture } from '../support/remote.js';
+import { startRemoteFixture, type RemoteFixture } from '../support/remote.js';
+import { until } from '../support/until.js';
 
 const STREAM_KEY = 'demo-stream-key-not-secret';
 

@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSimulator } from '../../src/simulator/server.js';
-import { startRemoteFixture, until, type RemoteFixture } from '../support/remote.js';
+import { startRemoteFixture, type RemoteFixture } from '../support/remote.js';
+import { until } from '../support/until.js';
 import { launchChromium } from '../support/chromium.js';
 
 /** The little of the DOM the page functions below use (they run in the browser, not in Node). */

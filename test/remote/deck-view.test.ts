@@ -5,7 +5,8 @@ import { firstValueFrom } from 'rxjs';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { WebSurface } from '../../src/surfaces/web/web-surface.js';
-import { startRemoteFixture, until, type RemoteFixture } from '../support/remote.js';
+import { startRemoteFixture, type RemoteFixture } from '../support/remote.js';
+import { until } from '../support/until.js';
 import { launchChromium } from '../support/chromium.js';
 
 /** The little of the DOM the page functions below use (they run in the browser, not in Node). */

@@ -7,7 +7,8 @@ import { WebSocket } from 'ws';
 import { allowedHostNames, hostAllowed } from '../../src/remote/access.js';
 import { startRemoteServer, type RemoteServerOptions, type RunningRemoteServer } from '../../src/remote/server.js';
 import { ManualClock } from '../support/clock.js';
-import { startRemoteFixture, until, type RemoteFixture } from '../support/remote.js';
+import { startRemoteFixture, type RemoteFixture } from '../support/remote.js';
+import { until } from '../support/until.js';
 
 const PASSWORD = 'correct horse';
 let f: RemoteFixture;

@@ -7,7 +7,7 @@ import { startBridge, type RunningBridge } from '../../src/cli/run.js';
 import { StreamDeckSurface } from '../../src/surfaces/streamdeck/streamdeck-surface.js';
 import { openFakeStreamDeck } from '../support/fake-hid.js';
 import { PageModel } from '../support/page-model.js';
-import { until } from '../support/remote.js';
+import { until } from '../support/until.js';
 import { startFixture, type SimulatorFixture } from '../support/simulator.js';
 
 const quiet = { info: () => undefined, warn: () => undefined, error: () => undefined };

@@ -1,7 +1,8 @@
 // GET /metrics read as Prometheus would: every line parses, each family has one type, the bridge's
 // names are those it always had, and the process figures (process_*, nodejs_*) stand beside them.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startRemoteFixture, until, type RemoteFixture } from '../support/remote.js';
+import { startRemoteFixture, type RemoteFixture } from '../support/remote.js';
+import { until } from '../support/until.js';
 
 /** The bridge's own families and their types, as they were before prom-client. */
 const BRIDGE_FAMILIES: Record<string, string> = {

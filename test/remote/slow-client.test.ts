@@ -10,7 +10,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { DeckSocket, type DeckSocketLimits } from '../../src/remote/deck-socket.js';
 import { startBridgeFixture, type BridgeFixture } from '../support/bridge.js';
 import { PageModel } from '../support/page-model.js';
-import { until } from '../support/remote.js';
+import { until } from '../support/until.js';
 
 /** What the deck socket uses of a `ws` WebSocket: the unsent bytes are whatever the test says. */
 class FakeSocket extends EventEmitter {

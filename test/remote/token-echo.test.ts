@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
 import { startBridge, type RunningBridge } from '../../src/cli/run.js';
 import { ECHO_SHAPES, startEchoRecorder, type EchoRecorder } from '../support/echo-recorder.js';
-import { until } from '../support/remote.js';
+import { until } from '../support/until.js';
 import { startFixture, type SimulatorFixture } from '../support/simulator.js';
 
 let sim: SimulatorFixture;

@@ -17,6 +17,7 @@ import { MemorySurface } from '../../src/surfaces/memory/memory-surface.js';
 import { parseTestProfile } from './bridge.js';
 import type { Broker } from './mosquitto.js';
 import { startFixture, type SimulatorFixture } from './simulator.js';
+import { until as waitUntil } from './until.js';
 
 export const PANEL_PROFILE = `
 name: panel
@@ -94,11 +95,5 @@ export function pictureOf(panel: Panel, control: string) {
   return panel.bridge.session(panel.surface.id)?.describeControls().find((c) => c.control.id === control)?.picture;
 }
 
-/** Waits (bounded) for a check to hold, re-checking whenever the panel draws or a bus message arrives. */
-export async function until(check: () => boolean, what: string, ms = 5000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out after ${ms} ms waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}
+/** Waits (bounded) for a check to hold, asked again every 10 ms (panels draw and bus messages arrive often). */
+export const until = (check: () => boolean, what: string, ms = 5000): Promise<void> => waitUntil(check, what, ms, 10);

@@ -16,6 +16,7 @@ import { alsaPortIdentity } from '../../../src/surfaces/midi/port-identity.js';
 import { MidiManager } from '../../../src/surfaces/midi/midi-manager.js';
 import { FakeMidiSystem, rtMidiOver } from '../../support/fake-midi.js';
 import { startFixture } from '../../support/simulator.js';
+import { until } from '../../support/until.js';
 
 const PROFILES = join(import.meta.dirname, '../../../profiles');
 const PORT = 'APC mini mk2:APC mini mk2 APC mini mk2 _ 20:0';
@@ -26,13 +27,6 @@ afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
 
-async function until(check: () => boolean, what: string, ms = 5000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
 
 /** The LEDs sent so far: note number → the last note-on for it. */
 function leds(sent: number[][]): Map<number, number[]> {

@@ -14,6 +14,7 @@ import type { FakeHidDevice } from '../../support/fake-hid.js';
 import { startFixture } from '../../support/simulator.js';
 import { FakeStreamDeckBackend, recordingLogger } from './helpers.js';
 import { gen2KeyImages, lcdRegionImages } from './reports.js';
+import { until } from '../../support/until.js';
 
 const PROFILE = `
 name: plus on the desk
@@ -30,13 +31,6 @@ afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
 
-async function until(check: () => boolean, what: string, ms = 5000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
 
 const drewKey0 = (hid: FakeHidDevice | undefined) => hid !== undefined && gen2KeyImages(hid.reportsSince()).some((image) => image.hidIndex === 0);
 const drewStrip0 = (hid: FakeHidDevice | undefined) => hid !== undefined && lcdRegionImages(hid.reportsSince()).some((region) => region.x === 0 && region.width === 200);
