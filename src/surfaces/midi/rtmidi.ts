@@ -101,13 +101,18 @@ function indexOf(port: Listing, name: string, side: string): number {
   return index;
 }
 
-function openInput(input: RtMidiInput, name: string): MidiInputPort {
+/** Opens the port by name; one that cannot be opened is destroyed, not left half made. */
+function openNamed(port: Listing & { openPort(index: number): void }, name: string, side: string): void {
   try {
-    input.openPort(indexOf(input, name, 'input'));
+    port.openPort(indexOf(port, name, side));
   } catch (error) {
-    input.destroy();
+    port.destroy();
     throw error;
   }
+}
+
+function openInput(input: RtMidiInput, name: string): MidiInputPort {
+  openNamed(input, name, 'input');
   // SysEx is wanted (device replies are checked); clock and active sensing arrive many times a second
   // and mean nothing here, so RtMidi drops them before they reach JavaScript.
   input.ignoreTypes(false, true, true);
@@ -125,12 +130,7 @@ function openInput(input: RtMidiInput, name: string): MidiInputPort {
 }
 
 function openOutput(output: RtMidiOutput, name: string): MidiOutputPort {
-  try {
-    output.openPort(indexOf(output, name, 'output'));
-  } catch (error) {
-    output.destroy();
-    throw error;
-  }
+  openNamed(output, name, 'output');
   return {
     name,
     send: (bytes) => output.sendMessage([...bytes]),
