@@ -114,8 +114,11 @@ export class RecorderClient {
   private async exchange<O extends Operation>(operation: O, path: string, body: RequestBody<O>, options: RequestOptions): Promise<ResponseValue<O>> {
     const { method } = operation;
     const timeoutMs = options.timeoutMs ?? this.timeoutMs;
-    const timeout = AbortSignal.timeout(timeoutMs);
-    const signal = options.signal ? AbortSignal.any([options.signal, timeout]) : timeout;
+    // A timer cleared at the answer, not AbortSignal.timeout: that one fires for every request, answered
+    // or not (an abort event and an exception object each, a dozen times a second while polling).
+    const timeout = new AbortController();
+    const timer = setTimeout(() => timeout.abort(), timeoutMs).unref();
+    const signal = options.signal ? AbortSignal.any([options.signal, timeout.signal]) : timeout.signal;
     const payload = operation.request === undefined ? undefined : JSON.stringify(z.encode(operation.request, body));
 
     let status: number;
@@ -137,8 +140,10 @@ export class RecorderClient {
       text = this.mask(await answer.body.text());
     } catch (error) {
       if (options.signal?.aborted) throw new RecorderError('aborted', method, path, 'the request was cancelled', undefined, { cause: error });
-      if (timeout.aborted) throw new RecorderError('timeout', method, path, `no answer within ${timeoutMs} ms`, undefined, { cause: error });
+      if (timeout.signal.aborted) throw new RecorderError('timeout', method, path, `no answer within ${timeoutMs} ms`, undefined, { cause: error });
       throw new RecorderError('network', method, path, this.mask(networkMessage(error)), undefined, { cause: error });
+    } finally {
+      clearTimeout(timer);
     }
 
     if (status !== 200) throw new RecorderError('status', method, path, serviceMessage(text), status);
