@@ -4,7 +4,7 @@
 // an immediate re-read instead of waiting for the next tick. Only while the recorder cannot be reached
 // do reads back off from the interval to 5 s: a recorder that answers, even badly, is read at the
 // normal pace (and shown stale with its error), so keys are live again at its first good answer.
-import { BehaviorSubject, Subject, Subscription, defer, exhaustMap, expand, filter, from, map, merge, race, take, timer, type Observable } from 'rxjs';
+import { BehaviorSubject, Subject, Subscription, exhaustMap, filter, from, merge, timer, type Observable } from 'rxjs';
 import type { RecorderClient, RequestOptions } from '../api/client.js';
 import { RecorderError } from '../api/errors.js';
 import { realTime, type EngineTime } from './engine-time.js';
@@ -37,6 +37,8 @@ interface ReadLoop {
   /** The last failure could not reach the recorder. */
   unreachable: boolean;
   lastError: string | null;
+  /** The next read, scheduled while the loop waits between reads; null while a read is under way. */
+  wait: Subscription | null;
 }
 
 export class RecorderPoller {
@@ -45,7 +47,6 @@ export class RecorderPoller {
   private readonly maxBackoffMs: number;
   private readonly time: EngineTime;
   private readonly subject: BehaviorSubject<RecorderState>;
-  private readonly fastNow = new Subject<void>();
   private readonly slowNow = new Subject<void>();
   private readonly loops: Record<FastPart, ReadLoop>;
   private subscription: Subscription | null = null;
@@ -64,7 +65,7 @@ export class RecorderPoller {
     this.maxBackoffMs = options.maxBackoffMs ?? 5000;
     this.time = options.time ?? realTime;
     this.subject = new BehaviorSubject(initialRecorderState(name, this.pollMs, this.slowMs));
-    const loop = (): ReadLoop => ({ lastSentAt: 0, refreshPending: false, failures: 0, unreachable: false, lastError: null });
+    const loop = (): ReadLoop => ({ lastSentAt: 0, refreshPending: false, failures: 0, unreachable: false, lastError: null, wait: null });
     this.loops = { channels: loop(), sync: loop(), dialog: loop() };
   }
 
@@ -78,21 +79,21 @@ export class RecorderPoller {
 
   start(): void {
     if (this.subscription) return;
-    const { scheduler } = this.time;
-    const reads = FAST_PARTS.map((part) =>
-      defer(() => this.readFast(part)).pipe(
-        expand(() => race(timer(this.delayAfter(part), scheduler), this.fastNow.pipe(take(1))).pipe(exhaustMap(() => this.readFast(part)))),
-        map((result) => this.applyFast(part, result)),
-      ),
-    );
-    const slow$ = merge(timer(0, this.slowMs, scheduler), this.slowNow).pipe(
+    const running = new Subscription();
+    this.subscription = running;
+    for (const part of FAST_PARTS) this.read(part, running);
+    const slow$ = merge(timer(0, this.slowMs, this.time.scheduler), this.slowNow).pipe(
       filter(() => this.state.lastGoodAt !== null && this.state.failures === 0),
       exhaustMap(() => from(this.pollSlow())),
     );
-    this.subscription = merge(...reads, slow$).subscribe();
+    running.add(slow$.subscribe());
   }
 
   stop(): void {
+    for (const loop of Object.values(this.loops)) {
+      loop.wait?.unsubscribe();
+      loop.wait = null;
+    }
     this.subscription?.unsubscribe();
     this.subscription = null;
   }
@@ -104,12 +105,36 @@ export class RecorderPoller {
 
   /** Read channels, sync and dialog again now (after a command), and the slow group too if asked. */
   refresh(slow = false): void {
-    for (const loop of Object.values(this.loops)) loop.refreshPending = true;
-    this.fastNow.next();
+    for (const part of FAST_PARTS) {
+      const loop = this.loops[part];
+      loop.refreshPending = true;
+      // Waiting for its next read: read now. Under way: the next read leaves as soon as it is answered.
+      if (loop.wait && this.subscription) {
+        loop.wait.unsubscribe();
+        this.read(part, this.subscription);
+      }
+    }
     if (slow) {
       this.slowPending = true;
       this.slowNow.next();
     }
+  }
+
+  /**
+   * One turn of a part's loop: sends its read, applies the answer, and schedules the next read. A loop
+   * is a plain chain of one scheduled action per read: it runs 12 times a second for as long as the
+   * bridge runs, so it makes no observables per read.
+   */
+  private read(part: FastPart, running: Subscription): void {
+    const loop = this.loops[part];
+    loop.wait = null;
+    void this.readFast(part).then((result) => {
+      // Stopped (or stopped and started again) while the read was under way: this loop has ended.
+      if (this.subscription !== running) return;
+      this.applyFast(part, result);
+      if (this.subscription !== running) return; // stopped by what the answer set off
+      loop.wait = this.time.scheduler.schedule(() => this.read(part, running), this.delayAfter(part));
+    });
   }
 
   private readFast(part: FastPart): Promise<Settled<unknown>> {
