@@ -6,7 +6,7 @@
 // write ended comes back, so a meter read already under way never undoes a dial step, and writes to one
 // source leave in the order they were decided.
 import { createHash } from 'node:crypto';
-import { BehaviorSubject, Subscription, timer, type Observable } from 'rxjs';
+import { BehaviorSubject, EMPTY, Subject, Subscription, distinctUntilChanged, map, startWith, switchMap, timer, type Observable } from 'rxjs';
 import { realTime, type EngineTime } from './engine-time.js';
 import { FetchPacer } from './fetch-pacer.js';
 import type { RgbImage } from './surface.js';
@@ -61,6 +61,7 @@ export class RecorderExtras {
   private readonly time: EngineTime;
   private readonly demands = new Map<string, ExtrasDemand>();
   private readonly changes = new BehaviorSubject<number>(0);
+  private readonly demandChanged = new Subject<void>();
   private subscription: Subscription | null = null;
   private sequence = 0;
 
@@ -80,6 +81,7 @@ export class RecorderExtras {
   setDemand(owner: string, demand: ExtrasDemand | null): void {
     if (demand === null) this.demands.delete(owner);
     else this.demands.set(owner, demand);
+    this.demandChanged.next();
   }
 
   start(): void {
@@ -92,10 +94,19 @@ export class RecorderExtras {
     const thumbnails = new FetchPacer<number>({ intervalMs: thumbnailMs, concurrency, now, wanted: () => this.wanted('thumbnails') as number[], fetch: (index) => this.fetchThumbnail(index) });
     const meters = new FetchPacer<string>({ intervalMs: meterMs, concurrency, now, wanted: () => this.wanted('meters') as string[], fetch: (name) => this.fetchMeter(name) });
     const { scheduler } = this.time;
+    // Ticks at the interval look for due items; a backed-off item simply waits for a later tick. A kind
+    // nothing shows has no ticks at all (an idle bridge wakes only for its state reads); the first
+    // demand for it ticks at once.
+    const ticks = (kind: keyof ExtrasDemand, intervalMs: number) =>
+      this.demandChanged.pipe(
+        startWith(undefined),
+        map(() => [...this.demands.values()].some((demand) => demand[kind].size > 0)),
+        distinctUntilChanged(),
+        switchMap((demanded) => (demanded ? timer(0, intervalMs, scheduler) : EMPTY)),
+      );
     this.subscription = new Subscription();
-    // Ticks at the interval look for due items; a backed-off item simply waits for a later tick.
-    this.subscription.add(timer(0, thumbnailMs, scheduler).subscribe(() => thumbnails.pump()));
-    this.subscription.add(timer(0, meterMs, scheduler).subscribe(() => meters.pump()));
+    this.subscription.add(ticks('thumbnails', thumbnailMs).subscribe(() => thumbnails.pump()));
+    this.subscription.add(ticks('meters', meterMs).subscribe(() => meters.pump()));
   }
 
   stop(): void {

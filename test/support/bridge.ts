@@ -33,6 +33,8 @@ export interface BridgeFixture extends SimulatorFixture {
   settle: () => Promise<void>;
   /** The engine's clock. */
   now: () => number;
+  /** The engine's time itself, to see what it has scheduled. */
+  time: VirtualTime;
   /** The bridge's requests under way, and the most under way at once per operation. */
   requests: RequestCounter;
   /** Resolves with the next command record for a control. */
@@ -117,6 +119,7 @@ export async function startBridgeFixture(options: BridgeFixtureOptions): Promise
     settle: settleBridge,
     requests,
     now: time.now,
+    time,
     nextCommand,
     mark: () => lastSeq(fixture.sim),
     writesSince: (mark) => writesSince(fixture.sim, mark),
