@@ -1,6 +1,5 @@
 // Hands pictures to a surface: each control's newest picture only (latest wins), rendered to its
 // native form (key or LCD image, LED state, ring or fader level), and nothing the device already shows.
-import { createHash } from 'node:crypto';
 import { Subject, type Observable } from 'rxjs';
 import { GAIN_DB } from '../api/scalars.js';
 import type { Logger } from './log.js';
@@ -24,10 +23,11 @@ export class SurfaceOutput {
    * when it differs from this one, so the object itself says whether a drawing is still the newest.
    */
   private readonly latest = new Map<string, Picture>();
-  /** The image each display shows, with the picture it was drawn from. */
+  /**
+   * The image each display shows, with the picture it was drawn from: the one "already shown" of this
+   * device, compared by content (its pixels) with every new image.
+   */
   private readonly images = new Map<string, { image: RgbImage; picture: Picture }>();
-  /** What each display shows, by content (a hash of its pixels): the one "already shown" of this device. */
-  private readonly shownContent = new Map<string, string>();
   private readonly leds = new Map<string, LedState>();
   private readonly controls: ReadonlyMap<string, ControlDefinition>;
   private readonly queue: LatestWinsQueue<Picture>;
@@ -118,21 +118,25 @@ export class SurfaceOutput {
     if (this.latest.get(display.id) !== picture) return; // superseded, or stopped, while drawing
     // Another picture can give the same pixels (a preview fetched again unchanged): compared by content,
     // such an image is neither sent to the device nor to its mirrors.
-    const content = createHash('sha1').update(image.data).update(`${image.width}x${image.height}`).digest('base64');
-    if (this.shownContent.get(display.id) === content) {
+    // (A byte comparison with the image shown: a memcmp, several times cheaper than hashing the pixels.)
+    const shown = this.images.get(display.id);
+    if (shown && sameImage(shown.image, image)) {
       // The same pixels stand for the newer picture too: what is shown is current again.
-      const shown = this.images.get(display.id);
-      if (shown) shown.picture = picture;
+      shown.picture = picture;
       return;
     }
-    this.shownContent.set(display.id, content);
     this.images.set(display.id, { image, picture });
     try {
       await (display.kind === 'key' ? this.surface.drawKey(display.id, image) : this.surface.drawLcd(display.id, image));
     } catch (error) {
-      this.shownContent.delete(display.id); // not shown after all: the next picture must be sent
+      // Not shown after all: the next picture must be sent.
+      if (this.images.get(display.id)?.image === image) this.images.delete(display.id);
       throw error;
     }
     this.handedOver.next({ control: display.id, image });
   }
+}
+
+function sameImage(a: RgbImage, b: RgbImage): boolean {
+  return a === b || (a.width === b.width && a.height === b.height && a.data.equals(b.data));
 }
