@@ -18,7 +18,7 @@
 // unsent bytes its key images and state are skipped and remembered, and once it has caught up it is
 // sent the latest of each (latest picture wins); if it stays over the bound it is closed. A ping each
 // heartbeat finds the clients that have gone without closing, and the number of clients is capped.
-import { Subscription, interval, merge } from 'rxjs';
+import { Subscription, auditTime, interval, merge } from 'rxjs';
 import type { WebSocket } from 'ws';
 import * as z from 'zod';
 import type { Bridge } from '../engine/bridge.js';
@@ -61,6 +61,11 @@ export interface DeckSocketLimits {
 
 /** How often a client over the bound is looked at again, to catch up as soon as it has drained. */
 const DRAIN_CHECK_MS = 200;
+/**
+ * The recorders' state answers a dozen times a second (three reads each): the page's status line is
+ * brought up to date at most this often, the newest state each time. The keys do not wait for it.
+ */
+const STATE_PUSH_MS = 250;
 
 export const DEFAULT_DECK_SOCKET_LIMITS: DeckSocketLimits = { maxClients: 32, bufferBytes: 1024 * 1024, stalledMs: 10_000, heartbeatMs: 15_000 };
 
@@ -127,7 +132,7 @@ export class DeckSocket {
     );
     // Ages and clocks move without any new answer, so the state is also re-sent each second when changed.
     const states = bridge.recorderStates().map((s) => bridge.recorderState$(s.name)).filter((s) => s !== undefined);
-    this.subscription.add(merge(interval(1000), ...states).subscribe(() => this.pushState()));
+    this.subscription.add(merge(interval(1000), merge(...states).pipe(auditTime(STATE_PUSH_MS))).subscribe(() => this.pushState()));
     this.subscription.add(interval(limits.heartbeatMs).subscribe(() => this.heartbeat()));
   }
 
