@@ -49,16 +49,17 @@ export function channelStateOf(channel: Channel, freshness: Freshness): ChannelS
   return 'idle';
 }
 
+/** Each picture is as fresh as the oldest part it shows; its age is that part's. */
+function freshOf(recorder: RecorderState, now: number, parts: readonly StatePart[]): { freshness: Freshness; ageS: number | null } {
+  const freshness = freshnessOf(recorder, now, parts);
+  return { freshness, ageS: freshness === 'live' ? null : ageSeconds(recorder, now, parts) };
+}
+
 export function pictureFor(show: ResolvedShow, inputs: ShowInputs): Picture {
   if (typeof show === 'object' && 'inferred' in show) return show.inferred;
   const { recorder, now } = inputs;
   if (recorder === undefined) return { kind: 'label', text: `NO RECORDER\n${inputs.recorderName}`, icon: null, color: '#000000', active: null };
-  // Each picture is as fresh as the oldest part it shows; its age is that part's.
-  const freshOf = (parts: readonly StatePart[]) => {
-    const freshness = freshnessOf(recorder, now, parts);
-    return { freshness, ageS: freshness === 'live' ? null : ageSeconds(recorder, now, parts) };
-  };
-  const { freshness, ageS } = freshOf(FAST_PARTS);
+  const { freshness, ageS } = freshOf(recorder, now, FAST_PARTS);
 
   if (typeof show === 'string') {
     switch (show) {
@@ -68,7 +69,7 @@ export function pictureFor(show: ResolvedShow, inputs: ShowInputs): Picture {
         // The last known dialog stays on its keys when the data gets old, marked with its age and not
         // flashing: "no dialog" would be a claim the bridge cannot make.
         const dialog = recorder.dialog;
-        const seen = freshOf(['dialog']);
+        const seen = freshOf(recorder, now, ['dialog']);
         const active = dialog?.IsDialog === true;
         return {
           kind: 'dialog',
@@ -86,11 +87,11 @@ export function pictureFor(show: ResolvedShow, inputs: ShowInputs): Picture {
         const ram = r && r.TotalRAM > 0 ? Math.round((r.CurrentRAM / r.TotalRAM) * 100) : null;
         const fullest = r?.DiskInfo.reduce<{ label: string; used: number } | null>((top, d) => (top === null || d.Value > top.used ? { label: d.Key, used: d.Value } : top), null) ?? null;
         const cpu = r ? Math.round(r.TotalCPU) : null;
-        return { kind: 'resources', cpu, ram, disk: fullest, warning: [cpu, ram, fullest?.used].some((v) => v !== null && v !== undefined && v > 90), freshness: freshOf(['resources']).freshness };
+        return { kind: 'resources', cpu, ram, disk: fullest, warning: [cpu, ram, fullest?.used].some((v) => v !== null && v !== undefined && v > 90), freshness: freshOf(recorder, now, ['resources']).freshness };
       }
       case 'schedule': {
         const s = recorder.schedule;
-        return { kind: 'schedule', enabled: s?.IsEnabled ?? false, start: s?.StartTime ?? null, stop: s?.StopTime ?? null, type: s?.ScheduleType ?? '', freshness: freshOf(['schedule']).freshness };
+        return { kind: 'schedule', enabled: s?.IsEnabled ?? false, start: s?.StartTime ?? null, stop: s?.StopTime ?? null, type: s?.ScheduleType ?? '', freshness: freshOf(recorder, now, ['schedule']).freshness };
       }
       case 'page':
         return { kind: 'page', ...inputs.page };
@@ -108,9 +109,9 @@ export function pictureFor(show: ResolvedShow, inputs: ShowInputs): Picture {
         return { kind: 'blank' };
     }
   }
-  const channels = freshOf(['channels']);
+  const channels = freshOf(recorder, now, ['channels']);
   if ('sync' in show) {
-    const sync = freshOf(['channels', 'sync']);
+    const sync = freshOf(recorder, now, ['channels', 'sync']);
     return syncPicture(recorder, sync.freshness, sync.ageS, show.sync, inputs);
   }
   if ('grid' in show) {

@@ -34,12 +34,11 @@ function fullFrame(panelIndex: number, controlIndex: number, image: RgbImage): B
 /** The smallest rectangle holding every pixel that differs, or null when none does (same size images). */
 function changedRect(a: RgbImage, b: RgbImage): { x: number; y: number; width: number; height: number } | null {
   const row = a.width * 3;
-  const rowDiffers = (r: number) => a.data.compare(b.data, r * row, (r + 1) * row, r * row, (r + 1) * row) !== 0;
   let top = 0;
-  while (top < a.height && !rowDiffers(top)) top++;
+  while (top < a.height && !rowDiffers(a, b, top)) top++;
   if (top === a.height) return null;
   let bottom = a.height - 1;
-  while (!rowDiffers(bottom)) bottom--;
+  while (!rowDiffers(a, b, bottom)) bottom--;
   let left = a.width;
   let right = -1;
   for (let r = top; r <= bottom; r++) {
@@ -60,4 +59,10 @@ function changedRect(a: RgbImage, b: RgbImage): { x: number; y: number; width: n
     }
   }
   return { x: left, y: top, width: right - left + 1, height: bottom - top + 1 };
+}
+
+/** Whether row `r` of two images of one size differs (a memcmp). */
+function rowDiffers(a: RgbImage, b: RgbImage, r: number): boolean {
+  const row = a.width * 3;
+  return a.data.compare(b.data, r * row, (r + 1) * row, r * row, (r + 1) * row) !== 0;
 }
