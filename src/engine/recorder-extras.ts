@@ -6,7 +6,7 @@
 // write ended comes back, so a meter read already under way never undoes a dial step, and writes to one
 // source leave in the order they were decided.
 import { createHash } from 'node:crypto';
-import { BehaviorSubject, EMPTY, Subject, Subscription, distinctUntilChanged, map, startWith, switchMap, timer, type Observable } from 'rxjs';
+import { EMPTY, Subject, Subscription, distinctUntilChanged, map, startWith, switchMap, timer, type Observable } from 'rxjs';
 import { realTime, type EngineTime } from './engine-time.js';
 import { FetchPacer } from './fetch-pacer.js';
 import type { RgbImage } from './surface.js';
@@ -60,10 +60,9 @@ export class RecorderExtras {
   private order = 0;
   private readonly time: EngineTime;
   private readonly demands = new Map<string, ExtrasDemand>();
-  private readonly changes = new BehaviorSubject<number>(0);
+  private readonly gainWrites = new Subject<void>();
   private readonly demandChanged = new Subject<void>();
   private subscription: Subscription | null = null;
-  private sequence = 0;
 
   constructor(
     private readonly link: RecorderLink,
@@ -72,9 +71,13 @@ export class RecorderExtras {
     this.time = options.time ?? realTime;
   }
 
-  /** Emits whenever a thumbnail or meter changed. */
-  get changed$(): Observable<number> {
-    return this.changes.asObservable();
+  /**
+   * Emits when this bridge writes a gain: the controls showing it are drawn again at once (a dial's
+   * steps must show as they are turned). Fetched previews and levels change many times a second and
+   * nobody waits for them: they are drawn at the sessions' next frame.
+   */
+  get gainWritten$(): Observable<void> {
+    return this.gainWrites.asObservable();
   }
 
   /** Each surface states what it currently shows; the union is fetched. */
@@ -150,7 +153,7 @@ export class RecorderExtras {
     written.db = db;
     written.inFlight++;
     this.writtenGains.set(sourceIndex, written);
-    this.changes.next(++this.sequence);
+    this.gainWrites.next();
     const request = written.tail.then(send);
     written.tail = request.then(
       () => undefined,
@@ -184,7 +187,6 @@ export class RecorderExtras {
       if (this.thumbnails.get(index)?.key !== key) {
         const image = await this.options.decodeThumbnail(png);
         this.thumbnails.set(index, { key, image });
-        this.changes.next(++this.sequence);
       }
     } catch {
       // A missing preview leaves the last one (or none) in place; the channel's own state still shows.
@@ -211,7 +213,6 @@ export class RecorderExtras {
         // The recorder's gain becomes the truth again once a read started after the last write was answered.
         if (written && written.inFlight === 0 && startedAt > written.settledAt) this.writtenGains.delete(sourceIndex);
         this.meters.set(sourceName, { levels: source.AudioMeters, gainDb: source.AudioGain, sourceIndex });
-        this.changes.next(++this.sequence);
       } // else the list moved under us; the next slow poll fixes it
     } catch {
       // Meters are best effort; a failed read shows the last levels until the data goes stale.

@@ -107,11 +107,11 @@ export class SurfaceSession {
     if (this.subscription || this.stopped) return;
     this.applyBrightness(this.state.brightness);
     const { scheduler } = this.services.time;
-    // The recorders' state is drawn as soon as it answers (a command's effect must show at once); its
-    // three reads answer moments apart, so one refresh covers a burst of them. Previews and meters
-    // change two dozen times a second and nobody waits for them: they ride on the next frame.
+    // The recorders' state is drawn as soon as it answers (a command's effect must show at once), and so
+    // is a gain this bridge writes; the three state reads answer moments apart, so one refresh covers a
+    // burst of them. Fetched previews and meters ride on the next frame (see RecorderExtras).
     const changes: Observable<unknown>[] = [];
-    for (const handle of this.services.recorders.values()) changes.push(handle.link.state$);
+    for (const handle of this.services.recorders.values()) changes.push(handle.link.state$, handle.extras.gainWritten$);
     const triggers = [timer(FRAME_MS, FRAME_MS, scheduler), merge(...changes).pipe(auditTime(COALESCE_MS, scheduler))];
     this.subscription = new Subscription();
     // A surface nobody sees gets no frames and follows no state: it is picked up again when seen.
