@@ -43,7 +43,7 @@ export const runCommand = {
     'poll-ms': { type: 'string', default: '250', value: 'N', description: 'poll the recorder every N ms (50 to 10000)' },
     'web-port': { type: 'string', default: '7900', value: 'PORT', description: 'port of the web deck and remote API (0: any free port)' },
     'web-host': { type: 'string', default: '127.0.0.1', value: 'HOST', description: 'address the web deck listens on (beyond loopback it needs a password)' },
-    'web-password-file': { type: 'string', value: 'FILE', description: 'a file holding the web password', shownDefault: 'RECDECK_WEB_PASSWORD[_FILE], else none' },
+    'web-password-file': { type: 'string', value: 'FILE', description: 'a file holding the web password (read again on SIGHUP: a new one ends every session)', shownDefault: 'RECDECK_WEB_PASSWORD[_FILE], else none' },
     'web-password': { type: 'string', value: 'PASSWORD', description: 'the web password (visible in ps: prefer --web-password-file or the environment)' },
     'web-allow-host': { type: 'string', multiple: true, default: [], value: 'NAME', description: "another host name to answer to (a reverse proxy's public name)" },
     'web-tls-cert': { type: 'string', value: 'FILE', description: 'PEM certificate: serve HTTPS and WSS (with --web-tls-key)' },
@@ -73,6 +73,11 @@ export interface RunningBridge {
   recorders: RecorderConfig[];
   remote: RunningRemoteServer | null;
   webSurfaces: WebSurface[];
+  /**
+   * Reads the web password file again (on SIGHUP): a new password ends every session. A file that
+   * cannot be read or holds too short a password changes nothing, and says why.
+   */
+  rereadWebPassword: () => void;
   stop: () => Promise<void>;
 }
 
@@ -81,6 +86,8 @@ export interface WebSetup {
   port: number;
   /** Required beyond loopback (flag, file or RECDECK_WEB_PASSWORD[_FILE]). */
   password: string | null;
+  /** The file the password came from (--web-password-file or RECDECK_WEB_PASSWORD_FILE), read again on SIGHUP. */
+  passwordFile?: { file: string; what: string } | null;
   /** More host names to answer to (--web-allow-host). */
   allowHosts?: string[];
   /** PEM certificate and key for HTTPS and WSS (--web-tls-cert, --web-tls-key). */
@@ -129,9 +136,17 @@ export function parseRunArgs(args: string[], env: NodeJS.ProcessEnv): RunOptions
     audit: values['audit-file'] === undefined ? null : { file: values['audit-file'], maxBytes: auditMaxMb * 1024 * 1024 },
     web: values['no-web']
       ? null
-      : { host: values['web-host'], port: webPort(values['web-port']), password: webPassword(values['web-password'], values['web-password-file'], env), allowHosts: values['web-allow-host'], tls: webTls(values['web-tls-cert'], values['web-tls-key']) },
+      : { host: values['web-host'], port: webPort(values['web-port']), password: webPassword(values['web-password'], values['web-password-file'], env), passwordFile: webPasswordFile(values['web-password'], values['web-password-file'], env), allowHosts: values['web-allow-host'], tls: webTls(values['web-tls-cert'], values['web-tls-key']) },
     log: { format: oneOf('--log-format', values['log-format'], LOG_FORMATS), level: oneOf('--log-level', values['log-level'], LOG_LEVELS) },
   };
+}
+
+/** The file behind the web password, when the first given of those is a file. */
+function webPasswordFile(flag: string | undefined, file: string | undefined, env: NodeJS.ProcessEnv): WebSetup['passwordFile'] {
+  if (flag !== undefined) return null;
+  if (file !== undefined) return { file, what: '--web-password-file' };
+  if (env.RECDECK_WEB_PASSWORD !== undefined || env.RECDECK_WEB_PASSWORD_FILE === undefined) return null;
+  return { file: env.RECDECK_WEB_PASSWORD_FILE, what: 'RECDECK_WEB_PASSWORD_FILE' };
 }
 
 /** The first given of: --web-password, --web-password-file, RECDECK_WEB_PASSWORD, RECDECK_WEB_PASSWORD_FILE. */
@@ -233,6 +248,23 @@ export async function startBridge(setup: BridgeSetup, log: Logger = pinoLogger({
       recorders,
       remote,
       webSurfaces,
+      rereadWebPassword: () => {
+        const source = setup.web?.passwordFile ?? null;
+        if (!remote || !source) return log.info('SIGHUP: the web password is not from a file; nothing to read again');
+        const unchanged = (why: string) => log.error(`${why}; the web password is unchanged`);
+        let password: string;
+        try {
+          password = readSecretFile(source.file, source.what); // its errors name the file
+        } catch (error) {
+          return unchanged((error as Error).message);
+        }
+        try {
+          remote.changePassword(password);
+        } catch (error) {
+          return unchanged(`${source.what}: ${source.file}: ${(error as Error).message}`);
+        }
+        log.info(`${source.what}: the web password was read again from ${source.file}; every web session has ended`);
+      },
       stop: async () => {
         subscription.unsubscribe();
         await remote?.close();
@@ -345,12 +377,16 @@ export async function run(args: string[]): Promise<void> {
   }
   const sources: SurfaceSource[] = [new StreamDeckManager({ backend: nodeStreamDeckBackend(), log }), await midiManager(setup.midiMapFolders, log)];
   const running = await startBridge({ ...setup, surfaces: [], sources }, log);
+  // Listened for before the ready lines, like the stop signals (see interrupted.ts).
+  const reread = () => running.rereadWebPassword();
+  process.on('SIGHUP', reread);
   const sessions = running.bridge.surfaceSessions();
   // One line each: a log line never spans lines (control characters are escaped).
   if (sessions.length === 0) log.info('surfaces: none found');
   for (const s of sessions) log.info(`surface ${s.surface.id} (${s.surface.name}): ${s.profileName}`);
   if (running.remote) log.info(`web deck and remote API: open ${running.remote.url}`);
   await stopped;
+  process.off('SIGHUP', reread);
   log.info('stopping: clearing the surfaces');
   await running.stop();
 }

@@ -174,6 +174,17 @@ export class DeckSocket {
     this.clients.clear();
   }
 
+  /**
+   * Closes every page's link (the password changed: each logs in again). What a page held is let go
+   * without firing, as for any link that ends.
+   */
+  closeClients(reason: string): void {
+    for (const client of [...this.clients.values()]) {
+      this.leave(client);
+      client.socket.close(1008, reason);
+    }
+  }
+
   /** Closes the clients that did not answer the last ping or stay over the bound; pings the others. */
   private heartbeat(): void {
     for (const client of this.clients.values()) {

@@ -39,7 +39,7 @@ export interface RunningRemoteServer {
   port: number;
   /** Web deck clients connected now. */
   webClients: () => number;
-  /** Sets a new password and ends every session. */
+  /** Sets a new password and ends every session, the pages' open links included. */
   changePassword: (password: string) => void;
   /** Serves a web deck made after the start (its profile was fixed later). */
   addWebSurface: (surface: WebSurface) => void;
@@ -198,7 +198,10 @@ export async function startRemoteServer(options: RemoteServerOptions): Promise<R
     url: `${secure ? 'https' : 'http'}://${shownHost}:${port}`,
     port,
     webClients: () => socket.clientCount,
-    changePassword: (next) => access.changePassword(next),
+    changePassword: (next) => {
+      access.changePassword(next); // throws on a password too short, before anything changed
+      socket.closeClients('the web password changed: log in again');
+    },
     addWebSurface: (surface) => socket.addWebSurface(surface),
     close: async () => {
       socket.close();

@@ -114,7 +114,7 @@ describe('recorders declared in a profile', () => {
 });
 
 describe('recdeck run as a process', () => {
-  it('prints the surfaces and their profiles and the URL to open, and exits cleanly on SIGINT', async () => {
+  it('prints the surfaces and their profiles and the URL to open, answers SIGHUP, and exits cleanly on SIGINT', async () => {
     const main = fileURLToPath(new URL('../../dist/cli/main.js', import.meta.url));
     const child = spawn(process.execPath, [main, 'run', '--web-port', '0', '--log-format', 'pretty'], { stdio: ['ignore', 'pipe', 'pipe'] });
     let output = '';
@@ -128,6 +128,12 @@ describe('recdeck run as a process', () => {
     const health = await request(`${url}/healthz`);
     expect(health.statusCode).toBe(200);
     await health.body.dump();
+    // SIGHUP reads the web password file again; with none it says so and runs on (its default would end the process).
+    child.kill('SIGHUP');
+    await until(() => output.includes('SIGHUP: the web password is not from a file; nothing to read again'), 'SIGHUP to be answered', 10_000);
+    const again = await request(`${url}/healthz`);
+    expect(again.statusCode).toBe(200);
+    await again.body.dump();
     child.kill('SIGINT');
     expect(await exit).toEqual([0, null]);
     expect(output).toContain('stopping: clearing the surfaces');

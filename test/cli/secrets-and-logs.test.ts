@@ -42,6 +42,35 @@ describe('secrets from files', () => {
     expect(parseRunArgs([], { RECDECK_WEB_PASSWORD_FILE: file('password') }).web?.password).toBe('correct horse battery');
   });
 
+  it('the web password file is read again on SIGHUP: a new password takes over; a bad file changes nothing and says why', async () => {
+    await writeFile(file('rotating'), 'correct horse battery\n');
+    const setup = parseRunArgs(['--web-port', '0', '--poll-ms', '1000'], { RECDECK_WEB_PASSWORD_FILE: file('rotating') });
+    expect(setup.web?.passwordFile).toEqual({ file: file('rotating'), what: 'RECDECK_WEB_PASSWORD_FILE' });
+    const lines: string[] = [];
+    const log = { info: (m: string) => lines.push(m), warn: (m: string) => lines.push(m), error: (m: string) => lines.push(m) };
+    const running = await startBridge({ ...setup, surfaces: [], sources: [] }, log);
+    try {
+      const url = running.remote?.url ?? '';
+      const status = async (password: string) => (await fetch(`${url}/state`, { headers: { authorization: `Bearer ${password}` } })).status;
+      expect(await status('correct horse battery')).toBe(200);
+      await writeFile(file('rotating'), 'battery staple horse\n');
+      running.rereadWebPassword();
+      expect([await status('correct horse battery'), await status('battery staple horse')]).toEqual([401, 200]);
+      expect(lines).toContain(`RECDECK_WEB_PASSWORD_FILE: the web password was read again from ${file('rotating')}; every web session has ended`);
+      await writeFile(file('rotating'), 'short\n');
+      running.rereadWebPassword();
+      expect(await status('battery staple horse')).toBe(200);
+      expect(lines.filter((l) => l.endsWith('; the web password is unchanged'))).toEqual([expect.stringMatching(new RegExp(`^RECDECK_WEB_PASSWORD_FILE: ${file('rotating')}: the web password is shorter than 8 characters`))]);
+      await rm(file('rotating'));
+      running.rereadWebPassword();
+      expect(await status('battery staple horse')).toBe(200);
+      expect(lines).toContain(`RECDECK_WEB_PASSWORD_FILE: cannot read ${file('rotating')}: no such file; the web password is unchanged`);
+    } finally {
+      await running.stop();
+    }
+    expect(parseRunArgs(['--web-password', 'correct horse battery', '--web-password-file', file('password')], {}).web?.passwordFile).toBeNull();
+  });
+
   it('an empty RECDECK_WEB_PASSWORD stops the start instead of turning protection off', async () => {
     const setup = parseRunArgs(['--web-port', '0'], { RECDECK_WEB_PASSWORD: '' });
     expect(setup.web?.password).toBe('');

@@ -140,7 +140,7 @@ describe('paths', () => {
 });
 
 describe('WebSocket clients', () => {
-  const open = (url: string, options: { autoPong?: boolean } = {}) =>
+  const open = (url: string, options: { autoPong?: boolean; headers?: Record<string, string> } = {}) =>
     new Promise<{ socket: WebSocket; outcome: string }>((resolve) => {
       const socket = new WebSocket(`${url.replace('http', 'ws')}/ws`, options);
       socket.once('message', () => resolve({ socket, outcome: 'hello' }));
@@ -161,6 +161,17 @@ describe('WebSocket clients', () => {
     expect(third.outcome).toBe('refused 503: the web deck has 2 clients already, the most it takes: close another tab or window first');
     first.socket.close();
     second.socket.close();
+  });
+
+  it('a new password closes the pages open with the old one, with the reason', async () => {
+    const running = await server({ password: PASSWORD });
+    const { socket, outcome } = await open(running.url, { headers: { authorization: `Bearer ${PASSWORD}` } });
+    expect(outcome).toBe('hello');
+    const closed = new Promise<{ code: number; reason: string }>((resolve) => socket.once('close', (code, reason) => resolve({ code, reason: reason.toString() })));
+    running.changePassword('battery staple');
+    expect(await closed).toEqual({ code: 1008, reason: 'the web password changed: log in again' });
+    expect(running.webClients()).toBe(0);
+    expect(() => running.changePassword('short')).toThrow('shorter than 8 characters');
   });
 
   it('one that does not answer pings is closed', async () => {
