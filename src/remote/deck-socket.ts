@@ -22,6 +22,7 @@ import { Subscription, auditTime, interval, merge } from 'rxjs';
 import type { WebSocket } from 'ws';
 import * as z from 'zod';
 import type { Bridge } from '../engine/bridge.js';
+import { realTime, type EngineTime } from '../engine/engine-time.js';
 import type { CommandRecord, Logger } from '../engine/log.js';
 import type { SurfaceSession } from '../engine/surface-session.js';
 import type { RgbImage, SurfaceInput } from '../engine/surface.js';
@@ -83,7 +84,7 @@ interface Client {
   sentImages: Map<string, RgbImage>;
   flushScheduled: boolean;
   /** While over the bound: the next look at whether it has drained (it catches up then, even if nothing new is drawn). */
-  drainCheck: NodeJS.Timeout | null;
+  drainCheck: Subscription | null;
   skippedState: boolean;
   /** Its presses carry this origin; when its link goes, what it holds is let go without firing. */
   origin: string;
@@ -118,8 +119,10 @@ export class DeckSocket {
     webSurfaces: readonly WebSurface[],
     private readonly log: Logger,
     private readonly limits: DeckSocketLimits = DEFAULT_DECK_SOCKET_LIMITS,
-    private readonly now: () => number = Date.now,
+    /** The clock and scheduler of its pings, drain checks and state pushes (tests move it by hand). */
+    private readonly time: EngineTime = realTime,
   ) {
+    const { scheduler } = time;
     this.follow();
     this.subscription.add(bridge.sessionsChanged$.subscribe(() => this.follow()));
     for (const surface of webSurfaces) this.addWebSurface(surface);
@@ -132,8 +135,8 @@ export class DeckSocket {
     );
     // Ages and clocks move without any new answer, so the state is also re-sent each second when changed.
     const states = bridge.recorderStates().map((s) => bridge.recorderState$(s.name)).filter((s) => s !== undefined);
-    this.subscription.add(merge(interval(1000), merge(...states).pipe(auditTime(STATE_PUSH_MS))).subscribe(() => this.pushState()));
-    this.subscription.add(interval(limits.heartbeatMs).subscribe(() => this.heartbeat()));
+    this.subscription.add(merge(interval(1000, scheduler), merge(...states).pipe(auditTime(STATE_PUSH_MS, scheduler))).subscribe(() => this.pushState()));
+    this.subscription.add(interval(limits.heartbeatMs, scheduler).subscribe(() => this.heartbeat()));
   }
 
   /** A web deck to serve (at start, or later: its profile was fixed after the start). */
@@ -168,7 +171,7 @@ export class DeckSocket {
     this.subscription.unsubscribe();
     this.panelSubscription.unsubscribe();
     for (const { socket, drainCheck } of this.clients.values()) {
-      if (drainCheck) clearTimeout(drainCheck);
+      drainCheck?.unsubscribe();
       socket.close(1001, 'the bridge is stopping');
     }
     this.clients.clear();
@@ -204,7 +207,7 @@ export class DeckSocket {
    */
   private leave(client: Client): void {
     if (!this.clients.delete(client.socket)) return;
-    if (client.drainCheck) clearTimeout(client.drainCheck);
+    client.drainCheck?.unsubscribe();
     this.followWatchers();
     for (const id of client.pressed) this.deliver(id, { type: 'lost', origin: client.origin });
   }
@@ -222,13 +225,13 @@ export class DeckSocket {
   private underBound(client: Client): boolean {
     const { socket } = client;
     if (socket.bufferedAmount > this.limits.bufferBytes) {
-      client.overSince ??= this.now();
-      if (this.now() - client.overSince > this.limits.stalledMs) this.drop(client, `it stopped reading (${socket.bufferedAmount} bytes unsent for over ${this.limits.stalledMs} ms)`);
+      client.overSince ??= this.time.now();
+      if (this.time.now() - client.overSince > this.limits.stalledMs) this.drop(client, `it stopped reading (${socket.bufferedAmount} bytes unsent for over ${this.limits.stalledMs} ms)`);
       else {
-        client.drainCheck ??= setTimeout(() => {
+        client.drainCheck ??= this.time.scheduler.schedule(() => {
           client.drainCheck = null;
           if (this.clients.has(socket)) this.underBound(client);
-        }, DRAIN_CHECK_MS).unref();
+        }, DRAIN_CHECK_MS);
       }
       return false;
     }

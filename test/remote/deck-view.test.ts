@@ -44,6 +44,8 @@ const watchedSet = async (): Promise<string[]> => {
   for (const web of f.running.webSurfaces) if (await watched(web.id)) ids.push(web.id);
   return ids.sort();
 };
+/** Waits for the page's channel table to show a channel (1-based) in a state. */
+const channelRow = (page: Page, channel: number, state: string) => expect.poll(() => page.locator(`#channels tr[data-channel="${channel}"]`).getAttribute('class'), { timeout: 5000 }).toBe(state);
 const keyImage = (page: Page, id: string, control: string) =>
   page.evaluate(({ id, control }) => document.querySelector(`canvas[data-surface="${id}"][data-control="${control}"]`)?.toDataURL() ?? '', { id, control });
 
@@ -91,12 +93,16 @@ describe('the decks a page has in view', () => {
       // Whatever else shows at this scroll position, the 15-key deck at the top does not.
       await expect.poll(async () => (await watchedSet()).includes('web:web-15'), { timeout: 5000 }).toBe(false);
       expect(await watchedSet()).toContain('web:web-plus');
-      await new Promise((resolve) => setTimeout(resolve, 300)); // frames already on their way land
+      // Frames already on their way land before anything the bridge sends after the view changed: a take
+      // on channel 16 (no key of web-15 shows it) reaches the page's channel table after them.
+      await f.sim.client.recStart(15);
+      await channelRow(page, 16, 'recording');
       const before = await keyImage(page, 'web:web-15', 'key0');
 
       // Channel 1 starts recording while its web-15 key is off screen: that deck is not drawn meanwhile.
       await f.sim.client.recStart(0);
-      await new Promise((resolve) => setTimeout(resolve, 800));
+      // Its key image would have been sent before the state that the channel table shows (pushed at most every 250 ms).
+      await channelRow(page, 1, 'recording');
       expect(await keyImage(page, 'web:web-15', 'key0')).toBe(before);
 
       await page.locator('.deck[data-surface="web:web-15"]').scrollIntoViewIfNeeded();

@@ -2,15 +2,14 @@
 // once it has drained it gets the latest of what it missed even if nothing is drawn after that (a key
 // must not go on showing REC for a take that stopped while the link was slow); a client cut off for not
 // answering pings lets go of what it holds, as one whose link closed does. The WebSocket is a fake at
-// the transport (its unsent bytes are set by the test); the bridge is real, on virtual time, against the
-// simulator.
+// the transport (its unsent bytes are set by the test); the bridge and the deck socket (pings, drain
+// checks) are real, on virtual time, against the simulator.
 import { EventEmitter } from 'node:events';
 import type { WebSocket } from 'ws';
 import { afterEach, describe, expect, it } from 'vitest';
 import { DeckSocket, type DeckSocketLimits } from '../../src/remote/deck-socket.js';
 import { startBridgeFixture, type BridgeFixture } from '../support/bridge.js';
 import { PageModel } from '../support/page-model.js';
-import { until } from '../support/until.js';
 
 /** What the deck socket uses of a `ws` WebSocket: the unsent bytes are whatever the test says. */
 class FakeSocket extends EventEmitter {
@@ -54,7 +53,7 @@ afterEach(async () => {
 
 async function attached(limits: Partial<DeckSocketLimits>): Promise<{ f: BridgeFixture; deck: DeckSocket; page: FakeSocket }> {
   const f = await startBridgeFixture({ profile: PROFILE });
-  const deck = new DeckSocket(f.bridge, [], { info: () => undefined, warn: (message) => f.logs.push({ level: 'warn', message }), error: () => undefined }, { maxClients: 32, bufferBytes: 1000, stalledMs: 60_000, heartbeatMs: 60_000, ...limits });
+  const deck = new DeckSocket(f.bridge, [], { info: () => undefined, warn: (message) => f.logs.push({ level: 'warn', message }), error: () => undefined }, { maxClients: 32, bufferBytes: 1000, stalledMs: 60_000, heartbeatMs: 60_000, ...limits }, f.time);
   cleanups.push(async () => {
     deck.close();
     await f.close();
@@ -68,7 +67,7 @@ async function attached(limits: Partial<DeckSocketLimits>): Promise<{ f: BridgeF
 describe('a page on a slow link', () => {
   it('catches up with the latest picture once it has drained, though nothing is drawn after that', async () => {
     const { f, page } = await attached({});
-    await until(() => page.shows(0, 0) !== undefined, 'the first picture of the key');
+    await f.until(() => page.shows(0, 0) !== undefined, 'the first picture of the key');
     const idle = Buffer.from(page.shows(0, 0) as Buffer);
     const shown = () => f.bridge.session(f.surface.id)?.shownImages().get('key0')?.data;
 
@@ -84,15 +83,15 @@ describe('a page on a slow link', () => {
     await new Promise((resolve) => setImmediate(resolve));
     expect(page.sent.slice(sentBefore).some((m) => typeof m !== 'string')).toBe(false); // nothing drawn was sent while over
 
-    page.bufferedAmount = 0; // drained; the recorder and the keys stay as they are (virtual time stands still)
-    await until(() => page.shows(0, 0)?.equals(final) === true, 'the latest picture of the key', 2000);
+    page.bufferedAmount = 0; // drained; the recorder and the keys stay as they are, and nothing new is drawn
+    await f.until(() => page.shows(0, 0)?.equals(final) === true, 'the latest picture of the key', 1000); // the next drain check
   });
 
   it('a client cut off for not answering pings lets go of the key it holds: the hold never fires', async () => {
     const { f, deck, page } = await attached({ heartbeatMs: 50 });
     const mark = f.mark();
     page.emit('message', Buffer.from(JSON.stringify({ type: 'input', surface: f.surface.id, input: { type: 'down', control: 'key0' } })), false);
-    await until(() => deck.clientCount === 0, 'the client cut off', 2000);
+    await f.until(() => deck.clientCount === 0, 'the client cut off', 500);
     await f.advance(2500); // well past the hold's 1 s
     expect(f.writesSince(mark)).toEqual([]);
     expect(f.logs.some((l) => l.message.includes('no answer to a ping'))).toBe(true);
