@@ -136,26 +136,22 @@ export function parseRunArgs(args: string[], env: NodeJS.ProcessEnv): RunOptions
     audit: values['audit-file'] === undefined ? null : { file: values['audit-file'], maxBytes: auditMaxMb * 1024 * 1024 },
     web: values['no-web']
       ? null
-      : { host: values['web-host'], port: webPort(values['web-port']), password: webPassword(values['web-password'], values['web-password-file'], env), passwordFile: webPasswordFile(values['web-password'], values['web-password-file'], env), allowHosts: values['web-allow-host'], tls: webTls(values['web-tls-cert'], values['web-tls-key']) },
+      : { host: values['web-host'], port: webPort(values['web-port']), ...webPassword(values['web-password'], values['web-password-file'], env), allowHosts: values['web-allow-host'], tls: webTls(values['web-tls-cert'], values['web-tls-key']) },
     log: { format: oneOf('--log-format', values['log-format'], LOG_FORMATS), level: oneOf('--log-level', values['log-level'], LOG_LEVELS) },
   };
 }
 
-/** The file behind the web password, when the first given of those is a file. */
-function webPasswordFile(flag: string | undefined, file: string | undefined, env: NodeJS.ProcessEnv): WebSetup['passwordFile'] {
-  if (flag !== undefined) return null;
-  if (file !== undefined) return { file, what: '--web-password-file' };
-  if (env.RECDECK_WEB_PASSWORD !== undefined || env.RECDECK_WEB_PASSWORD_FILE === undefined) return null;
-  return { file: env.RECDECK_WEB_PASSWORD_FILE, what: 'RECDECK_WEB_PASSWORD_FILE' };
-}
-
-/** The first given of: --web-password, --web-password-file, RECDECK_WEB_PASSWORD, RECDECK_WEB_PASSWORD_FILE. */
-function webPassword(flag: string | undefined, file: string | undefined, env: NodeJS.ProcessEnv): string | null {
-  if (flag !== undefined) return flag;
-  if (file !== undefined) return readSecretFile(file, '--web-password-file');
-  if (env.RECDECK_WEB_PASSWORD !== undefined) return env.RECDECK_WEB_PASSWORD;
-  if (env.RECDECK_WEB_PASSWORD_FILE !== undefined) return readSecretFile(env.RECDECK_WEB_PASSWORD_FILE, 'RECDECK_WEB_PASSWORD_FILE');
-  return null;
+/**
+ * The first given of: --web-password, --web-password-file, RECDECK_WEB_PASSWORD, RECDECK_WEB_PASSWORD_FILE,
+ * and the file it came from when it is one (read again on SIGHUP).
+ */
+function webPassword(flag: string | undefined, file: string | undefined, env: NodeJS.ProcessEnv): Pick<WebSetup, 'password' | 'passwordFile'> {
+  const fromFile = (path: string, what: string) => ({ password: readSecretFile(path, what), passwordFile: { file: path, what } });
+  if (flag !== undefined) return { password: flag, passwordFile: null };
+  if (file !== undefined) return fromFile(file, '--web-password-file');
+  if (env.RECDECK_WEB_PASSWORD !== undefined) return { password: env.RECDECK_WEB_PASSWORD, passwordFile: null };
+  if (env.RECDECK_WEB_PASSWORD_FILE !== undefined) return fromFile(env.RECDECK_WEB_PASSWORD_FILE, 'RECDECK_WEB_PASSWORD_FILE');
+  return { password: null, passwordFile: null };
 }
 
 function webTls(cert: string | undefined, key: string | undefined): WebSetup['tls'] {
