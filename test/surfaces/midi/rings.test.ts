@@ -2,22 +2,17 @@
 // under the real bridge (virtual time, meters read 4 times a second as `recdeck run` does) and the real
 // @julusian/midi over a fake RtMidi. With the gains still and only the meters moving, the device hears
 // nothing at all; a gain that changes moves its ring once; a device opened again gets every ring again.
-import { join } from 'node:path';
 import { afterEach, expect, it } from 'vitest';
 import { RecorderClient } from '../../../src/api/client.js';
 import { Bridge } from '../../../src/engine/bridge.js';
 import type { MeterPicture } from '../../../src/engine/picture.js';
-import { loadProfileFile } from '../../../src/profiles/load.js';
 import { pictureRenderer } from '../../../src/render/picture-renderer.js';
 import { decodeThumbnail } from '../../../src/render/thumbnail.js';
-import { loadMidiMapFolder } from '../../../src/surfaces/midi/load-midi-map.js';
-import { MidiManager } from '../../../src/surfaces/midi/midi-manager.js';
-import { alsaPortIdentity } from '../../../src/surfaces/midi/port-identity.js';
-import { FakeMidiSystem, rtMidiOver } from '../../support/fake-midi.js';
+import { FakeMidiSystem } from '../../support/fake-midi.js';
 import { startFixture } from '../../support/simulator.js';
-import { RequestCounter, VirtualTime, advanceWithIo, untilWithIo } from '../../support/virtual-time.js';
+import { RequestCounter, VirtualTime, advanceWithIo } from '../../support/virtual-time.js';
+import { startShippedMidi } from './helpers.js';
 
-const PROFILES = join(import.meta.dirname, '../../../profiles');
 const PORT = 'X-TOUCH MINI:X-TOUCH MINI MIDI 1 24:0';
 /** The knobs' rings: CC 1-8 on channel 11. */
 const isRing = (bytes: number[]) => bytes[0] === 0xba && (bytes[1] ?? 0) >= 1 && (bytes[1] ?? 0) <= 8;
@@ -37,9 +32,7 @@ async function xTouchBridge() {
   const bridge = new Bridge({ recorders: [{ name: 'main', client }], renderer: (thumbnails) => pictureRenderer({ thumbnails }), decodeThumbnail, log, pollMs: 250, meterMs: 250, time });
   const system = new FakeMidiSystem();
   system.plug(PORT);
-  const { maps } = await loadMidiMapFolder(join(PROFILES, 'midi'));
-  const manager = new MidiManager({ maps: maps.map((m) => m.map), log, loadMidi: async () => rtMidiOver(system), watchUsb: null, portIdentity: alsaPortIdentity(system.asoundRoot), checkEveryMs: 60_000 });
-  manager.surfaces$.subscribe((event) => (event.type === 'added' ? bridge.addSurface(event.surface) : bridge.removeSurface(event.id)));
+  const manager = await startShippedMidi(bridge, system, 'midi-x-touch-mini.yaml', log);
   cleanups.push(async () => {
     await bridge.stop();
     await manager.stop();
@@ -47,11 +40,6 @@ async function xTouchBridge() {
     await fixture.close();
     system.dispose();
   });
-  const profile = await loadProfileFile(join(PROFILES, 'midi-x-touch-mini.yaml'));
-  if (!profile.ok) throw new Error(JSON.stringify(profile.problems));
-  bridge.start();
-  bridge.setProfiles([profile.loaded]);
-  await manager.start();
   const quiet = () => requests.quiet() && bridge.surfaceSessions().every((s) => s.idle);
   const knob0 = () => bridge.session('midi:X-Touch Mini')?.describeControls().find((c) => c.control.id === 'knob0')?.picture as MeterPicture | undefined;
   return {
@@ -61,15 +49,14 @@ async function xTouchBridge() {
     warnings,
     knob0,
     advance: (ms: number) => advanceWithIo(time, ms, quiet),
-    until: (check: () => boolean, what: string, ms?: number) => untilWithIo(time, quiet, check, what, ms),
   };
 }
 
 it('an X-Touch Mini hears nothing in 2.5 s while only the meters move; a gain change moves its ring once; a reopened device gets every ring again', async () => {
   const x = await xTouchBridge();
   const rings = () => new Set(x.system.sent(PORT).filter(isRing).map((bytes) => bytes[1]));
-  await x.until(() => rings().size === 8, 'every ring set');
-  await x.advance(1000);
+  await x.advance(2000);
+  expect(rings().size).toBe(8); // every ring set
 
   x.system.clearSent();
   const levelsBefore = x.knob0()?.levels;
@@ -91,7 +78,8 @@ it('an X-Touch Mini hears nothing in 2.5 s while only the meters move; a gain ch
   x.system.clearSent();
   x.system.plug(PORT);
   await x.manager.check();
-  await x.until(() => rings().size === 8, 'every ring set again');
+  await x.advance(1000);
+  expect(rings().size).toBe(8); // every ring set again
   expect(x.system.sent(PORT).find((bytes) => isRing(bytes) && bytes[1] === 1)).toEqual([0xba, 1, Math.round((70 / 80) * 127)]);
   expect(x.warnings).toEqual([]);
 });
