@@ -103,7 +103,7 @@ export async function runCommand(action: RecorderAction, context: CommandContext
     return handle.link.call(plan.call);
   };
   try {
-    // A gain goes through the extras, which own it until a later read and keep writes to one source in order.
+    // A gain goes through the extras, which own it for a while (gain-truth.ts) and keep writes to one source in order.
     await (plan.gain ? handle.extras.writeGain(plan.gain.sourceName, plan.gain.db, send) : send());
   } catch (error) {
     latencyMs = time.precise() - at.precise;
