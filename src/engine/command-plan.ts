@@ -1,6 +1,6 @@
 // Decides what one recorder action sends: exactly one request, or a refusal with the reason. Pure, so
 // the rules are testable without a recorder: toggles decide from the last confirmed state and refuse
-// when that state is unknown or stale; gains are computed from the last known gain.
+// when that state is unknown or stale; gain steps start from a live gain (gain-truth.ts) or read it first.
 import type { RecorderClient } from '../api/client.js';
 import { expandPath, operations, type OperationId } from '../api/operations.js';
 import { GAIN_DB } from '../api/scalars.js';
@@ -19,11 +19,11 @@ export type CommandPlan =
       /** Re-read the slow group (sources, schedule, conversion) afterwards too. */
       touchesSlowState: boolean;
       /** A gain this sends, so the next step starts from it before the recorder is read again. */
-      gain?: { sourceIndex: number; db: number };
+      gain?: { sourceName: string; db: number };
     }
   | { kind: 'refuse'; reason: string }
-  /** A gain step whose gain is not known: read the source's gain, then plan again. */
-  | { kind: 'read-gain-first'; sourceIndex: number; sourceName: string };
+  /** A gain step whose gain is not live: read the source's gain at the press, then plan again. */
+  | { kind: 'read-gain-first'; sourceName: string };
 
 export interface PlanInputs {
   state: RecorderState;
@@ -35,8 +35,8 @@ export interface PlanInputs {
   amount: number;
   /** Fader position 0..1, for gain-fader. */
   position: number | null;
-  /** Last known gain (dB) of a source by index. */
-  knownGain: (sourceIndex: number) => number | null;
+  /** The gain (dB) a step may start from (see gain-truth.ts's stepBasis), or null when it must be read first. */
+  liveGain: (sourceName: string) => number | null;
 }
 
 const send = (call: ClientCall, touchesSlowState = false): CommandPlan => ({ kind: 'send', call, touchesSlowState });
@@ -200,12 +200,12 @@ function planGain(action: Extract<RecorderAction, { action: 'gain-set' | 'gain-s
     if (inputs.position === null) return refuse('gain-fader needs a fader');
     db = action.min + inputs.position * (action.max - action.min);
   } else {
-    const known = inputs.knownGain(sourceIndex);
-    if (known === null) return { kind: 'read-gain-first', sourceIndex, sourceName };
-    db = known + action.db * inputs.amount;
+    const live = inputs.liveGain(sourceName);
+    if (live === null) return { kind: 'read-gain-first', sourceName };
+    db = live + action.db * inputs.amount;
   }
   const clamped = Math.round(Math.min(GAIN_DB.max, Math.max(GAIN_DB.min, db)) * 10) / 10;
-  return { kind: 'send', call: { method: 'updateSource', args: [sourceIndex, { AudioGain: clamped }] }, touchesSlowState: false, gain: { sourceIndex, db: clamped } };
+  return { kind: 'send', call: { method: 'updateSource', args: [sourceIndex, { AudioGain: clamped }] }, touchesSlowState: false, gain: { sourceName, db: clamped } };
 }
 
 /** Sends a planned call (the single place a command reaches the client). */

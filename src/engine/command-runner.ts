@@ -80,15 +80,20 @@ export async function runCommand(action: RecorderAction, context: CommandContext
       selectedChannel: context.selectedChannel,
       amount: context.input.amount,
       position: context.input.position,
-      knownGain: (index) => handle.extras.knownGain(index),
+      liveGain: (source) => handle.extras.liveGain(source),
     });
   let plan = planNow();
   if (plan.kind === 'read-gain-first') {
-    // Nothing shows this source's gain (no meter on a visible control): read it now, then step from it.
-    await handle.extras.readGain(plan.sourceName);
+    // No live gain to step from (nothing shows it, or its reads are old or failing): read it now, and
+    // step from it; a step never starts from a gain past its age.
     const { sourceName } = plan;
+    try {
+      await handle.extras.readGain(sourceName);
+    } catch (error) {
+      return outcome('refused', null, `cannot read the gain of "${sourceName}"; a step never starts from an old gain: ${messageOf(error)}`);
+    }
     plan = planNow();
-    if (plan.kind === 'read-gain-first') return outcome('refused', null, `the gain of "${sourceName}" could not be read`);
+    if (plan.kind === 'read-gain-first') return outcome('refused', null, `the gain of "${sourceName}" is not live even as read at the press (the recorder is offline)`);
   }
   if (plan.kind === 'refuse') return outcome('refused', null, plan.reason);
 
@@ -98,8 +103,8 @@ export async function runCommand(action: RecorderAction, context: CommandContext
     return handle.link.call(plan.call);
   };
   try {
-    // A gain goes through the extras, which own it until a later read and keep writes to one source in order.
-    await (plan.gain ? handle.extras.writeGain(plan.gain.sourceIndex, plan.gain.db, send) : send());
+    // A gain goes through the extras, which own it for a while (gain-truth.ts) and keep writes to one source in order.
+    await (plan.gain ? handle.extras.writeGain(plan.gain.sourceName, plan.gain.db, send) : send());
   } catch (error) {
     latencyMs = time.precise() - at.precise;
     handle.link.refresh(plan.touchesSlowState);

@@ -120,10 +120,13 @@ export interface MeterPicture {
   kind: 'meter';
   channel: number;
   source: string | null;
-  /** dBFS per audio channel. */
-  levels: number[];
+  /** dBFS per audio channel, while the read that brought them is live; null when there is no live read. */
+  levels: readonly number[] | null;
   gainDb: number | null;
+  /** How current the gain is, by its own age (a read, or a write this bridge owns), not the channels'. */
   freshness: Freshness;
+  /** Seconds since the gain shown was read or written, when it is not live. */
+  ageS: number | null;
 }
 
 /** A grid key: the recorder's grid size now (its channel count) and the size the key sets. */

@@ -2,16 +2,17 @@
 // shows (the demand), each at its own rate, with a bound on fetches in flight. Thumbnails are decoded
 // off the key-press path by an injected decoder and kept in a store the renderer reads by key.
 //
-// A gain the bridge writes has one owner, here: it is the gain until a read that started after that
-// write ended comes back, so a meter read already under way never undoes a dial step, and writes to one
-// source leave in the order they were decided.
+// A source's gain has one owner, here: what this bridge read of it and wrote to it, and when. What may
+// be taken as the gain, and how current it is, is decided from those facts by gain-truth.ts, for the
+// meters shown and the steps taken alike; writes to one source leave in the order they were decided.
 import { createHash } from 'node:crypto';
 import { EMPTY, Subject, Subscription, distinctUntilChanged, map, startWith, switchMap, timer, type Observable } from 'rxjs';
 import { realTime, type EngineTime } from './engine-time.js';
 import { FetchPacer } from './fetch-pacer.js';
+import { gainTruth, stepBasis, type GainRead, type GainTruth, type GainWrites } from './gain-truth.js';
 import type { RgbImage } from './surface.js';
 import type { RecorderLink } from './recorder-link.js';
-import { freshnessOf } from './recorder-state.js';
+import { STALE_AFTER_INTERVALS, freshnessOf } from './recorder-state.js';
 
 export interface ExtrasDemand {
   /** 0-based channel indexes whose preview a visible key shows. */
@@ -33,32 +34,22 @@ export interface ExtrasOptions {
   time?: EngineTime;
 }
 
-export interface MeterReading {
-  levels: number[];
-  gainDb: number;
-  sourceIndex: number;
-}
-
-/** A gain this bridge wrote and still owns. */
-interface WrittenGain {
-  db: number;
-  /** Writes sent and not answered yet. */
-  inFlight: number;
-  /** The order number at which the last write was answered: only a read started after it may replace the gain. */
-  settledAt: number;
-  /** The last write to this source, so the next one leaves after it. */
+/** The gains written to a source, and the last write, so the next one leaves after it. */
+interface WrittenGain extends GainWrites {
   tail: Promise<void>;
 }
 
 export class RecorderExtras {
   private readonly thumbnails = new Map<number, { key: string; image: RgbImage }>();
-  /** Last meter reads by source name, as the recorder answered them. */
-  private readonly meters = new Map<string, MeterReading>();
-  /** Gains written by the bridge, by source index. */
-  private readonly writtenGains = new Map<number, WrittenGain>();
+  /** Last source reads (gain and levels) by source name, as the recorder answered them. */
+  private readonly reads = new Map<string, GainRead>();
+  /** Gains written by the bridge, by source name. */
+  private readonly writtenGains = new Map<string, WrittenGain>();
   /** Orders read starts and write answers (a counter, not a clock: two events in one millisecond still have an order). */
   private order = 0;
   private readonly time: EngineTime;
+  /** How often a shown meter is read; a read stays live for 3 of these, however slow the reads get. */
+  private readonly meterMs: number;
   private readonly demands = new Map<string, ExtrasDemand>();
   private readonly gainWrites = new Subject<void>();
   private readonly demandChanged = new Subject<void>();
@@ -69,6 +60,7 @@ export class RecorderExtras {
     private readonly options: ExtrasOptions,
   ) {
     this.time = options.time ?? realTime;
+    this.meterMs = options.meterMs ?? 250;
   }
 
   /**
@@ -93,7 +85,7 @@ export class RecorderExtras {
     const concurrency = this.options.concurrency ?? 2;
     const now = () => this.time.now();
     const thumbnailMs = this.options.thumbnailMs ?? 1000;
-    const meterMs = this.options.meterMs ?? 250;
+    const { meterMs } = this;
     const thumbnails = new FetchPacer<number>({ intervalMs: thumbnailMs, concurrency, now, wanted: () => this.wanted('thumbnails') as number[], fetch: (index) => this.fetchThumbnail(index) });
     const meters = new FetchPacer<string>({ intervalMs: meterMs, concurrency, now, wanted: () => this.wanted('meters') as string[], fetch: (name) => this.fetchMeter(name) });
     const { scheduler } = this.time;
@@ -126,44 +118,47 @@ export class RecorderExtras {
     return undefined;
   }
 
-  /** A source's levels as last read, and its gain: the one this bridge wrote while it owns it, else the read one. */
-  meter(sourceName: string): MeterReading | null {
-    const reading = this.meters.get(sourceName);
-    const sourceIndex = reading?.sourceIndex ?? this.link.state.sources?.findIndex((s) => s.Name === sourceName) ?? -1;
-    const written = this.writtenGains.get(sourceIndex);
-    if (written) return { levels: reading?.levels ?? [], gainDb: written.db, sourceIndex };
-    return reading ?? null;
+  /** A source's gain and levels as they may be shown now: each with its own age (see gain-truth.ts). */
+  meter(sourceName: string): GainTruth {
+    const now = this.time.now();
+    return gainTruth({
+      read: this.reads.get(sourceName) ?? null,
+      written: this.writtenGains.get(sourceName) ?? null,
+      now,
+      liveForMs: STALE_AFTER_INTERVALS * this.meterMs,
+      offline: freshnessOf(this.link.state, now) === 'offline',
+    });
   }
 
-  /** The gain a step starts from: the last one written while this bridge owns it, else the last read. */
-  knownGain(sourceIndex: number): number | null {
-    const written = this.writtenGains.get(sourceIndex);
-    if (written) return written.db;
-    for (const reading of this.meters.values()) if (reading.sourceIndex === sourceIndex) return reading.gainDb;
-    return null;
+  /** The gain a step may start from now, or null: then it must be read first (readGain). */
+  liveGain(sourceName: string): number | null {
+    return stepBasis(this.meter(sourceName));
   }
 
   /**
-   * Writes a gain (`send` makes the request) after any earlier write to the same source, and owns it
-   * from now on: the next step builds on it, and reads that started before this write was answered
-   * do not replace it. Rejects as `send` does.
+   * Writes a gain (`send` makes the request) after any earlier write to the same source. This bridge
+   * owns it from now on: steps build on it while it is under way and for a while after its answer, and
+   * reads sent before that answer do not replace it. Rejects as `send` does.
    */
-  async writeGain(sourceIndex: number, db: number, send: () => Promise<unknown>): Promise<void> {
-    const written = this.writtenGains.get(sourceIndex) ?? { db, inFlight: 0, settledAt: 0, tail: Promise.resolve() };
+  async writeGain(sourceName: string, db: number, send: () => Promise<unknown>): Promise<void> {
+    const written = this.writtenGains.get(sourceName) ?? { db, inFlight: 0, answered: null, tail: Promise.resolve() };
     written.db = db;
     written.inFlight++;
-    this.writtenGains.set(sourceIndex, written);
+    this.writtenGains.set(sourceName, written);
     this.gainWrites.next();
     const request = written.tail.then(send);
     written.tail = request.then(
       () => undefined,
       () => undefined,
     );
+    let ok = false;
     try {
       await request;
+      ok = true;
     } finally {
       written.inFlight--;
-      written.settledAt = ++this.order;
+      // A write the recorder did not take (or whose fate is unknown) leaves no gain to build on.
+      written.answered = { at: this.time.now(), order: ++this.order, ok };
     }
   }
 
@@ -195,27 +190,28 @@ export class RecorderExtras {
     return answeredAt - sentAt;
   }
 
-  /** Reads a source's gain (and levels) now, for a step that finds it unknown. */
+  /**
+   * Reads a source's gain (and levels) now, for a step whose gain is not live; rejects with the reason
+   * when it cannot be read.
+   */
   async readGain(sourceName: string): Promise<void> {
-    await this.fetchMeter(sourceName);
+    const sourceIndex = this.link.state.sources?.findIndex((s) => s.Name === sourceName) ?? -1;
+    if (sourceIndex < 0) throw new Error(`source "${sourceName}" is not in the recorder's source list`);
+    const order = ++this.order;
+    const source = await this.link.call({ method: 'getSource', args: [sourceIndex] });
+    // The list moved under the read (the next slow poll fixes it): this is another source's gain.
+    if (source.Name !== sourceName) throw new Error(`the source at ${sourceIndex} is "${source.Name}" now`);
+    // Two reads of one source may cross (a meter's and a press's): the one sent last is the newest.
+    if ((this.reads.get(sourceName)?.order ?? 0) < order) this.reads.set(sourceName, { db: source.AudioGain, levels: source.AudioMeters, at: this.time.now(), order });
   }
 
   /** Resolves with how long the recorder took to answer. */
   private async fetchMeter(sourceName: string): Promise<number> {
-    const sourceIndex = this.link.state.sources?.findIndex((s) => s.Name === sourceName) ?? -1;
-    if (sourceIndex < 0) return 0;
-    const startedAt = ++this.order;
     const sentAt = this.time.now();
     try {
-      const source = await this.link.call({ method: 'getSource', args: [sourceIndex] });
-      if (source.Name === sourceName) {
-        const written = this.writtenGains.get(sourceIndex);
-        // The recorder's gain becomes the truth again once a read started after the last write was answered.
-        if (written && written.inFlight === 0 && startedAt > written.settledAt) this.writtenGains.delete(sourceIndex);
-        this.meters.set(sourceName, { levels: source.AudioMeters, gainDb: source.AudioGain, sourceIndex });
-      } // else the list moved under us; the next slow poll fixes it
+      await this.readGain(sourceName);
     } catch {
-      // Meters are best effort; a failed read shows the last levels until the data goes stale.
+      // Meters are best effort: a read that fails leaves the last one, which ages into stale.
     }
     return this.time.now() - sentAt;
   }

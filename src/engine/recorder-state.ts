@@ -67,7 +67,7 @@ export function initialRecorderState(name: string, pollMs: number, slowMs = 5000
 /** Polls in a row that must fail to reach the recorder before it counts as offline. */
 const OFFLINE_AFTER_FAILURES = 3;
 /** Intervals a part may be old and still count as live. */
-const STALE_AFTER_INTERVALS = 3;
+export const STALE_AFTER_INTERVALS = 3;
 
 /** How long a part stays live after its read was sent: three of its own intervals. */
 export function liveForMs(state: RecorderState, part: StatePart): number {

@@ -5,6 +5,7 @@ import { dialogOffersCancel } from '../api/app.js';
 import type { Action, Binding, Show } from '../profiles/schema.js';
 import type { ChannelPicture, ChannelState, Freshness, IconName, Picture, SyncGroupState, SyncKeyAction } from './picture.js';
 import { bindingActions } from './binding-actions.js';
+import type { GainTruth } from './gain-truth.js';
 import { FAST_PARTS, ageSeconds, freshnessOf, type RecorderState, type StatePart } from './recorder-state.js';
 
 /**
@@ -27,8 +28,8 @@ export interface ShowInputs {
   durationOf: (index: number) => number | null;
   /** Thumbnail store keys by 0-based channel index. */
   thumbnailOf: (index: number) => string | null;
-  /** Meter levels and gain of a source by name. */
-  meterOf: (sourceName: string) => { levels: number[]; gainDb: number } | null;
+  /** A source's gain and levels by name, each as current as its own reads and writes (gain-truth.ts). */
+  meterOf: (sourceName: string) => GainTruth | null;
   selectedChannel: number;
   /** The profile selects channels (select-channel or "selected"), so the selected one is framed. */
   marksSelection: boolean;
@@ -123,7 +124,11 @@ export function pictureFor(show: ResolvedShow, inputs: ShowInputs): Picture {
     const number = show.meter === 'selected' ? inputs.selectedChannel : show.meter;
     const source = recorder.channels?.[number - 1]?.SourceName ?? null;
     const meter = source === null ? null : inputs.meterOf(source);
-    return { kind: 'meter', channel: number, source, levels: channels.freshness === 'live' ? (meter?.levels ?? []) : [], gainDb: meter?.gainDb ?? null, freshness: channels.freshness };
+    // The meter is as current as its own reads (and the gain as this bridge's writes): a channel list
+    // read a moment ago says nothing of a gain read long ago. With no source there is no meter: the
+    // channel's own data says so, with its age.
+    if (meter === null) return { kind: 'meter', channel: number, source, levels: null, gainDb: null, freshness: channels.freshness, ageS: channels.ageS };
+    return { kind: 'meter', channel: number, source, levels: meter.levels, gainDb: meter.db, freshness: meter.freshness, ageS: meter.ageS };
   }
   return { kind: 'label', text: show.label, icon: show.icon ?? null, color: show.color ?? null, active: null };
 }

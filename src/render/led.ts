@@ -35,7 +35,7 @@ export function ledStateOf(picture: Picture): LedState {
     case 'schedule':
       return picture.freshness !== 'live' ? picture.freshness : picture.enabled ? 'active' : 'idle';
     case 'meter':
-      return picture.freshness !== 'live' ? picture.freshness : picture.levels.some((db) => db > -60) ? 'active' : 'idle';
+      return picture.freshness !== 'live' ? picture.freshness : (picture.levels ?? []).some((db) => db > -60) ? 'active' : 'idle';
     case 'grid':
       return picture.freshness !== 'live' ? picture.freshness : picture.channels !== null && picture.channels === picture.target ? 'active' : 'idle';
     case 'page':

@@ -24,7 +24,7 @@ const inputs = (over: Partial<PlanInputs> = {}): PlanInputs => ({
   selectedChannel: 2,
   amount: 1,
   position: null,
-  knownGain: (i) => (i === 1 ? -6 : null),
+  liveGain: (name) => (name === 'Cam 2' ? -6 : null),
   ...over,
 });
 
@@ -98,12 +98,12 @@ describe('planCommand', () => {
     expect(request({ action: 'rec-stop', channel: 2 }, { now: 3000 })).toBe('PUT /api/channels/1/rec-stop');
   });
 
-  it('gain steps build on the known gain, scaled by the turn and clamped', () => {
+  it('gain steps build on the live gain, scaled by the turn and clamped; without one they read it first', () => {
     const step = plan({ action: 'gain-step', channel: 2, db: 0.5 }, { amount: -3 });
-    expect(step).toMatchObject({ kind: 'send', call: { method: 'updateSource', args: [1, { AudioGain: -7.5 }] }, gain: { sourceIndex: 1, db: -7.5 } });
+    expect(step).toMatchObject({ kind: 'send', call: { method: 'updateSource', args: [1, { AudioGain: -7.5 }] }, gain: { sourceName: 'Cam 2', db: -7.5 } });
     const clamped = plan({ action: 'gain-step', source: 'Cam 2', db: 10 }, { amount: 5 });
     expect(clamped).toMatchObject({ call: { args: [1, { AudioGain: 20 }] } });
-    expect(plan({ action: 'gain-step', channel: 1, db: 1 })).toEqual({ kind: 'read-gain-first', sourceIndex: 0, sourceName: 'Cam 1' });
+    expect(plan({ action: 'gain-step', channel: 1, db: 1 })).toEqual({ kind: 'read-gain-first', sourceName: 'Cam 1' });
     expect(request({ action: 'gain-step', channel: 4, db: 1 })).toBe('refused: channel 4 has no known source');
     expect(request({ action: 'gain-set', source: 'Nobody', db: 1 })).toBe('refused: source "Nobody" is not known');
   });

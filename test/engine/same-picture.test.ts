@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { pictureKey, samePicture, type Picture } from '../../src/engine/picture.js';
 
-const meter = (levels: number[], overlay?: Picture['overlay']): Picture => ({ kind: 'meter', channel: 1, source: 'Cam 1', levels, gainDb: -3, freshness: 'live', ...(overlay ? { overlay } : {}) });
+const meter = (levels: number[], overlay?: Picture['overlay']): Picture => ({ kind: 'meter', channel: 1, source: 'Cam 1', levels, gainDb: -3, freshness: 'live', ageS: null, ...(overlay ? { overlay } : {}) });
 
 describe('samePicture', () => {
   it('agrees with the picture keys on pictures built apart', () => {

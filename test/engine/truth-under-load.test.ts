@@ -70,6 +70,28 @@ describe('reads that cannot starve', () => {
     // The channels, read quickly, stayed live all along while the dialog lagged.
     expect(pictureOf(fixture, 'key0')).toMatchObject({ kind: 'channel', state: 'idle' });
   });
+
+  it('a meter is as old as its own reads: slowed down (backed off) they age it, however fresh the channels are', async () => {
+    f = await startBridgeFixture({ profile: profile('      key0: { show: { channel: 1 } }\n      key1: { show: { meter: 1 } }') });
+    const fixture = f;
+    const LATENCY_MS = 500; // meters every 100 ms; backed off, a read leaves every 1000 ms and answers 500 ms later
+    fixture.requests.latencyByPath.set('/api/sources/{index}', LATENCY_MS);
+    await fixture.advance(3000);
+    const freshness = new Map<string, number>();
+    for (let step = 0; step < 60; step++) {
+      await fixture.advance(50);
+      const now = fixture.now();
+      const answered = fixture.sim.log.list().filter((r) => r.path === '/api/sources/0' && r.at + LATENCY_MS <= now);
+      const meterAge = now - ((answered.at(-1)?.at ?? -Infinity) + LATENCY_MS);
+      const meter = pictureOf(fixture, 'key1');
+      if (meter?.kind !== 'meter') throw new Error('no meter');
+      freshness.set(meter.freshness, (freshness.get(meter.freshness) ?? 0) + 1);
+      if (meter.freshness === 'live') expect(meterAge).toBeLessThanOrEqual(300);
+      else expect(meter).toMatchObject({ freshness: 'stale', levels: null, ageS: Math.floor(meterAge / 1000) });
+      expect(pictureOf(fixture, 'key0')).toMatchObject({ kind: 'channel', state: 'idle' });
+    }
+    expect(freshness.get('stale')).toBeGreaterThan(30);
+  });
 });
 
 describe('old data is shown as old', () => {

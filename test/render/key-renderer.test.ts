@@ -112,8 +112,12 @@ describe('fast paths', () => {
       [recording({ fps: 25 }), recording({ fps: 24.98 })],
       [recording({ warning: 'DROP 1' }), recording({ warning: 'DROP 2' })],
       [
-        { kind: 'meter', channel: 1, source: 'A', levels: [-20, -30], gainDb: 0, freshness: 'live' },
-        { kind: 'meter', channel: 1, source: 'A', levels: [-5, -50], gainDb: 1.5, freshness: 'live' },
+        { kind: 'meter', channel: 1, source: 'A', levels: [-20, -30], gainDb: 0, freshness: 'live', ageS: null },
+        { kind: 'meter', channel: 1, source: 'A', levels: [-5, -50], gainDb: 1.5, freshness: 'live', ageS: null },
+      ],
+      [
+        { kind: 'meter', channel: 1, source: 'A', levels: null, gainDb: 1.5, freshness: 'stale', ageS: 5 },
+        { kind: 'meter', channel: 1, source: 'A', levels: null, gainDb: 1.5, freshness: 'stale', ageS: 6 },
       ],
       [
         { kind: 'resources', cpu: 10, ram: 20, disk: { label: 'D:', used: 30 }, warning: false, freshness: 'live' },

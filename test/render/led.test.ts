@@ -41,7 +41,7 @@ describe('ledStateOf', () => {
     expect(ledStateOf({ kind: 'resources', cpu: 95, ram: 10, disk: null, warning: true, freshness: 'live' })).toBe('wrong');
     expect(ledStateOf({ kind: 'resources', cpu: 95, ram: 10, disk: null, warning: true, freshness: 'offline' })).toBe('offline');
     expect(ledStateOf({ kind: 'schedule', enabled: true, start: null, stop: null, type: '', freshness: 'live' })).toBe('active');
-    expect(ledStateOf({ kind: 'meter', channel: 1, source: 'A', levels: [-70], gainDb: 0, freshness: 'stale' })).toBe('stale');
+    expect(ledStateOf({ kind: 'meter', channel: 1, source: 'A', levels: null, gainDb: 0, freshness: 'stale', ageS: 4 })).toBe('stale');
   });
 
   it('is what the renderer answers for LEDs', () => {

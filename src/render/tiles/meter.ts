@@ -1,9 +1,10 @@
 // An audio meter: one bar per audio channel on a -60..0 dBFS scale, and the source's gain. Levels arrive
 // several times a second and gain follows the operator's dial, so bars and gain text are painted in JS
-// over a base holding the title, the tracks and the scale marks.
+// over a base holding the title, the tracks and the scale marks. A meter whose reads are old shows no
+// bars: its age stands where they were (as on the keys), above the last gain known, dimmed.
 import type { MeterPicture } from '../../engine/picture.js';
 import type { PixelSize } from '../../engine/surface.js';
-import { METER, NEUTRAL } from '../palette.js';
+import { AGE_INK, METER, NEUTRAL, ageText } from '../palette.js';
 import { offlinePlan } from './offline.js';
 import type { PaintOp, Rect, TilePlan } from './plan.js';
 import { dynamicLine, rectSvg, svgDocument, textLine } from './svg.js';
@@ -37,14 +38,24 @@ export function gainText(gainDb: number | null): string {
   return `${gainDb > 0 ? '+' : ''}${gainDb.toFixed(1)} dB`;
 }
 
+/** What the base shows: bars null when no live read brought levels (nothing is drawn for them). */
+interface MeterBase {
+  channel: number;
+  source: string | null;
+  bars: number | null;
+  stale: boolean;
+}
+
 export function meterPlan(picture: MeterPicture, size: PixelSize): TilePlan {
   if (picture.freshness === 'offline') return offlinePlan(`CH ${picture.channel}`, size);
   const stale = picture.freshness === 'stale';
-  const shown = { channel: picture.channel, source: picture.source, bars: picture.levels.length, stale };
-  const { gain, tracks } = layout(size, shown.bars);
+  const levels = stale ? null : picture.levels;
+  const shown: MeterBase = { channel: picture.channel, source: picture.source, bars: levels === null ? null : levels.length, stale };
+  const { area, gain, tracks } = layout(size, shown.bars ?? 0);
   const ops: PaintOp[] = [];
+  if (stale) ops.push(dynamicLine({ text: picture.ageS === null ? 'STALE' : ageText(picture.ageS), face: 'bold', rect: messageRect(area), fill: AGE_INK, anchor: 'middle' }));
   tracks.forEach((track, i) => {
-    const level = picture.levels[i] as number;
+    const level = levels?.[i] as number;
     const top = levelTop(track, level);
     const bottom = track.y + track.height;
     // Each segment painted up to the level: position on the scale tells as much as colour.
@@ -62,12 +73,18 @@ export function meterPlan(picture: MeterPicture, size: PixelSize): TilePlan {
   return { baseKey: JSON.stringify(['meter', shown]), baseSvg: () => meterSvg(shown, size), thumbnail: null, ops };
 }
 
-function meterSvg(shown: { channel: number; source: string | null; bars: number; stale: boolean }, size: PixelSize): string {
-  const { title, area, tracks } = layout(size, shown.bars);
+/** The middle of the meter area, where a message (no audio, the age) stands instead of bars. */
+function messageRect(area: Rect): Rect {
+  return { ...area, y: area.y + area.height * 0.3, height: area.height * 0.4 };
+}
+
+function meterSvg(shown: MeterBase, size: PixelSize): string {
+  const { title, area, tracks } = layout(size, shown.bars ?? 0);
   let svg = rectSvg({ x: 0, y: 0, width: size.width, height: size.height }, NEUTRAL.body);
   svg += textLine({ text: `${shown.channel} ${shown.source ?? 'no source'}`, face: 'bold', rect: title, fill: shown.stale ? NEUTRAL.muted : NEUTRAL.text, anchor: 'start', maxSize: title.height * 0.6 });
+  if (shown.bars === null) return svgDocument(size, svg);
   if (shown.bars === 0) {
-    svg += textLine({ text: shown.stale ? 'STALE' : 'NO AUDIO', face: 'bold', rect: { ...area, y: area.y + area.height * 0.3, height: area.height * 0.4 }, fill: NEUTRAL.muted, anchor: 'middle' });
+    svg += textLine({ text: 'NO AUDIO', face: 'bold', rect: messageRect(area), fill: NEUTRAL.muted, anchor: 'middle' });
     return svgDocument(size, svg);
   }
   for (const track of tracks) svg += rectSvg(track, METER.track);

@@ -1,6 +1,8 @@
 // One MIDI controller as a Surface: raw messages in, checked bytes out (over a MidiPort), with the
 // device's wiring taken from its MIDI map. No MIDI input can crash the process: raw input is screened
 // (input-guard.ts) and decoded inside a try/catch, and garbage is dropped with a (rate-limited) log line.
+// LEDs reach it only when their state changes (the session's output compares them); motors and rings
+// are compared here, against what the device shows, which the hand changes too.
 import { Subject, type Observable } from 'rxjs';
 import type { Logger } from '../../engine/log.js';
 import type { ControlDefinition, LedState, RgbImage, Surface, SurfaceInput } from '../../engine/surface.js';
@@ -31,6 +33,12 @@ interface Motor {
   /** The latest level not yet sent (held back while the hand is on the fader). */
   pending: number | null;
   timer: NodeJS.Timeout | null;
+  /**
+   * What the device shows now, as the message that would set it: the last level sent, or where the hand
+   * left the fader or knob. A level is sent only when its message differs (levels come again at every
+   * meter read with the gain unchanged); a device opened again is a new surface, so it gets every level.
+   */
+  shown: string | null;
 }
 
 export class MidiSurface implements Surface {
@@ -63,7 +71,7 @@ export class MidiSurface implements Surface {
     this.garbage = new LogLimiter((message) => options.log.warn(message), 5, 10_000, this.now);
     for (const control of map.controls) {
       if (control.role !== 'fader' && control.role !== 'knob') continue;
-      if (control.motorised) this.motors.set(control.id, { follower: new MotorFollower(options.graceMs), pending: null, timer: null });
+      if (control.motorised) this.motors.set(control.id, { follower: new MotorFollower(options.graceMs), pending: null, timer: null, shown: null });
       else this.takeovers.set(control.id, new SoftTakeover(options.graceMs === undefined ? {} : { graceMs: options.graceMs }));
     }
     options.input.onMessage((bytes) => this.safely(() => this.onRaw(bytes)));
@@ -178,6 +186,7 @@ export class MidiSurface implements Surface {
     const motor = this.motors.get(control.id);
     if (motor) {
       motor.follower.moved(this.now());
+      motor.shown = hex(encodeLevel(control, position));
       return position;
     }
     const takeover = this.takeovers.get(control.id);
@@ -237,7 +246,10 @@ export class MidiSurface implements Surface {
     const level = motor.pending;
     if (level === null) return;
     motor.pending = null;
-    this.send(control.id, encodeLevel(control, level));
+    const message = encodeLevel(control, level);
+    if (hex(message) === motor.shown) return;
+    this.send(control.id, message);
+    motor.shown = hex(message);
   }
 
   private stopMotors(): void {

@@ -216,6 +216,32 @@ describe('MIDI surface: faders', () => {
       [0xe1, 0x33, 0x26], // 0.3 × 16383 = 4915 (the latest level), sent once the hand let go
     ]);
   });
+
+  it('a motor is sent a level only when the device shows another: not again and again, but again after the hand moved it', async () => {
+    vi.useFakeTimers();
+    const { surface, send, sent, advance, system } = setup({ graceMs: 500 });
+    for (let read = 0; read < 5; read++) await surface.setLevel('motor0', 0.5);
+    await surface.setLevel('motor0', 0.50001); // the same message on the device
+    expect(sent()).toEqual([[0xe1, 0x00, 0x40]]);
+
+    // The hand takes it to 0.25 and the gain does not follow (its write was refused): the gain goes back.
+    send([0xe1, 0x00, 0x20]);
+    await surface.setLevel('motor0', 0.5);
+    advance(500);
+    vi.advanceTimersByTime(500);
+    expect(sent()).toEqual([
+      [0xe1, 0x00, 0x40],
+      [0xe1, 0x00, 0x40],
+    ]);
+
+    // The hand takes it to 0.25 and the gain follows: nothing to send.
+    system.clearSent();
+    send([0xe1, 0x00, 0x20]);
+    advance(500);
+    vi.advanceTimersByTime(500);
+    await surface.setLevel('motor0', 4096 / 16383);
+    expect(sent()).toEqual([]);
+  });
 });
 
 describe('MIDI surface: garbage input', () => {

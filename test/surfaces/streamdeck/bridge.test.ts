@@ -61,14 +61,15 @@ describe('a Stream Deck + under the bridge', () => {
     expect(log.lines.filter((l) => l.level !== 'info')).toEqual([]);
 
     // Turn dial0 three detents down, as the device reports it. A gain step is refused until the bridge
-    // has read the source's gain once (slow poll and meters), so turn until it is taken.
+    // knows the channel's source and the source list (the first polls: "channel 1 has no known source",
+    // "source … is not known"), so turn until it is taken.
     const turn = () => {
       const command = firstValueFrom(bridge.commands$.pipe(filter((r) => r.control === 'dial0'), timeout(5000)));
       first?.input([0x03, 0x05, 0x00, 0x01, 0xfd, 0, 0, 0]);
       return command;
     };
     let record = await turn();
-    for (const deadline = Date.now() + 5000; record.result === 'refused' && /not known/.test(record.message ?? '') && Date.now() < deadline; record = await turn()) {
+    for (const deadline = Date.now() + 5000; record.result === 'refused' && /(not|no) known/.test(record.message ?? '') && Date.now() < deadline; record = await turn()) {
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
     expect(record).toMatchObject({ surface: 'streamdeck:CLE2E', action: 'gain-step', result: 'ok' });

@@ -216,6 +216,37 @@ pages:
     });
   }
 
+  it('while the source cannot be read the dial refuses with the reason, never stepping from the old gain; once it can, it steps from the gain read at the press', async () => {
+    const d = await deckBridge(PROFILE, [PLUS]);
+    const dial0 = () => d.bridge.session('streamdeck:CLPLUS')?.describeControls().find((c) => c.control.id === 'dial0')?.picture;
+    await d.fixture.client.updateSource(0, { AudioGain: 7 });
+    await d.until(() => dial0()?.kind === 'meter' && (dial0() as { gainDb: number | null }).gainDb === 7, 'the gain read');
+    expect(dial0()).toMatchObject({ freshness: 'live' });
+
+    // The source's reads fail from now on; another operator sets +6 dB meanwhile.
+    d.fixture.sim.faults.set([{ kind: 'status', method: 'GET', path: '/api/sources/0', status: 503, probability: 1, latencyMs: 0 }]);
+    await d.fixture.client.updateSource(0, { AudioGain: 6 });
+    await d.advance(2000);
+    expect(dial0()).toMatchObject({ kind: 'meter', gainDb: 7, freshness: 'stale', levels: null, ageS: 2 });
+
+    let mark = d.mark();
+    d.backend.hidAt(PLUS.path)?.input(dialTurn([-1, 0, 0, 0]));
+    await d.advance(100);
+    expect(d.writesSince(mark)).toEqual([]);
+    const refused = d.commands.filter((c) => c.control === 'dial0').at(-1);
+    expect(refused).toMatchObject({ action: 'gain-step', result: 'refused', request: null });
+    expect(refused?.message).toMatch(/^cannot read the gain of "Cam 1"; a step never starts from an old gain: .*503/);
+    expect(dial0()?.overlay).toMatchObject({ flash: 'refused', reason: 'cannot read the gain of "Cam 1"' });
+
+    // Reads work again: the next detent reads the gain at the press (no meter read has come back yet).
+    d.fixture.sim.faults.set([]);
+    mark = d.mark();
+    d.backend.hidAt(PLUS.path)?.input(dialTurn([-1, 0, 0, 0]));
+    await d.advance(5);
+    expect(d.writesSince(mark)).toEqual(['PUT /api/sources/0 {"AudioGain":"5.5"}']);
+    expect(d.commands.filter((c) => c.control === 'dial0').at(-1)).toMatchObject({ result: 'ok' });
+  });
+
   it('a gain step in a macro step and on a key\'s release has its gain fetched and is carried out', async () => {
     const d = await deckBridge(
       `
