@@ -168,6 +168,25 @@ describe('WebSocket clients', () => {
     second.socket.close();
   });
 
+  it('1000 bad messages write one log line, and the next line says how many were not logged', async () => {
+    const time = new VirtualTime();
+    const running = await server({ time });
+    const { socket, outcome } = await open(running.url);
+    expect(outcome).toBe('hello');
+    let refusals = 0;
+    socket.on('message', (data) => (refusals += String(data).includes('"type":"error"') ? 1 : 0));
+    const ignored = () => logs.filter((l) => l.startsWith('web deck: ignored a message'));
+    const before = ignored().length;
+    for (let i = 0; i < 1000; i++) socket.send(i % 2 === 0 ? 'not json' : JSON.stringify({ type: 'press' }));
+    await until(() => refusals === 1000, 'every message answered with its error');
+    expect(ignored().slice(before)).toEqual(['web deck: ignored a message: not JSON (repeats within 10 s are counted, not logged)']);
+    time.advanceTo(time.now() + 10_000);
+    socket.send('still not json');
+    await until(() => refusals === 1001, 'the next answered');
+    expect(ignored().slice(before + 1)).toEqual(['web deck: ignored a message: not JSON (999 more not logged since the last; repeats within 10 s are counted, not logged)']);
+    socket.close();
+  });
+
   it('a new password closes the pages open with the old one, with the reason', async () => {
     const running = await server({ password: PASSWORD });
     const { socket, outcome } = await open(running.url, { headers: { authorization: `Bearer ${PASSWORD}` } });
