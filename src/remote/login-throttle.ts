@@ -11,6 +11,8 @@ const FREE_FAILURES = 5;
 export const MAX_WAIT_S = 15 * 60;
 /** An address not heard from for this long is forgotten (keeps the table small). */
 const FORGET_MS = 60 * 60 * 1000;
+/** The forgotten are dropped from the table at most this often, not at every guess (a Bearer program sends many). */
+const SWEEP_MS = 60 * 1000;
 /** Logins from one address whose form is still arriving, at most; the next is refused at once. */
 export const DEFAULT_MAX_LOGINS_UNDER_WAY = 8;
 
@@ -43,6 +45,7 @@ export class LoginThrottle {
   private readonly failures = new Map<string, Failures>();
   /** Guesses taken and not yet answered, per address. */
   private readonly underWay = new Map<string, number>();
+  private nextSweepAt = Number.NEGATIVE_INFINITY;
 
   constructor(
     private readonly time: Pick<EngineTime, 'now'>,
@@ -52,8 +55,7 @@ export class LoginThrottle {
   /** A guess from the address arrives: refused at once, or taken and counted now. */
   arrive(address: string): Arrival {
     const now = this.time.now();
-    for (const [key, record] of this.failures) if (now - record.lastAt > FORGET_MS) this.failures.delete(key);
-    const record = this.failures.get(address) ?? { count: 0, lastAt: now, throttleSaid: false };
+    const record = this.remembered(address, now) ?? { count: 0, lastAt: now, throttleSaid: false };
     const waitS = waitSeconds(record, now);
     if (waitS > 0) {
       const firstRefusal = !record.throttleSaid;
@@ -81,6 +83,16 @@ export class LoginThrottle {
         },
       },
     };
+  }
+
+  /** The address's wrong passwords in a row, unless it has been quiet long enough to be forgotten. */
+  private remembered(address: string, now: number): Failures | undefined {
+    if (now >= this.nextSweepAt) {
+      for (const [key, record] of this.failures) if (now - record.lastAt > FORGET_MS) this.failures.delete(key);
+      this.nextSweepAt = now + SWEEP_MS;
+    }
+    const record = this.failures.get(address);
+    return record !== undefined && now - record.lastAt <= FORGET_MS ? record : undefined;
   }
 }
 
