@@ -77,9 +77,9 @@ describe('a guess is counted when it arrives', () => {
     const { port } = await server();
     const logins = Array.from({ length: 50 }, (_, i) => slowLogin(port, `guess-${i}`));
     // The ones over the five free guesses are answered from their headers alone, before their forms are sent.
-    await until(() => count(statuses(logins), '429') === 45, '45 logins refused before their forms');
+    await until(() => count(statuses(logins), '429') === 45, '45 logins refused before their forms', 10_000);
     for (const l of logins) l.sendForm();
-    await until(() => logins.every((l) => l.status() !== undefined), 'every login answered');
+    await until(() => logins.every((l) => l.status() !== undefined), 'every login answered', 10_000);
     expect(count(statuses(logins), '401')).toBe(5);
     expect(count(statuses(logins), '429')).toBe(45);
     expect(logs.filter((l) => l.includes('wrong password from 127.0.0.1'))).toHaveLength(5);
@@ -92,6 +92,14 @@ describe('a guess is counted when it arrives', () => {
     expect((await login(url, PASSWORD)).status).toBe(303);
     for (let i = 0; i < 5; i++) expect((await login(url, `guess-${i}`)).status).toBe(401);
     expect((await login(url, PASSWORD)).status).toBe(429);
+  });
+
+  it('an open session goes on while its address is throttled', async () => {
+    const { url } = await server();
+    const cookie = String((await login(url, PASSWORD)).headers['set-cookie']).split(';')[0] as string;
+    for (let i = 0; i < 6; i++) await login(url, `guess-${i}`);
+    expect((await login(url, PASSWORD)).status).toBe(429);
+    expect((await call(url, 'GET', '/state', { cookie })).status).toBe(200);
   });
 
   it('the scheme of Authorization is read in any case (RFC 7235)', async () => {
