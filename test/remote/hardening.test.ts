@@ -178,14 +178,14 @@ describe('WebSocket clients', () => {
     const ignored = () => logs.filter((l) => l.startsWith('web deck: ignored a message'));
     const before = ignored().length;
     for (let i = 0; i < 1000; i++) socket.send(i % 2 === 0 ? 'not json' : JSON.stringify({ type: 'press' }));
-    await until(() => refusals === 1000, 'every message answered with its error');
+    await until(() => refusals === 1000, 'every message answered with its error', 20_000);
     expect(ignored().slice(before)).toEqual(['web deck: ignored a message: not JSON (repeats within 10 s are counted, not logged)']);
     time.advanceTo(time.now() + 10_000);
     socket.send('still not json');
     await until(() => refusals === 1001, 'the next answered');
     expect(ignored().slice(before + 1)).toEqual(['web deck: ignored a message: not JSON (999 more not logged since the last; repeats within 10 s are counted, not logged)']);
     socket.close();
-  });
+  }, 30_000); // a thousand answers take a few seconds on a busy machine
 
   it('a new password closes the pages open with the old one, with the reason', async () => {
     const running = await server({ password: PASSWORD });
