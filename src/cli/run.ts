@@ -6,6 +6,7 @@ import { RecorderClient } from '../api/client.js';
 import { Bridge } from '../engine/bridge.js';
 import type { Logger } from '../engine/log.js';
 import type { Surface, SurfaceSource } from '../engine/surface.js';
+import { trustedProxies } from '../remote/client-address.js';
 import { startRemoteServer, type RunningRemoteServer } from '../remote/server.js';
 import { WEB_LAYOUTS, type WebLayout } from '../surfaces/web/layouts.js';
 import { WebSurface } from '../surfaces/web/web-surface.js';
@@ -46,6 +47,7 @@ export const runCommand = {
     'web-password-file': { type: 'string', value: 'FILE', description: 'a file holding the web password (read again on SIGHUP: a new one ends every session)', shownDefault: 'RECDECK_WEB_PASSWORD[_FILE], else none' },
     'web-password': { type: 'string', value: 'PASSWORD', description: 'the web password (visible in ps: prefer --web-password-file or the environment)' },
     'web-allow-host': { type: 'string', multiple: true, default: [], value: 'NAME', description: "another host name to answer to (a reverse proxy's public name)" },
+    'web-trust-proxy': { type: 'string', multiple: true, default: [], value: 'ADDRESS', description: "a reverse proxy (IP or CIDR range) whose X-Forwarded-For names the client: the login throttle then counts each of its clients on its own" },
     'web-tls-cert': { type: 'string', value: 'FILE', description: 'PEM certificate: serve HTTPS and WSS (with --web-tls-key)' },
     'web-tls-key': { type: 'string', value: 'FILE', description: 'PEM private key for --web-tls-cert' },
     'no-web': { type: 'boolean', default: false, description: 'no web deck and no remote API' },
@@ -90,6 +92,8 @@ export interface WebSetup {
   passwordFile?: { file: string; what: string } | null;
   /** More host names to answer to (--web-allow-host). */
   allowHosts?: string[];
+  /** Reverse proxies whose X-Forwarded-For is believed (--web-trust-proxy): addresses or CIDR ranges. */
+  trustProxies?: string[];
   /** PEM certificate and key for HTTPS and WSS (--web-tls-cert, --web-tls-key). */
   tls?: { cert: string; key: string } | null;
 }
@@ -136,7 +140,7 @@ export function parseRunArgs(args: string[], env: NodeJS.ProcessEnv): RunOptions
     audit: values['audit-file'] === undefined ? null : { file: values['audit-file'], maxBytes: auditMaxMb * 1024 * 1024 },
     web: values['no-web']
       ? null
-      : { host: values['web-host'], port: webPort(values['web-port']), ...webPassword(values['web-password'], values['web-password-file'], env), allowHosts: values['web-allow-host'], tls: webTls(values['web-tls-cert'], values['web-tls-key']) },
+      : { host: values['web-host'], port: webPort(values['web-port']), ...webPassword(values['web-password'], values['web-password-file'], env), allowHosts: values['web-allow-host'], trustProxies: webTrustProxies(values['web-trust-proxy']), tls: webTls(values['web-tls-cert'], values['web-tls-key']) },
     log: { format: oneOf('--log-format', values['log-format'], LOG_FORMATS), level: oneOf('--log-level', values['log-level'], LOG_LEVELS) },
   };
 }
@@ -152,6 +156,15 @@ function webPassword(flag: string | undefined, file: string | undefined, env: No
   if (env.RECDECK_WEB_PASSWORD !== undefined) return { password: env.RECDECK_WEB_PASSWORD, passwordFile: null };
   if (env.RECDECK_WEB_PASSWORD_FILE !== undefined) return fromFile(env.RECDECK_WEB_PASSWORD_FILE, 'RECDECK_WEB_PASSWORD_FILE');
   return { password: null, passwordFile: null };
+}
+
+function webTrustProxies(specs: string[]): string[] {
+  try {
+    trustedProxies(specs);
+  } catch (error) {
+    throw new UsageError(`--web-trust-proxy: ${(error as Error).message}`);
+  }
+  return specs;
 }
 
 function webTls(cert: string | undefined, key: string | undefined): WebSetup['tls'] {
@@ -227,7 +240,7 @@ export async function startBridge(setup: BridgeSetup, log: Logger = pinoLogger({
     for (const surface of setup.surfaces) running.addSurface(surface);
     if (setup.web) addWebSurfaces(latest, running);
     try {
-      if (setup.web) remote = await startRemoteServer({ bridge: running, webSurfaces, log, host: setup.web.host, port: setup.web.port, password: setup.web.password, allowHosts: setup.web.allowHosts ?? [], tls: setup.web.tls ?? null });
+      if (setup.web) remote = await startRemoteServer({ bridge: running, webSurfaces, log, host: setup.web.host, port: setup.web.port, password: setup.web.password, allowHosts: setup.web.allowHosts ?? [], trustProxies: setup.web.trustProxies ?? [], tls: setup.web.tls ?? null });
     } catch (error) {
       await running.stop();
       await bus?.close();

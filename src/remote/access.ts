@@ -5,6 +5,7 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import { hostname, networkInterfaces } from 'node:os';
+import { realTime, type EngineTime } from '../engine/engine-time.js';
 
 export const SESSION_COOKIE = 'recdeck_session';
 /** Shorter passwords fall to guessing within a studio day even when slowed down. */
@@ -32,7 +33,7 @@ export class AccessControl {
 
   constructor(
     password: string | null,
-    private readonly now: () => number = Date.now,
+    private readonly time: Pick<EngineTime, 'now'> = realTime,
     private readonly idleMs = DEFAULT_SESSION_IDLE_MS,
   ) {
     if (password !== null) checkPassword(password);
@@ -58,7 +59,7 @@ export class AccessControl {
   /** A new browser session after a good login; the cookie value is random, never the password. */
   openSession(): string {
     const id = randomBytes(24).toString('base64url');
-    this.sessions.set(id, this.now());
+    this.sessions.set(id, this.time.now());
     return id;
   }
 
@@ -67,10 +68,10 @@ export class AccessControl {
     if (session !== null) this.sessions.delete(session);
   }
 
-  /** The password the request carries as a bearer token, if any. */
+  /** The password the request carries as a bearer token, if any (the scheme's name in any case: RFC 7235). */
   static bearer(request: IncomingMessage): string | null {
     const header = request.headers.authorization;
-    return header?.startsWith('Bearer ') ? header.slice('Bearer '.length) : null;
+    return header !== undefined && /^bearer /i.test(header) ? header.slice('bearer '.length) : null;
   }
 
   allows(request: IncomingMessage): boolean {
@@ -85,7 +86,7 @@ export class AccessControl {
     if (session === null) return false;
     const lastUsed = this.sessions.get(session);
     if (lastUsed === undefined) return false;
-    const now = this.now();
+    const now = this.time.now();
     if (now - lastUsed > this.idleMs) {
       this.sessions.delete(session);
       return false;

@@ -29,6 +29,7 @@ import type { RgbImage, SurfaceInput } from '../engine/surface.js';
 import type { WebSurface } from '../surfaces/web/web-surface.js';
 import { imageUpdate } from './image-frames.js';
 import { panelLayout } from './panel-layout.js';
+import { RateLimitedLog } from './rate-limited-log.js';
 import { stateView } from './state-view.js';
 
 const PageInput = z.strictObject({
@@ -113,6 +114,8 @@ export class DeckSocket {
   private panels: SurfaceSession[] = [];
   private panelSubscription = new Subscription();
   private lastState = '';
+  /** A page that sends bad messages in a loop (a bug, or someone probing) writes a line now and then, not one each. */
+  private readonly badMessages: RateLimitedLog;
 
   constructor(
     private readonly bridge: Bridge,
@@ -123,6 +126,7 @@ export class DeckSocket {
     private readonly time: EngineTime = realTime,
   ) {
     const { scheduler } = time;
+    this.badMessages = new RateLimitedLog((line) => this.log.warn(line), time);
     this.follow();
     this.subscription.add(bridge.sessionsChanged$.subscribe(() => this.follow()));
     for (const surface of webSurfaces) this.addWebSurface(surface);
@@ -321,7 +325,7 @@ export class DeckSocket {
   private receive(client: Client, text: string | null): void {
     const { socket, origin, pressed } = client;
     const reject = (message: string) => {
-      this.log.warn(`web deck: ignored a message: ${message}`);
+      this.badMessages.say(`web deck: ignored a message: ${message}`);
       socket.send(JSON.stringify({ type: 'error', message }));
     };
     if (text === null) return reject('binary messages are not expected');

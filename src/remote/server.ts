@@ -1,19 +1,22 @@
 // The remote server: the web deck page, its WebSocket, and the remote-control API, on node:http (or
 // node:https when given a certificate).
 import { readFile } from 'node:fs/promises';
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { STATUS_CODES, createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { createServer as createTlsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { WebSocketServer } from 'ws';
 import type { Bridge } from '../engine/bridge.js';
+import { realTime, type EngineTime } from '../engine/engine-time.js';
 import type { Logger } from '../engine/log.js';
 import type { WebSurface } from '../surfaces/web/web-surface.js';
 import { AccessControl, DEFAULT_SESSION_IDLE_MS, SESSION_COOKIE, allowedHostNames, hostAllowed, isLoopback, sameOrigin } from './access.js';
 import { ApiError, answerApi } from './api.js';
 import { bridgeMetrics } from './bridge-metrics.js';
+import { ClientAddresses } from './client-address.js';
 import { DEFAULT_DECK_SOCKET_LIMITS, DeckSocket, type DeckSocketLimits } from './deck-socket.js';
-import { LoginThrottle } from './login-throttle.js';
+import { DEFAULT_LOGIN_FORM_MS, readLoginForm } from './login-form.js';
+import { DEFAULT_MAX_LOGINS_UNDER_WAY, LoginThrottle, MAX_WAIT_S, type Arrival, type Guess } from './login-throttle.js';
 
 export interface RemoteServerOptions {
   bridge: Bridge;
@@ -30,9 +33,37 @@ export interface RemoteServerOptions {
   /** A browser session ends after this long without a request (default 12 h). */
   sessionIdleMs?: number;
   socketLimits?: Partial<DeckSocketLimits>;
-  /** The clock of sessions and login slowing (tests move it by hand). */
-  now?: () => number;
+  /**
+   * Reverse proxies whose X-Forwarded-For is believed (addresses or CIDR ranges; --web-trust-proxy): the
+   * login throttle then counts each of their clients on its own.
+   */
+  trustProxies?: readonly string[];
+  loginLimits?: Partial<LoginLimits>;
+  timeouts?: Partial<ServerTimeouts>;
+  /** The clock and scheduler of sessions, login slowing, login deadlines and the deck socket (tests move it by hand). */
+  time?: EngineTime;
 }
+
+export interface LoginLimits {
+  /** Logins from one address whose form is still arriving, at most (default 8); the next gets 429 at once. */
+  underWay: number;
+  /** A login form must arrive within this long of its headers (default 10 s), or it gets 408 and its connection is closed. */
+  formMs: number;
+}
+
+/**
+ * Node's own limits on every connection, set on purpose rather than left at Node's defaults (300 s for a
+ * request): how long the headers may take to arrive, the whole request, and an idle kept-alive
+ * connection. Node checks them every CONNECTIONS_CHECK_MS.
+ */
+export interface ServerTimeouts {
+  headersMs: number;
+  requestMs: number;
+  keepAliveMs: number;
+}
+
+export const DEFAULT_SERVER_TIMEOUTS: ServerTimeouts = { headersMs: 10_000, requestMs: 30_000, keepAliveMs: 5_000 };
+const CONNECTIONS_CHECK_MS = 1000;
 
 export interface RunningRemoteServer {
   url: string;
@@ -67,15 +98,20 @@ export async function startRemoteServer(options: RemoteServerOptions): Promise<R
   if (!isLoopback(host) && password === null) {
     throw new Error(`listening on ${host} (beyond this machine) needs a password: give --web-password-file or set RECDECK_WEB_PASSWORD`);
   }
-  const now = options.now ?? Date.now;
-  const access = new AccessControl(password, now, options.sessionIdleMs ?? DEFAULT_SESSION_IDLE_MS);
-  const throttle = new LoginThrottle(now);
+  const time = options.time ?? realTime;
+  const { log } = options;
+  const access = new AccessControl(password, time, options.sessionIdleMs ?? DEFAULT_SESSION_IDLE_MS);
+  const loginLimits: LoginLimits = { underWay: DEFAULT_MAX_LOGINS_UNDER_WAY, formMs: DEFAULT_LOGIN_FORM_MS, ...options.loginLimits };
+  const throttle = new LoginThrottle(time, loginLimits.underWay);
+  const addresses = new ClientAddresses(options.trustProxies ?? [], (proxy, header) =>
+    log.warn(`remote server: the trusted proxy ${proxy} sent a malformed X-Forwarded-For (${JSON.stringify(header.slice(0, 200))}): its requests count as the proxy's own address (said once)`),
+  );
   const hosts = allowedHostNames(host, options.allowHosts ?? []);
   const secure = options.tls != null;
-  const { log } = options;
   const metrics = bridgeMetrics(options.bridge);
-  const socket = new DeckSocket(options.bridge, options.webSurfaces, log, { ...DEFAULT_DECK_SOCKET_LIMITS, ...options.socketLimits });
+  const socket = new DeckSocket(options.bridge, options.webSurfaces, log, { ...DEFAULT_DECK_SOCKET_LIMITS, ...options.socketLimits }, time);
   const sockets = new WebSocketServer({ noServer: true, maxPayload: 64 * 1024 });
+  const timeouts = { ...DEFAULT_SERVER_TIMEOUTS, ...options.timeouts };
 
   const handle = (request: IncomingMessage, response: ServerResponse) => {
     serve(request, response).catch((error: unknown) => {
@@ -83,32 +119,44 @@ export async function startRemoteServer(options: RemoteServerOptions): Promise<R
       if (!response.headersSent) sendJson(response, 500, { error: 'internal error' });
     });
   };
-  const server = options.tls ? createTlsServer({ cert: options.tls.cert, key: options.tls.key }, handle) : createServer(handle);
-
-  const clientAddress = (request: IncomingMessage) => request.socket.remoteAddress ?? 'unknown';
+  const serverOptions = { headersTimeout: timeouts.headersMs, requestTimeout: timeouts.requestMs, keepAliveTimeout: timeouts.keepAliveMs, connectionsCheckingInterval: CONNECTIONS_CHECK_MS };
+  const server = options.tls ? createTlsServer({ ...serverOptions, cert: options.tls.cert, key: options.tls.key }, handle) : createServer(serverOptions, handle);
 
   /**
-   * Whether the request may go on: a wrong password counts against the client's address, and an
-   * address that guessed too often waits (429) before any guess of it is looked at.
+   * Whether the request may go on (null) or why not. A Bearer password is a guess: counted against the
+   * client's address as it arrives, and an address that guessed too often waits (429) before any guess
+   * of it is looked at. A session cookie is no guess: an open session is never throttled.
    */
-  function admission(request: IncomingMessage): { ok: true } | { ok: false; waitS: number } {
-    const address = clientAddress(request);
+  function admission(request: IncomingMessage): Refusal | null {
     const bearer = AccessControl.bearer(request);
     if (access.needsPassword && bearer !== null) {
-      const waitS = throttle.waitSeconds(address);
-      if (waitS > 0) return { ok: false, waitS };
-      if (access.passwordMatches(bearer)) throttle.succeeded(address);
-      else loginFailed(address);
+      const address = addresses.of(request);
+      const arrival = throttle.arrive(address);
+      if (arrival.kind !== 'taken') return notTaken(address, arrival);
+      if (access.passwordMatches(bearer)) arrival.guess.right();
+      else wrongPassword(address, arrival.guess);
+      arrival.guess.finished();
     }
-    return access.allows(request) ? { ok: true } : { ok: false, waitS: 0 };
+    return access.allows(request) ? null : { status: 401, why: 'a password is required: send Authorization: Bearer <password>', headers: { 'www-authenticate': 'Bearer realm="recdeck"' } };
   }
 
-  const tooManyGuesses = (waitS: number) => `too many wrong passwords from this address: try again in ${waitS} s`;
-
-  function loginFailed(address: string): void {
-    const inARow = throttle.failed(address);
-    log.warn(`remote server: wrong password from ${address} (${inARow} in a row)`);
+  /** The answer to a guess the throttle did not take; the log says so once an episode, not per request. */
+  function notTaken(address: string, arrival: Exclude<Arrival, { kind: 'taken' }>): Refusal {
+    if (arrival.kind === 'busy') {
+      return { status: 429, why: `${arrival.underWay} logins from this address are still arriving, the most it may have: try again when one is answered`, headers: { 'retry-after': '1' } };
+    }
+    if (arrival.firstRefusal) {
+      log.warn(`remote server: ${address} is throttled after ${arrival.inARow} wrong passwords in a row: its guesses wait ${arrival.waitS} s, doubling with each wrong one (up to ${MAX_WAIT_S / 60} min), until it logs in or has been quiet for an hour; open sessions go on (said once)`);
+    }
+    return { status: 429, why: `too many wrong passwords from this address: try again in ${arrival.waitS} s`, headers: { 'retry-after': String(arrival.waitS) } };
   }
+
+  function wrongPassword(address: string, guess: Guess): void {
+    log.warn(`remote server: wrong password from ${address} (${guess.inARow} in a row)`);
+  }
+
+  /** Refusals close the connection: nothing more of an unauthenticated client is read. */
+  const refuse = (response: ServerResponse, refusal: Refusal) => sendJson(response, refusal.status, { error: refusal.why }, { ...refusal.headers, connection: 'close' });
 
   async function serve(request: IncomingMessage, response: ServerResponse): Promise<void> {
     const url = new URL(request.url ?? '/', 'http://recdeck');
@@ -123,11 +171,10 @@ export async function startRemoteServer(options: RemoteServerOptions): Promise<R
     if (method === 'POST' && url.pathname === '/login') return login(request, response);
     if (method === 'POST' && url.pathname === '/logout') return logout(request, response);
     if (url.pathname === '/favicon.ico') return send(response, 204, 'image/x-icon', '');
-    const admitted = admission(request);
-    if (!admitted.ok) {
-      if (admitted.waitS > 0) return sendJson(response, 429, { error: tooManyGuesses(admitted.waitS) }, { 'retry-after': String(admitted.waitS) });
-      if (page && method === 'GET') return sendFile(response, 'login.html', 'text/html; charset=utf-8', 401);
-      return sendJson(response, 401, { error: 'a password is required: send Authorization: Bearer <password>' }, { 'www-authenticate': 'Bearer realm="recdeck"' });
+    const refusal = admission(request);
+    if (refusal !== null) {
+      if (refusal.status === 401 && page && method === 'GET') return sendFile(response, 'login.html', 'text/html; charset=utf-8', 401, { connection: 'close' });
+      return refuse(response, refusal);
     }
     if (method !== 'GET' && !sameOrigin(request)) {
       return sendJson(response, 403, { error: `requests from another site (${request.headers.origin}) may not drive the bridge` });
@@ -143,17 +190,29 @@ export async function startRemoteServer(options: RemoteServerOptions): Promise<R
     }
   }
 
+  /**
+   * A form login is counted as it arrives, before its form is read: an address that must wait, or that
+   * has too many logins still arriving, is answered at once, and the form must arrive within a deadline.
+   */
   async function login(request: IncomingMessage, response: ServerResponse): Promise<void> {
-    const address = clientAddress(request);
-    const wait = throttle.waitSeconds(address);
-    if (wait > 0) return sendJson(response, 429, { error: tooManyGuesses(wait) }, { 'retry-after': String(wait) });
-    const body = await readSmallBody(request);
-    if (!access.needsPassword) return sendJson(response, 401, { error: 'no password is set on this bridge' });
-    if (!access.passwordMatches(new URLSearchParams(body).get('password') ?? '')) {
-      loginFailed(address);
-      return sendJson(response, 401, { error: 'wrong password' });
+    if (!access.needsPassword) return refuse(response, { status: 401, why: 'no password is set on this bridge' });
+    const address = addresses.of(request);
+    const arrival = throttle.arrive(address);
+    if (arrival.kind !== 'taken') return refuse(response, notTaken(address, arrival));
+    const { guess } = arrival;
+    try {
+      const form = await readLoginForm(request, time.scheduler, loginLimits.formMs);
+      if (form.kind === 'gone') return;
+      if (form.kind === 'late') return refuse(response, { status: 408, why: `the login form did not arrive within ${loginLimits.formMs / 1000} s of its headers` });
+      if (form.kind === 'too-large') return refuse(response, { status: 413, why: 'a login form is a password, not this much' });
+      if (!access.passwordMatches(form.password)) {
+        wrongPassword(address, guess);
+        return refuse(response, { status: 401, why: 'wrong password' });
+      }
+      guess.right();
+    } finally {
+      guess.finished();
     }
-    throttle.succeeded(address);
     const session = access.openSession();
     response.writeHead(303, { location: '/', 'set-cookie': `${SESSION_COOKIE}=${session}; HttpOnly; SameSite=Strict; Path=/${secure ? '; Secure' : ''}`, ...NO_FRAMING });
     response.end();
@@ -171,9 +230,11 @@ export async function startRemoteServer(options: RemoteServerOptions): Promise<R
       stream.end(`HTTP/1.1 ${status}\r\nConnection: close\r\n${extra}Content-Type: text/plain; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(why)}\r\n\r\n${why}`);
     if (url.pathname !== '/ws') return refuse('404 Not Found', `no WebSocket at ${url.pathname}; it is /ws`);
     if (!hostAllowed(request, hosts)) return refuse('421 Misdirected Request', 'this bridge does not answer to that name');
-    const admitted = admission(request);
-    if (!admitted.ok && admitted.waitS > 0) return refuse('429 Too Many Requests', tooManyGuesses(admitted.waitS), `Retry-After: ${admitted.waitS}\r\n`);
-    if (!admitted.ok) return refuse('401 Unauthorized', 'a password is required');
+    const refusal = admission(request);
+    if (refusal !== null) {
+      const headers = Object.entries(refusal.headers ?? {}).map(([name, value]) => `${name}: ${value}\r\n`).join('');
+      return refuse(`${refusal.status} ${STATUS_CODES[refusal.status]}`, refusal.why, headers);
+    }
     if (!sameOrigin(request)) return refuse('403 Forbidden', 'another site may not open the web deck\'s socket');
     if (socket.full) return refuse('503 Service Unavailable', `the web deck has ${socket.clientCount} clients already, the most it takes: close another tab or window first`);
     sockets.handleUpgrade(request, stream, head, (ws) => socket.attach(ws));
@@ -214,6 +275,13 @@ export async function startRemoteServer(options: RemoteServerOptions): Promise<R
 
 }
 
+/** Why a request is not served, and the headers that go with it (Retry-After, WWW-Authenticate). */
+interface Refusal {
+  status: number;
+  why: string;
+  headers?: Record<string, string>;
+}
+
 function send(response: ServerResponse, status: number, type: string, body: string | Buffer, headers: Record<string, string> = {}): void {
   response.writeHead(status, { 'content-type': type, 'cache-control': 'no-store', 'x-content-type-options': 'nosniff', ...NO_FRAMING, ...headers });
   response.end(body);
@@ -223,19 +291,6 @@ function sendJson(response: ServerResponse, status: number, value: unknown, head
   send(response, status, 'application/json', JSON.stringify(value), headers);
 }
 
-async function sendFile(response: ServerResponse, file: string, type: string, status: number): Promise<void> {
-  send(response, status, type, await readFile(`${PAGE_FOLDER}${file}`), { 'content-security-policy': PAGE_POLICY });
-}
-
-function readSmallBody(request: IncomingMessage): Promise<string> {
-  return new Promise((resolve, reject) => {
-    let text = '';
-    request.setEncoding('utf8');
-    request.on('data', (chunk: string) => {
-      text += chunk;
-      if (text.length > 4096) reject(new Error('login body too large'));
-    });
-    request.on('end', () => resolve(text));
-    request.on('error', reject);
-  });
+async function sendFile(response: ServerResponse, file: string, type: string, status: number, headers: Record<string, string> = {}): Promise<void> {
+  send(response, status, type, await readFile(`${PAGE_FOLDER}${file}`), { 'content-security-policy': PAGE_POLICY, ...headers });
 }

@@ -4,11 +4,13 @@ import { connect } from 'node:net';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
+import { realTime } from '../../src/engine/engine-time.js';
 import { allowedHostNames, hostAllowed } from '../../src/remote/access.js';
 import { startRemoteServer, type RemoteServerOptions, type RunningRemoteServer } from '../../src/remote/server.js';
 import { ManualClock } from '../support/clock.js';
 import { startRemoteFixture, type RemoteFixture } from '../support/remote.js';
 import { until } from '../support/until.js';
+import { VirtualTime } from '../support/virtual-time.js';
 
 const PASSWORD = 'correct horse';
 let f: RemoteFixture;
@@ -38,6 +40,8 @@ async function call(base: string, method: string, path: string, headers: Record<
 
 const login = (base: string, password: string) => call(base, 'POST', '/login', { 'content-type': 'application/x-www-form-urlencoded' }, `password=${encodeURIComponent(password)}`);
 const cookieOf = (answer: { headers: Record<string, unknown> }) => String(answer.headers['set-cookie']).split(';')[0] as string;
+
+const advance = (time: VirtualTime, ms: number) => time.advanceTo(time.now() + ms);
 
 describe('passwords', () => {
   it('one shorter than 8 characters, the empty one included, is refused at start', async () => {
@@ -72,23 +76,23 @@ describe('host names', () => {
 
 describe('password guessing', () => {
   it('after 5 wrong passwords an address waits (429, Retry-After), doubling; each failure is logged without the guess', async () => {
-    const clock = new ManualClock();
-    const { url } = await server({ password: PASSWORD, now: clock.now });
+    const time = new VirtualTime();
+    const { url } = await server({ password: PASSWORD, time });
     logs.length = 0;
     for (let i = 0; i < 5; i++) expect((await call(url, 'GET', '/state', { authorization: `Bearer guess-${i}` })).status).toBe(401);
     let answer = await call(url, 'GET', '/state', { authorization: `Bearer ${PASSWORD}` });
     expect(answer.status).toBe(429);
     expect(answer.headers['retry-after']).toBe('1');
     expect((await login(url, PASSWORD)).status).toBe(429); // the form waits as well
-    clock.advance(1000);
+    advance(time, 1000);
     expect((await login(url, 'guess-5')).status).toBe(401);
     answer = await call(url, 'GET', '/state', { authorization: `Bearer ${PASSWORD}` });
     expect(answer.status).toBe(429);
     expect(answer.headers['retry-after']).toBe('2');
-    clock.advance(2000);
+    advance(time, 2000);
     expect((await call(url, 'GET', '/state', { authorization: `Bearer ${PASSWORD}` })).status).toBe(200);
     expect((await call(url, 'GET', '/state', { authorization: 'Bearer guess-6' })).status).toBe(401); // the count started again
-    const lines = logs.filter((l) => l.includes('wrong password'));
+    const lines = logs.filter((l) => l.includes('wrong password from'));
     expect(lines).toHaveLength(7);
     expect(lines[0]).toMatch(/wrong password from 127\.0\.0\.1 \(1 in a row\)/);
     expect(logs.join('\n')).not.toContain('guess-');
@@ -106,8 +110,9 @@ describe('framing and sessions', () => {
   });
 
   it('POST /logout ends the session; a session idle for 12 hours ends; a new password ends them all', async () => {
+    // Only the clock is moved by hand (12 hours of the deck socket's timers on virtual time would be 43,200 turns).
     const clock = new ManualClock();
-    const running = await server({ password: PASSWORD, now: clock.now });
+    const running = await server({ password: PASSWORD, time: { ...realTime, now: clock.now } });
     const { url } = running;
     let cookie = cookieOf(await login(url, PASSWORD));
     expect((await call(url, 'GET', '/state', { cookie })).status).toBe(200);
@@ -162,6 +167,25 @@ describe('WebSocket clients', () => {
     first.socket.close();
     second.socket.close();
   });
+
+  it('1000 bad messages write one log line, and the next line says how many were not logged', async () => {
+    const time = new VirtualTime();
+    const running = await server({ time });
+    const { socket, outcome } = await open(running.url);
+    expect(outcome).toBe('hello');
+    let refusals = 0;
+    socket.on('message', (data) => (refusals += String(data).includes('"type":"error"') ? 1 : 0));
+    const ignored = () => logs.filter((l) => l.startsWith('web deck: ignored a message'));
+    const before = ignored().length;
+    for (let i = 0; i < 1000; i++) socket.send(i % 2 === 0 ? 'not json' : JSON.stringify({ type: 'press' }));
+    await until(() => refusals === 1000, 'every message answered with its error', 20_000);
+    expect(ignored().slice(before)).toEqual(['web deck: ignored a message: not JSON (repeats within 10 s are counted, not logged)']);
+    time.advanceTo(time.now() + 10_000);
+    socket.send('still not json');
+    await until(() => refusals === 1001, 'the next answered');
+    expect(ignored().slice(before + 1)).toEqual(['web deck: ignored a message: not JSON (999 more not logged since the last; repeats within 10 s are counted, not logged)']);
+    socket.close();
+  }, 30_000); // a thousand answers take a few seconds on a busy machine
 
   it('a new password closes the pages open with the old one, with the reason', async () => {
     const running = await server({ password: PASSWORD });
