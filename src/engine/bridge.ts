@@ -39,7 +39,8 @@ export class Bridge {
   private readonly sessionChanges = new Subject<void>();
   private readonly subscription = new Subscription();
   private profiles: readonly LoadedProfile[] = [];
-  private readonly time: EngineTime;
+  /** The engine's one clock: what reads the bridge's state beside it (the page, the API, metrics) ages it on this too. */
+  readonly time: EngineTime;
   readonly renderer: PictureRenderer;
 
   constructor(private readonly options: BridgeOptions) {

@@ -38,7 +38,7 @@ export function bridgeMetrics(bridge: Bridge): { text: () => Promise<string>; st
     registers,
     collect() {
       this.reset();
-      for (const s of bridge.recorderStates()) this.set({ recorder: s.name }, freshnessOf(s, Date.now()) === 'live' ? 1 : 0);
+      for (const s of bridge.recorderStates()) this.set({ recorder: s.name }, freshnessOf(s, bridge.time.now()) === 'live' ? 1 : 0);
     },
   });
   new Gauge({
@@ -48,7 +48,7 @@ export function bridgeMetrics(bridge: Bridge): { text: () => Promise<string>; st
     registers,
     collect() {
       this.reset();
-      for (const s of bridge.recorderStates()) this.set({ recorder: s.name }, s.lastGoodAt === null ? -1 : (Date.now() - s.lastGoodAt) / 1000);
+      for (const s of bridge.recorderStates()) this.set({ recorder: s.name }, s.lastGoodAt === null ? -1 : (bridge.time.now() - s.lastGoodAt) / 1000);
     },
   });
   const stats = () => bridge.renderer.stats ?? { renders: 0, cacheHits: 0, fastPaths: 0 };

@@ -32,7 +32,8 @@ export interface StateView {
   surfaces: SurfaceView[];
 }
 
-export function stateView(bridge: Bridge, now = Date.now()): StateView {
+export function stateView(bridge: Bridge): StateView {
+  const now = bridge.time.now();
   const addresses = new Map(bridge.recorderAddresses().map((r) => [r.name, r.url]));
   const recorders = bridge.recorderStates().map((state): RecorderView => {
     const freshness = freshnessOf(state, now);
