@@ -3,6 +3,7 @@
 // its destinations by name; the bridge never reads destination settings).
 import type { Bridge } from '../engine/bridge.js';
 import type { ChannelState, Freshness } from '../engine/picture.js';
+import { takeDuration } from '../engine/duration-clock.js';
 import { ageSeconds, freshnessOf } from '../engine/recorder-state.js';
 import { channelStateOf } from '../engine/show.js';
 
@@ -13,9 +14,23 @@ export interface RecorderView {
   /** Seconds since the last good answer; null if there was none. */
   ageS: number | null;
   lastError: string | null;
-  channels: Array<{ number: number; state: ChannelState; source: string | null; destinations: string[]; durationS: number | null; fps: number | null; drops: number }>;
+  channels: ChannelView[];
   sync: { recording: boolean; paused: boolean } | null;
   dialog: { shown: boolean; text: string; buttons: string } | null;
+}
+
+export interface ChannelView {
+  number: number;
+  state: ChannelState;
+  source: string | null;
+  destinations: string[];
+  /** The take's duration as its key shows it: counted on while live, else frozen at the last confirmed value. */
+  durationS: number | null;
+  fps: number | null;
+  drops: number;
+  /** The channel data's freshness and age (seconds since it was read; null if never), as on its key. */
+  freshness: Freshness;
+  ageS: number | null;
 }
 
 export interface SurfaceView {
@@ -37,6 +52,8 @@ export function stateView(bridge: Bridge): StateView {
   const addresses = new Map(bridge.recorderAddresses().map((r) => [r.name, r.url]));
   const recorders = bridge.recorderStates().map((state): RecorderView => {
     const freshness = freshnessOf(state, now);
+    // A channel is as fresh as the channel data, as on its key (not the dialog's or the sync's age).
+    const channelData = { freshness: freshnessOf(state, now, ['channels']), ageS: ageSeconds(state, now, ['channels']) };
     return {
       name: state.name,
       url: addresses.get(state.name) ?? '',
@@ -45,12 +62,13 @@ export function stateView(bridge: Bridge): StateView {
       lastError: state.lastError,
       channels: (state.channels ?? []).map((c) => ({
         number: c.Index + 1,
-        state: channelStateOf(c, freshness),
+        state: channelStateOf(c, channelData.freshness),
         source: c.SourceName,
         destinations: [...c.Destinations],
-        durationS: c.IsRecording ? (bridge.durationOf(state.name, c.Index) ?? c.RecordingDuration) : null,
+        durationS: takeDuration(c, channelData.freshness, (index) => bridge.durationOf(state.name, index)),
         fps: c.IsRecording && !c.IsRecordingPause ? c.RecordingFPS : null,
         drops: c.RecordingDrops,
+        ...channelData,
       })),
       sync: state.sync ? { recording: state.sync.IsSyncRecording, paused: state.sync.IsSyncRecordingPause } : null,
       dialog: state.dialog ? { shown: state.dialog.IsDialog, text: state.dialog.DialogContent, buttons: state.dialog.Buttons } : null,
