@@ -11,6 +11,7 @@ import type { CommandRecord, Logger } from './log.js';
 import { RecorderExtras } from './recorder-extras.js';
 import { pollingLink, type RecorderLink } from './recorder-link.js';
 import { RecorderPoller } from './recorder-poller.js';
+import { recordersUsedBy } from './recorders-in-use.js';
 import type { RecorderState } from './recorder-state.js';
 import type { RgbImage, Surface } from './surface.js';
 import type { BoundProfile, PictureRenderer, RecorderHandle } from './session-services.js';
@@ -93,6 +94,20 @@ export class Bridge {
   /** Each recorder's name and address (never its token). */
   recorderAddresses(): Array<{ name: string; url: string }> {
     return [...this.handles.values()].map((h) => ({ name: h.name, url: h.link.address }));
+  }
+
+  /**
+   * The recorders the bound profiles use (each binding's own, else the default; see recorders-in-use.ts),
+   * configured ones first in their order, then names no recorder is configured by. While no surface is
+   * bound, the default recorder: the one a surface plugged in would use.
+   */
+  recordersInUse(): string[] {
+    const bound = new Set(this.surfaceSessions().map((session) => session.profileFile));
+    if (bound.size === 0) return [this.defaultRecorder];
+    const used = new Set<string>();
+    for (const { profile, file } of this.profiles) if (bound.has(file)) for (const name of recordersUsedBy(profile.pages, this.defaultRecorder)) used.add(name);
+    const configured = [...this.handles.keys()];
+    return [...configured.filter((name) => used.has(name)), ...[...used].filter((name) => !this.handles.has(name)).sort()];
   }
 
   /** A decoded preview by the key a channel picture carries (for the renderer). */

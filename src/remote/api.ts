@@ -6,6 +6,7 @@ import type { EngineTime } from '../engine/engine-time.js';
 import type { SurfaceSession } from '../engine/surface-session.js';
 import type { ControlDefinition, SurfaceInput } from '../engine/surface.js';
 import { pngOf } from './png.js';
+import { readiness } from './readiness.js';
 import { stateView } from './state-view.js';
 
 export class ApiError extends Error {
@@ -81,10 +82,17 @@ export async function answerApi(request: IncomingMessage, url: URL, context: Api
   const parts = url.pathname.split('/').slice(1).map(decodePart);
   const { bridge } = context;
 
+  // The process is alive (it answers): 200 whatever the recorders do; they are listed for information.
   if (url.pathname === '/healthz') {
     allow(method, 'GET');
     const recorders = stateView(bridge).recorders.map((r) => ({ name: r.name, freshness: r.freshness, ageS: r.ageS }));
     return json({ ok: true, recorders, surfaces: bridge.surfaceSessions().length });
+  }
+  // Ready: every recorder the bound profiles use is live; otherwise 503 with each one's reason.
+  if (url.pathname === '/readyz') {
+    allow(method, 'GET');
+    const ready = readiness(bridge);
+    return json(ready, ready.ready ? 200 : 503);
   }
   if (url.pathname === '/state') {
     allow(method, 'GET');

@@ -1,9 +1,12 @@
-// Truth beyond the keys: what the page, GET /state and /metrics say about the recorder is as
+// Truth beyond the keys: what the page, GET /state, /readyz and /metrics say about the recorder is as
 // true as what the keys show, read on the engine's clock. The real bridge on virtual time against the
 // simulator over real HTTP, with the remote server in front of it.
+import { createServer } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Picture } from '../../src/engine/picture.js';
+import { freshnessOf, type RecorderState } from '../../src/engine/recorder-state.js';
 import type { ChannelView, StateView } from '../../src/remote/state-view.js';
+import { parseTestProfile } from '../support/bridge.js';
 import { startVirtualRemote, type VirtualRemote } from '../support/virtual-remote.js';
 
 let r: VirtualRemote | undefined;
@@ -15,6 +18,8 @@ afterEach(async () => {
 const profile = (controls: string) => `name: t\nmatch: { kind: memory }\npages:\n  - name: main\n    controls:\n${controls}\n`;
 const pictureOf = (remote: VirtualRemote, control: string): Picture | undefined => remote.f.bridge.session('memory:test')?.describeControls().find((c) => c.control.id === control)?.picture;
 const channelOf = (state: StateView, number: number): ChannelView | undefined => state.recorders[0]?.channels.find((c) => c.number === number);
+
+const freshness = (remote: VirtualRemote) => freshnessOf(remote.f.bridge.recorderStates()[0] as RecorderState, remote.f.now());
 
 /** One sample of a metric family by its recorder label, from the exposition text. */
 async function metric(remote: VirtualRemote, name: string, recorder = 'main'): Promise<number> {
@@ -76,4 +81,79 @@ describe("a take's duration beyond the keys", () => {
     }
     expect((pictureOf(remote, 'key0') as { ageS: number }).ageS).toBeGreaterThanOrEqual(13);
   }, 20_000);
+});
+
+describe('GET /readyz and recdeck_recorder_up', () => {
+  it('200 while the recorder in use is live; 503 with the reason when it answers badly or not at all; /healthz stays 200', async () => {
+    r = await startVirtualRemote({ profile: profile('      key0: { show: { channel: 1 } }') });
+    const remote = r;
+    await remote.f.advance(1000);
+    expect(await remote.get('/readyz')).toMatchObject({ status: 200, json: { ready: true, recorders: [{ name: 'main', freshness: 'live', ageS: 0, reason: null }] } });
+    expect(await metric(remote, 'recdeck_recorder_up')).toBe(1);
+
+    remote.f.sim.faults.set([channelErrors]);
+    await remote.f.advance(2000);
+    const stale = await remote.get('/readyz');
+    expect(stale).toMatchObject({ status: 503, json: { ready: false, recorders: [{ name: 'main', freshness: 'stale', ageS: 2 }] } });
+    expect((stale.json as { recorders: Array<{ reason: string }> }).recorders[0]?.reason).toMatch(/^stale: data 2 s old: GET \/api\/channels failed with 500/);
+    expect(await metric(remote, 'recdeck_recorder_up')).toBe(0);
+    expect(await remote.get('/healthz')).toMatchObject({ status: 200, json: { ok: true } });
+
+    remote.f.sim.faults.set([unreachable]);
+    await remote.f.until(() => freshness(remote) === 'offline', 'the recorder to count as offline', 10_000);
+    const offline = await remote.get('/readyz');
+    expect(offline).toMatchObject({ status: 503, json: { ready: false, recorders: [{ name: 'main', freshness: 'offline' }] } });
+    expect((offline.json as { recorders: Array<{ reason: string }> }).recorders[0]?.reason).toMatch(/^offline: not reachable: GET \/api\/\S+ failed \(network\)/);
+    expect(await metric(remote, 'recdeck_recorder_up')).toBe(0);
+    expect(await remote.get('/healthz')).toMatchObject({ status: 200, json: { ok: true, recorders: [{ name: 'main', freshness: 'offline' }] } });
+
+    remote.f.sim.faults.set([]);
+    await remote.f.until(() => freshness(remote) === 'live', 'the recorder back', 10_000);
+    expect(await remote.get('/readyz')).toMatchObject({ status: 200, json: { ready: true } });
+    expect(await metric(remote, 'recdeck_recorder_up')).toBe(1);
+  }, 20_000);
+
+  it('a recorder that refuses the token: 503 saying so, up 0, the process healthy', async () => {
+    r = await startVirtualRemote({ profile: profile('      key0: { show: { channel: 1 } }'), token: 'perm:00000000-0000-4000-8000-000000000000' });
+    const remote = r;
+    await remote.f.advance(1000);
+    const answer = await remote.get('/readyz');
+    expect(answer).toMatchObject({ status: 503, json: { ready: false, recorders: [{ name: 'main', freshness: 'offline', ageS: null }] } });
+    expect((answer.json as { recorders: Array<{ reason: string }> }).recorders[0]?.reason).toMatch(/^offline: never answered well: GET \/api\/\S+ failed with 401 \(status\): Authorization token is not valid/);
+    expect(await metric(remote, 'recdeck_recorder_up')).toBe(0);
+    expect(await remote.get('/healthz')).toMatchObject({ status: 200, json: { ok: true } });
+  });
+
+  it('waits only for the recorders the bound profiles use; a name no recorder has is a reason too', async () => {
+    const closed = createServer();
+    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+    const { port } = closed.address() as { port: number };
+    await new Promise<void>((resolve) => closed.close(() => resolve()));
+    r = await startVirtualRemote({ profile: profile('      key0: { show: { channel: 1 } }'), moreRecorders: [{ name: 'backup', url: `http://127.0.0.1:${port}`, token: 'perm:00000000-0000-4000-8000-000000000000' }] });
+    const remote = r;
+    await remote.f.advance(1000);
+    expect(remote.f.bridge.recorderStates().map((s) => s.name)).toEqual(['main', 'backup']);
+    expect(await remote.get('/readyz')).toMatchObject({ status: 200, json: { ready: true, recorders: [{ name: 'main', freshness: 'live' }] } });
+    expect(await metric(remote, 'recdeck_recorder_up', 'backup')).toBe(0);
+
+    remote.f.bridge.setProfiles([parseTestProfile(profile('      key0: { show: { channel: 1 } }\n      key1: { press: { action: rec-start, channel: 2, recorder: backup } }\n      key2: { recorder: nowhere, show: status }'))]);
+    const answer = await remote.get('/readyz');
+    expect(answer.status).toBe(503);
+    const recorders = (answer.json as { recorders: Array<{ name: string; freshness: string | null; reason: string | null }> }).recorders;
+    expect(recorders.map((x) => [x.name, x.freshness])).toEqual([
+      ['main', 'live'],
+      ['backup', 'offline'],
+      ['nowhere', null],
+    ]);
+    expect(recorders[1]?.reason).toMatch(/^offline: not reachable: GET \/api\/\S+ failed \(network\)/);
+    expect(recorders[2]?.reason).toMatch(/^no recorder is configured by this name/);
+  });
+
+  it('behind the same password as the rest of the API', async () => {
+    r = await startVirtualRemote({ profile: profile('      key0: { show: { channel: 1 } }'), password: 'correct horse' });
+    const remote = r;
+    await remote.f.advance(1000);
+    expect((await remote.get('/readyz')).status).toBe(401);
+    expect(await remote.get('/readyz', { authorization: 'Bearer correct horse' })).toMatchObject({ status: 200, json: { ready: true } });
+  });
 });
