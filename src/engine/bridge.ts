@@ -3,7 +3,7 @@
 // come back. None of that stops the rest.
 import { Subject, Subscription, pairwise, startWith, type Observable } from 'rxjs';
 import type { RecorderClient, RequestRecord } from '../api/client.js';
-import { checkBindings, chooseProfile } from './profile-match.js';
+import { checkBindings, chooseProfile, tieOf, type ProfileTie } from './profile-match.js';
 import type { LoadedProfile } from '../profiles/schema.js';
 import { DurationClock } from './duration-clock.js';
 import { realTime, type EngineTime } from './engine-time.js';
@@ -39,6 +39,8 @@ export class Bridge {
   private readonly commands = new Subject<CommandRecord>();
   private readonly sessionChanges = new Subject<void>();
   private readonly subscription = new Subscription();
+  /** The tie last reported per surface, so that a reload leaving it unchanged does not say it again. */
+  private readonly reportedTies = new Map<string, string>();
   private profiles: readonly LoadedProfile[] = [];
   /** The engine's one clock: what reads the bridge's state beside it (the page, the API, metrics) ages it on this too. */
   readonly time: EngineTime;
@@ -151,6 +153,7 @@ export class Bridge {
     this.sessions.get(id)?.stop();
     this.sessions.delete(id);
     this.surfaces.delete(id);
+    this.reportedTies.delete(id);
     this.sessionChanges.next();
   }
 
@@ -166,8 +169,16 @@ export class Bridge {
     this.sessions.clear();
   }
 
+  /** The profiles that tie for a surface (the one in use and the others), or null when one fits best. */
+  profileTie(surfaceId: string): ProfileTie | null {
+    const surface = this.surfaces.get(surfaceId);
+    return surface ? tieOf(chooseProfile(surface, this.profiles)) : null;
+  }
+
   private bind(surface: Surface): void {
-    const chosen = chooseProfile(surface, this.profiles);
+    const choice = chooseProfile(surface, this.profiles);
+    this.reportTie(surface, tieOf(choice));
+    const chosen = choice?.winner;
     const current = this.sessions.get(surface.id);
     if (!chosen) {
       if (current) {
@@ -199,6 +210,25 @@ export class Bridge {
     this.sessionChanges.next();
     this.options.log.info(`${surface.id} (${surface.name}): profile "${chosen.profile.name}" from ${chosen.file}`);
     session.start();
+  }
+
+  /**
+   * Says once that profiles tie for a surface, naming the one in use; again only when the tie changes
+   * (a reload that leaves it as it was says nothing).
+   */
+  private reportTie(surface: Surface, tie: ProfileTie | null): void {
+    const whose = tie?.origin === 'shipped' ? "all in recdeck's own profiles/ folder" : 'none shipped with recdeck';
+    const one = tie?.others.length === 1;
+    const text =
+      tie === null
+        ? ''
+        : `${surface.id} (${surface.name}): profiles tie: ${tie.winner} is in use; ${tie.others.join(', ')} ${one ? 'fits' : 'fit'} it just as well (as specific a match, ${whose}) and ${one ? 'loses' : 'lose'} by file name only: make the one meant more specific (match: name or serial) or remove the others`;
+    if (text === (this.reportedTies.get(surface.id) ?? '')) return;
+    if (text === '') this.reportedTies.delete(surface.id);
+    else {
+      this.reportedTies.set(surface.id, text);
+      this.options.log.warn(text);
+    }
   }
 
   /** Each new channel read narrows the durations' windows, at the time its answer came. */

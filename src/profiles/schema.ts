@@ -5,6 +5,7 @@ import * as z from 'zod';
 import { ScheduleWrite, SettingsWrite } from '../api/app.js';
 import { GRID_SIZES } from '../api/channel.js';
 import { ConversionWrite } from '../api/conversion.js';
+import type { ProfileOrigin } from './origin.js';
 
 const MAX_CHANNEL = 16;
 
@@ -250,4 +251,6 @@ export type Profile = z.output<typeof Profile>;
 export interface LoadedProfile {
   profile: Profile;
   file: string;
+  /** Shipped with recdeck or the operator's own (see origin.ts): the operator's wins a tie. */
+  origin: ProfileOrigin;
 }

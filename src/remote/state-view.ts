@@ -3,6 +3,7 @@
 // its destinations by name; the bridge never reads destination settings).
 import type { Bridge } from '../engine/bridge.js';
 import type { ChannelState, Freshness } from '../engine/picture.js';
+import type { ProfileTie } from '../engine/profile-match.js';
 import { takeDuration } from '../engine/duration-clock.js';
 import { ageSeconds, freshnessOf } from '../engine/recorder-state.js';
 import { channelStateOf } from '../engine/show.js';
@@ -39,6 +40,8 @@ export interface SurfaceView {
   model: string;
   name: string;
   profile: string;
+  /** Profiles that fit this surface equally (same specificity and origin): the one in use won by file name only. */
+  profileTie: ProfileTie | null;
   page: { name: string; number: number; count: number };
 }
 
@@ -80,6 +83,7 @@ export function stateView(bridge: Bridge): StateView {
     model: session.surface.model,
     name: session.surface.name,
     profile: session.profileName,
+    profileTie: bridge.profileTie(session.surface.id),
     page: session.currentPage,
   }));
   return { recorders, surfaces };
