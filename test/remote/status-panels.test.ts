@@ -108,7 +108,7 @@ describe.each(SIZES)('the status panels at $name size ($viewport.width x $viewpo
     await expect.poll(() => page.locator('#status .panel-no-link:visible').count(), { timeout: 3000 }).toBe(0);
     expect(await row(1).locator('td.state').textContent()).toBe('recording');
     expect(await page.locator('.deck .no-link:visible').count()).toBe(0);
-  }, 20_000);
+  }, 30_000);
 
   it("profiles that fit a surface equally: its row names the one in use and the others", async () => {
     r.f.bridge.setProfiles([parseTestProfile(PROFILE('Studio'), '/etc/recdeck/studio.yaml'), parseTestProfile(PROFILE('Studio (backup copy)'), '/etc/recdeck/studio-copy.yaml')]);
@@ -117,7 +117,7 @@ describe.each(SIZES)('the status panels at $name size ($viewport.width x $viewpo
     expect(await surfaceRow.textContent()).toContain('Studio (backup copy)');
     await surfaceRow.scrollIntoViewIfNeeded();
     await shot('tie');
-  });
+  }, 20_000);
 });
 
 declare const window: { scrollTo(x: number, y: number): void };

@@ -37,15 +37,22 @@ async function stateNow(remote: VirtualRemote): Promise<StateView> {
   return json as StateView;
 }
 
+const KEY0 = profile('      key0: { show: { channel: 1 } }');
+/** The bridge with key0 showing channel 1 and the remote server, as `r` (closed after each test). */
+const start = async (more: Omit<Parameters<typeof startVirtualRemote>[0], 'profile'> = {}): Promise<VirtualRemote> => (r = await startVirtualRemote({ profile: KEY0, ...more }));
+/** Channel 1 recording for 5 s of virtual time. */
+async function recordFiveSeconds(remote: VirtualRemote): Promise<void> {
+  await remote.f.client.recStart(0);
+  await remote.f.advance(5000);
+}
+
 const channelErrors = { kind: 'status', method: 'GET', path: '/api/channels', status: 500, probability: 1, latencyMs: 0 } as const;
 const unreachable = { kind: 'reset', path: '/api', probability: 1, latencyMs: 0, status: 500 } as const;
 
 describe('one clock: the page, GET /state and /metrics read the engine\'s time', () => {
   it('under virtual time they agree with the keys: live, then stale with one age', async () => {
-    r = await startVirtualRemote({ profile: profile('      key0: { show: { channel: 1 } }') });
-    const remote = r;
-    await remote.f.client.recStart(0);
-    await remote.f.advance(5000);
+    const remote = await start();
+    await recordFiveSeconds(remote);
     expect(pictureOf(remote, 'key0')).toMatchObject({ kind: 'channel', state: 'recording', durationS: 5, ageS: null });
     let state = await stateNow(remote);
     expect(state.recorders[0]).toMatchObject({ name: 'main', freshness: 'live', ageS: 0 });
@@ -61,15 +68,13 @@ describe('one clock: the page, GET /state and /metrics read the engine\'s time',
     expect(channelOf(state, 1)).toMatchObject({ state: 'stale', durationS: 5, freshness: 'stale', ageS: 4 });
     expect(await metric(remote, 'recdeck_recorder_live')).toBe(0);
     expect(Math.floor(await metric(remote, 'recdeck_recorder_data_age_seconds'))).toBe(4);
-  });
+  }, 30_000);
 });
 
 describe("a take's duration beyond the keys", () => {
   it('a recorder gone offline: GET /state and the page freeze the duration beside its age, as the key does', async () => {
-    r = await startVirtualRemote({ profile: profile('      key0: { show: { channel: 1 } }') });
-    const remote = r;
-    await remote.f.client.recStart(0);
-    await remote.f.advance(5000);
+    const remote = await start();
+    await recordFiveSeconds(remote);
     remote.f.sim.faults.set([unreachable]);
     await remote.f.until(() => (pictureOf(remote, 'key0') as { state?: string }).state === 'offline', 'the key to show offline', 10_000);
     for (const later of [8000, 5000]) {
@@ -80,13 +85,12 @@ describe("a take's duration beyond the keys", () => {
       expect(channelOf(state, 1)).toMatchObject({ state: 'offline', durationS: 5, freshness: 'offline', ageS: key.ageS });
     }
     expect((pictureOf(remote, 'key0') as { ageS: number }).ageS).toBeGreaterThanOrEqual(13);
-  }, 20_000);
+  }, 30_000);
 });
 
 describe('GET /readyz and recdeck_recorder_up', () => {
   it('200 while the recorder in use is live; 503 with the reason when it answers badly or not at all; /healthz stays 200', async () => {
-    r = await startVirtualRemote({ profile: profile('      key0: { show: { channel: 1 } }') });
-    const remote = r;
+    const remote = await start();
     await remote.f.advance(1000);
     expect(await remote.get('/readyz')).toMatchObject({ status: 200, json: { ready: true, recorders: [{ name: 'main', freshness: 'live', ageS: 0, reason: null }] } });
     expect(await metric(remote, 'recdeck_recorder_up')).toBe(1);
@@ -111,11 +115,10 @@ describe('GET /readyz and recdeck_recorder_up', () => {
     await remote.f.until(() => freshness(remote) === 'live', 'the recorder back', 10_000);
     expect(await remote.get('/readyz')).toMatchObject({ status: 200, json: { ready: true } });
     expect(await metric(remote, 'recdeck_recorder_up')).toBe(1);
-  }, 20_000);
+  }, 30_000);
 
   it('a recorder that refuses the token: 503 saying so, up 0, the process healthy', async () => {
-    r = await startVirtualRemote({ profile: profile('      key0: { show: { channel: 1 } }'), token: 'perm:00000000-0000-4000-8000-000000000000' });
-    const remote = r;
+    const remote = await start({ token: 'perm:00000000-0000-4000-8000-000000000000' });
     await remote.f.advance(1000);
     const answer = await remote.get('/readyz');
     expect(answer).toMatchObject({ status: 503, json: { ready: false, recorders: [{ name: 'main', freshness: 'offline', ageS: null }] } });
@@ -129,8 +132,7 @@ describe('GET /readyz and recdeck_recorder_up', () => {
     await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
     const { port } = closed.address() as { port: number };
     await new Promise<void>((resolve) => closed.close(() => resolve()));
-    r = await startVirtualRemote({ profile: profile('      key0: { show: { channel: 1 } }'), moreRecorders: [{ name: 'backup', url: `http://127.0.0.1:${port}`, token: 'perm:00000000-0000-4000-8000-000000000000' }] });
-    const remote = r;
+    const remote = await start({ moreRecorders: [{ name: 'backup', url: `http://127.0.0.1:${port}`, token: 'perm:00000000-0000-4000-8000-000000000000' }] });
     await remote.f.advance(1000);
     expect(remote.f.bridge.recorderStates().map((s) => s.name)).toEqual(['main', 'backup']);
     expect(await remote.get('/readyz')).toMatchObject({ status: 200, json: { ready: true, recorders: [{ name: 'main', freshness: 'live' }] } });
@@ -150,8 +152,7 @@ describe('GET /readyz and recdeck_recorder_up', () => {
   });
 
   it('behind the same password as the rest of the API', async () => {
-    r = await startVirtualRemote({ profile: profile('      key0: { show: { channel: 1 } }'), password: 'correct horse' });
-    const remote = r;
+    const remote = await start({ password: 'correct horse' });
     await remote.f.advance(1000);
     expect((await remote.get('/readyz')).status).toBe(401);
     expect(await remote.get('/readyz', { authorization: 'Bearer correct horse' })).toMatchObject({ status: 200, json: { ready: true } });

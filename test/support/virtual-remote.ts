@@ -5,6 +5,7 @@ import { WebSocket } from 'ws';
 import { startRemoteServer, type RunningRemoteServer } from '../../src/remote/server.js';
 import type { StateView } from '../../src/remote/state-view.js';
 import { startBridgeFixture, type BridgeFixture, type BridgeFixtureOptions } from './bridge.js';
+import { jsonOrUndefined } from './simulator.js';
 
 export interface VirtualRemote {
   f: BridgeFixture;
@@ -22,13 +23,7 @@ export async function startVirtualRemote(options: BridgeFixtureOptions & { passw
   const get: VirtualRemote['get'] = async (path, headers = {}) => {
     const answer = await request(`${server.url}${path}`, { headers });
     const text = await answer.body.text();
-    let json: unknown;
-    try {
-      json = JSON.parse(text);
-    } catch {
-      json = undefined;
-    }
-    return { status: answer.statusCode, json, text };
+    return { status: answer.statusCode, json: jsonOrUndefined(text), text };
   };
   const pageState = async () => {
     const page = new WebSocket(`${server.url.replace('http', 'ws')}/ws`, options.password ? { headers: { authorization: `Bearer ${options.password}` } } : {});
