@@ -56,6 +56,7 @@ function connect() {
     // The panels too: what they hold is the bridge's word from before the drop, true of nothing now.
     linked = false;
     if (lastState) showState(lastState);
+    else /** @type {HTMLElement} */ (document.getElementById('status')).classList.add('link-lost'); // nothing came yet: the panels say so all the same
     socket = null;
     setTimeout(connect, 1000);
   };
