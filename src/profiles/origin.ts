@@ -3,11 +3,10 @@
 // written for a studio is never beaten by the general one shipped for the same model.
 import { resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import type { ProfileOrigin } from './schema.js';
 
 /** The profiles shipped with recdeck. */
 export const SHIPPED_PROFILES = fileURLToPath(new URL('../../profiles', import.meta.url));
-
-export type ProfileOrigin = 'operator' | 'shipped';
 
 /** shipped for a file in recdeck's own profiles/ folder, operator for any other. */
 export function profileOrigin(file: string): ProfileOrigin {

@@ -5,7 +5,6 @@ import * as z from 'zod';
 import { ScheduleWrite, SettingsWrite } from '../api/app.js';
 import { GRID_SIZES } from '../api/channel.js';
 import { ConversionWrite } from '../api/conversion.js';
-import type { ProfileOrigin } from './origin.js';
 
 const MAX_CHANNEL = 16;
 
@@ -246,6 +245,9 @@ export const Profile = z
     }
   });
 export type Profile = z.output<typeof Profile>;
+
+/** Where a profile comes from (see origin.ts): shipped with recdeck, or the operator's own. */
+export type ProfileOrigin = 'operator' | 'shipped';
 
 /** A profile as read from its file (the file names it in logs and keeps a session on it across reloads). */
 export interface LoadedProfile {
