@@ -72,7 +72,7 @@ export async function measureBusFacility(panelCount: number, seconds: number, sa
       const bridge = new Bridge({ recorders: [{ name: 'main', link: new BusRecorder('main', connection, { pollMs }) }], renderer: (thumbnails) => pictureRenderer({ thumbnails }), decodeThumbnail, log: quiet, pollMs });
       const surface = new MemorySurface({ id: `memory:panel${i}`, model: 'bench-32', controls: keyGrid(4, 8, 96) });
       bridge.start();
-      bridge.setProfiles([{ profile: benchProfile(false), file: 'bench.yaml' }]);
+      bridge.setProfiles([{ profile: benchProfile(false), file: 'bench.yaml', origin: 'operator' }]);
       bridge.addSurface(surface);
       bridges.push(bridge);
       surfaces.push(surface);

@@ -41,7 +41,7 @@ export function startBenchBridge(url: string, token: string, options: { thumbnai
   });
   const surface = new MemorySurface({ id: 'memory:bench', model: 'bench-32', controls: keyGrid(4, 8, 96) });
   bridge.start();
-  bridge.setProfiles([{ profile: benchProfile(options.thumbnails), file: 'bench.yaml' }]);
+  bridge.setProfiles([{ profile: benchProfile(options.thumbnails), file: 'bench.yaml', origin: 'operator' }]);
   bridge.addSurface(surface);
   return {
     bridge,

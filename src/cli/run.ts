@@ -17,6 +17,7 @@ import { MidiManager } from '../surfaces/midi/midi-manager.js';
 import type { MidiMap } from '../surfaces/midi/midi-map.js';
 import { resolveRecorders } from '../profiles/env.js';
 import { formatProfileError } from '../profiles/load.js';
+import { SHIPPED_PROFILES } from '../profiles/origin.js';
 import { watchProfiles, type ProfileSet } from '../profiles/watch.js';
 import { decodeThumbnail } from '../render/thumbnail.js';
 import { pictureRenderer } from '../render/picture-renderer.js';
@@ -64,8 +65,6 @@ export const runCommand = {
   ],
 } satisfies CommandSpec;
 
-/** The profiles shipped with recdeck. */
-export const SHIPPED_PROFILES = fileURLToPath(new URL('../../profiles', import.meta.url));
 /** The MIDI controller maps shipped with recdeck. */
 export const SHIPPED_MIDI_MAPS = fileURLToPath(new URL('../../profiles/midi', import.meta.url));
 

@@ -3,7 +3,7 @@
 // come back. None of that stops the rest.
 import { Subject, Subscription, pairwise, startWith, type Observable } from 'rxjs';
 import type { RecorderClient, RequestRecord } from '../api/client.js';
-import { checkBindings, chooseProfile } from './profile-match.js';
+import { checkBindings, chooseProfile, tieOf, type ProfileTie } from './profile-match.js';
 import type { LoadedProfile } from '../profiles/schema.js';
 import { DurationClock } from './duration-clock.js';
 import { realTime, type EngineTime } from './engine-time.js';
@@ -11,6 +11,7 @@ import type { CommandRecord, Logger } from './log.js';
 import { RecorderExtras } from './recorder-extras.js';
 import { pollingLink, type RecorderLink } from './recorder-link.js';
 import { RecorderPoller } from './recorder-poller.js';
+import { recordersUsedBy } from './recorders-in-use.js';
 import type { RecorderState } from './recorder-state.js';
 import type { RgbImage, Surface } from './surface.js';
 import type { BoundProfile, PictureRenderer, RecorderHandle } from './session-services.js';
@@ -38,8 +39,11 @@ export class Bridge {
   private readonly commands = new Subject<CommandRecord>();
   private readonly sessionChanges = new Subject<void>();
   private readonly subscription = new Subscription();
+  /** The tie last reported per surface, so that a reload leaving it unchanged does not say it again. */
+  private readonly reportedTies = new Map<string, string>();
   private profiles: readonly LoadedProfile[] = [];
-  private readonly time: EngineTime;
+  /** The engine's one clock: what reads the bridge's state beside it (the page, the API, metrics) ages it on this too. */
+  readonly time: EngineTime;
   readonly renderer: PictureRenderer;
 
   constructor(private readonly options: BridgeOptions) {
@@ -94,6 +98,20 @@ export class Bridge {
     return [...this.handles.values()].map((h) => ({ name: h.name, url: h.link.address }));
   }
 
+  /**
+   * The recorders the bound profiles use (each binding's own, else the default; see recorders-in-use.ts),
+   * configured ones first in their order, then names no recorder is configured by. While no surface is
+   * bound, the default recorder: the one a surface plugged in would use.
+   */
+  recordersInUse(): string[] {
+    const bound = new Set(this.surfaceSessions().map((session) => session.profileFile));
+    if (bound.size === 0) return [this.defaultRecorder];
+    const used = new Set<string>();
+    for (const { profile, file } of this.profiles) if (bound.has(file)) for (const name of recordersUsedBy(profile.pages, this.defaultRecorder)) used.add(name);
+    const configured = [...this.handles.keys()];
+    return [...configured.filter((name) => used.has(name)), ...[...used].filter((name) => !this.handles.has(name)).sort()];
+  }
+
   /** A decoded preview by the key a channel picture carries (for the renderer). */
   thumbnailImage(key: string): RgbImage | undefined {
     for (const handle of this.handles.values()) {
@@ -135,6 +153,7 @@ export class Bridge {
     this.sessions.get(id)?.stop();
     this.sessions.delete(id);
     this.surfaces.delete(id);
+    this.reportedTies.delete(id);
     this.sessionChanges.next();
   }
 
@@ -150,8 +169,16 @@ export class Bridge {
     this.sessions.clear();
   }
 
+  /** The profiles that tie for a surface (the one in use and the others), or null when one fits best. */
+  profileTie(surfaceId: string): ProfileTie | null {
+    const surface = this.surfaces.get(surfaceId);
+    return surface ? tieOf(chooseProfile(surface, this.profiles)) : null;
+  }
+
   private bind(surface: Surface): void {
-    const chosen = chooseProfile(surface, this.profiles);
+    const choice = chooseProfile(surface, this.profiles);
+    this.reportTie(surface, tieOf(choice));
+    const chosen = choice?.winner;
     const current = this.sessions.get(surface.id);
     if (!chosen) {
       if (current) {
@@ -183,6 +210,25 @@ export class Bridge {
     this.sessionChanges.next();
     this.options.log.info(`${surface.id} (${surface.name}): profile "${chosen.profile.name}" from ${chosen.file}`);
     session.start();
+  }
+
+  /**
+   * Says once that profiles tie for a surface, naming the one in use; again only when the tie changes
+   * (a reload that leaves it as it was says nothing).
+   */
+  private reportTie(surface: Surface, tie: ProfileTie | null): void {
+    const whose = tie?.origin === 'shipped' ? "all in recdeck's own profiles/ folder" : 'none shipped with recdeck';
+    const one = tie?.others.length === 1;
+    const text =
+      tie === null
+        ? ''
+        : `${surface.id} (${surface.name}): profiles tie: ${tie.winner} is in use; ${tie.others.join(', ')} ${one ? 'fits' : 'fit'} it just as well (as specific a match, ${whose}) and ${one ? 'loses' : 'lose'} by file name only: make the one meant more specific (match: name or serial) or remove the others`;
+    if (text === (this.reportedTies.get(surface.id) ?? '')) return;
+    if (text === '') this.reportedTies.delete(surface.id);
+    else {
+      this.reportedTies.set(surface.id, text);
+      this.options.log.warn(text);
+    }
   }
 
   /** Each new channel read narrows the durations' windows, at the time its answer came. */

@@ -2,6 +2,8 @@
 // began somewhere within a one-second window; every answer narrows that window. Between answers the
 // duration is counted from the window's middle, so a key's clock ticks every second whatever the poll
 // interval, and a new answer re-syncs it without visible jumps.
+import type { Channel } from '../api/channel.js';
+import type { Freshness } from './picture.js';
 
 interface Take {
   /** Bounds (ms) on when the current running stretch would have begun at the reported duration. */
@@ -44,4 +46,14 @@ export class DurationClock {
     const began = (take.earliest + take.latest) / 2;
     return Math.max(take.seconds, Math.floor((now - began) / 1000));
   }
+}
+
+/**
+ * A take's duration as everything shows it (keys, the page, GET /state): counted on between polls while
+ * the channel data is live; otherwise frozen at the last value the recorder confirmed, which is shown
+ * beside the data's age. null when the channel is not recording.
+ */
+export function takeDuration(channel: Channel, freshness: Freshness, counted: (index: number) => number | null): number | null {
+  if (!channel.IsRecording) return null;
+  return (freshness === 'live' ? counted(channel.Index) : null) ?? channel.RecordingDuration;
 }

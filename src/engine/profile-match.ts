@@ -1,6 +1,6 @@
 // Which profile a surface gets, and what in that profile the surface cannot do. A profile names the
 // surfaces it fits; the most specific fit wins, so a profile pinned to one serial number beats the
-// general one for its model.
+// general one for its model, and the operator's own profile beats the one shipped for the same surfaces.
 import type { ControlDefinition, Surface } from './surface.js';
 import type { Binding, LoadedProfile, Profile } from '../profiles/schema.js';
 
@@ -21,16 +21,43 @@ export function profileFits(profile: Profile, surface: SurfaceIdentity): number 
   return SPECIFICITY.kind;
 }
 
-/** The best-fitting profile; among equally specific ones, the first by file path. */
-export function chooseProfile(surface: SurfaceIdentity, profiles: readonly LoadedProfile[]): LoadedProfile | undefined {
-  let chosen: { loaded: LoadedProfile; specificity: number } | undefined;
-  for (const loaded of profiles) {
+/** The profile a surface gets, and the others that fit it exactly as well (a tie the file path broke). */
+export interface ProfileChoice {
+  winner: LoadedProfile;
+  /** Profiles of the winner's specificity and origin, which lost by file path only; empty when none. */
+  others: LoadedProfile[];
+}
+
+/** The operator's own profile outranks a shipped one that fits as specifically. */
+const ORIGIN_RANK = { operator: 1, shipped: 0 } as const;
+
+/**
+ * The best fit: the most specific, then the operator's own over a shipped one, then the first by file
+ * path, so that the choice never depends on the order the profiles came in. Equals on specificity and
+ * origin are a tie the operator must hear of: they come back as `others`.
+ */
+export function chooseProfile(surface: SurfaceIdentity, profiles: readonly LoadedProfile[]): ProfileChoice | undefined {
+  const fits = profiles.flatMap((loaded) => {
     const specificity = profileFits(loaded.profile, surface);
-    if (specificity === null) continue;
-    const better = chosen === undefined || specificity > chosen.specificity || (specificity === chosen.specificity && loaded.file < chosen.loaded.file);
-    if (better) chosen = { loaded, specificity };
-  }
-  return chosen?.loaded;
+    return specificity === null ? [] : [{ loaded, rank: specificity * 2 + ORIGIN_RANK[loaded.origin] }];
+  });
+  fits.sort((a, b) => b.rank - a.rank || (a.loaded.file < b.loaded.file ? -1 : a.loaded.file > b.loaded.file ? 1 : 0));
+  const [best, ...rest] = fits;
+  if (best === undefined) return undefined;
+  return { winner: best.loaded, others: rest.filter((fit) => fit.rank === best.rank).map((fit) => fit.loaded) };
+}
+
+/** A tie by file names: the profile in use and the others that fit as well. */
+export interface ProfileTie {
+  winner: string;
+  others: string[];
+  origin: LoadedProfile['origin'];
+}
+
+/** The tie in a choice, or null when one profile fits best on its own. */
+export function tieOf(choice: ProfileChoice | undefined): ProfileTie | null {
+  if (choice === undefined || choice.others.length === 0) return null;
+  return { winner: choice.winner.file, others: choice.others.map((o) => o.file), origin: choice.winner.origin };
 }
 
 /** One message per binding the surface cannot carry out, each starting `page "NAME": control "ID": `. */

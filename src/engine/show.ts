@@ -5,6 +5,7 @@ import { dialogOffersCancel } from '../api/app.js';
 import type { Action, Binding, Show } from '../profiles/schema.js';
 import type { ChannelPicture, ChannelState, Freshness, IconName, Picture, SyncGroupState, SyncKeyAction } from './picture.js';
 import { bindingActions } from './binding-actions.js';
+import { takeDuration } from './duration-clock.js';
 import type { GainTruth } from './gain-truth.js';
 import { FAST_PARTS, ageSeconds, freshnessOf, type RecorderState, type StatePart } from './recorder-state.js';
 
@@ -148,8 +149,7 @@ function channelPicture(number: number, thumbnail: boolean, recorder: RecorderSt
     state,
     lastSeen: state === 'stale' && channel ? (channelStateOf(channel, 'live') as Exclude<ChannelState, 'stale' | 'offline'>) : null,
     source: channel?.SourceName ?? null,
-    // Counted on between polls only while live; otherwise frozen at the last confirmed value, beside its age.
-    durationS: recording ? ((freshness === 'live' ? inputs.durationOf(index) : null) ?? channel?.RecordingDuration ?? 0) : null,
+    durationS: channel ? takeDuration(channel, freshness, inputs.durationOf) : null,
     fps: recording && channel && !channel.IsRecordingPause ? shownFps(channel.RecordingFPS) : null,
     drops: channel?.RecordingDrops ?? 0,
     warning: problems.length > 0 ? problems.join(' ') : null,
@@ -190,7 +190,7 @@ function syncPicture(recorder: RecorderState, freshness: Freshness, ageS: number
   else state = 'armed';
   const takers = channels.filter((c) => c.IsInSyncRec);
   const outOfSync = running ? channels.filter((c) => c.IsInSync && !c.IsInSyncRec).map((c) => c.Index + 1) : [];
-  const durations = takers.map((c) => (freshness === 'live' ? inputs.durationOf(c.Index) : null) ?? c.RecordingDuration);
+  const durations = takers.map((c) => takeDuration(c, freshness, inputs.durationOf)).filter((d) => d !== null);
   return { kind: 'sync', state, action, members, outOfSync, durationS: running && durations.length > 0 ? Math.max(...durations) : null, ageS };
 }
 

@@ -5,6 +5,7 @@ import { readFile } from 'node:fs/promises';
 import { LineCounter, parseDocument, type YAMLError } from 'yaml';
 import { explainIssue } from './explain.js';
 import { formatPath, offsetOf, position } from './locate.js';
+import { profileOrigin } from './origin.js';
 import { Profile, type LoadedProfile } from './schema.js';
 
 
@@ -61,7 +62,7 @@ export function parseProfile(text: string, file: string): ProfileResult {
     return { ok: false, problems: [{ file, ...at(doc.contents.range?.[0]), path: '', message: `not a profile: a profile is a YAML mapping with name, match and pages, and this file holds ${held} (not repeated here)` }] };
   }
   const parsed = Profile.safeParse(data);
-  if (parsed.success) return { ok: true, loaded: { profile: parsed.data, file } };
+  if (parsed.success) return { ok: true, loaded: { profile: parsed.data, file, origin: profileOrigin(file) } };
   const findings = parsed.error.issues.flatMap((issue) => explainIssue(issue, [], data));
   const problems = findings.map((finding) => ({ file, ...at(offsetOf(doc, finding)), path: formatPath(finding.path), message: withoutSecrets(finding.message) }));
   return { ok: false, problems: sortedUnique(problems) };

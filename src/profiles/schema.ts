@@ -246,8 +246,13 @@ export const Profile = z
   });
 export type Profile = z.output<typeof Profile>;
 
+/** Where a profile comes from (see origin.ts): shipped with recdeck, or the operator's own. */
+export type ProfileOrigin = 'operator' | 'shipped';
+
 /** A profile as read from its file (the file names it in logs and keeps a session on it across reloads). */
 export interface LoadedProfile {
   profile: Profile;
   file: string;
+  /** Shipped with recdeck or the operator's own (see origin.ts): the operator's wins a tie. */
+  origin: ProfileOrigin;
 }

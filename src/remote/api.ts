@@ -2,9 +2,11 @@
 // hardware ones too; every answer names what was wrong when something was.
 import type { IncomingMessage } from 'node:http';
 import type { Bridge } from '../engine/bridge.js';
+import type { EngineTime } from '../engine/engine-time.js';
 import type { SurfaceSession } from '../engine/surface-session.js';
 import type { ControlDefinition, SurfaceInput } from '../engine/surface.js';
 import { pngOf } from './png.js';
+import { readiness } from './readiness.js';
 import { stateView } from './state-view.js';
 
 export class ApiError extends Error {
@@ -68,7 +70,8 @@ function integerParam(url: URL, name: string, min: number, max: number, fallback
   return value;
 }
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+/** Waits on the engine's clock, which the hold it measures runs on too. */
+const sleep = (time: EngineTime, ms: number) => new Promise<void>((resolve) => time.scheduler.schedule(() => resolve(), ms));
 
 export type ApiAnswer = { status: number; type: string; body: string | Buffer };
 const json = (value: unknown, status = 200): ApiAnswer => ({ status, type: 'application/json; charset=utf-8', body: JSON.stringify(value) });
@@ -79,10 +82,17 @@ export async function answerApi(request: IncomingMessage, url: URL, context: Api
   const parts = url.pathname.split('/').slice(1).map(decodePart);
   const { bridge } = context;
 
+  // The process is alive (it answers): 200 whatever the recorders do; they are listed for information.
   if (url.pathname === '/healthz') {
     allow(method, 'GET');
     const recorders = stateView(bridge).recorders.map((r) => ({ name: r.name, freshness: r.freshness, ageS: r.ageS }));
     return json({ ok: true, recorders, surfaces: bridge.surfaceSessions().length });
+  }
+  // Ready: every recorder the bound profiles use is live; otherwise 503 with each one's reason.
+  if (url.pathname === '/readyz') {
+    allow(method, 'GET');
+    const ready = readiness(bridge);
+    return json(ready, ready.ready ? 200 : 503);
   }
   if (url.pathname === '/state') {
     allow(method, 'GET');
@@ -126,7 +136,7 @@ export async function answerApi(request: IncomingMessage, url: URL, context: Api
       case 'press': {
         const holdMs = integerParam(url, 'holdMs', 0, 10_000, 0);
         send({ type: 'down', control: control.id });
-        if (holdMs > 0) await sleep(holdMs);
+        if (holdMs > 0) await sleep(bridge.time, holdMs);
         send({ type: 'up', control: control.id });
         break;
       }

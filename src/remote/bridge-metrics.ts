@@ -3,6 +3,7 @@ import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { Bridge } from '../engine/bridge.js';
 import { freshnessOf } from '../engine/recorder-state.js';
 import { exposition } from './metrics.js';
+import { answering } from './readiness.js';
 
 const LATENCY_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5];
 
@@ -33,12 +34,22 @@ export function bridgeMetrics(bridge: Bridge): { text: () => Promise<string>; st
   // Figures the bridge and renderer keep themselves, read when scraped.
   new Gauge({
     name: 'recdeck_recorder_live',
-    help: "1 when the recorder's data is live, 0 when stale or offline",
+    help: "1 when the recorder's data (channels, sync, dialog) is live: each read within 3 polls; 0 when stale or offline",
     labelNames: ['recorder'] as const,
     registers,
     collect() {
       this.reset();
-      for (const s of bridge.recorderStates()) this.set({ recorder: s.name }, freshnessOf(s, Date.now()) === 'live' ? 1 : 0);
+      for (const s of bridge.recorderStates()) this.set({ recorder: s.name }, freshnessOf(s, bridge.time.now()) === 'live' ? 1 : 0);
+    },
+  });
+  new Gauge({
+    name: 'recdeck_recorder_up',
+    help: "1 when the recorder's last reads of channels, sync and dialog all answered well; 0 when any failed (not reachable, token refused, an error status, an answer recdeck cannot read) or none was answered yet",
+    labelNames: ['recorder'] as const,
+    registers,
+    collect() {
+      this.reset();
+      for (const s of bridge.recorderStates()) this.set({ recorder: s.name }, answering(s) ? 1 : 0);
     },
   });
   new Gauge({
@@ -48,7 +59,7 @@ export function bridgeMetrics(bridge: Bridge): { text: () => Promise<string>; st
     registers,
     collect() {
       this.reset();
-      for (const s of bridge.recorderStates()) this.set({ recorder: s.name }, s.lastGoodAt === null ? -1 : (Date.now() - s.lastGoodAt) / 1000);
+      for (const s of bridge.recorderStates()) this.set({ recorder: s.name }, s.lastGoodAt === null ? -1 : (bridge.time.now() - s.lastGoodAt) / 1000);
     },
   });
   const stats = () => bridge.renderer.stats ?? { renders: 0, cacheHits: 0, fastPaths: 0 };

@@ -3,6 +3,8 @@
 // its destinations by name; the bridge never reads destination settings).
 import type { Bridge } from '../engine/bridge.js';
 import type { ChannelState, Freshness } from '../engine/picture.js';
+import type { ProfileTie } from '../engine/profile-match.js';
+import { takeDuration } from '../engine/duration-clock.js';
 import { ageSeconds, freshnessOf } from '../engine/recorder-state.js';
 import { channelStateOf } from '../engine/show.js';
 
@@ -13,9 +15,23 @@ export interface RecorderView {
   /** Seconds since the last good answer; null if there was none. */
   ageS: number | null;
   lastError: string | null;
-  channels: Array<{ number: number; state: ChannelState; source: string | null; destinations: string[]; durationS: number | null; fps: number | null; drops: number }>;
+  channels: ChannelView[];
   sync: { recording: boolean; paused: boolean } | null;
   dialog: { shown: boolean; text: string; buttons: string } | null;
+}
+
+export interface ChannelView {
+  number: number;
+  state: ChannelState;
+  source: string | null;
+  destinations: string[];
+  /** The take's duration as its key shows it: counted on while live, else frozen at the last confirmed value. */
+  durationS: number | null;
+  fps: number | null;
+  drops: number;
+  /** The channel data's freshness and age (seconds since it was read; null if never), as on its key. */
+  freshness: Freshness;
+  ageS: number | null;
 }
 
 export interface SurfaceView {
@@ -24,6 +40,8 @@ export interface SurfaceView {
   model: string;
   name: string;
   profile: string;
+  /** Profiles that fit this surface equally (same specificity and origin): the one in use won by file name only. */
+  profileTie: ProfileTie | null;
   page: { name: string; number: number; count: number };
 }
 
@@ -32,10 +50,13 @@ export interface StateView {
   surfaces: SurfaceView[];
 }
 
-export function stateView(bridge: Bridge, now = Date.now()): StateView {
+export function stateView(bridge: Bridge): StateView {
+  const now = bridge.time.now();
   const addresses = new Map(bridge.recorderAddresses().map((r) => [r.name, r.url]));
   const recorders = bridge.recorderStates().map((state): RecorderView => {
     const freshness = freshnessOf(state, now);
+    // A channel is as fresh as the channel data, as on its key (not the dialog's or the sync's age).
+    const channelData = { freshness: freshnessOf(state, now, ['channels']), ageS: ageSeconds(state, now, ['channels']) };
     return {
       name: state.name,
       url: addresses.get(state.name) ?? '',
@@ -44,12 +65,13 @@ export function stateView(bridge: Bridge, now = Date.now()): StateView {
       lastError: state.lastError,
       channels: (state.channels ?? []).map((c) => ({
         number: c.Index + 1,
-        state: channelStateOf(c, freshness),
+        state: channelStateOf(c, channelData.freshness),
         source: c.SourceName,
         destinations: [...c.Destinations],
-        durationS: c.IsRecording ? (bridge.durationOf(state.name, c.Index) ?? c.RecordingDuration) : null,
+        durationS: takeDuration(c, channelData.freshness, (index) => bridge.durationOf(state.name, index)),
         fps: c.IsRecording && !c.IsRecordingPause ? c.RecordingFPS : null,
         drops: c.RecordingDrops,
+        ...channelData,
       })),
       sync: state.sync ? { recording: state.sync.IsSyncRecording, paused: state.sync.IsSyncRecordingPause } : null,
       dialog: state.dialog ? { shown: state.dialog.IsDialog, text: state.dialog.DialogContent, buttons: state.dialog.Buttons } : null,
@@ -61,6 +83,7 @@ export function stateView(bridge: Bridge, now = Date.now()): StateView {
     model: session.surface.model,
     name: session.surface.name,
     profile: session.profileName,
+    profileTie: bridge.profileTie(session.surface.id),
     page: session.currentPage,
   }));
   return { recorders, surfaces };

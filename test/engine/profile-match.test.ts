@@ -1,8 +1,10 @@
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { ControlDefinition } from '../../src/engine/surface.js';
 import { parseProfile } from '../../src/profiles/load.js';
 import type { LoadedProfile } from '../../src/profiles/schema.js';
-import { checkBindings, chooseProfile, compactIds, profileFits } from '../../src/engine/profile-match.js';
+import { checkBindings, chooseProfile, compactIds, profileFits, tieOf } from '../../src/engine/profile-match.js';
+import { SHIPPED_PROFILES } from '../../src/profiles/origin.js';
 
 function loaded(file: string, match: string, controls = '{}'): LoadedProfile {
   const result = parseProfile(`name: ${file}\nmatch: ${match}\npages: [{ name: main, controls: ${controls} }]\n`, file);
@@ -36,24 +38,43 @@ describe('profileFits', () => {
 });
 
 describe('chooseProfile', () => {
+  const winnerOf = (profiles: LoadedProfile[]) => chooseProfile(XL, profiles)?.winner;
+
   it('picks the most specific fit', () => {
     const general = loaded('a-general.yaml', '{ kind: streamdeck }');
     const model = loaded('b-model.yaml', '{ kind: streamdeck, model: xl }');
     const named = loaded('c-named.yaml', '{ kind: streamdeck, name: Stream Deck XL }');
     const pinned = loaded('d-pinned.yaml', '{ kind: streamdeck, serial: CL123 }');
     const other = loaded('e-midi.yaml', '{ kind: midi }');
-    expect(chooseProfile(XL, [general, model, named, pinned, other])).toBe(pinned);
-    expect(chooseProfile(XL, [general, model, named, other])).toBe(named);
-    expect(chooseProfile(XL, [general, model, other])).toBe(model);
-    expect(chooseProfile(XL, [other, general])).toBe(general);
+    expect(chooseProfile(XL, [general, model, named, pinned, other])).toEqual({ winner: pinned, others: [] });
+    expect(winnerOf([general, model, named, other])).toBe(named);
+    expect(winnerOf([general, model, other])).toBe(model);
+    expect(winnerOf([other, general])).toBe(general);
     expect(chooseProfile(XL, [other])).toBeUndefined();
   });
 
-  it('breaks a tie by file path, whatever the order given', () => {
-    const first = loaded('profiles/a.yaml', '{ kind: streamdeck, model: xl }');
-    const second = loaded('profiles/b.yaml', '{ kind: streamdeck, model: [plus, xl] }');
-    expect(chooseProfile(XL, [first, second])).toBe(first);
-    expect(chooseProfile(XL, [second, first])).toBe(first);
+  it('breaks a tie by file path, whatever the order given, and reports the tie', () => {
+    const first = loaded('mine/a.yaml', '{ kind: streamdeck, model: xl }');
+    const second = loaded('mine/b.yaml', '{ kind: streamdeck, model: [plus, xl] }');
+    const general = loaded('mine/0-general.yaml', '{ kind: streamdeck }');
+    expect(chooseProfile(XL, [first, second, general])).toEqual({ winner: first, others: [second] });
+    expect(chooseProfile(XL, [second, general, first])).toEqual({ winner: first, others: [second] });
+    expect(tieOf(chooseProfile(XL, [second, first]))).toEqual({ winner: 'mine/a.yaml', others: ['mine/b.yaml'], origin: 'operator' });
+    expect(tieOf(chooseProfile(XL, [first, general]))).toBeNull();
+  });
+
+  it("the operator's own profile outranks a shipped one as specific, with no tie; specificity still comes first", () => {
+    const shippedXl = loaded(join(SHIPPED_PROFILES, 'streamdeck-xl.yaml'), '{ kind: streamdeck, model: xl }');
+    const shippedCopy = loaded(join(SHIPPED_PROFILES, 'streamdeck-xl-copy.yaml'), '{ kind: streamdeck, model: xl }');
+    const studio = loaded('/etc/recdeck/studio-a.yaml', '{ kind: streamdeck, model: xl }'); // after "streamdeck-xl" by name, wherever it lives
+    const ownGeneral = loaded('/etc/recdeck/all-decks.yaml', '{ kind: streamdeck }');
+    const pinnedShipped = loaded(join(SHIPPED_PROFILES, 'pinned.yaml'), '{ kind: streamdeck, serial: CL123 }');
+    expect([shippedXl.origin, studio.origin]).toEqual(['shipped', 'operator']);
+    expect(chooseProfile(XL, [shippedXl, studio, ownGeneral])).toEqual({ winner: studio, others: [] });
+    expect(chooseProfile(XL, [shippedXl, studio, pinnedShipped])).toEqual({ winner: pinnedShipped, others: [] });
+    // Two shipped ones alike (a backup copy left in the folder) tie; the operator's own still wins over both.
+    expect(tieOf(chooseProfile(XL, [shippedXl, shippedCopy]))).toEqual({ winner: shippedCopy.file, others: [shippedXl.file], origin: 'shipped' });
+    expect(chooseProfile(XL, [shippedXl, shippedCopy, studio])).toEqual({ winner: studio, others: [] });
   });
 });
 

@@ -4,13 +4,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startRemoteFixture, type RemoteFixture } from '../support/remote.js';
 import { until } from '../support/until.js';
 
-/** The bridge's own families and their types, as they were before prom-client. */
+/** The bridge's own families and their types: those it had before prom-client, and recdeck_recorder_up. */
 const BRIDGE_FAMILIES: Record<string, string> = {
   recdeck_recorder_request_seconds: 'histogram',
   recdeck_commands_total: 'counter',
   recdeck_press_to_request_seconds: 'histogram',
   recdeck_press_to_answer_seconds: 'histogram',
   recdeck_recorder_live: 'gauge',
+  recdeck_recorder_up: 'gauge',
   recdeck_recorder_data_age_seconds: 'gauge',
   recdeck_renders_total: 'counter',
   recdeck_render_cache_hits_total: 'counter',
@@ -96,6 +97,8 @@ describe('GET /metrics', () => {
     expect(find('recdeck_commands_total', { action: 'rec-start', result: 'ok' })[0]?.value).toBeGreaterThanOrEqual(1);
     expect(find('recdeck_recorder_request_seconds_count', { recorder: 'main', method: 'GET', outcome: 'ok' })[0]?.value).toBeGreaterThan(0);
     expect(find('recdeck_recorder_live', { recorder: 'main' })[0]?.value).toBe(1);
+    // Up says how the last reads went: on a busy machine one may just have timed out, and the next answers.
+    await until(async () => /^recdeck_recorder_up\{recorder="main"\} 1$/m.test((await f.call('GET', '/metrics')).text), 'recdeck_recorder_up 1');
     expect(find('recdeck_surfaces')[0]?.value).toBe(3);
     expect(find('recdeck_renders_total')[0]?.value).toBeGreaterThan(0);
     expect(find('process_resident_memory_bytes')[0]?.value).toBeGreaterThan(1e6);

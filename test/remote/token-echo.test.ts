@@ -38,7 +38,7 @@ afterAll(async () => {
 const get = async (path: string) => (await fetch(`${running.remote?.url}${path}`)).text();
 
 describe('a recorder that echoes the token', () => {
-  it('never gets it into the state, the socket, the metrics or the log', async () => {
+  it('never gets it into the state, the readiness, the socket, the metrics or the log', async () => {
     const seen: string[] = [];
     await until(async () => (await get('/state')).includes('"freshness":"live"'), 'the recorder to be live');
     for (const shape of ECHO_SHAPES) {
@@ -54,6 +54,7 @@ describe('a recorder that echoes the token', () => {
         seen.push(state);
         return state.includes(`[echo ${shape}]`);
       }, `/state to show echo ${shape}`);
+      seen.push(await get('/readyz')); // its reasons quote the recorder's error too
     }
     await until(() => messages.some((m) => m.includes('"type":"state"') && m.includes('[echo 5]')), 'the socket state with echo 5');
     echo.polls = null;

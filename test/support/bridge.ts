@@ -50,6 +50,10 @@ export interface BridgeFixtureOptions {
   controls?: readonly ControlDefinition[];
   pollMs?: number;
   simulator?: SimulatorOptions;
+  /** The token the bridge sends (default: the simulator's own). */
+  token?: string;
+  /** More recorders after the simulator (named main, the default), each at its own URL. */
+  moreRecorders?: ReadonlyArray<{ name: string; url: string; token: string }>;
 }
 
 export function parseTestProfile(text: string, file = 'test-profile.yaml') {
@@ -68,9 +72,13 @@ export async function startBridgeFixture(options: BridgeFixtureOptions): Promise
     error: (message) => logs.push({ level: 'error', message }),
   };
   const made: { renderer?: ReturnType<typeof pictureRenderer> } = {};
-  const client = new RecorderClient({ url: fixture.sim.url, token: fixture.sim.token });
+  const client = new RecorderClient({ url: fixture.sim.url, token: options.token ?? fixture.sim.token });
   // Requests under way, so that moving virtual time waits for their answers.
   const requests = new RequestCounter(client, time);
+  const more = (options.moreRecorders ?? []).map(({ name, url, token }) => {
+    const other = new RecorderClient({ url, token });
+    return { name, client: other, requests: new RequestCounter(other, time) };
+  });
   // Previews decoded (by sharp, on real time) are waited for too.
   let decoding = 0;
   const decode = async (png: Uint8Array) => {
@@ -81,7 +89,7 @@ export async function startBridgeFixture(options: BridgeFixtureOptions): Promise
       decoding--;
     }
   };
-  const bridge = new Bridge({ recorders: [{ name: 'main', client }], renderer: (thumbnails) => (made.renderer = pictureRenderer({ thumbnails })), decodeThumbnail: decode, log, pollMs: options.pollMs ?? 100, slowMs: 500, meterMs: 100, thumbnailMs: 500, time });
+  const bridge = new Bridge({ recorders: [{ name: 'main', client }, ...more], renderer: (thumbnails) => (made.renderer = pictureRenderer({ thumbnails })), decodeThumbnail: decode, log, pollMs: options.pollMs ?? 100, slowMs: 500, meterMs: 100, thumbnailMs: 500, time });
   const commands: CommandRecord[] = [];
   bridge.commands$.subscribe((record) => commands.push(record));
   const surface = new MemorySurface({ id: 'memory:test', model: 'test-15', controls: options.controls ?? keyGrid(3, 5, 96) });
@@ -92,7 +100,7 @@ export async function startBridgeFixture(options: BridgeFixtureOptions): Promise
   const madeRenderer = made.renderer;
   if (!madeRenderer) throw new Error('the bridge did not make its renderer');
 
-  const quiet = () => requests.quiet() && decoding === 0 && bridge.surfaceSessions().every((session) => session.idle);
+  const quiet = () => requests.quiet() && more.every((m) => m.requests.quiet()) && decoding === 0 && bridge.surfaceSessions().every((session) => session.idle);
   const settleBridge: BridgeFixture['settle'] = () => settle(quiet, 'the bridge');
   const advance: BridgeFixture['advance'] = async (ms) => {
     await advanceWithIo(time, ms, quiet);
@@ -106,6 +114,7 @@ export async function startBridgeFixture(options: BridgeFixtureOptions): Promise
     stopped = true;
     await running.stop();
     await client.close();
+    for (const other of more) await other.client.close();
   };
   return {
     ...fixture,

@@ -27,6 +27,15 @@ export const writesSince = (sim: RunningSimulator, mark: number): string[] =>
     .filter((r) => r.seq > mark && r.method !== 'GET')
     .map((r) => `${r.method} ${r.path}${r.body ? ` ${r.body}` : ''}`);
 
+/** An answer's body as JSON, or undefined when it is not JSON. */
+export function jsonOrUndefined(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
 /** A simulator on a free loopback port with a hand-moved clock and no background ticks. */
 export async function startFixture(options: SimulatorOptions = {}): Promise<SimulatorFixture> {
   const folder = await mkdtemp(join(tmpdir(), 'recdeck-test-'));
@@ -38,13 +47,7 @@ export async function startFixture(options: SimulatorOptions = {}): Promise<Simu
     if (init.authorization !== null) headers.authorization = init.authorization ?? `Bearer ${sim.token}`;
     const answer = await request(`${sim.url}${path}`, { method: method as 'GET', headers, body: init.body });
     const text = await answer.body.text();
-    let json: unknown;
-    try {
-      json = JSON.parse(text);
-    } catch {
-      json = undefined;
-    }
-    return { status: answer.statusCode, json, text };
+    return { status: answer.statusCode, json: jsonOrUndefined(text), text };
   };
   return {
     sim,

@@ -34,6 +34,9 @@ const remembered = {
 const canvases = new Map();
 /** @type {WebSocket | null} */
 let socket = null;
+/** The bridge's last word on the recorders and surfaces, and whether the link it came over still stands. */
+let lastState = /** @type {any} */ (null);
+let linked = false;
 const link = /** @type {HTMLElement} */ (document.getElementById('link'));
 
 function connect() {
@@ -50,6 +53,10 @@ function connect() {
     link.classList.add('down');
     // Linked again only once the bridge has sent the decks afresh (the hello), not at the bare open.
     document.body.classList.add('unlinked');
+    // The panels too: what they hold is the bridge's word from before the drop, true of nothing now.
+    linked = false;
+    if (lastState) showState(lastState);
+    else /** @type {HTMLElement} */ (document.getElementById('status')).classList.add('link-lost'); // nothing came yet: the panels say so all the same
     socket = null;
     setTimeout(connect, 1000);
   };
@@ -70,8 +77,14 @@ function receive(message) {
       document.body.classList.remove('unlinked');
       break;
     case 'state':
+      linked = true;
+      lastState = message.state;
       showState(message.state);
-      if (message.commands) for (const record of message.commands) showCommand(record);
+      // The recent commands come with the first state of a link: they replace what an earlier link showed.
+      if (message.commands) {
+        /** @type {HTMLElement} */ (document.getElementById('audit')).replaceChildren();
+        for (const record of message.commands) showCommand(record);
+      }
       break;
     case 'command':
       showCommand(message.record);
@@ -308,19 +321,38 @@ function dial(/** @type {string} */ surface, /** @type {string} */ control, /** 
 
 const clock = (/** @type {number | null} */ s) => (s === null ? '' : [Math.floor(s / 3600), Math.floor(s / 60) % 60, s % 60].map((n) => String(n).padStart(2, '0')).join(':'));
 
-/** @param {any} state */
+/** How old data is, in the keys' words: "8s old", "3m old", "2h old". */
+function ageText(/** @type {number} */ ageS) {
+  const s = Math.max(0, Math.floor(ageS));
+  if (s < 60) return `${s}s old`;
+  if (s < 3600) return `${Math.floor(s / 60)}m old`;
+  return `${Math.floor(s / 3600)}h old`;
+}
+
+/** A take's clock as its key shows it: frozen at the last confirmed value beside the data's age when it is not live. */
+function takeText(/** @type {any} */ channel) {
+  const age = channel.freshness !== 'live' && channel.ageS !== null ? ageText(channel.ageS) : '';
+  return [clock(channel.durationS), age].filter((part) => part !== '').join(' · ');
+}
+
+/**
+ * The status panels from the bridge's state. Without the link every panel says NO LINK: the badges and
+ * the channels' states say it instead of what they last were, and a banner over each panel says why.
+ * @param {any} state
+ */
 function showState(state) {
   severalRecorders = state.recorders.length > 1;
+  /** @type {HTMLElement} */ (document.getElementById('status')).classList.toggle('link-lost', !linked);
   const recorders = /** @type {HTMLElement} */ (document.getElementById('recorders'));
   recorders.replaceChildren(
     ...state.recorders.map((/** @type {any} */ r) => {
       const li = document.createElement('li');
       li.dataset.recorder = r.name;
       const badge = document.createElement('span');
-      badge.className = `badge ${r.freshness}`;
-      badge.textContent = r.freshness.toUpperCase();
-      const age = r.freshness === 'live' ? '' : r.ageS === null ? ' (never answered)' : ` (data ${r.ageS} s old)`;
-      li.append(badge, ` ${r.name} ${r.url}${age}${r.lastError && r.freshness !== 'live' ? ` — ${r.lastError}` : ''}`);
+      badge.className = `badge ${linked ? r.freshness : 'link-lost'}`;
+      badge.textContent = linked ? r.freshness.toUpperCase() : 'NO LINK';
+      const age = !linked ? '' : r.freshness === 'live' ? '' : r.ageS === null ? ' (never answered)' : ` (data ${r.ageS} s old)`;
+      li.append(badge, ` ${r.name} ${r.url}${age}${linked && r.lastError && r.freshness !== 'live' ? ` — ${r.lastError}` : ''}`);
       return li;
     }),
   );
@@ -329,13 +361,14 @@ function showState(state) {
   for (const r of state.recorders) {
     for (const c of r.channels) {
       const tr = document.createElement('tr');
-      tr.className = c.state;
+      tr.className = linked ? c.state : 'link-lost';
       tr.dataset.channel = String(c.number);
-      const cells = [state.recorders.length > 1 ? `${r.name}/${c.number}` : String(c.number), c.state, c.source ?? '—', c.destinations.join(', ') || '—', clock(c.durationS)];
+      const cells = [state.recorders.length > 1 ? `${r.name}/${c.number}` : String(c.number), linked ? c.state : 'no link', c.source ?? '—', c.destinations.join(', ') || '—', takeText(c)];
       cells.forEach((text, i) => {
         const td = document.createElement('td');
         td.textContent = text;
         if (i === 1) td.className = 'state';
+        if (i === 4) td.className = 'take';
         tr.append(td);
       });
       rows.push(tr);
@@ -346,7 +379,15 @@ function showState(state) {
   list.replaceChildren(
     ...state.surfaces.map((/** @type {any} */ s) => {
       const li = document.createElement('li');
+      li.dataset.surface = s.id;
       li.textContent = `${s.name} (${s.id}): ${s.profile}, page ${s.page.number}/${s.page.count} ${s.page.name}`;
+      if (s.profileTie) {
+        // Profiles that fit it equally: the one in use won by file name only, which the operator must hear of.
+        const tie = document.createElement('div');
+        tie.className = 'tie';
+        tie.textContent = `Profile tie: ${s.profileTie.winner} is in use; ${s.profileTie.others.join(', ')} ${s.profileTie.others.length === 1 ? 'fits' : 'fit'} as well and lost by file name only`;
+        li.append(tie);
+      }
       return li;
     }),
   );
@@ -357,6 +398,14 @@ function showCommand(record) {
   const audit = /** @type {HTMLElement} */ (document.getElementById('audit'));
   audit.prepend(auditEntry(record, severalRecorders));
   while (audit.childElementCount > 200) audit.lastElementChild?.remove();
+}
+
+// Each status panel's NO LINK banner, shown while the link is down (see showState).
+for (const panel of document.querySelectorAll('#status > section')) {
+  const banner = document.createElement('p');
+  banner.className = 'panel-no-link';
+  banner.innerHTML = '<strong>NO LINK</strong><span>last known before the link dropped</span>';
+  panel.querySelector('h2')?.after(banner);
 }
 
 const picker = /** @type {HTMLSelectElement} */ (document.getElementById('deck-picker'));
