@@ -74,24 +74,6 @@ export function wrapText(text: string, face: FaceName, size: number, maxWidth: n
   return { lines, cut };
 }
 
-/**
- * A long text at a legible size, a page at a time: the largest size from maxSize down to minSize at which
- * it wraps into the rect (no word cut); when even minSize needs more lines than the rect holds, the
- * lines at minSize cut into pages of what fits.
- */
-export function paragraphPages(text: string, face: FaceName, rect: Rect, maxSize: number, minSize: number, lineHeight = 1.15): { size: number; pages: string[][] } {
-  let size = Math.max(minSize, Math.floor(maxSize));
-  let wrapped = wrapText(text, face, size, rect.width);
-  while (size > minSize && (wrapped.cut || wrapped.lines.length * size * lineHeight > rect.height)) {
-    size -= 1;
-    wrapped = wrapText(text, face, size, rect.width);
-  }
-  const room = Math.max(1, Math.floor(rect.height / (size * lineHeight)));
-  const pages: string[][] = [];
-  for (let i = 0; i < wrapped.lines.length; i += room) pages.push(wrapped.lines.slice(i, i + room));
-  return { size, pages };
-}
-
 /** Lines at one size, centred as a block in the rect. */
 export function linesSvg(lines: readonly string[], options: { face: FaceName; size: number; rect: Rect; fill: string; anchor: TextAnchor; lineHeight?: number }): string {
   const { face, size, rect, fill, anchor } = options;
