@@ -26,16 +26,18 @@ const SMALL = { width: 72, height: 72 };
 const renderer = new KeyRenderer();
 const draw = (picture: Picture, size: { width: number; height: number } = KEY) => renderer.render(picture, size);
 
-/** The images side by side on a grey sheet (in rows of `columns`, as on a deck), as a PNG for people to look at. */
+/** The images side by side on a grey sheet (or in rows of `columns`, as on a deck), as a PNG for people to look at. */
 async function saveSheet(name: string, images: RgbImage[], columns = images.length): Promise<void> {
   const folder = process.env.RECDECK_SCREENSHOTS ?? join(tmpdir(), 'recdeck-keys');
   mkdirSync(folder, { recursive: true });
   const gap = 8;
+  const rows = Math.ceil(images.length / columns);
+  // One row: each image its own width; rows: cells of the largest.
   const cell = { width: Math.max(...images.map((image) => image.width)) + gap, height: Math.max(...images.map((image) => image.height)) + gap };
-  const width = Math.min(columns, images.length) * cell.width + gap;
-  const height = Math.ceil(images.length / columns) * cell.height + gap;
-  const composite = images.map((image, i) => ({ input: image.data, raw: { width: image.width, height: image.height, channels: 3 as const }, left: gap + (i % columns) * cell.width, top: gap + Math.floor(i / columns) * cell.height }));
-  await sharp({ create: { width, height, channels: 3, background: '#505050' } }).composite(composite).png().toFile(join(folder, `keys-${name}.png`));
+  const lefts = images.map((_, i) => (rows === 1 ? images.slice(0, i).reduce((sum, image) => sum + image.width + gap, gap) : gap + (i % columns) * cell.width));
+  const width = rows === 1 ? images.reduce((sum, image) => sum + image.width + gap, gap) : columns * cell.width + gap;
+  const composite = images.map((image, i) => ({ input: image.data, raw: { width: image.width, height: image.height, channels: 3 as const }, left: lefts[i] as number, top: gap + Math.floor(i / columns) * cell.height }));
+  await sharp({ create: { width, height: rows * cell.height + gap, channels: 3, background: '#505050' } }).composite(composite).png().toFile(join(folder, `keys-${name}.png`));
 }
 
 /** Pixels within the rect near the colour. */
