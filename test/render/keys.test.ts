@@ -19,7 +19,7 @@ import { reasonLayout } from '../../src/render/tiles/overlay.js';
 import { syncActionText } from '../../src/render/tiles/sync.js';
 import { stateTileLayout } from '../../src/render/tiles/state-tile.js';
 import { channel, recording } from './fixtures.js';
-import { differingPixels, isColour, pixel } from './pixels.js';
+import { differingPixels, inkRuns, isColour } from './pixels.js';
 
 const KEY = { width: 96, height: 96 };
 const SMALL = { width: 72, height: 72 };
@@ -180,26 +180,11 @@ describe('dialog text stays legible', () => {
   const LONG = 'Disk D: is almost full. Recording on Cam 1, Cam 2 and Cam 3 will stop in 4 minutes. Stop All channels Now and Keep the files?';
   const message = (textPage: number, text = LONG): DialogPicture => ({ kind: 'dialog', role: 'message', active: true, flashPhase: false, text, offersCancel: true, textPage, slot: 0, slots: 1, ageS: null });
 
-  /**
-   * Heights of the runs of rows holding white text inside the border: one per line of text (a descender
-   * cut off by a faint row makes a run of a pixel or two, which is left out).
-   */
-  function lineHeights(image: RgbImage): number[] {
+  /** Heights of the runs of rows holding text inside the border: one per line of text. */
+  const lineHeights = (image: RgbImage) => {
     const inset = Math.round(Math.min(image.width, image.height) * 0.07);
-    const runs: number[] = [];
-    let run = 0;
-    for (let y = inset; y < image.height - inset; y++) {
-      let ink = false;
-      for (let x = inset; x < image.width - inset && !ink; x++) ink = pixel(image, x, y).every((c) => c > 170);
-      if (ink) run++;
-      else if (run > 0) {
-        runs.push(run);
-        run = 0;
-      }
-    }
-    if (run > 0) runs.push(run);
-    return runs.filter((height) => height > 2);
-  }
+    return inkRuns(image, { x: inset, y: inset, width: image.width - 2 * inset, height: image.height - 2 * inset });
+  };
 
   for (const size of [SMALL, KEY]) {
     it(`a long message at ${size.width} px is shown in pages of text no smaller than ${legibleTextSize(size)} px`, async () => {

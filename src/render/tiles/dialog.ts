@@ -40,6 +40,8 @@ export function dialogPlan(picture: DialogPicture, size: PixelSize): TilePlan {
   const text = live ? picture.text : '';
   const shown: Shown = { role: picture.role, live, bright: live && picture.flashPhase, text: picture.role === 'message' ? '' : text, word: dialogWord(picture), lines: [], size: 0, counter: null, spare: false };
   if (picture.role === 'message') Object.assign(shown, messageShare(text, picture, size));
+  // A spare key looks the same in both phases: one base, and nothing to redraw as the others flash.
+  if (shown.spare) Object.assign(shown, { live: false, bright: false });
   // The age is not shown (a dialog is only up while the data is live), so it is not part of the key.
   return { baseKey: JSON.stringify(['dialog', shown]), baseSvg: () => dialogSvg(shown, size), thumbnail: null, ops: [] };
 }
