@@ -9,12 +9,11 @@ import { runCommand, type InputMoment } from './command-runner.js';
 import { demandKey, pageDemand } from './extras-demand.js';
 import { BLANK, type Picture } from './picture.js';
 import { usesSelection } from './profile-selection.js';
-import { overlayOf } from './session/session-overlays.js';
+import { REASON_PAGE_MS, overlayOf } from './session/session-overlays.js';
 import { bindingOn, effectivePage, encoderOf, keptPage, pageInfo, type SessionWorld } from './session/session-pages.js';
 import { initialSessionState, type SessionEffect, type SessionState } from './session/session-state.js';
 import { transition, type SessionEvent } from './session/session-transition.js';
 import type { BoundProfile, SessionServices } from './session-services.js';
-import { REASON_PAGE_MS } from './session/session-overlays.js';
 import { flashReason, pictureFor, questionKeys, showOf, type ResolvedShow, type ShowInputs } from './show.js';
 import { SurfaceOutput, type HandedOver } from './surface-output.js';
 import type { ControlDefinition, LedState, RgbImage, Surface, SurfaceInput } from './surface.js';
@@ -241,8 +240,9 @@ export class SurfaceSession {
       log: this.services.log,
       audit: this.services.audit,
     });
-    const reason = message === null ? {} : { reason: flashReason(message), readMs: this.readingMs(effect.control, flashReason(message)) };
-    this.dispatch({ type: 'command-done', control: effect.control, page: effect.page, macro: effect.macro, outcome: result, ...reason });
+    const reason = message === null ? null : flashReason(message);
+    const shown = reason === null ? {} : { reason, readMs: this.readingMs(effect.control, reason) };
+    this.dispatch({ type: 'command-done', control: effect.control, page: effect.page, macro: effect.macro, outcome: result, ...shown });
   }
 
   /** How long a reason takes to read on the display that shows the control's marks: a page per period. */
