@@ -27,8 +27,13 @@ export interface PictureOverlay {
   hold?: number;
   /** A command failed (red) or was refused because the state is unknown or stale (grey). */
   flash?: 'failed' | 'refused';
-  /** Why, in a few words (the recorder's message or the refusal, shortened), shown under the flash word. */
+  /** Why: the recorder's message or the refusal, whole, shown under the flash word. */
   reason?: string;
+  /**
+   * Reading periods since the flash began: a reason longer than the key holds at a legible size is shown
+   * a page at a time, page reasonPage modulo the pages it needs at that size.
+   */
+  reasonPage?: number;
   /** A tap that did nothing because the key wants a hold: "HOLD" shows on it for a moment. */
   hint?: 'hold';
   /** How the key must be used beyond a tap, marked in its corner at all times. */
@@ -93,6 +98,12 @@ export interface DialogPicture {
   textPage: number;
   /** The dialog offers cancel (Yes_No); without it an ok key reads "OK" and cancel is inert. */
   offersCancel: boolean;
+  /**
+   * Message keys: this key's place (0-based, in reading order) among the keys of the page that together
+   * show the text, and how many they are; each shows its share. 0 of 1 for a lone dialog key.
+   */
+  slot: number;
+  slots: number;
   ageS: number | null;
 }
 

@@ -21,6 +21,8 @@ export interface RecorderHandle {
 export interface PictureRenderer {
   render(picture: Picture, size: PixelSize): Promise<RgbImage>;
   led(picture: Picture): LedState;
+  /** How many pages a failure's reason takes on a display of this size (the flash stays up to show them all). */
+  reasonPages(reason: string, size: PixelSize): number;
   /** Work done so far, for metrics: image-making calls, answers from the cache, cheap repaints. */
   readonly stats?: { renders: number; cacheHits: number; fastPaths: number };
 }

@@ -2,23 +2,33 @@
 // inputs give equal pictures and a key is redrawn only when what it shows really changed.
 import type { Channel } from '../api/channel.js';
 import { dialogOffersCancel } from '../api/app.js';
-import type { Action, Binding, Show } from '../profiles/schema.js';
-import type { ChannelPicture, ChannelState, Freshness, IconName, Picture, SyncGroupState, SyncKeyAction } from './picture.js';
+import type { Action, Binding, Page, Show } from '../profiles/schema.js';
+import type { ChannelPicture, ChannelState, DialogPicture, Freshness, IconName, Picture, SyncGroupState, SyncKeyAction } from './picture.js';
 import { bindingActions } from './binding-actions.js';
 import { takeDuration } from './duration-clock.js';
 import type { GainTruth } from './gain-truth.js';
 import { FAST_PARTS, ageSeconds, freshnessOf, type RecorderState, type StatePart } from './recorder-state.js';
+import type { ControlDefinition, KeyControl } from './surface.js';
 
 /**
  * A show spec with the shorthand strings expanded, and the kinds the engine adds: a sync key with what
  * it does on press, a grid key with the size it sets, and inferred labels.
  */
-export type ResolvedShow = Exclude<Show, 'sync' | 'grid'> | { sync: SyncKeyAction | null } | { grid: number | null } | { inferred: Picture };
+export type ResolvedShow =
+  | Exclude<Show, 'sync' | 'grid'>
+  | { sync: SyncKeyAction | null }
+  | { grid: number | null }
+  | { inferred: Picture }
+  /** One of the keys that together show the dialog's question: its place among them, in reading order. */
+  | { question: { slot: number; slots: number } };
 
 /** How long each page of a long dialog message stays up. */
 export const DIALOG_PAGE_MS = 3000;
-/** A failure's reason on a key: a few words, the rest is in the log and the audit trail. */
-const REASON_CHARS = 32;
+/**
+ * A failure's reason on a key is paged when long; beyond this it is cut (the whole is in the log and the
+ * audit trail): 240 characters are eight pages on a small key, all a flash should hold up.
+ */
+const REASON_CHARS = 240;
 
 export interface ShowInputs {
   /** The binding's recorder, or undefined when the name is not configured. */
@@ -37,6 +47,8 @@ export interface ShowInputs {
   page: { name: string; number: number; count: number };
   /** Dialog keys alternate each half second while a dialog is up. */
   flashPhase: boolean;
+  /** Keys of the page in front show the dialog's question, so the answer keys need show only their word. */
+  questionShown: boolean;
 }
 
 export function channelStateOf(channel: Channel, freshness: Freshness): ChannelState {
@@ -66,24 +78,11 @@ export function pictureFor(show: ResolvedShow, inputs: ShowInputs): Picture {
   if (typeof show === 'string') {
     switch (show) {
       case 'dialog':
+        return dialogPicture('message', { slot: 0, slots: 1 }, recorder, inputs);
       case 'dialog-ok':
-      case 'dialog-cancel': {
-        // The last known dialog stays on its keys when the data gets old, marked with its age and not
-        // flashing: "no dialog" would be a claim the bridge cannot make.
-        const dialog = recorder.dialog;
-        const seen = freshOf(recorder, now, ['dialog']);
-        const active = dialog?.IsDialog === true;
-        return {
-          kind: 'dialog',
-          role: show === 'dialog' ? 'message' : show === 'dialog-ok' ? 'ok' : 'cancel',
-          active,
-          flashPhase: active && seen.freshness === 'live' && inputs.flashPhase,
-          text: active ? (dialog?.DialogContent ?? '') : '',
-          textPage: active ? Math.floor(now / DIALOG_PAGE_MS) : 0,
-          offersCancel: active && dialog !== null && dialogOffersCancel(dialog),
-          ageS: seen.ageS,
-        };
-      }
+        return dialogPicture('ok', null, recorder, inputs);
+      case 'dialog-cancel':
+        return dialogPicture('cancel', null, recorder, inputs);
       case 'resources': {
         const r = recorder.resources;
         const ram = r && r.TotalRAM > 0 ? Math.round((r.CurrentRAM / r.TotalRAM) * 100) : null;
@@ -111,6 +110,7 @@ export function pictureFor(show: ResolvedShow, inputs: ShowInputs): Picture {
         return { kind: 'blank' };
     }
   }
+  if ('question' in show) return dialogPicture('message', show.question, recorder, inputs);
   const channels = freshOf(recorder, now, ['channels']);
   if ('sync' in show) {
     const sync = freshOf(recorder, now, ['channels', 'sync']);
@@ -132,6 +132,31 @@ export function pictureFor(show: ResolvedShow, inputs: ShowInputs): Picture {
     return { kind: 'meter', channel: number, source, levels: meter.levels, gainDb: meter.db, freshness: meter.freshness, ageS: meter.ageS };
   }
   return { kind: 'label', text: show.label, icon: show.icon ?? null, color: show.color ?? null, active: null };
+}
+
+/**
+ * A dialog key. The last known dialog stays on its keys when the data gets old, marked with its age and
+ * not flashing: "no dialog" would be a claim the bridge cannot make.
+ */
+function dialogPicture(role: DialogPicture['role'], place: { slot: number; slots: number } | null, recorder: RecorderState, inputs: ShowInputs): Picture {
+  const { now } = inputs;
+  const dialog = recorder.dialog;
+  const seen = freshOf(recorder, now, ['dialog']);
+  const active = dialog?.IsDialog === true;
+  // An answer key shows the question's start only where no key shows the question.
+  const text = active && (role === 'message' || !inputs.questionShown) ? (dialog?.DialogContent ?? '') : '';
+  return {
+    kind: 'dialog',
+    role,
+    active,
+    flashPhase: active && seen.freshness === 'live' && inputs.flashPhase,
+    text,
+    textPage: active ? Math.floor(now / DIALOG_PAGE_MS) : 0,
+    offersCancel: active && dialog !== null && dialogOffersCancel(dialog),
+    slot: place?.slot ?? 0,
+    slots: place?.slots ?? 1,
+    ageS: seen.ageS,
+  };
 }
 
 function channelPicture(number: number, thumbnail: boolean, recorder: RecorderState, freshness: Freshness, ageS: number | null, inputs: ShowInputs): Picture {
@@ -263,12 +288,27 @@ function syncKeyAction(action: Action | undefined): SyncKeyAction | null {
 }
 
 /**
- * A failure's reason as a key can show it: the recorder's first clause ("Channel 4 is not recording"),
- * cut to a few words; the whole message is in the log and the audit trail.
+ * A failure's reason as a key shows it: the recorder's message whole, on one line of words (the key pages
+ * it); only a message longer than a flash should hold up is cut, and the log has it whole.
  */
-export function shortReason(message: string): string {
+export function flashReason(message: string): string {
   const whole = message.replace(/\s+/g, ' ').trim();
-  const first = whole.split(/;|\. /)[0]?.trim() ?? '';
-  const text = first === '' ? whole : first;
-  return text.length <= REASON_CHARS ? text : `${text.slice(0, REASON_CHARS - 1).trimEnd()}…`;
+  return whole.length <= REASON_CHARS ? whole : `${whole.slice(0, REASON_CHARS - 1).trimEnd()}…`;
+}
+
+/**
+ * The keys of a page that together show the dialog's question, in reading order: those that show the
+ * dialog, and on the dialog overlay every key with no binding there (the overlay's free keys), so the
+ * question is read whole at once, each key a run of its words.
+ */
+export function questionKeys(page: Page, controls: readonly ControlDefinition[], overlay: boolean): string[] {
+  const keys = controls.filter((control): control is KeyControl => control.kind === 'key');
+  const shows = (control: KeyControl) => {
+    const binding = page.controls[control.id];
+    return binding === undefined ? overlay : showOf(binding) === 'dialog';
+  };
+  return keys
+    .filter(shows)
+    .sort((a, b) => a.row - b.row || a.column - b.column)
+    .map((control) => control.id);
 }

@@ -9,12 +9,12 @@ import { runCommand, type InputMoment } from './command-runner.js';
 import { demandKey, pageDemand } from './extras-demand.js';
 import { BLANK, type Picture } from './picture.js';
 import { usesSelection } from './profile-selection.js';
-import { overlayOf } from './session/session-overlays.js';
+import { REASON_PAGE_MS, overlayOf } from './session/session-overlays.js';
 import { bindingOn, effectivePage, encoderOf, keptPage, pageInfo, type SessionWorld } from './session/session-pages.js';
 import { initialSessionState, type SessionEffect, type SessionState } from './session/session-state.js';
 import { transition, type SessionEvent } from './session/session-transition.js';
 import type { BoundProfile, SessionServices } from './session-services.js';
-import { pictureFor, shortReason, showOf, type ShowInputs } from './show.js';
+import { flashReason, pictureFor, questionKeys, showOf, type ResolvedShow, type ShowInputs } from './show.js';
 import { SurfaceOutput, type HandedOver } from './surface-output.js';
 import type { ControlDefinition, LedState, RgbImage, Surface, SurfaceInput } from './surface.js';
 
@@ -240,8 +240,17 @@ export class SurfaceSession {
       log: this.services.log,
       audit: this.services.audit,
     });
-    const reason = message === null ? {} : { reason: shortReason(message) };
-    this.dispatch({ type: 'command-done', control: effect.control, page: effect.page, macro: effect.macro, outcome: result, ...reason });
+    const reason = message === null ? null : flashReason(message);
+    const shown = reason === null ? {} : { reason, readMs: this.readingMs(effect.control, reason) };
+    this.dispatch({ type: 'command-done', control: effect.control, page: effect.page, macro: effect.macro, outcome: result, ...shown });
+  }
+
+  /** How long a reason takes to read on the display that shows the control's marks: a page per period. */
+  private readingMs(control: string, reason: string): number {
+    const own = this.controls.get(control);
+    const shownOn = own?.kind === 'encoder' && own.lcd !== undefined ? this.controls.get(own.lcd) : own;
+    const size = shownOn?.kind === 'key' || shownOn?.kind === 'lcd' ? shownOn.pixelSize : null;
+    return size === null ? 0 : this.services.renderer.reasonPages(reason, size) * REASON_PAGE_MS;
   }
 
   private applyBrightness(percent: number): void {
@@ -280,17 +289,21 @@ export class SurfaceSession {
     const now = this.services.time.now();
     const page = this.pageInFront();
     const shownPage = pageInfo(this.profile, this.state.page, page);
+    // The keys that together show the dialog's question, each its share in reading order.
+    const question = questionKeys(page, this.surface.controls, page.name === this.profile.dialogPage);
     // What pictures are made from, once per refresh and recorder (this runs ten times a second).
     const inputsByRecorder = new Map<string, ShowInputs>();
     const inputsFor = (name: string): ShowInputs => {
       let inputs = inputsByRecorder.get(name);
-      if (!inputs) inputsByRecorder.set(name, (inputs = this.showInputs(name, now, shownPage)));
+      if (!inputs) inputsByRecorder.set(name, (inputs = this.showInputs(name, now, shownPage, question.length > 0)));
       return inputs;
     };
     const pictures = new Map<string, Picture>();
     for (const control of this.surface.controls) {
       const binding = bindingOn(page, control.id, this.controls);
-      const picture = binding ? pictureFor(showOf(binding), inputsFor(binding.recorder ?? this.services.defaultRecorder)) : BLANK;
+      const slot = question.indexOf(control.id);
+      const show: ResolvedShow | null = slot >= 0 ? { question: { slot, slots: question.length } } : binding ? showOf(binding) : null;
+      const picture = show !== null ? pictureFor(show, inputsFor(binding?.recorder ?? this.services.defaultRecorder)) : BLANK;
       // An LCD cell that shows its encoder's binding shows that encoder's ring and marks too.
       const marked = control.kind === 'lcd' && page.controls[control.id] === undefined ? (encoderOf(control.id, this.controls) ?? control.id) : control.id;
       const overlay = overlayOf(this.state, marked, page.name, now, binding);
@@ -299,7 +312,7 @@ export class SurfaceSession {
     return pictures;
   }
 
-  private showInputs(name: string, now: number, page: ShowInputs['page']): ShowInputs {
+  private showInputs(name: string, now: number, page: ShowInputs['page'], questionShown: boolean): ShowInputs {
     const handle = this.services.recorders.get(name);
     return {
       recorder: handle?.link.state,
@@ -312,6 +325,7 @@ export class SurfaceSession {
       marksSelection: this.marksSelection,
       page,
       flashPhase: Math.floor(now / 500) % 2 === 0,
+      questionShown,
     };
   }
 

@@ -19,7 +19,7 @@ import { drawCover, drawRgba, fillRect, frame } from './raster/pixels.js';
 import { rasteriseSvg, type Layers } from './raster/rasterise.js';
 import { drawRing } from './raster/ring.js';
 import { tilePlan } from './tiles/index.js';
-import { overlayOps } from './tiles/overlay.js';
+import { overlayOps, reasonLayout } from './tiles/overlay.js';
 import type { PaintOp, TextOp, TilePlan } from './tiles/plan.js';
 
 export interface KeyRendererOptions {
@@ -69,6 +69,10 @@ export class KeyRenderer implements PictureRenderer {
 
   led(picture: Picture): LedState {
     return ledStateOf(picture);
+  }
+
+  reasonPages(reason: string, size: PixelSize): number {
+    return reasonLayout(reason, size).pages.length;
   }
 
   render(picture: Picture, size: PixelSize): Promise<RgbImage> {

@@ -1,11 +1,11 @@
 // The session's rules without a device, a recorder or a clock: events in, state and effects out. Time is
 // virtual (a number moved by the test); timers are run by a harness that does what the session would.
 import { describe, expect, it } from 'vitest';
-import { gestureOf, overlayOf } from '../../src/engine/session/session-overlays.js';
+import { REASON_PAGE_MS, gestureOf, overlayOf } from '../../src/engine/session/session-overlays.js';
 import { bindingOn, type SessionProfile } from '../../src/engine/session/session-pages.js';
 import { initialSessionState, type SessionEffect, type SessionState } from '../../src/engine/session/session-state.js';
-import { transition, type SessionEvent } from '../../src/engine/session/session-transition.js';
-import { shortReason } from '../../src/engine/show.js';
+import { FLASH_MS, transition, type SessionEvent } from '../../src/engine/session/session-transition.js';
+import { flashReason } from '../../src/engine/show.js';
 import type { ControlDefinition, SurfaceInput } from '../../src/engine/surface.js';
 import type { Binding, Page } from '../../src/profiles/schema.js';
 import { parseTestProfile } from '../support/bridge.js';
@@ -366,13 +366,38 @@ pages:
     expect(h.state.flashes.size).toBe(0);
   });
 
-  it('a failed command marks its key with the short reason it was given', () => {
+  it('a failed command marks its key with the reason it was given', () => {
     const h = new Harness(profileOf(GESTURES));
     h.tap('key0');
     h.send({ type: 'command-done', control: 'key0', page: 'Main', macro: null, outcome: 'failed', reason: 'Channel 1 has no source' });
-    expect(overlayOf(h.state, 'key0', 'Main', h.now, undefined)).toEqual({ flash: 'failed', reason: 'Channel 1 has no source' });
+    expect(overlayOf(h.state, 'key0', 'Main', h.now, undefined)).toEqual({ flash: 'failed', reason: 'Channel 1 has no source', reasonPage: 0 });
     h.advance(1500);
     expect(overlayOf(h.state, 'key0', 'Main', h.now, undefined)).toBeNull();
+  });
+
+  it('a reason that takes pages keeps the flash up to read them all; the page shown follows from when it began', () => {
+    const h = new Harness(profileOf(GESTURES));
+    h.advance(250);
+    h.tap('key0');
+    h.send({ type: 'command-done', control: 'key0', page: 'Main', macro: null, outcome: 'failed', reason: 'a long reason', readMs: 3 * REASON_PAGE_MS });
+    expect(h.state.flashes.get('key0')?.at).toBe(250);
+    const page = () => overlayOf(h.state, 'key0', 'Main', h.now, undefined)?.reasonPage;
+    expect(page()).toBe(0);
+    h.advance(REASON_PAGE_MS - 1);
+    expect(page()).toBe(0);
+    h.advance(1);
+    expect(page()).toBe(1);
+    h.advance(REASON_PAGE_MS);
+    expect(page()).toBe(2);
+    h.advance(REASON_PAGE_MS - 1);
+    expect(page()).toBe(2);
+    h.advance(1);
+    expect(overlayOf(h.state, 'key0', 'Main', h.now, undefined)).toBeNull();
+    // A short reading time never cuts the flash below its usual length.
+    h.tap('key0');
+    h.send({ type: 'command-done', control: 'key0', page: 'Main', macro: null, outcome: 'failed', reason: 'short', readMs: 10 });
+    h.advance(FLASH_MS - 1);
+    expect(overlayOf(h.state, 'key0', 'Main', h.now, undefined)?.flash).toBe('failed');
   });
 
   it('the corner mark follows the binding: hold for a hold or a hold-to-confirm, double for a double press, none for a plain press', () => {
@@ -383,12 +408,12 @@ pages:
   });
 });
 
-describe('the short reason', () => {
-  it('keeps the first clause and cuts a long one', () => {
-    expect(shortReason('Channel 4 is not recording; there is nothing to pause')).toBe('Channel 4 is not recording');
-    expect(shortReason('state is stale (5s old)')).toBe('state is stale (5s old)');
-    const long = shortReason('the destination folder D:\\Recordings\\Studio B\\Cam 12 does not exist');
-    expect(long.length).toBeLessThanOrEqual(32);
+describe('the reason a key shows', () => {
+  it('is the recorder\'s message whole, on one line of words; only one longer than a flash should hold up is cut', () => {
+    expect(flashReason('Synchronous recording is not running; there is nothing to pause')).toBe('Synchronous recording is not running; there is nothing to pause');
+    expect(flashReason('  state is\nstale  (5s old) ')).toBe('state is stale (5s old)');
+    const long = flashReason('word '.repeat(100));
+    expect(long.length).toBe(240);
     expect(long.endsWith('…')).toBe(true);
   });
 });

@@ -1,8 +1,9 @@
 // What keys show, from the recorder's state and the binding: the pictures issue 13 asks to tell apart.
 import { describe, expect, it } from 'vitest';
 import { initialRecorderState, type RecorderState } from '../../src/engine/recorder-state.js';
-import { DIALOG_PAGE_MS, pictureFor, showOf, type ShowInputs } from '../../src/engine/show.js';
-import type { Binding } from '../../src/profiles/schema.js';
+import { DIALOG_PAGE_MS, pictureFor, questionKeys, showOf, type ShowInputs } from '../../src/engine/show.js';
+import { keyGrid } from '../../src/engine/surface.js';
+import type { Binding, Page } from '../../src/profiles/schema.js';
 import { channelOf } from '../support/channels.js';
 
 /** The pictures here are of takes at 25 fps. */
@@ -36,6 +37,7 @@ function inputs(over: Partial<RecorderState> = {}, now = 1000): ShowInputs {
     marksSelection: false,
     page: { name: 'Main', number: 1, count: 1 },
     flashPhase: false,
+    questionShown: false,
   };
 }
 
@@ -94,5 +96,21 @@ describe('dialog', () => {
     const next = pictureOf({ show: 'dialog' }, { dialog }, 11 * DIALOG_PAGE_MS);
     expect(first).toMatchObject({ kind: 'dialog', textPage: 10 });
     expect(next).toMatchObject({ kind: 'dialog', textPage: 11 });
+  });
+
+  it('the keys that share the question: dialog keys, and on the overlay every free key, in reading order', () => {
+    // Keys listed out of order, as a device may list them: the question reads row by row.
+    const keys = keyGrid(2, 3, 72).reverse();
+    const page = { name: 'Dialog', controls: { key1: { show: 'dialog-ok', press: { action: 'dialog-ok' } }, key4: { show: 'dialog' }, key5: { show: { label: 'X' } } } } as unknown as Page;
+    expect(questionKeys(page, keys, true)).toEqual(['key0', 'key2', 'key3', 'key4']);
+    expect(questionKeys(page, keys, false)).toEqual(['key4']);
+    expect(questionKeys(page, [...keys, { kind: 'encoder', id: 'dial0', pressable: true, ring: false }], true)).toEqual(['key0', 'key2', 'key3', 'key4']);
+  });
+
+  it('each shares the question with its place; the answer keys leave it to them', () => {
+    const dialog = { IsDialog: true, DialogContent: 'Stop all?', Buttons: 'Yes_No' };
+    expect(pictureFor({ question: { slot: 2, slots: 5 } }, inputs({ dialog }))).toMatchObject({ kind: 'dialog', role: 'message', text: 'Stop all?', slot: 2, slots: 5 });
+    expect(pictureFor('dialog-ok', { ...inputs({ dialog }), questionShown: true })).toMatchObject({ role: 'ok', text: '', offersCancel: true });
+    expect(pictureFor('dialog-ok', inputs({ dialog }))).toMatchObject({ role: 'ok', text: 'Stop all?' });
   });
 });

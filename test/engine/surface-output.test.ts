@@ -20,6 +20,7 @@ const renderer: PictureRenderer = {
     return { width: size.width, height: size.height, data };
   },
   led: () => 'off',
+  reasonPages: () => 1,
 };
 const label = (text: string): Picture => ({ kind: 'label', text, icon: null, color: null, active: null });
 const silent = { info: () => undefined, warn: () => undefined, error: () => undefined };

@@ -8,7 +8,8 @@ import type { Browser, BrowserContext, CDPSession, Page, WebSocketRoute } from '
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startRemoteFixture, type RemoteFixture } from '../support/remote.js';
 import { until } from '../support/until.js';
-import { launchChromium } from '../support/chromium.js';
+import { launchChromium, openDeckPage } from '../support/chromium.js';
+import { touchScreen } from '../support/touch-screen.js';
 
 /** The little of the DOM the page functions below use (they run in the browser, not in Node). */
 interface Box {
@@ -19,13 +20,10 @@ interface Box {
 }
 declare const document: {
   documentElement: { scrollWidth: number; clientWidth: number };
-  querySelector(selector: string): { value: string; dispatchEvent(event: unknown): void } | null;
+  querySelector(selector: string): unknown;
   querySelectorAll(selector: string): Iterable<{ getBoundingClientRect(): Box }>;
 };
 declare const window: { scrollY: number; scrollTo(x: number, y: number): void };
-declare class Event {
-  constructor(type: string);
-}
 
 const SIZES = [
   { name: 'phone', viewport: { width: 390, height: 844 }, isMobile: true, screenshot: 'web-deck-phone.png' },
@@ -53,9 +51,7 @@ describe.each(SIZES)('the web deck at $name size ($viewport.width x $viewport.he
       ws.connectToServer();
     });
     cdp = await context.newCDPSession(page);
-    await page.goto(f.base);
-    await until(() => f.running.remote?.webClients() === 1, 'the page to connect', 8000);
-    await until(() => key('web:web-15', 'key0').isVisible(), 'the decks', 8000);
+    await openDeckPage(page, f);
   }, 30_000);
 
   afterAll(async () => {
@@ -63,28 +59,12 @@ describe.each(SIZES)('the web deck at $name size ($viewport.width x $viewport.he
     await f?.close();
   });
 
-  const key = (surface: string, control: string) => page.locator(`canvas[data-surface="${surface}"][data-control="${control}"]`);
+  const { centre, touch, pick } = touchScreen(() => page, () => cdp);
   const writes = () => f.sim.sim.log.list().filter((r) => r.method !== 'GET');
   /** How far the hold ring on a key has filled (0 when not held), as the bridge draws it. */
   const holdOf = (control: string) =>
     (f.running.bridge.session('web:web-15')?.describeControls().find((c) => c.control.id === control)?.picture as { overlay?: { hold?: number } } | undefined)?.overlay?.hold ?? 0;
-  /** Where to touch a key, in the viewport (scrolled into view first: a touch lands where the finger is). */
-  const centre = async (surface: string, control: string) => {
-    await key(surface, control).scrollIntoViewIfNeeded();
-    const box = await key(surface, control).boundingBox();
-    if (!box) throw new Error(`${control} is not on the page`);
-    return { x: box.x + box.width / 2, y: box.y + box.height / 2 };
-  };
-  const touch = (type: 'touchStart' | 'touchMove' | 'touchEnd', at?: { x: number; y: number }) =>
-    cdp.send('Input.dispatchTouchEvent', { type, touchPoints: at ? [{ x: at.x, y: at.y, id: 1 }] : [] });
   const noSidewaysScroll = () => page.evaluate(() => document.documentElement.scrollWidth <= document.documentElement.clientWidth);
-  const pick = (surface: string) =>
-    page.evaluate((surface) => {
-      const picker = document.querySelector('#deck-picker');
-      if (!picker) throw new Error('no deck picker');
-      picker.value = surface;
-      picker.dispatchEvent(new Event('change'));
-    }, surface);
 
   it('fits the width: no sideways scroll, keys of at least 56 px, one deck filling a phone', async () => {
     expect(await noSidewaysScroll()).toBe(true);

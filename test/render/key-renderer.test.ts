@@ -206,7 +206,7 @@ describe('what is drawn', () => {
 
   it('dialog keys flash bright and dim', async () => {
     const renderer = new KeyRenderer();
-    const dialog = (flashPhase: boolean): Picture => ({ kind: 'dialog', role: 'ok', active: true, flashPhase, text: 'Stop?', offersCancel: true, textPage: 0, ageS: null });
+    const dialog = (flashPhase: boolean): Picture => ({ kind: 'dialog', role: 'ok', active: true, flashPhase, text: 'Stop?', offersCancel: true, textPage: 0, slot: 0, slots: 1, ageS: null });
     const bright = await renderer.render(dialog(true), KEY);
     const dim = await renderer.render(dialog(false), KEY);
     const brightness = (image: RgbImage) => image.data.reduce((sum, byte) => sum + byte, 0);

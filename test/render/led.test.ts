@@ -28,7 +28,7 @@ describe('ledStateOf', () => {
   });
 
   it('dialogs, labels, blank and the rest', () => {
-    const dialog = (active: boolean, role: 'message' | 'ok' | 'cancel' = 'ok', offersCancel = true): Picture => ({ kind: 'dialog', role, active, flashPhase: false, text: '', offersCancel, textPage: 0, ageS: null });
+    const dialog = (active: boolean, role: 'message' | 'ok' | 'cancel' = 'ok', offersCancel = true): Picture => ({ kind: 'dialog', role, active, flashPhase: false, text: '', offersCancel, textPage: 0, slot: 0, slots: 1, ageS: null });
     expect(ledStateOf(dialog(true))).toBe('dialog');
     expect(ledStateOf(dialog(false))).toBe('off');
     expect(ledStateOf(dialog(true, 'cancel', false))).toBe('off');

@@ -34,3 +34,25 @@ export function isColour(image: RgbImage, x: number, y: number, hex: string, tol
   const want = hexToRgb(hex);
   return pixel(image, x, y).every((c, k) => Math.abs(c - (want[k] as number)) <= tolerance);
 }
+
+/**
+ * The heights of the runs of rows that hold ink inside the rect: pixels far (by more than `distance` in
+ * some channel) from the background colour, read at the rect's top-left corner. One run per line of text;
+ * runs of a pixel or two (a descender cut by a faint row) are left out.
+ */
+export function inkRuns(image: RgbImage, rect: { x: number; y: number; width: number; height: number }, distance = 110): number[] {
+  const background = pixel(image, rect.x, rect.y);
+  const runs: number[] = [];
+  let run = 0;
+  for (let y = rect.y; y < rect.y + rect.height; y++) {
+    let ink = false;
+    for (let x = rect.x; x < rect.x + rect.width && !ink; x++) ink = pixel(image, x, y).some((c, k) => Math.abs(c - (background[k] as number)) > distance);
+    if (ink) run++;
+    else if (run > 0) {
+      runs.push(run);
+      run = 0;
+    }
+  }
+  if (run > 0) runs.push(run);
+  return runs.filter((height) => height > 2);
+}

@@ -5,6 +5,9 @@ import type { Binding } from '../../profiles/schema.js';
 import type { PictureOverlay } from '../picture.js';
 import type { SessionState } from './session-state.js';
 
+/** How long each page of a failure's reason stays on its key: a few words, read at a glance. */
+export const REASON_PAGE_MS = 2000;
+
 export function overlayOf(state: SessionState, control: string, page: string, now: number, binding: Binding | undefined): PictureOverlay | null {
   const overlay: PictureOverlay = {};
   const gesture = binding ? gestureOf(binding) : null;
@@ -17,7 +20,11 @@ export function overlayOf(state: SessionState, control: string, page: string, no
     if (flash.kind === 'hint') overlay.hint = 'hold';
     else {
       overlay.flash = flash.kind;
-      if (flash.reason !== null) overlay.reason = flash.reason;
+      if (flash.reason !== null) {
+        overlay.reason = flash.reason;
+        // The page shown follows from when the flash began: a key redrawn at any moment shows the same page.
+        overlay.reasonPage = Math.floor(Math.max(0, now - flash.at) / REASON_PAGE_MS);
+      }
     }
   }
   return Object.keys(overlay).length > 0 ? overlay : null;

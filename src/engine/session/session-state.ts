@@ -32,10 +32,12 @@ export interface Armed {
 /** A short-lived mark on a key: a command failed or was refused, or a tap that wanted a hold ("hint"). */
 export interface Flash {
   kind: 'failed' | 'refused' | 'hint';
-  /** Why it failed or was refused, shortened for the key; null when not known (and for hints). */
+  /** Why it failed or was refused, as the key shows it; null when not known (and for hints). */
   reason: string | null;
   /** The page it was pressed on: another page's key at the same place is not marked. */
   page: string;
+  /** When it began (the engine's clock): a long reason's pages follow from it. */
+  at: number;
   id: number;
 }
 

@@ -25,7 +25,16 @@ export type SessionEvent =
   | { type: 'input'; input: SurfaceInput }
   | { type: 'timer'; timer: string }
   /** A command the session asked for has been answered (or refused before it was sent). */
-  | { type: 'command-done'; control: string; page: string; macro: number | null; outcome: 'ok' | 'failed' | 'refused'; reason?: string }
+  | {
+      type: 'command-done';
+      control: string;
+      page: string;
+      macro: number | null;
+      outcome: 'ok' | 'failed' | 'refused';
+      reason?: string;
+      /** How long the reason takes to read on its key (all its pages); the flash stays up at least that long. */
+      readMs?: number;
+    }
   /** The recorder's state or the clock moved: the page in front may have changed. */
   | { type: 'observe' }
   /** The profile was replaced (file reloaded); the world carries the new one, this its brightness. */
@@ -170,7 +179,7 @@ class Draft {
   }
 
   commandDone(event: Extract<SessionEvent, { type: 'command-done' }>): void {
-    if (event.outcome !== 'ok') this.flash(event.control, event.outcome, event.page, event.reason ?? null);
+    if (event.outcome !== 'ok') this.flash(event.control, event.outcome, event.page, event.reason ?? null, event.readMs ?? 0);
     if (event.macro === null) return;
     const macro = this.macros.get(event.macro);
     if (!macro) return; // the session stopped meanwhile
@@ -377,12 +386,12 @@ class Draft {
     }
   }
 
-  private flash(control: string, kind: Flash['kind'], page: string, reason: string | null): void {
+  private flash(control: string, kind: Flash['kind'], page: string, reason: string | null, readMs = 0): void {
     const previous = this.flashes.get(control);
     if (previous) this.cancelTimer(`flash:${previous.id}`);
     const id = this.takeId();
-    this.flashes.set(control, { kind, reason, id, page });
-    this.startTimer(`flash:${id}`, kind === 'hint' ? HINT_MS : FLASH_MS);
+    this.flashes.set(control, { kind, reason, id, page, at: this.world.now });
+    this.startTimer(`flash:${id}`, kind === 'hint' ? HINT_MS : Math.max(FLASH_MS, readMs));
   }
 
   // Helpers --------------------------------------------------------------------------------------

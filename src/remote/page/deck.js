@@ -4,7 +4,7 @@
 // @ts-check
 import { auditEntry } from './deck-audit.js';
 import { NARROW_QUERY, fitKeys, foldedCell } from './deck-layout.js';
-import { holdable, touchable, turnable } from './deck-press.js';
+import { DIAL_HOLD_AFTER_MS, holdable, touchable, turnable } from './deck-press.js';
 
 /** @typedef {{kind: string, id: string, row?: number, column?: number, pixelSize?: {width: number, height: number}, lcd?: string, touch?: boolean}} Control */
 /** @type {Array<{id: string, kind: string, name: string, layout: {columns: number, keySize: number}, controls: Control[]}>} */
@@ -315,7 +315,7 @@ function dial(/** @type {string} */ surface, /** @type {string} */ control, /** 
   element.setAttribute('role', 'slider');
   element.setAttribute('aria-label', control);
   turnable(element, (amount) => send({ type: 'rotate', control, amount }));
-  holdable(element, control, send);
+  holdable(element, control, send, DIAL_HOLD_AFTER_MS);
   return element;
 }
 

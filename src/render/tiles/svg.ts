@@ -1,8 +1,9 @@
 // SVG building blocks for tile bases. Text is always outlines from font.ts (never <text>), so a key looks
 // the same on every host.
 import type { PixelSize } from '../../engine/surface.js';
-import { capHeight, fitFontSize, measureText, textSvg, truncateText, type FaceName, type TextAnchor } from '../font.js';
+import { capHeight, fitFontSize, textSvg, truncateText, type FaceName, type TextAnchor } from '../font.js';
 import { OKABE_ITO } from '../palette.js';
+import { wrapWords } from './flow.js';
 import type { Rect, TextOp } from './plan.js';
 
 export function svgDocument(size: PixelSize, content: string, defs = ''): string {
@@ -54,44 +55,6 @@ export function textLine(options: LineOptions): string {
   return textSvg({ text: shown, face, size, x: anchorX(rect, anchor), y: centredBaseline(rect, face, size), anchor, fill });
 }
 
-/** Greedy word wrap; a word wider than the line is cut with an ellipsis (cut says so). Explicit newlines are kept. */
-export function wrapText(text: string, face: FaceName, size: number, maxWidth: number): { lines: string[]; cut: boolean } {
-  const lines: string[] = [];
-  let cut = false;
-  for (const paragraph of text.split(/\r?\n/)) {
-    let line = '';
-    for (const word of paragraph.split(/\s+/).filter((w) => w !== '')) {
-      const candidate = line === '' ? word : `${line} ${word}`;
-      if (measureText(candidate, face, size) <= maxWidth) line = candidate;
-      else {
-        if (line !== '') lines.push(line);
-        line = truncateText(word, face, size, maxWidth);
-        if (line !== word) cut = true;
-      }
-    }
-    lines.push(line);
-  }
-  return { lines, cut };
-}
-
-/**
- * A long text at a legible size, a page at a time: the largest size from maxSize down to minSize at which
- * it wraps into the rect (no word cut); when even minSize needs more lines than the rect holds, the
- * lines at minSize cut into pages of what fits.
- */
-export function paragraphPages(text: string, face: FaceName, rect: Rect, maxSize: number, minSize: number, lineHeight = 1.15): { size: number; pages: string[][] } {
-  let size = Math.max(minSize, Math.floor(maxSize));
-  let wrapped = wrapText(text, face, size, rect.width);
-  while (size > minSize && (wrapped.cut || wrapped.lines.length * size * lineHeight > rect.height)) {
-    size -= 1;
-    wrapped = wrapText(text, face, size, rect.width);
-  }
-  const room = Math.max(1, Math.floor(rect.height / (size * lineHeight)));
-  const pages: string[][] = [];
-  for (let i = 0; i < wrapped.lines.length; i += room) pages.push(wrapped.lines.slice(i, i + room));
-  return { size, pages };
-}
-
 /** Lines at one size, centred as a block in the rect. */
 export function linesSvg(lines: readonly string[], options: { face: FaceName; size: number; rect: Rect; fill: string; anchor: TextAnchor; lineHeight?: number }): string {
   const { face, size, rect, fill, anchor } = options;
@@ -103,8 +66,8 @@ export function linesSvg(lines: readonly string[], options: { face: FaceName; si
 
 /**
  * A paragraph fitted into the rect: the largest size from maxSize down at which the wrapped lines fit its
- * height with no word cut; at the smallest size, lines beyond the last that fits are dropped and that one
- * ends in an ellipsis.
+ * height with no word split; at the smallest size, lines beyond the last that fits are dropped and that
+ * one ends in an ellipsis.
  */
 export function paragraph(options: LineOptions & { lineHeight?: number }): string {
   const { text, face, rect, fill, anchor } = options;
@@ -113,10 +76,10 @@ export function paragraph(options: LineOptions & { lineHeight?: number }): strin
   const maxSize = Math.max(6, Math.floor(options.maxSize ?? rect.height * 0.5));
   const minSize = Math.min(maxSize, options.minSize ?? 8);
   let size = maxSize;
-  let wrapped = wrapText(text, face, size, rect.width);
-  while (size > minSize && (wrapped.cut || wrapped.lines.length * size * lineHeight > rect.height)) {
+  let wrapped = wrapWords(text, face, size, rect.width);
+  while (size > minSize && (wrapped.split || wrapped.lines.length * size * lineHeight > rect.height)) {
     size -= 1;
-    wrapped = wrapText(text, face, size, rect.width);
+    wrapped = wrapWords(text, face, size, rect.width);
   }
   let lines = wrapped.lines;
   const room = Math.max(1, Math.floor(rect.height / (size * lineHeight)));

@@ -31,14 +31,17 @@ export function channelList(channels: readonly number[]): string {
   return parts.join(',');
 }
 
-/** What the key does, in its footer when nothing more urgent is there: start and pause keys of one group look different. */
-const ACTION_WORD: Readonly<Record<SyncKeyAction, string>> = {
-  start: 'START ALL',
-  pause: 'PAUSE ALL',
-  stop: 'STOP ALL',
-  toggle: 'START/STOP',
-  'pause-toggle': 'PAUSE/GO',
-};
+/**
+ * The footer when nothing more urgent is there: what a press does and to how many channels, "START 3 CH".
+ * It acts on the InSync group (the band says SYNC, the line above names its channels), never on all
+ * channels. A toggle says what it does now (it decides from the same live state), so start, pause and
+ * stop keys of one group always read apart.
+ */
+export function syncActionText(action: SyncKeyAction, state: SyncPicture['state'], members: readonly number[]): string {
+  const running = state === 'recording' || state === 'paused';
+  const verb = action === 'toggle' ? (running ? 'STOP' : 'START') : action === 'pause-toggle' ? (state === 'paused' ? 'RESUME' : 'PAUSE') : action.toUpperCase();
+  return `${verb} ${members.length} CH`;
+}
 
 export function syncPlan(picture: SyncPicture, size: PixelSize): TilePlan {
   const look = syncLook(picture);
@@ -50,7 +53,7 @@ export function syncPlan(picture: SyncPicture, size: PixelSize): TilePlan {
     : showsOut
       ? { text: `OUT ${channelList(picture.outOfSync)}`, colour: WARNING.ink, bold: true }
       : picture.action !== null
-        ? { text: ACTION_WORD[picture.action], colour: faded ? NEUTRAL.muted : NEUTRAL.text, bold: true }
+        ? { text: syncActionText(picture.action, picture.state, picture.members), colour: faded ? NEUTRAL.muted : NEUTRAL.text, bold: true }
         : null;
   const clock = stateClock(picture.durationS, picture.state, faded);
   const identity: Identity = { lead: picture.members.length > 0 ? 'CH' : '', rest: picture.members.length > 0 ? channelList(picture.members) : 'no channels' };

@@ -1,0 +1,185 @@
+// What an operator must read on the web deck, in Debian's chromium at desk size (1280x800) and on a phone
+// (390x844), both touch screens (issue 20, item 8): a failed key pages its whole reason, the sync keys
+// count the InSync group, the dialog overlay spreads the recorder's question over its free keys and is
+// answered from the page, a folded 32-key deck keeps OK and Cancel side by side, and a dial turns by a
+// finger dragged along it. Touches are real browser touches (test/support/touch-screen.ts). Screenshots
+// go to RECDECK_READABLE_SHOTS (by default a folder under /tmp). The page's link is not routed through
+// the test here: what the canvases show is compared with what the bridge drew.
+import { mkdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Browser, BrowserContext, CDPSession, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { DialogPicture, Picture } from '../../src/engine/picture.js';
+import type { SurfaceInput } from '../../src/engine/surface.js';
+import { stateTileLayout } from '../../src/render/tiles/state-tile.js';
+import { startRemoteFixture, type RemoteFixture } from '../support/remote.js';
+import { until } from '../support/until.js';
+import { launchChromium, openDeckPage } from '../support/chromium.js';
+import { touchScreen } from '../support/touch-screen.js';
+
+/** The little of the DOM the page functions below use (they run in the browser, not in Node). */
+declare const document: { querySelector(selector: string): { toDataURL(): string; style: { gridTemplateColumns: string } } | null };
+declare const window: { scrollY: number; scrollTo(x: number, y: number): void };
+
+const SHOTS = process.env.RECDECK_READABLE_SHOTS ?? join(tmpdir(), 'recdeck-readable');
+mkdirSync(SHOTS, { recursive: true });
+
+const SIZES = [
+  { name: 'phone', viewport: { width: 390, height: 844 }, isMobile: true },
+  { name: 'desk', viewport: { width: 1280, height: 800 }, isMobile: false },
+] as const;
+
+describe.each(SIZES)('the web deck at $name size ($viewport.width x $viewport.height): what must be read reads whole', ({ name, viewport, isMobile }) => {
+  let f: RemoteFixture;
+  let browser: Browser;
+  let page: Page;
+  let cdp: CDPSession;
+
+  beforeAll(async () => {
+    f = await startRemoteFixture({ pollMs: 250 });
+    browser = await launchChromium();
+    const context: BrowserContext = await browser.newContext({ viewport, isMobile, hasTouch: true });
+    page = await context.newPage();
+    cdp = await context.newCDPSession(page);
+    await openDeckPage(page, f);
+  }, 30_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await f?.close();
+  });
+
+  const { key, middle, centre, touch, pick } = touchScreen(() => page, () => cdp);
+  const deck = (surface: string) => page.locator(`.deck[data-surface="${surface}"]`);
+  const pictureOf = (surface: string, control: string): Picture | undefined => f.running.bridge.session(surface)?.describeControls().find((c) => c.control.id === control)?.picture;
+  const snapshot = (surface: string, control: string) =>
+    page.evaluate(({ surface, control }) => document.querySelector(`canvas[data-surface="${surface}"][data-control="${control}"]`)?.toDataURL() ?? '', { surface, control });
+  /** The deck in front: picked on a phone, scrolled to at a desk. */
+  const bringUp = (surface: string) => (isMobile ? pick(surface) : deck(surface).scrollIntoViewIfNeeded());
+  const tap = async (surface: string, control: string) => {
+    const at = await centre(surface, control);
+    await page.touchscreen.tap(at.x, at.y);
+  };
+  const shot = (what: string, locator = deck('web:web-15')) => locator.screenshot({ path: join(SHOTS, `${name}-${what}.png`) });
+
+  it('a failed key shows its whole reason, a page at a time', async () => {
+    await bringUp('web:web-15');
+    // key9 pauses the sync take; nothing records in sync, so the recorder refuses.
+    await tap('web:web-15', 'key9');
+    await until(() => pictureOf('web:web-15', 'key9')?.overlay?.flash === 'failed', 'the failure on key9');
+    expect(pictureOf('web:web-15', 'key9')?.overlay?.reason).toBe('Synchronous recording is not running; there is nothing to pause');
+    await until(() => pictureOf('web:web-15', 'key9')?.overlay?.reasonPage === 0, 'its first page');
+    const first = await snapshot('web:web-15', 'key9');
+    await shot('failed-reason-page-1');
+    // The next page comes while the key still flashes: the canvas shows other words.
+    await until(() => pictureOf('web:web-15', 'key9')?.overlay?.reasonPage === 1, 'its second page', 4000);
+    await until(async () => (await snapshot('web:web-15', 'key9')) !== first, 'the second page on the canvas');
+    await shot('failed-reason-page-2');
+    await until(() => pictureOf('web:web-15', 'key9')?.overlay === undefined, 'the flash to end', 6000);
+  }, 30_000);
+
+  it('the sync keys count the InSync group they act on', async () => {
+    const group = [9, 10, 11];
+    const { footer } = stateTileLayout({ width: 96, height: 96 });
+    const rows = { y: Math.round(footer.y), height: Math.round(footer.height) };
+    /** The footer rows of key8's image, as the bridge drew it and as the page shows it (RGB). */
+    const drawn = () => {
+      const image = f.running.bridge.session('web:web-15')?.shownImages().get('key8');
+      return image ? [...image.data.subarray(rows.y * 96 * 3, (rows.y + rows.height) * 96 * 3)].join(',') : '';
+    };
+    const shown = () =>
+      page.evaluate(({ y, height }) => {
+        const canvas = document.querySelector('canvas[data-surface="web:web-15"][data-control="key8"]') as unknown as { getContext(kind: '2d'): { getImageData(x: number, y: number, w: number, h: number): { data: Uint8ClampedArray } } };
+        return [...canvas.getContext('2d').getImageData(0, y, 96, height).data].filter((_, i) => i % 4 !== 3).join(',');
+      }, rows);
+    const members = () => {
+      const picture = pictureOf('web:web-15', 'key8');
+      return picture?.kind === 'sync' ? picture.members.length : -1;
+    };
+    for (const index of group) await f.sim.client.syncOn(index);
+    await until(async () => members() === 3 && (await shown()) === drawn(), 'three channels in sync, on the page');
+    const three = await shown();
+    await f.sim.client.syncOn(12);
+    await until(async () => members() === 4 && (await shown()) === drawn(), 'four channels in sync, on the page');
+    // "START 3 CH" became "START 4 CH" on the page.
+    expect(await shown()).not.toBe(three);
+    await shot('sync-keys');
+    for (const index of [...group, 12]) await f.sim.client.syncOff(index);
+  });
+
+  it('the dialog overlay shows the whole question at once on its free keys; a folded 32-key deck keeps OK and Cancel side by side; Cancel on the page answers', async () => {
+    const { client } = f.sim;
+    for (const index of [4, 5, 6]) await client.recStart(index);
+    await client.setChannelCount(4);
+    expect((await client.getDialog()).DialogContent).toBe('Channels 5, 6 and 7 are recording. Stop them and change the grid to 4 channels?');
+    await until(() => f.running.bridge.session('web:web-15')?.currentPage.name === 'Dialog', 'the overlay on the 15-key deck');
+    const shares = (f.running.bridge.session('web:web-15')?.describeControls() ?? []).filter((c) => c.picture.kind === 'dialog' && c.picture.role === 'message');
+    expect(shares.map((c) => (c.picture as DialogPicture).slots)).toEqual(Array(13).fill(13));
+    // The first keys carry words of the question, each its own share: their canvases all differ.
+    const firstKeys = shares.slice(0, 3).map((c) => c.control.id);
+    await until(async () => new Set(await Promise.all(firstKeys.map((id) => snapshot('web:web-15', id)))).size === 3, 'three keys of words');
+    await shot('dialog-overlay');
+    // Folded on a phone (8 across become 4), the 32-key deck keeps OK and Cancel side by side in a row.
+    await bringUp('web:web-32');
+    await until(() => f.running.bridge.session('web:web-32')?.currentPage.name === 'Dialog', 'the overlay on the 32-key deck');
+    expect([pictureOf('web:web-32', 'key18'), pictureOf('web:web-32', 'key19')]).toMatchObject([{ kind: 'dialog', role: 'ok' }, { kind: 'dialog', role: 'cancel' }]);
+    const [ok, cancel] = [await key('web:web-32', 'key18').boundingBox(), await key('web:web-32', 'key19').boundingBox()];
+    expect(ok && cancel && Math.abs(ok.y - cancel.y) < 1 && cancel.x > ok.x && cancel.x - (ok.x + ok.width) < 16).toBe(true);
+    if (isMobile) expect(await page.evaluate(() => document.querySelector('.deck.picked .keys')?.style.gridTemplateColumns)).toMatch(/^repeat\(4, /);
+    await shot('dialog-overlay-32', deck('web:web-32'));
+    // Answered from the page: Cancel drops the grid change, the channels go on recording.
+    await tap('web:web-32', 'key19');
+    await until(async () => (await client.getDialog()).IsDialog === false, 'the dialog answered');
+    expect(f.sim.sim.recorder().channels()[4]?.IsRecording).toBe(true);
+    for (const index of [4, 5, 6]) await client.recStop(index);
+  }, 30_000);
+
+  it('a dial turns by a finger dragged along it, in the drag\'s direction and as far; a tap presses it; the page does not scroll under it', async () => {
+    await bringUp('web:web-plus');
+    const surface = f.running.webSurfaces.find((w) => w.id === 'web:web-plus');
+    if (!surface) throw new Error('no web-plus deck');
+    const inputs: SurfaceInput[] = [];
+    const subscription = surface.input.subscribe((input) => inputs.push(input));
+    const dial = page.locator('.dial[data-surface="web:web-plus"][data-control="dial0"]');
+    const turned = () => inputs.reduce((sum, input) => sum + (input.type === 'rotate' ? input.amount : 0), 0);
+    const drag = async (dx: number, dy: number) => {
+      const start = await middle(dial);
+      const scrolled = await page.evaluate(() => window.scrollY);
+      inputs.length = 0;
+      await touch('touchStart', start);
+      // 10 px a move: the first is already past the slop, so the finger is taken for a drag at once.
+      const steps = Math.max(Math.abs(dx), Math.abs(dy)) / 10;
+      for (let step = 1; step <= steps; step++) await touch('touchMove', { x: start.x + (dx * step) / steps, y: start.y + (dy * step) / steps });
+      await touch('touchEnd');
+      // 12 px a detent: up and right turn clockwise.
+      const detents = Math.trunc((Math.abs(dx) >= Math.abs(dy) ? dx : -dy) / 12);
+      await until(() => turned() === detents, `${detents} detents from a drag of ${dx},${dy}`);
+      expect(inputs.every((input) => input.type === 'rotate')).toBe(true);
+      expect(await page.evaluate(() => window.scrollY)).toBe(scrolled);
+    };
+    const gain = () => f.sim.sim.recorder().project.sources.find((s) => s.Name === 'Cam 1')?.AudioGain ?? 0;
+    const before = gain();
+    await drag(0, -60);
+    await until(() => gain() > before, 'the gain of channel 1 to go up');
+    await drag(40, 0);
+    await drag(0, 30);
+    // A tap on the dial presses it (it selects its channel on this deck).
+    inputs.length = 0;
+    const at = await middle(dial);
+    await page.touchscreen.tap(at.x, at.y);
+    await until(() => inputs.some((input) => input.type === 'up'), 'the tap to reach the dial');
+    expect(inputs.map((input) => input.type)).toEqual(['down', 'up']);
+    // A swipe that starts on a key still scrolls the page, and turns nothing.
+    inputs.length = 0;
+    await page.evaluate(() => window.scrollTo(0, 0));
+    const from = await centre('web:web-plus', 'key4');
+    await touch('touchStart', from);
+    for (let dy = 10; dy <= 200; dy += 10) await touch('touchMove', { x: from.x, y: from.y - dy });
+    await touch('touchEnd');
+    if (isMobile) await expect.poll(() => page.evaluate(() => window.scrollY), { timeout: 3000 }).toBeGreaterThan(0);
+    expect(turned()).toBe(0);
+    subscription.unsubscribe();
+    await shot('plus', deck('web:web-plus'));
+  }, 30_000);
+});

@@ -1,0 +1,36 @@
+// A page's touch screen as the browser tests drive it: where a control is (scrolled into view first: a
+// touch lands where the finger is), a finger put down, moved and lifted as real browser touches (CDP
+// Input.dispatchTouchEvent, so the browser's own scrolling and pointercancel are part of what is tested),
+// and the deck picker of a narrow page.
+import type { CDPSession, Locator, Page } from 'playwright-core';
+
+/** The little of the DOM the page functions below use (they run in the browser, not in Node). */
+declare const document: { querySelector(selector: string): { value: string; dispatchEvent(event: unknown): void } | null };
+declare class Event {
+  constructor(type: string);
+}
+
+/** The page and its CDP session are asked for when used: tests open them in beforeAll. */
+export function touchScreen(page: () => Page, cdp: () => CDPSession) {
+  const key = (surface: string, control: string) => page().locator(`canvas[data-surface="${surface}"][data-control="${control}"]`);
+  const middle = async (locator: Locator) => {
+    await locator.scrollIntoViewIfNeeded();
+    const box = await locator.boundingBox();
+    if (!box) throw new Error('the control is not on the page');
+    return { x: box.x + box.width / 2, y: box.y + box.height / 2 };
+  };
+  return {
+    key,
+    middle,
+    centre: (surface: string, control: string) => middle(key(surface, control)),
+    touch: (type: 'touchStart' | 'touchMove' | 'touchEnd', at?: { x: number; y: number }) =>
+      cdp().send('Input.dispatchTouchEvent', { type, touchPoints: at ? [{ x: at.x, y: at.y, id: 1 }] : [] }),
+    pick: (surface: string) =>
+      page().evaluate((surface) => {
+        const picker = document.querySelector('#deck-picker');
+        if (!picker) throw new Error('no deck picker');
+        picker.value = surface;
+        picker.dispatchEvent(new Event('change'));
+      }, surface),
+  };
+}
