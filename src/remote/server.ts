@@ -7,7 +7,7 @@ import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { WebSocketServer } from 'ws';
 import type { Bridge } from '../engine/bridge.js';
-import { realTime, type EngineTime } from '../engine/engine-time.js';
+import type { EngineTime } from '../engine/engine-time.js';
 import type { Logger } from '../engine/log.js';
 import type { WebSurface } from '../surfaces/web/web-surface.js';
 import { AccessControl, DEFAULT_SESSION_IDLE_MS, SESSION_COOKIE, allowedHostNames, hostAllowed, isLoopback, sameOrigin } from './access.js';
@@ -40,7 +40,7 @@ export interface RemoteServerOptions {
   trustProxies?: readonly string[];
   loginLimits?: Partial<LoginLimits>;
   timeouts?: Partial<ServerTimeouts>;
-  /** The clock and scheduler of sessions, login slowing, login deadlines and the deck socket (tests move it by hand). */
+  /** The clock and scheduler of sessions, login slowing, login deadlines and the deck socket; the bridge's own (one clock) unless a test gives another. */
   time?: EngineTime;
 }
 
@@ -98,7 +98,7 @@ export async function startRemoteServer(options: RemoteServerOptions): Promise<R
   if (!isLoopback(host) && password === null) {
     throw new Error(`listening on ${host} (beyond this machine) needs a password: give --web-password-file or set RECDECK_WEB_PASSWORD`);
   }
-  const time = options.time ?? realTime;
+  const time = options.time ?? options.bridge.time;
   const { log } = options;
   const access = new AccessControl(password, time, options.sessionIdleMs ?? DEFAULT_SESSION_IDLE_MS);
   const loginLimits: LoginLimits = { underWay: DEFAULT_MAX_LOGINS_UNDER_WAY, formMs: DEFAULT_LOGIN_FORM_MS, ...options.loginLimits };

@@ -79,7 +79,7 @@ describe('a folded deck keeps OK and Cancel side by side', () => {
     }
     for (const model of [DeviceModelId.XL, DeviceModelId.STUDIO]) {
       const { surface } = await fakeSurface(model);
-      const profile = chooseProfile(surface, profiles);
+      const profile = chooseProfile(surface, profiles)?.winner;
       if (!profile) throw new Error(`no shipped profile for ${model}`);
       const keys = surface.controls.filter((c): c is KeyControl => c.kind === 'key');
       const columns = Math.max(...keys.map((k) => k.column)) + 1;

@@ -33,7 +33,7 @@ async function webPlusOverHttp(): Promise<{ f: BridgeFixture; server: RunningRem
   const web = new WebSurface(layout);
   f.bridge.setProfiles([parseTestProfile(MEMORY_PROFILE, 'memory.yaml'), shipped.loaded]);
   f.bridge.addSurface(web);
-  const server = await startRemoteServer({ bridge: f.bridge, webSurfaces: [web], log: quiet, now: f.now });
+  const server = await startRemoteServer({ bridge: f.bridge, webSurfaces: [web], log: quiet });
   cleanups.push(async () => {
     await server.close();
     await f.close();

@@ -1,7 +1,11 @@
 // The remote server (API, page, WebSocket) over a test bridge on virtual time (see bridge.ts): what the
 // page, GET /state, /readyz and /metrics say is read at the engine's moment, beside what the keys show.
+// The server's own transport timers (the page's pings, the pacing of its state pushes, login deadlines)
+// run on real time here: the page is a real browser or socket that the test waits on with bounded polls,
+// while every figure it shows comes from the bridge's virtual clock, which only the test moves.
 import { request } from 'undici';
 import { WebSocket } from 'ws';
+import { realTime } from '../../src/engine/engine-time.js';
 import { startRemoteServer, type RunningRemoteServer } from '../../src/remote/server.js';
 import type { StateView } from '../../src/remote/state-view.js';
 import { startBridgeFixture, type BridgeFixture, type BridgeFixtureOptions } from './bridge.js';
@@ -19,7 +23,7 @@ export interface VirtualRemote {
 export async function startVirtualRemote(options: BridgeFixtureOptions & { password?: string }): Promise<VirtualRemote> {
   const f = await startBridgeFixture(options);
   const log = { info: () => undefined, warn: (message: string) => f.logs.push({ level: 'warn' as const, message }), error: (message: string) => f.logs.push({ level: 'error' as const, message }) };
-  const server = await startRemoteServer({ bridge: f.bridge, webSurfaces: [], log, port: 0, password: options.password ?? null });
+  const server = await startRemoteServer({ bridge: f.bridge, webSurfaces: [], log, port: 0, password: options.password ?? null, time: realTime });
   const get: VirtualRemote['get'] = async (path, headers = {}) => {
     const answer = await request(`${server.url}${path}`, { headers });
     const text = await answer.body.text();
