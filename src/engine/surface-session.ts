@@ -233,7 +233,6 @@ export class SurfaceSession {
       binding: effect.binding,
       at,
       input: effect.input,
-      selectedChannel: this.state.selectedChannel,
       recorders: this.services.recorders,
       defaultRecorder: this.services.defaultRecorder,
       time: this.services.time,
