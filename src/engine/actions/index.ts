@@ -34,7 +34,9 @@ export type RecorderAction = z.output<typeof RecorderAction>;
 export const BridgeAction = z.discriminatedUnion('action', schemasOf(BRIDGE_ENTRIES));
 export type BridgeAction = z.output<typeof BridgeAction>;
 
-export const SimpleAction = z.union([RecorderAction, BridgeAction]);
+// One union of every action (not a union of the two above): a profile's mistake inside an action is
+// then explained for that action, not as a miss of the other union's tags.
+export const SimpleAction = z.discriminatedUnion('action', schemasOf([...RECORDER_ENTRIES, ...BRIDGE_ENTRIES]));
 export type SimpleAction = z.output<typeof SimpleAction>;
 
 const Wait = z.strictObject({ wait: z.number().int().min(0).max(60_000).describe('Pause in ms between macro steps') });
