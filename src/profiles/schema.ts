@@ -7,7 +7,7 @@ import { ChannelRef, recorder } from '../engine/actions/parameters.js';
 
 // The actions are the action table's (src/engine/actions/): each action's schema lives in its entry,
 // beside what the engine does with it, and the unions a profile is checked with are built from the table.
-export { Action, BridgeAction, MacroAction, RecorderAction, SimpleAction } from '../engine/actions/index.js';
+export { Action, MacroAction, RecorderAction, SimpleAction, type BridgeAction } from '../engine/actions/index.js';
 export { ChannelRef } from '../engine/actions/parameters.js';
 
 const hexColor = z.string().regex(/^#[0-9a-fA-F]{6}$/, { error: 'expected a colour as #rrggbb' });

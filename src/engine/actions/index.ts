@@ -31,11 +31,10 @@ function schemasOf<E extends Tagged>(entries: readonly E[]): [E['schema'], ...E[
 export const RecorderAction = z.discriminatedUnion('action', schemasOf(RECORDER_ENTRIES));
 export type RecorderAction = z.output<typeof RecorderAction>;
 
-export const BridgeAction = z.discriminatedUnion('action', schemasOf(BRIDGE_ENTRIES));
-export type BridgeAction = z.output<typeof BridgeAction>;
+export type BridgeAction = z.output<(typeof BRIDGE_ENTRIES)[number]['schema']>;
 
-// One union of every action (not a union of the two above): a profile's mistake inside an action is
-// then explained for that action, not as a miss of the other union's tags.
+// One union of every action (not a union of the recorder's and the bridge's): a profile's mistake inside
+// an action is then explained for that action, not as a miss of the other union's tags.
 export const SimpleAction = z.discriminatedUnion('action', schemasOf([...RECORDER_ENTRIES, ...BRIDGE_ENTRIES]));
 export type SimpleAction = z.output<typeof SimpleAction>;
 
