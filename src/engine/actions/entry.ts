@@ -49,6 +49,7 @@ export interface RecorderEntry<S extends ActionSchema = ActionSchema> extends En
   kind: 'recorder';
   /** The one call it sends from this state, or a refusal with the reason. */
   plan(action: Resolved<z.output<S>>, inputs: PlanInputs): CommandPlan;
+  /** The part its plan decides from, read at the press before planning. */
   readsAtPress?: PressRead;
   /** What the call it sent must change, as the reads after the answer show it; null when they cannot. */
   expectedEffect(action: Resolved<z.output<S>>, call: ClientCall): ExpectedEffect | null;
