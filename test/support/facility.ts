@@ -1,11 +1,13 @@
 // A facility on one real Mosquitto: the simulator (real HTTP, real time), pollers holding its URL and
 // token that publish it on the bus, and panel bridges that know only `main@mqtt`, each with an
-// in-memory 15-key surface.
+// in-memory 15-key surface. Every member signs with its own key; the facility lists them all.
 import mqtt, { type MqttClient } from 'mqtt';
 import { firstValueFrom, filter, timeout } from 'rxjs';
 import { RecorderClient } from '../../src/api/client.js';
-import { BusPoller, newPollerId, pollerWill } from '../../src/bus/bus-poller.js';
+import { busClientOptions, generatedFacility } from '../../src/bench/bus.js';
+import { BusPoller, newInstance, pollerWill, recorderIdentity } from '../../src/bus/bus-poller.js';
 import { BusRecorder } from '../../src/bus/bus-recorder.js';
+import type { BusAuthority } from '../../src/bus/facility.js';
 import { Bridge } from '../../src/engine/bridge.js';
 import type { CommandRecord, Logger } from '../../src/engine/log.js';
 import { pollingLink } from '../../src/engine/recorder-link.js';
@@ -19,6 +21,8 @@ import type { Broker } from './mosquitto.js';
 import { startFixture, type SimulatorFixture } from './simulator.js';
 import { until as waitUntil } from './until.js';
 
+export { generatedFacility };
+
 export const PANEL_PROFILE = `
 name: panel
 match: { kind: memory }
@@ -29,15 +33,20 @@ pages:
       key1: { show: { channel: 2 }, press: { action: rec-start, channel: 2 } }
 `;
 
-/** What the bus ends said was wrong (teardown closes connections under them, so they are kept, not printed). */
-export const warnings: string[] = [];
+/** A logger that keeps every line (the bus ends say what they refuse and why). */
+export function keptLog(): Logger & { lines: string[] } {
+  const lines: string[] = [];
+  return { lines, info: (m) => lines.push(m), warn: (m) => lines.push(m), error: (m) => lines.push(m) };
+}
 
 const quiet: Logger = { info: () => undefined, warn: () => undefined, error: () => undefined };
 
 export interface Panel {
   bridge: Bridge;
+  link: BusRecorder;
   surface: MemorySurface;
   mqtt: MqttClient;
+  log: Logger & { lines: string[] };
   commands: CommandRecord[];
   nextCommand: (control: string, ms?: number) => Promise<CommandRecord>;
 }
@@ -46,44 +55,74 @@ export interface PollerProcess {
   poller: BusPoller;
   mqtt: MqttClient;
   client: RecorderClient;
+  log: Logger & { lines: string[] };
+  audit: CommandRecord[];
   /** As the process dying would: the broker sees the connection drop (no DISCONNECT, so the last will fires) and nothing polls any more. */
   kill: () => void;
 }
 
+/** A bare MQTT client (MQTT 5 unless told otherwise), not reconnecting. */
 export async function connect(url: string, options: mqtt.IClientOptions = {}): Promise<MqttClient> {
-  return mqtt.connectAsync(url, { reconnectPeriod: 0, connectTimeout: 5000, ...options });
+  return mqtt.connectAsync(url, { protocolVersion: 5, reconnectPeriod: 0, connectTimeout: 5000, ...options });
 }
 
-export async function startPoller(broker: Broker, sim: SimulatorFixture, pollMs: number): Promise<PollerProcess> {
-  const id = newPollerId();
-  const client = new RecorderClient({ url: sim.sim.url, token: sim.sim.token });
+export interface PollerOptions {
+  authority: BusAuthority;
+  /** The recorder's URL as the poller knows it (default the simulator's). */
+  url?: string;
+  keepalive?: number;
+  /** Connection options on top (a proxy's URL is given as the broker's). */
+  brokerUrl?: string;
+}
+
+export async function startPoller(broker: Broker, sim: SimulatorFixture, pollMs: number, options: PollerOptions): Promise<PollerProcess> {
+  const url = options.url ?? sim.sim.url;
+  const client = new RecorderClient({ url, token: sim.sim.token });
   const link = pollingLink(new RecorderPoller('main', client, { pollMs, slowMs: 1000 }));
-  const connection = await connect(broker.url, { ...pollerWill('main', id), keepalive: 10 });
-  const poller = new BusPoller('main', link, connection, { id, pollMs, warn: (m) => warnings.push(m) });
+  const instance = newInstance();
+  const { authority } = options;
+  const connection = await connect(options.brokerUrl ?? broker.url, { ...busClientOptions(authority.id), ...pollerWill(authority, 'main', instance, Date.now()), keepalive: options.keepalive ?? 10, reconnectPeriod: 200 });
+  const log = keptLog();
+  const audit: CommandRecord[] = [];
+  const poller = new BusPoller('main', link, connection, { authority, identity: recorderIdentity(url, sim.sim.token), instance, pollMs, log, audit: (record) => audit.push(record) });
   poller.start();
   return {
     poller,
     mqtt: connection,
     client,
+    log,
+    audit,
     kill: () => {
+      connection.options.reconnectPeriod = 0;
       connection.stream.destroy();
       link.stop();
+      poller.stop();
     },
   };
 }
 
-export async function startPanel(broker: Broker, pollMs: number, id: string, profile = PANEL_PROFILE): Promise<Panel> {
-  const connection = await connect(broker.url);
-  const link = new BusRecorder('main', connection, { pollMs, warn: (m) => warnings.push(m) });
+export interface PanelOptions {
+  authority: BusAuthority;
+  surfaceId?: string;
+  profile?: string;
+  brokerUrl?: string;
+  reconnectPeriod?: number;
+}
+
+export async function startPanel(broker: Broker, pollMs: number, options: PanelOptions): Promise<Panel> {
+  const { authority } = options;
+  const connection = await connect(options.brokerUrl ?? broker.url, { ...busClientOptions(authority.id), reconnectPeriod: options.reconnectPeriod ?? 0 });
+  const log = keptLog();
+  const link = new BusRecorder('main', connection, { authority, pollMs, log });
   const bridge = new Bridge({ recorders: [{ name: 'main', link }], renderer: (thumbnails) => pictureRenderer({ thumbnails }), decodeThumbnail, log: quiet, pollMs });
   const commands: CommandRecord[] = [];
   bridge.commands$.subscribe((record) => commands.push(record));
-  const surface = new MemorySurface({ id, model: 'test-15', controls: keyGrid(3, 5, 72) });
+  const surface = new MemorySurface({ id: options.surfaceId ?? `memory:${authority.id}`, model: 'test-15', controls: keyGrid(3, 5, 72) });
   bridge.start();
-  bridge.setProfiles([parseTestProfile(profile)]);
+  bridge.setProfiles([parseTestProfile(options.profile ?? PANEL_PROFILE)]);
   bridge.addSurface(surface);
-  const nextCommand = (control: string, ms = 5000) => firstValueFrom(bridge.commands$.pipe(filter((r) => r.control === control), timeout(ms)));
-  return { bridge, surface, mqtt: connection, commands, nextCommand };
+  const nextCommand = (control: string, ms = 8000) => firstValueFrom(bridge.commands$.pipe(filter((r) => r.control === control), timeout(ms)));
+  return { bridge, link, surface, mqtt: connection, log, commands, nextCommand };
 }
 
 export async function startSimulator(): Promise<SimulatorFixture> {
@@ -93,6 +132,12 @@ export async function startSimulator(): Promise<SimulatorFixture> {
 /** The pictures a panel's key shows. */
 export function pictureOf(panel: Panel, control: string) {
   return panel.bridge.session(panel.surface.id)?.describeControls().find((c) => c.control.id === control)?.picture;
+}
+
+/** The state a panel's channel key shows (idle, recording, stale, offline …). */
+export function channelState(panel: Panel, control: string): string | undefined {
+  const picture = pictureOf(panel, control);
+  return picture?.kind === 'channel' ? picture.state : undefined;
 }
 
 /** Waits (bounded) for a check to hold, asked again every 10 ms (panels draw and bus messages arrive often). */
