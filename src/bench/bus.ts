@@ -10,7 +10,7 @@ import { BusPoller, newInstance, pollerWill, recorderIdentity } from '../bus/bus
 import { BusRecorder } from '../bus/bus-recorder.js';
 import { BusAuthority, type Facility, type FacilityPanel, type FacilityPoller } from '../bus/facility.js';
 import { MAX_PACKET_BYTES } from '../bus/limits.js';
-import { operationsIn } from '../bus/operation-groups.js';
+import { operationsIn, type OperationGroup } from '../bus/operation-groups.js';
 import { Bridge } from '../engine/bridge.js';
 import type { Logger } from '../engine/log.js';
 import { pollingLink } from '../engine/recorder-link.js';
@@ -44,9 +44,10 @@ const quiet: Logger = { info: () => undefined, warn: () => undefined, error: (m)
 
 /**
  * A facility made in memory, with a fresh key pair per member: pollers that may poll `recorder`, and
- * panels that may read and control it. Each member's authority signs with its own key.
+ * panels that may read and control it (or call the groups given for them). Each member's authority signs
+ * with its own key.
  */
-export function generatedFacility(recorder: string, pollerIds: readonly string[], panelIds: readonly string[]): { facility: Facility; authority: (id: string) => BusAuthority } {
+export function generatedFacility(recorder: string, pollerIds: readonly string[], panelIds: readonly string[], groups: Readonly<Record<string, readonly OperationGroup[]>> = {}): { facility: Facility; authority: (id: string) => BusAuthority } {
   const keys = new Map([...pollerIds, ...panelIds].map((id) => [id, generateKeyPairSync('ed25519')]));
   const pairOf = (id: string) => {
     const pair = keys.get(id);
@@ -54,10 +55,10 @@ export function generatedFacility(recorder: string, pollerIds: readonly string[]
     return pair;
   };
   const publicKey = (id: string) => pairOf(id).publicKey;
-  const may = new Map([[recorder, new Set([...operationsIn('read'), ...operationsIn('control')])]]);
+  const may = (id: string) => new Map([[recorder, new Set((groups[id] ?? ['read', 'control']).flatMap(operationsIn))]]);
   const facility: Facility = {
     pollers: new Map<string, FacilityPoller>(pollerIds.map((id) => [id, { publicKey: publicKey(id), recorders: new Set([recorder]) }])),
-    panels: new Map<string, FacilityPanel>(panelIds.map((id) => [id, { publicKey: publicKey(id), may }])),
+    panels: new Map<string, FacilityPanel>(panelIds.map((id) => [id, { publicKey: publicKey(id), may: may(id) }])),
   };
   return {
     facility,

@@ -79,6 +79,8 @@ export class BusPoller implements RecorderLink {
   private readonly bad: LogLimiter;
   private readonly settings: LeaseSettings;
   private lease: LeaseState;
+  /** The term this poller held last (also once lost): a command sent under it is answered, not left to the new holder. */
+  private heldTerm: string | null = null;
   private wake: Subscription | null = null;
   private publishing: Subscription | null = null;
   private published: Partial<Record<StatePart, number>> = {};
@@ -183,11 +185,9 @@ export class BusPoller implements RecorderLink {
   }
 
   private step(event: LeaseEvent): void {
-    const term = this.lease.own?.term;
     const { state, effects } = leaseTransition(this.lease, event, this.settings, randomUUID);
     this.lease = state;
-    // A new term runs no command of an older one: none needs remembering.
-    if (state.own?.term !== term) this.recent.clear();
+    if (state.holding && state.own) this.heldTerm = state.own.term;
     for (const effect of effects) this.apply(effect);
     this.schedule();
   }
@@ -295,10 +295,11 @@ export class BusPoller implements RecorderLink {
     if (!opened.ok) return this.bad.say(`${opened.error}; not run`);
     const { from, body } = opened.message;
     if (from !== sender) return this.bad.say(`${topic}: signed by "${from}" on "${sender}"'s command topic; not run`);
-    if (!this.active.value) return; // the holder answers
     const message = parseBody(CommandMessage, topic, body);
     if (!message.ok) return this.bad.say(`${message.error}; not run`);
     const command = message.value;
+    // The holder answers; a poller that lost the lease still answers what was sent under its term.
+    if (!this.active.value && command.term !== this.heldTerm) return;
     const arrived = { wall: this.time.now(), precise: this.time.precise() };
     const { result, duplicate } = this.recent.once(command.id, command.deadline, arrived.wall, () => this.run(from, command, arrived));
     if (duplicate) this.log.info(`${topic}: command ${command.id} delivered again; answered as before, not run again`);
@@ -326,6 +327,7 @@ export class BusPoller implements RecorderLink {
     const refuse = (why: string) => finish({ id, ok: false, sent: false, error: `"${this.id}" refused it: ${why}` }, 'refused');
     const now = this.time.now();
     if (!this.options.authority.mayCall(from, this.name, call.method)) return refuse(`the facility file does not let "${from}" call ${call.method} on "${this.name}"`);
+    if (!holdsAt(this.lease, this.settings, now)) return refuse(`it no longer holds the lease it was sent under (${this.lease.seen?.holder === this.id ? 'no renewal came back in time' : `"${this.lease.seen?.holder ?? '?'}" holds it now`})`);
     if (command.term !== this.lease.own?.term) return refuse("it was sent under another poller's lease term (the poller changed since)");
     if (command.deadline - now > MAX_DEADLINE_AHEAD_MS) return refuse(`its deadline is ${command.deadline - now} ms ahead of this poller's clock (more than ${MAX_DEADLINE_AHEAD_MS}): the sender's clock is off`);
     const expected = [...operation.path.matchAll(/\{[a-z_]+\}/g)].length + (operation.request ? 1 : 0);

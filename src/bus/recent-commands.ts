@@ -1,6 +1,6 @@
-// The poller's memory of the commands it took in its current lease term, so a command the broker
-// delivers twice (QoS 1 is "at least once") runs once and its duplicate gets the same answer. An id is
-// remembered until its deadline has passed: after that no copy of it can run anyway. Its size is
+// The poller's memory of the commands it took, so a command the broker delivers twice (QoS 1 is "at
+// least once") runs once and its duplicate gets the same answer, whichever lease term it came in. An id
+// is remembered until its deadline has passed: after that no copy of it can run anyway. Its size is
 // bounded by the panels' command rate limits times the deadline, not by a count.
 export class RecentCommands<T> {
   private readonly entries = new Map<string, { deadline: number; result: T }>();
@@ -13,11 +13,6 @@ export class RecentCommands<T> {
     const result = run();
     this.entries.set(id, { deadline, result });
     return { result, duplicate: false };
-  }
-
-  /** A new term: no command of the old one can run again, so none needs remembering. */
-  clear(): void {
-    this.entries.clear();
   }
 
   get size(): number {

@@ -8,6 +8,7 @@ import { busClientOptions, generatedFacility } from '../../src/bench/bus.js';
 import { BusPoller, newInstance, pollerWill, recorderIdentity } from '../../src/bus/bus-poller.js';
 import { BusRecorder } from '../../src/bus/bus-recorder.js';
 import type { BusAuthority } from '../../src/bus/facility.js';
+import type { OperationGroup } from '../../src/bus/operation-groups.js';
 import { Bridge } from '../../src/engine/bridge.js';
 import type { CommandRecord, Logger } from '../../src/engine/log.js';
 import { pollingLink } from '../../src/engine/recorder-link.js';
@@ -17,7 +18,7 @@ import { pictureRenderer } from '../../src/render/picture-renderer.js';
 import { decodeThumbnail } from '../../src/render/thumbnail.js';
 import { MemorySurface } from '../../src/surfaces/memory/memory-surface.js';
 import { parseTestProfile } from './bridge.js';
-import type { Broker } from './mosquitto.js';
+import { startBroker, type Broker, type RestartableBroker } from './mosquitto.js';
 import { startFixture, type SimulatorFixture } from './simulator.js';
 import { until as waitUntil } from './until.js';
 
@@ -68,6 +69,8 @@ export async function connect(url: string, options: mqtt.IClientOptions = {}): P
 
 export interface PollerOptions {
   authority: BusAuthority;
+  /** The lease's TTL; LEASE_TTL_POLLS polls by default. */
+  ttlMs?: number;
   /** The recorder's URL as the poller knows it (default the simulator's). */
   url?: string;
   keepalive?: number;
@@ -84,7 +87,7 @@ export async function startPoller(broker: Broker, sim: SimulatorFixture, pollMs:
   const connection = await connect(options.brokerUrl ?? broker.url, { ...busClientOptions(authority.id), ...pollerWill(authority, 'main', instance, Date.now()), keepalive: options.keepalive ?? 10, reconnectPeriod: 200 });
   const log = keptLog();
   const audit: CommandRecord[] = [];
-  const poller = new BusPoller('main', link, connection, { authority, identity: recorderIdentity(url, sim.sim.token), instance, pollMs, log, audit: (record) => audit.push(record) });
+  const poller = new BusPoller('main', link, connection, { authority, identity: recorderIdentity(url, sim.sim.token), instance, pollMs, log, audit: (record) => audit.push(record), ...(options.ttlMs === undefined ? {} : { ttlMs: options.ttlMs }) });
   poller.start();
   return {
     poller,
@@ -103,6 +106,8 @@ export async function startPoller(broker: Broker, sim: SimulatorFixture, pollMs:
 
 export interface PanelOptions {
   authority: BusAuthority;
+  /** How long after sending a command may still start; the default otherwise. */
+  deadlineMs?: number;
   surfaceId?: string;
   profile?: string;
   brokerUrl?: string;
@@ -113,7 +118,7 @@ export async function startPanel(broker: Broker, pollMs: number, options: PanelO
   const { authority } = options;
   const connection = await connect(options.brokerUrl ?? broker.url, { ...busClientOptions(authority.id), reconnectPeriod: options.reconnectPeriod ?? 0 });
   const log = keptLog();
-  const link = new BusRecorder('main', connection, { authority, pollMs, log });
+  const link = new BusRecorder('main', connection, { authority, pollMs, log, ...(options.deadlineMs === undefined ? {} : { deadlineMs: options.deadlineMs }) });
   const bridge = new Bridge({ recorders: [{ name: 'main', link }], renderer: (thumbnails) => pictureRenderer({ thumbnails }), decodeThumbnail, log: quiet, pollMs });
   const commands: CommandRecord[] = [];
   bridge.commands$.subscribe((record) => commands.push(record));
@@ -142,3 +147,91 @@ export function channelState(panel: Panel, control: string): string | undefined 
 
 /** Waits (bounded) for a check to hold, asked again every 10 ms (panels draw and bus messages arrive often). */
 export const until = (check: () => boolean, what: string, ms = 5000): Promise<void> => waitUntil(check, what, ms, 10);
+
+export interface FacilityOptions {
+  pollMs: number;
+  /** A broker started already (the rig closes it); a new anonymous one otherwise. */
+  broker?: RestartableBroker;
+  pollers?: readonly string[];
+  panels?: readonly string[];
+  /** What each panel may call (read and control by default). */
+  groups?: Readonly<Record<string, readonly OperationGroup[]>>;
+  /** Each poller's and panel's options beyond its key. */
+  poller?: (id: string) => Partial<PollerOptions>;
+  panel?: (id: string) => Partial<PanelOptions>;
+}
+
+/** A running facility: broker, simulator, pollers (the first holds the lease) and panels showing channel 1 live; `close` ends it all. */
+export interface Rig {
+  broker: RestartableBroker;
+  sim: SimulatorFixture;
+  members: ReturnType<typeof generatedFacility>;
+  pollers: PollerProcess[];
+  panels: Panel[];
+  /** Every write the recorder received, as "METHOD /path". */
+  writes: () => string[];
+  /** Reads the recorder received so far. */
+  gets: () => number;
+  startPoller: (id: string, options?: Partial<PollerOptions>) => Promise<PollerProcess>;
+  startPanel: (id: string, options?: Partial<PanelOptions>) => Promise<Panel>;
+  /** Runs at close, before the broker and simulator go (latest first). */
+  defer: (cleanup: () => Promise<unknown> | void) => void;
+  close: () => Promise<void>;
+}
+
+export async function startFacility(options: FacilityOptions): Promise<Rig> {
+  const { pollMs } = options;
+  const cleanups: Array<() => Promise<unknown> | void> = [];
+  const broker = options.broker ?? (await startBroker());
+  cleanups.push(() => broker.close());
+  const sim = await startSimulator();
+  cleanups.push(() => sim.close());
+  const pollerIds = options.pollers ?? ['poller-a'];
+  const panelIds = options.panels ?? ['panel-a', 'panel-b'];
+  const members = generatedFacility('main', pollerIds, panelIds, options.groups);
+  const rig: Rig = {
+    broker,
+    sim,
+    members,
+    pollers: [],
+    panels: [],
+    writes: () => sim.sim.log.list().filter((r) => r.method !== 'GET').map((r) => `${r.method} ${r.path}`),
+    gets: () => sim.sim.log.list().filter((r) => r.method === 'GET').length,
+    startPoller: async (id, more = {}) => {
+      const p = await startPoller(broker, sim, pollMs, { authority: members.authority(id), ...options.poller?.(id), ...more });
+      cleanups.push(async () => {
+        p.poller.stop();
+        await p.mqtt.endAsync(true);
+        await p.client.close();
+      });
+      rig.pollers.push(p);
+      return p;
+    },
+    startPanel: async (id, more = {}) => {
+      const panel = await startPanel(broker, pollMs, { authority: members.authority(id), ...options.panel?.(id), ...more });
+      cleanups.push(async () => {
+        await panel.bridge.stop();
+        await panel.mqtt.endAsync(true);
+      });
+      rig.panels.push(panel);
+      return panel;
+    },
+    defer: (cleanup) => cleanups.push(cleanup),
+    close: async () => {
+      for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+    },
+  };
+  try {
+    for (const id of pollerIds) {
+      const p = await rig.startPoller(id);
+      // The first holds the lease before the next one starts, so which one polls is known.
+      if (rig.pollers.length === 1) await until(() => p.poller.state.lastGoodAt !== null, 'the first poller polling');
+    }
+    for (const id of panelIds) await rig.startPanel(id);
+    await until(() => rig.panels.every((panel) => channelState(panel, 'key0') === 'idle'), 'every panel live');
+  } catch (error) {
+    await rig.close();
+    throw error;
+  }
+  return rig;
+}
