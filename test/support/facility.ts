@@ -69,6 +69,10 @@ export async function connect(url: string, options: mqtt.IClientOptions = {}): P
 
 export interface PollerOptions {
   authority: BusAuthority;
+  /** Another simulator than the rig's (another recorder under the same name). */
+  recorder?: SimulatorFixture;
+  /** More connection options (a broker login). */
+  connect?: mqtt.IClientOptions;
   /** The lease's TTL; LEASE_TTL_POLLS polls by default. */
   ttlMs?: number;
   /** The recorder's URL as the poller knows it (default the simulator's). */
@@ -79,15 +83,16 @@ export interface PollerOptions {
 }
 
 export async function startPoller(broker: Broker, sim: SimulatorFixture, pollMs: number, options: PollerOptions): Promise<PollerProcess> {
-  const url = options.url ?? sim.sim.url;
-  const client = new RecorderClient({ url, token: sim.sim.token });
+  const recorder = options.recorder ?? sim;
+  const url = options.url ?? recorder.sim.url;
+  const client = new RecorderClient({ url, token: recorder.sim.token });
   const link = pollingLink(new RecorderPoller('main', client, { pollMs, slowMs: 1000 }));
   const instance = newInstance();
   const { authority } = options;
-  const connection = await connect(options.brokerUrl ?? broker.url, { ...busClientOptions(authority.id), ...pollerWill(authority, 'main', instance, Date.now()), keepalive: options.keepalive ?? 10, reconnectPeriod: 200 });
+  const connection = await connect(options.brokerUrl ?? broker.url, { ...busClientOptions(authority.id), ...pollerWill(authority, 'main', instance, Date.now()), keepalive: options.keepalive ?? 10, reconnectPeriod: 200, ...options.connect });
   const log = keptLog();
   const audit: CommandRecord[] = [];
-  const poller = new BusPoller('main', link, connection, { authority, identity: recorderIdentity(url, sim.sim.token), instance, pollMs, log, audit: (record) => audit.push(record), ...(options.ttlMs === undefined ? {} : { ttlMs: options.ttlMs }) });
+  const poller = new BusPoller('main', link, connection, { authority, identity: recorderIdentity(url, recorder.sim.token), instance, pollMs, log, audit: (record) => audit.push(record), ...(options.ttlMs === undefined ? {} : { ttlMs: options.ttlMs }) });
   poller.start();
   return {
     poller,
@@ -106,6 +111,8 @@ export async function startPoller(broker: Broker, sim: SimulatorFixture, pollMs:
 
 export interface PanelOptions {
   authority: BusAuthority;
+  /** More connection options (a broker login). */
+  connect?: mqtt.IClientOptions;
   /** How long after sending a command may still start; the default otherwise. */
   deadlineMs?: number;
   surfaceId?: string;
@@ -116,7 +123,7 @@ export interface PanelOptions {
 
 export async function startPanel(broker: Broker, pollMs: number, options: PanelOptions): Promise<Panel> {
   const { authority } = options;
-  const connection = await connect(options.brokerUrl ?? broker.url, { ...busClientOptions(authority.id), reconnectPeriod: options.reconnectPeriod ?? 0 });
+  const connection = await connect(options.brokerUrl ?? broker.url, { ...busClientOptions(authority.id), reconnectPeriod: options.reconnectPeriod ?? 0, ...options.connect });
   const log = keptLog();
   const link = new BusRecorder('main', connection, { authority, pollMs, log, ...(options.deadlineMs === undefined ? {} : { deadlineMs: options.deadlineMs }) });
   const bridge = new Bridge({ recorders: [{ name: 'main', link }], renderer: (thumbnails) => pictureRenderer({ thumbnails }), decodeThumbnail, log: quiet, pollMs });
@@ -154,6 +161,8 @@ export interface FacilityOptions {
   broker?: RestartableBroker;
   pollers?: readonly string[];
   panels?: readonly string[];
+  /** Members of the facility not started with it (a poller started later). */
+  more?: readonly string[];
   /** What each panel may call (read and control by default). */
   groups?: Readonly<Record<string, readonly OperationGroup[]>>;
   /** Each poller's and panel's options beyond its key. */
@@ -188,7 +197,7 @@ export async function startFacility(options: FacilityOptions): Promise<Rig> {
   cleanups.push(() => sim.close());
   const pollerIds = options.pollers ?? ['poller-a'];
   const panelIds = options.panels ?? ['panel-a', 'panel-b'];
-  const members = generatedFacility('main', pollerIds, panelIds, options.groups);
+  const members = generatedFacility('main', [...pollerIds, ...(options.more ?? [])], panelIds, options.groups);
   const rig: Rig = {
     broker,
     sim,
