@@ -21,8 +21,9 @@ import type { CallResult, RecorderLink } from '../engine/recorder-link.js';
 import { FAST_PARTS, SLOW_PARTS, freshnessOf, initialRecorderState, type RecorderState, type StatePart } from '../engine/recorder-state.js';
 import { ClockOffset } from './clock-offset.js';
 import type { BusAuthority } from './facility.js';
+import { isNewer } from './lease.js';
 import { COMMAND_DEADLINE_MS, LEASE_TTL_POLLS, MAX_PAYLOAD_BYTES, RECORDER_REQUEST_LIMIT_MS, REPLY_MARGIN_MS } from './limits.js';
-import { HealthMessage, LeaseMessage, PART_VALUES, ReplyMessage, describeCommand, parseBody, partMessage, topicsOf, type CommandMessage } from './topics.js';
+import { HealthMessage, LeaseMessage, PART_MESSAGES, ReplyMessage, describeCommand, parseBody, topicsOf, type CommandMessage } from './topics.js';
 
 export interface BusRecorderOptions {
   /** Who this panel is, how it signs and whose messages it believes. */
@@ -215,7 +216,7 @@ export class BusRecorder implements RecorderLink {
     if (!message.ok) return this.bad.say(message.error);
     const lease = message.value;
     if (lease.holder !== from || lease.recorder !== this.name) return this.bad.say(`${topic}: a lease for "${lease.recorder}" held by "${lease.holder}", signed by "${from}"; ignored`);
-    if (this.lease !== null && lease.epoch < this.lease.epoch) return; // an old holder's, fenced off
+    if (!isNewer(lease, this.lease)) return; // an old holder's, a replay, or a copy
     this.lease = lease;
     if (retained) return;
     this.offset.sample(this.time.now(), lease.renewedAt);
@@ -240,7 +241,7 @@ export class BusRecorder implements RecorderLink {
   }
 
   private onPart(part: StatePart, topic: string, body: unknown): void {
-    const message = parseBody(partMessage(PART_VALUES[part]), topic, body);
+    const message = parseBody(PART_MESSAGES[part], topic, body);
     if (!message.ok) return this.bad.say(message.error);
     const { value, readAt, readNumber } = message.value;
     const state = this.state;

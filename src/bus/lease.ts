@@ -8,8 +8,11 @@
 // - Anyone else claims it when no renewal has arrived for the lease's TTL (since it started, for a
 //   fresh poller): a dead holder, a holder and standby gone together, a lease nobody signed (ignored
 //   before it gets here) all end in a claim within the TTL.
-// - A claim is a new term (random) and the next epoch; the broker orders the claims, and the last one
-//   delivered holds. A lease of a lower epoch than one already seen is an old holder's and is ignored.
+// - A claim is a new term (random) and the next epoch. Leases are ordered by epoch, then term: of two
+//   claims of one epoch the higher term holds, for every observer whatever order they arrive in. A
+//   lease below the newest seen is an old holder's (or a replay) and is ignored, and so is a renewal
+//   not newer than the last of its term: replaying old messages can neither keep a dead holder alive
+//   nor unseat a live one.
 // - A live lease for another recorder under this name (another URL or token) is never taken over: two
 //   recorders under one name are refused loudly until that lease expires.
 import type { LeaseMessage, RecorderIdentity } from './topics.js';
@@ -77,6 +80,18 @@ export function leaseWakeAt(state: LeaseState, settings: LeaseSettings): number 
 
 const sameIdentity = (a: RecorderIdentity, b: RecorderIdentity) => a.url === b.url && a.tokenSha256Prefix === b.tokenSha256Prefix;
 
+/** Which lease is newer: by epoch, then by term (negative: `a` is older). */
+export function leaseOrder(a: LeaseMessage, b: LeaseMessage): number {
+  return a.epoch - b.epoch || (a.term < b.term ? -1 : a.term > b.term ? 1 : 0);
+}
+
+/** Whether a lease arriving now says anything new: a newer lease, or a later renewal of the same term. */
+export function isNewer(lease: LeaseMessage, seen: LeaseMessage | null): boolean {
+  if (seen === null) return true;
+  const order = leaseOrder(lease, seen);
+  return order > 0 || (order === 0 && lease.renewedAt > seen.renewedAt);
+}
+
 export function leaseTransition(state: LeaseState, event: LeaseEvent, settings: LeaseSettings, newTerm: () => string): { state: LeaseState; effects: LeaseEffect[] } {
   return event.kind === 'lease' ? onLease(state, event, settings) : onTick(state, event.now, settings, newTerm);
 }
@@ -84,8 +99,10 @@ export function leaseTransition(state: LeaseState, event: LeaseEvent, settings: 
 function onLease(state: LeaseState, event: Extract<LeaseEvent, { kind: 'lease' }>, settings: LeaseSettings): { state: LeaseState; effects: LeaseEffect[] } {
   const { lease, retained, now } = event;
   const where = `recorder "${settings.recorder}"`;
-  if (state.seen !== null && lease.epoch < state.seen.epoch) {
-    return { state, effects: [{ kind: 'log', level: 'warn', message: `${where}: ignoring a lease of epoch ${lease.epoch} from "${lease.holder}": epoch ${state.seen.epoch} is newer (an old holder's)` }] };
+  if (!isNewer(lease, state.seen)) {
+    // A copy of a renewal already seen says nothing; an older lease is an old holder's, or a replay.
+    if (state.seen === null || leaseOrder(lease, state.seen) === 0) return { state, effects: [] };
+    return { state, effects: [{ kind: 'log', level: 'warn', message: `${where}: ignoring a lease of epoch ${lease.epoch} from "${lease.holder}": epoch ${state.seen.epoch} of "${state.seen.holder}" is newer (an old holder's, or a replay)` }] };
   }
   const own = state.own;
   if (lease.holder === settings.me && own !== null && lease.term === own.term) {

@@ -76,12 +76,23 @@ export const PART_VALUES = {
 const when = z.number().int().nonnegative();
 
 /** One part (retained): its last good value, when the answer that brought it came (poller's clock, ms since the epoch), and the read's number. */
-export const partMessage = <S extends z.ZodType>(value: S) =>
+const partMessage = <S extends z.ZodType>(value: S) =>
   z.strictObject({
     value: value.nullable(),
     readAt: when.nullable(),
     readNumber: z.number().int().nonnegative(),
   });
+
+/** Each part's message, made once: a panel checks a dozen a second. */
+export const PART_MESSAGES: Readonly<Record<StatePart, z.ZodType<{ value: unknown; readAt: number | null; readNumber: number }>>> = {
+  channels: partMessage(PART_VALUES.channels),
+  sync: partMessage(PART_VALUES.sync),
+  dialog: partMessage(PART_VALUES.dialog),
+  sources: partMessage(PART_VALUES.sources),
+  resources: partMessage(PART_VALUES.resources),
+  schedule: partMessage(PART_VALUES.schedule),
+  conversion: partMessage(PART_VALUES.conversion),
+};
 
 /** A poller process's random id: its last will names it, so an old will cannot be taken for a live poller's. */
 const Instance = z.string().min(8).max(64);
@@ -193,7 +204,7 @@ export function busMessageSchemas(): Array<{ file: string; topic: string; descri
     file: `${part}.schema.json`,
     topic: `recdeck/<recorder>/${part}`,
     description: `Retained, signed by the lease holder: the recorder's ${part} as its interface answers it, when the poller's read of it was answered (ms since the epoch, the poller's clock) and the read's number.`,
-    schema: partMessage(PART_VALUES[part]),
+    schema: PART_MESSAGES[part],
   }));
   return [
     ...parts,

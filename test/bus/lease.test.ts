@@ -70,17 +70,29 @@ describe('the lease', () => {
     expect(lost.state.holding).toBe(false);
     const stale = run('b', [seen(lease('b', 'b-term-1', 2, 900), 901), seen(lease('a', 'a-term-1', 1, 950), 951)]);
     expect(stale.state.seen?.holder).toBe('b');
-    expect(stale.logs.at(-1)).toMatch(/ignoring a lease of epoch 1 from "a": epoch 2 is newer/);
+    expect(stale.logs.at(-1)).toMatch(/ignoring a lease of epoch 1 from "a": epoch 2 of "b" is newer \(an old holder's, or a replay\)/);
   });
 
-  it('two claims of one epoch: the one the broker delivers last holds, for both claimants', () => {
-    const a = run('a', [tick(750)]);
-    const b = run('b', [tick(750)]);
+  it('two claims of one epoch: the higher term holds, for both claimants, in whichever order they arrive', () => {
     const claimA = lease('a', 'a-term-1', 1, 750);
     const claimB = lease('b', 'b-term-1', 1, 750);
-    const afterA = run('a', [seen(claimA, 760), seen(claimB, 761)], a.state);
-    const afterB = run('b', [seen(claimA, 760), seen(claimB, 761)], b.state);
-    expect([afterA.state.holding, afterB.state.holding]).toEqual([false, true]);
+    for (const order of [[claimA, claimB], [claimB, claimA]]) {
+      const afterA = run('a', [tick(750), ...order.map((l, i) => seen(l, 760 + i))]);
+      const afterB = run('b', [tick(750), ...order.map((l, i) => seen(l, 760 + i))]);
+      expect([afterA.state.holding, afterB.state.holding]).toEqual([false, true]);
+    }
+  });
+
+  it('replayed leases change nothing: an old renewal does not keep a dead holder alive, nor an old claim unseat a live one', () => {
+    const renewal = (at: number) => lease('a', 'a-term-1', 4, at);
+    const standing = run('b', [seen(renewal(100), 100), seen(renewal(350), 350)]);
+    // Renewals stop at 350; a replay of the one of 100 (or 350) arrives at 900.
+    const replayed = run('b', [seen(renewal(100), 900), seen(renewal(350), 901), tick(1100)], standing.state);
+    expect(replayed.published).toEqual([lease('b', 'b-term-1', 5, 1100)]);
+    // A live holder of term "z" in epoch 6; an old claim of that epoch with a lower term comes again.
+    const held = run('z', [tick(750), seen(lease('z', 'z-term-1', 1, 750), 751)]);
+    const unmoved = run('z', [seen(lease('y', 'y-term-1', 1, 700), 800)], held.state);
+    expect(unmoved.state.holding).toBe(true);
   });
 
   it('another recorder under the same name is refused loudly while its lease is renewed, and only then', () => {
