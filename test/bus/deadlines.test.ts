@@ -2,9 +2,9 @@
 // restarts, or while a panel's or the poller's link is frozen: a press reported as not run never reaches
 // the recorder, one reported without an answer never reaches it after that report, and none runs twice.
 import { interval, take } from 'rxjs';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { BusCallError } from '../../src/bus/bus-recorder.js';
-import { startFacility, until, type Panel, type Rig } from '../support/facility.js';
+import { facilityPerTest, until, type Panel, type Rig } from '../support/facility.js';
 import { startBroker, startLinkProxy, type LinkProxy } from '../support/mosquitto.js';
 
 const POLL_MS = 250;
@@ -14,11 +14,7 @@ const PRESS_EVERY_MS = 30;
 /** The command pressed below changes a setting (admin): it names itself in its body. */
 const ADMIN = { 'panel-a': ['read', 'control', 'admin'], 'panel-b': ['read', 'control', 'admin'] } as const;
 
-let rig: Rig | null = null;
-afterEach(async () => {
-  await rig?.close();
-  rig = null;
-});
+const facility = facilityPerTest();
 
 interface Outcome {
   n: number;
@@ -76,9 +72,10 @@ function checkAgainstRecorder(f: Rig, outcomes: Outcome[]): Record<Outcome['kind
     const ran = runs(outcome.n);
     const where = `press ${outcome.n} (${outcome.kind}: ${outcome.message})`;
     expect(ran.length, `${where} ran ${ran.length} times`).toBeLessThanOrEqual(1);
-    if (outcome.kind === 'ok' || outcome.kind === 'failed') expect(ran, where).toHaveLength(1);
+    if (outcome.kind === 'ok') expect(ran, where).toHaveLength(1);
     if (outcome.kind === 'not-run') expect(ran, `${where} was said not to run`).toHaveLength(0);
-    if (outcome.kind === 'no-answer') for (const run of ran) expect(run.receivedAt, `${where} reached the recorder after it was reported failed`).toBeLessThanOrEqual(outcome.at);
+    // No answer from the poller, or from the recorder to the poller: it may have run before, never after.
+    if (outcome.kind === 'no-answer' || outcome.kind === 'failed') for (const run of ran) expect(run.receivedAt, `${where} reached the recorder after it was reported failed`).toBeLessThanOrEqual(outcome.at);
   }
   return counts;
 }
@@ -86,8 +83,7 @@ function checkAgainstRecorder(f: Rig, outcomes: Outcome[]): Record<Outcome['kind
 describe('deadlines', () => {
   it('the broker restarted mid-stream: over 260 presses, none reported failed runs later, none runs twice', async () => {
     const broker = await startBroker();
-    const f = await startFacility({ pollMs: POLL_MS, broker, panels: ['panel-a', 'panel-b'], groups: ADMIN, panel: () => ({ reconnectPeriod: 200 }) });
-    rig = f;
+    const f = await facility({ pollMs: POLL_MS, broker, panels: ['panel-a', 'panel-b'], groups: ADMIN, panel: () => ({ reconnectPeriod: 200 }) });
     let outage: Promise<void> = Promise.resolve();
     const outcomes = await pressMany(f.panels, 260, (n) => {
       if (n === 60) outage = broker.stop();
@@ -107,7 +103,7 @@ describe('deadlines', () => {
     const broker = await startBroker();
     const panelLink: LinkProxy = await startLinkProxy(broker.port);
     const pollerLink: LinkProxy = await startLinkProxy(broker.port);
-    const f = await startFacility({
+    const f = await facility({
       pollMs: POLL_MS,
       broker,
       panels: ['panel-a', 'panel-b'],
@@ -115,7 +111,6 @@ describe('deadlines', () => {
       poller: () => ({ brokerUrl: pollerLink.url }),
       panel: () => ({ brokerUrl: panelLink.url, reconnectPeriod: 200 }),
     });
-    rig = f;
     f.defer(() => panelLink.close());
     f.defer(() => pollerLink.close());
     // Each frozen for 200 presses (5 s): longer than a command's deadline and the wait for its answer (4.5 s).

@@ -3,25 +3,21 @@
 // drives its recorder and asks for refreshes; it cannot publish a state or on another panel's command
 // topic, nor read another panel's replies; nothing larger than the packet limit gets through.
 import type { MqttClient } from 'mqtt';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { MAX_PACKET_BYTES } from '../../src/bus/limits.js';
 import { topicsOf } from '../../src/bus/topics.js';
-import { connect, startFacility, until, type Panel, type Rig } from '../support/facility.js';
+import { connect, facilityPerTest, until, type Panel, type Rig } from '../support/facility.js';
 import { startDeployedBroker } from '../support/mosquitto.js';
 
 const MAIN = topicsOf('main');
 const LOGINS = { 'poller-main': 'poller-secret', 'poller-main-standby': 'standby-secret', 'desk-1': 'desk-1-secret', 'desk-2': 'desk-2-secret' };
 const login = (user: keyof typeof LOGINS) => ({ username: user, password: LOGINS[user] });
 
-let rig: Rig | null = null;
-afterEach(async () => {
-  await rig?.close();
-  rig = null;
-});
+const facility = facilityPerTest();
 
 async function deployed(): Promise<Rig> {
   const broker = await startDeployedBroker(LOGINS);
-  rig = await startFacility({
+  return facility({
     pollMs: 250,
     broker,
     pollers: ['poller-main'],
@@ -29,13 +25,11 @@ async function deployed(): Promise<Rig> {
     poller: () => ({ connect: login('poller-main'), ttlMs: 3000 }),
     panel: (id) => ({ connect: login(id as 'desk-1' | 'desk-2') }),
   });
-  return rig;
 }
 
 /** Another connection with a login (the broker takes its user as its client id). */
 async function as(f: Rig, user: keyof typeof LOGINS): Promise<{ client: MqttClient; heard: Array<{ topic: string; payload: Buffer }> }> {
-  const client = await connect(f.broker.url, { ...login(user), clientId: `${user}-second` });
-  f.defer(() => client.endAsync(true));
+  const client = await f.client({ ...login(user), clientId: `${user}-second` });
   const heard: Array<{ topic: string; payload: Buffer }> = [];
   client.on('message', (topic, payload) => heard.push({ topic, payload }));
   return { client, heard };

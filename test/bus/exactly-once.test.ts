@@ -2,26 +2,21 @@
 // reach a new holder after a failover, a restarted poller, or the same holder after a network blip:
 // none runs a second time, and what the panel was told stays true.
 import type { MqttClient } from 'mqtt';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { BusCallError } from '../../src/bus/bus-recorder.js';
 import { topicsOf } from '../../src/bus/topics.js';
-import { connect, startFacility, until, type Panel, type PollerProcess, type Rig } from '../support/facility.js';
+import { facilityPerTest, isHolding as holding, until, type Panel, type PollerProcess, type Rig } from '../support/facility.js';
 import { startBroker, startLinkProxy } from '../support/mosquitto.js';
 
 const POLL_MS = 250;
 /** A lease TTL of 3 s: failovers here are caused by the test, never by this busy machine stalling a process for a few polls. */
 const poller = () => ({ ttlMs: 3000 });
 const MAIN = topicsOf('main');
-let rig: Rig | null = null;
-afterEach(async () => {
-  await rig?.close();
-  rig = null;
-});
+const facility = facilityPerTest();
 
 /** Every command panels publish, as the broker passed it on, to publish again later, and how many answers went back to panel-a. */
 async function recordCommands(f: Rig): Promise<{ raw: MqttClient; sent: Array<{ topic: string; payload: Buffer }>; replies: () => number }> {
-  const raw = await connect(f.broker.url);
-  f.defer(() => raw.endAsync(true));
+  const raw = await f.client();
   const sent: Array<{ topic: string; payload: Buffer }> = [];
   let replies = 0;
   raw.on('message', (topic, payload) => (topic === MAIN.reply('panel-a') ? replies++ : sent.push({ topic, payload })));
@@ -30,11 +25,6 @@ async function recordCommands(f: Rig): Promise<{ raw: MqttClient; sent: Array<{ 
 }
 
 const runsOf = (f: Rig, index: number) => f.writes().filter((w) => w === `PUT /api/channels/${index}/rec-start`).length;
-const holding = (p: PollerProcess) => {
-  let value = false;
-  p.poller.holding$.subscribe((h) => (value = h)).unsubscribe();
-  return value;
-};
 
 /** Sends the recorded commands again, as a re-send would, and waits until each is answered. */
 async function sendAgain({ raw, sent, replies: answered }: Awaited<ReturnType<typeof recordCommands>>): Promise<void> {
@@ -46,8 +36,7 @@ async function sendAgain({ raw, sent, replies: answered }: Awaited<ReturnType<ty
 
 describe('exactly once across pollers', () => {
   it('copies of commands sent again after a failover are refused by the new holder: 0 run twice', async () => {
-    const f = await startFacility({ pollMs: POLL_MS, pollers: ['poller-a', 'poller-b'], panels: ['panel-a'], poller, panel: () => ({ deadlineMs: 8000 }) });
-    rig = f;
+    const f = await facility({ pollMs: POLL_MS, pollers: ['poller-a', 'poller-b'], panels: ['panel-a'], poller, panel: () => ({ deadlineMs: 8000 }) });
     const [a, b] = f.pollers as [PollerProcess, PollerProcess];
     const recorded = await recordCommands(f);
     const { sent } = recorded;
@@ -62,8 +51,7 @@ describe('exactly once across pollers', () => {
   }, 60_000);
 
   it('copies of commands sent again after the poller restarts are refused: 0 run twice', async () => {
-    const f = await startFacility({ pollMs: POLL_MS, pollers: ['poller-a'], panels: ['panel-a'], poller, panel: () => ({ deadlineMs: 8000 }) });
-    rig = f;
+    const f = await facility({ pollMs: POLL_MS, pollers: ['poller-a'], panels: ['panel-a'], poller, panel: () => ({ deadlineMs: 8000 }) });
     const recorded = await recordCommands(f);
     const { sent } = recorded;
     const panel = f.panels[0] as Panel;
@@ -81,8 +69,7 @@ describe('exactly once across pollers', () => {
   it("a network blip on the holder's link (nobody killed) while commands are in flight: each runs at most once, and the panel's word holds", async () => {
     const broker = await startBroker();
     const link = await startLinkProxy(broker.port);
-    const f = await startFacility({ pollMs: POLL_MS, broker, pollers: ['poller-a', 'poller-b'], panels: ['panel-a'], poller: (id) => ({ ...poller(), ...(id === 'poller-a' ? { brokerUrl: link.url } : {}) }), panel: () => ({ deadlineMs: 8000 }) });
-    rig = f;
+    const f = await facility({ pollMs: POLL_MS, broker, pollers: ['poller-a', 'poller-b'], panels: ['panel-a'], poller: (id) => ({ ...poller(), ...(id === 'poller-a' ? { brokerUrl: link.url } : {}) }), panel: () => ({ deadlineMs: 8000 }) });
     f.defer(() => link.close());
     const recorded = await recordCommands(f);
     const { sent } = recorded;

@@ -2,28 +2,18 @@
 // a press on any panel reaches the recorder once (also when the broker delivers the command twice),
 // panels go stale then offline when the poller dies, and a standby takes over.
 import type { MqttClient } from 'mqtt';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { topicsOf } from '../../src/bus/topics.js';
-import { channelState, connect, startFacility, until, type Panel, type PollerProcess, type Rig } from '../support/facility.js';
+import { channelState, facilityPerTest, isHolding as holding, until, type Panel, type PollerProcess, type Rig } from '../support/facility.js';
 
 const POLL_MS = 100;
-let rig: Rig | null = null;
-let cleanups: Array<() => Promise<unknown> | void> = [];
-afterEach(async () => {
-  for (const cleanup of cleanups.reverse()) await cleanup();
-  cleanups = [];
-  await rig?.close();
-  rig = null;
-});
+const start = facilityPerTest();
 
 /**
  * Pollers with a lease TTL of 2 s (20 polls): on a machine this busy, a test process stalls for longer
  * than the default 3 polls now and then, and these tests are not about the lease.
  */
-async function facility() {
-  rig = await startFacility({ pollMs: POLL_MS, pollers: ['poller-0'], poller: () => ({ ttlMs: 2000 }) });
-  return rig;
-}
+const facility = () => start({ pollMs: POLL_MS, pollers: ['poller-0'], poller: () => ({ ttlMs: 2000 }) });
 
 const press = (panel: Panel, control: string) => {
   panel.surface.down(control);
@@ -31,9 +21,8 @@ const press = (panel: Panel, control: string) => {
 };
 
 /** A bare MQTT client on the broker that records what is published on `topic`. */
-async function listener(url: string, topic: string): Promise<{ raw: MqttClient; seen: Buffer[] }> {
-  const raw: MqttClient = await connect(url);
-  cleanups.push(() => raw.endAsync(true));
+async function listener(f: Rig, topic: string): Promise<{ raw: MqttClient; seen: Buffer[] }> {
+  const raw: MqttClient = await f.client();
   const seen: Buffer[] = [];
   raw.on('message', (t, payload) => t.startsWith(topic.replace(/[+#].*$/, '')) && seen.push(payload));
   await raw.subscribeAsync(topic, { qos: 1 });
@@ -70,8 +59,8 @@ describe('a facility on the state bus', () => {
 
   it('a command the broker delivers twice runs once; the duplicate gets the same answer', async () => {
     const f = await facility();
-    const commands = await listener(f.broker.url, topicsOf('main').cmds);
-    const replies = await listener(f.broker.url, topicsOf('main').reply('panel-a'));
+    const commands = await listener(f, topicsOf('main').cmds);
+    const replies = await listener(f, topicsOf('main').reply('panel-a'));
     await f.panels[0]?.link.call({ method: 'recStart', args: [2] });
     await until(() => commands.seen.length === 1 && replies.seen.length === 1, 'the command and its reply');
     // The same signed command again, as a QoS 1 re-delivery would bring it.
@@ -103,7 +92,7 @@ describe('a facility on the state bus', () => {
     sample();
     for (const panel of f.panels) {
       const drawn = panel.surface.drawn$.subscribe(sample);
-      cleanups.push(() => drawn.unsubscribe());
+      f.defer(() => drawn.unsubscribe());
     }
     f.pollers[0]?.kill();
     await until(() => f.panels.every((panel) => channelState(panel, 'key0') === 'offline'), 'both panels offline', 10 * POLL_MS + 3000);
@@ -114,16 +103,10 @@ describe('a facility on the state bus', () => {
 
   it("a standby poller takes over within 3 polls of the active one's last renewal", async () => {
     // The lease's own TTL, 3 polls of 250 ms.
-    const f = await startFacility({ pollMs: 250, pollers: ['poller-0', 'poller-1'] });
-    rig = f;
+    const f = await start({ pollMs: 250, pollers: ['poller-0', 'poller-1'] });
     const [active, standby] = f.pollers as [PollerProcess, PollerProcess];
-    const holding = (p: PollerProcess) => {
-      let value = false;
-      p.poller.holding$.subscribe((h) => (value = h)).unsubscribe();
-      return value;
-    };
     expect([holding(active), holding(standby)]).toEqual([true, false]);
-    const leases = await listener(f.broker.url, topicsOf('main').lease);
+    const leases = await listener(f, topicsOf('main').lease);
     const arrivals: Array<{ at: number; holder: string }> = [];
     leases.raw.on('message', (_, payload) => arrivals.push({ at: Date.now(), holder: (JSON.parse(payload.toString()) as { from: string }).from }));
     const takenOver = new Promise<number>((resolve) => standby.poller.holding$.subscribe((h) => h && resolve(Date.now())));

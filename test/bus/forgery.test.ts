@@ -2,32 +2,27 @@
 // panel's), runs nothing and makes no panel show anything; a command that names a reply topic (even a
 // wildcard) cannot make the poller publish there, so the broker never drops it.
 import type { MqttClient } from 'mqtt';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { topicsOf } from '../../src/bus/topics.js';
-import { channelState, connect, startFacility, until, type Panel, type Rig } from '../support/facility.js';
+import { channelState, facilityPerTest, until, type Panel, type Rig } from '../support/facility.js';
 
 const POLL_MS = 100;
 const MAIN = topicsOf('main');
-let rig: Rig | null = null;
-afterEach(async () => {
-  await rig?.close();
-  rig = null;
-});
+const start = facilityPerTest();
 
 /** A facility (pollers with a 2 s lease TTL: these tests are not about the lease) with a read-only panel beside two that may control. */
-async function facility(): Promise<Rig> {
-  rig = await startFacility({ pollMs: POLL_MS, pollers: ['poller-a'], panels: ['panel-a', 'panel-b', 'panel-r'], groups: { 'panel-r': ['read'] }, poller: () => ({ ttlMs: 2000 }) });
-  return rig;
-}
+const facility = (): Promise<Rig> => start({ pollMs: POLL_MS, pollers: ['poller-a'], panels: ['panel-a', 'panel-b', 'panel-r'], groups: { 'panel-r': ['read'] }, poller: () => ({ ttlMs: 2000 }) });
 
 /** An anonymous client that hears everything on the recorder's tree. */
-async function forger(f: Rig): Promise<{ raw: MqttClient; heard: Array<{ topic: string; payload: string }> }> {
-  const raw = await connect(f.broker.url, { protocolVersion: 4 });
-  f.defer(() => raw.endAsync(true));
+async function forger(f: Rig): Promise<{ raw: MqttClient; heard: Array<{ topic: string; payload: string }>; term: string }> {
+  const raw = await f.client({ protocolVersion: 4 });
   const heard: Array<{ topic: string; payload: string }> = [];
   raw.on('message', (topic, payload) => heard.push({ topic, payload: payload.toString() }));
   await raw.subscribeAsync(['recdeck/#', 'forger/#'], { qos: 1 });
-  return { raw, heard };
+  // The lease's term is public (it is retained): the forger uses it too.
+  await until(() => heard.some((h) => h.topic === MAIN.lease), 'the retained lease');
+  const term = (JSON.parse(heard.find((h) => h.topic === MAIN.lease)?.payload ?? '{}') as { body: { term: string } }).body.term;
+  return { raw, heard, term };
 }
 
 const envelope = (from: string, body: unknown) => JSON.stringify({ from, at: Date.now(), body });
@@ -54,10 +49,8 @@ function statesOf(f: Rig, panel: Panel): string[] {
 describe('forgery on an anonymous broker', () => {
   it("an anonymous client's commands run nothing and are answered to nobody: forged, unsigned, old-style, another's key", async () => {
     const f = await facility();
-    const { raw, heard } = await forger(f);
+    const { raw, heard, term } = await forger(f);
     const [panelA] = f.panels as [Panel];
-    // The lease's term is public (it is retained): the forger uses it too.
-    const term = (JSON.parse(heard.find((h) => h.topic === MAIN.lease)?.payload ?? '{}') as { body?: { term?: string } }).body?.term ?? 'unknown-term';
     for (let i = 0; i < 20; i++) await raw.publishAsync(MAIN.cmd('panel-a'), envelope('panel-a', recStartBody(`forged-unsigned-${i}`, 2, term)), { qos: 1 });
     await raw.publishAsync(MAIN.cmd('panel-a'), envelope('panel-a', { ...recStartBody('forged-stop-0001', 0, term), call: { method: 'recStop', args: [0] } }), { qos: 1 });
     await raw.publishAsync(MAIN.cmd('panel-a'), envelope('panel-a', { ...recStartBody('forged-grid-0001', 0, term), call: { method: 'setChannelCount', args: [9] } }), { qos: 1 });
@@ -104,8 +97,7 @@ describe('forgery on an anonymous broker', () => {
     const f = await facility();
     const [panelA, , panelR] = f.panels as [Panel, Panel, Panel];
     await expect(panelR.link.call({ method: 'recStop', args: [0] })).rejects.toMatchObject({ notRun: true, message: expect.stringContaining('the facility file does not let "panel-r" call recStop on "main"') });
-    const { raw, heard } = await forger(f);
-    const term = (JSON.parse(heard.find((h) => h.topic === MAIN.lease)?.payload ?? '{}') as { body: { term: string } }).body.term;
+    const { raw, term } = await forger(f);
     const signedByR = f.members.authority('panel-r');
     // Its own key on panel-a's topic, and its key on a message that says it is panel-a's.
     await raw.publishAsync(MAIN.cmd('panel-a'), signedByR.seal(MAIN.cmd('panel-a'), Date.now(), recStartBody('r-on-a-topic-01', 4, term)), { qos: 1 });

@@ -1,23 +1,13 @@
 // Issue 25, item 5: the lease has a term and expires. With the holder and its standby killed together,
 // or a forged lease left retained, a fresh poller polls within 3 polls; a forged lease does not move a
 // live holder; another recorder under the same name is refused with a clear error and never polled.
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { topicsOf } from '../../src/bus/topics.js';
-import { channelState, connect, startFacility, startSimulator, until, type PollerProcess, type Rig } from '../support/facility.js';
+import { channelState, facilityPerTest, isHolding as holding, startSimulator, until, type PollerProcess, type Rig } from '../support/facility.js';
 
 const POLL_MS = 250;
 const MAIN = topicsOf('main');
-let rig: Rig | null = null;
-afterEach(async () => {
-  await rig?.close();
-  rig = null;
-});
-
-const holding = (p: PollerProcess) => {
-  let value = false;
-  p.poller.holding$.subscribe((h) => (value = h)).unsubscribe();
-  return value;
-};
+const facility = facilityPerTest();
 
 /** When the recorder gets its first read after `since` (ms, this machine's clock). */
 async function firstReadAfter(f: Rig, since: number): Promise<number> {
@@ -44,19 +34,16 @@ async function expectFreshPollerWithin3Polls(f: Rig, id: string): Promise<Poller
 
 describe('the lease', () => {
   it('holder and standby killed together: a fresh poller polls within 3 polls (the retained lease is no renewal, the standby\'s will is no sign of life)', async () => {
-    const f = await startFacility({ pollMs: POLL_MS, pollers: ['poller-a', 'poller-b'], more: ['poller-c'], panels: ['panel-a'] });
-    rig = f;
+    const f = await facility({ pollMs: POLL_MS, pollers: ['poller-a', 'poller-b'], more: ['poller-c'], panels: ['panel-a'] });
     await killAll(f);
     const fresh = await expectFreshPollerWithin3Polls(f, 'poller-c');
     expect(fresh.log.lines).toContainEqual(expect.stringMatching(/"poller-c" claims the lease \(epoch \d+\): no renewal from "poller-[ab]"/));
   }, 60_000);
 
   it('a forged lease left retained (unsigned, or signed by a panel) holds nobody back: a fresh poller polls within 3 polls', async () => {
-    const f = await startFacility({ pollMs: POLL_MS, pollers: ['poller-a'], more: ['poller-c'], panels: ['panel-a'] });
-    rig = f;
+    const f = await facility({ pollMs: POLL_MS, pollers: ['poller-a'], more: ['poller-c'], panels: ['panel-a'] });
     await killAll(f);
-    const forger = await connect(f.broker.url);
-    f.defer(() => forger.endAsync(true));
+    const forger = await f.client();
     const forged = { recorder: 'main', identity: { url: 'http://forged', tokenSha256Prefix: '000000000000' }, holder: 'poller-a', term: 'forged-term-0001', epoch: 999_999, renewedAt: Date.now(), ttlMs: 3_600_000 };
     await forger.publishAsync(MAIN.lease, f.members.authority('panel-a').seal(MAIN.lease, Date.now(), { ...forged, holder: 'panel-a' }), { qos: 1, retain: true });
     await forger.publishAsync(MAIN.lease, JSON.stringify({ from: 'poller-a', at: Date.now(), body: forged }), { qos: 1, retain: true });
@@ -66,10 +53,8 @@ describe('the lease', () => {
   }, 60_000);
 
   it('a forged lease does not move a live holder, nor the panels following it', async () => {
-    const f = await startFacility({ pollMs: POLL_MS, pollers: ['poller-a'], panels: ['panel-a'] });
-    rig = f;
-    const forger = await connect(f.broker.url);
-    f.defer(() => forger.endAsync(true));
+    const f = await facility({ pollMs: POLL_MS, pollers: ['poller-a'], panels: ['panel-a'] });
+    const forger = await f.client();
     const forged = { recorder: 'main', identity: { url: 'http://forged', tokenSha256Prefix: '000000000000' }, holder: 'poller-x', term: 'forged-term-0002', epoch: 999_999, renewedAt: Date.now(), ttlMs: 1 };
     for (let i = 0; i < 5; i++) await forger.publishAsync(MAIN.lease, JSON.stringify({ from: 'poller-x', at: Date.now(), body: forged }), { qos: 1, retain: true });
     const panel = f.panels[0];
@@ -79,8 +64,7 @@ describe('the lease', () => {
   }, 30_000);
 
   it('two recorders under one name: the second poller refuses with an error naming both, and never polls its recorder', async () => {
-    const f = await startFacility({ pollMs: POLL_MS, pollers: ['poller-a'], more: ['poller-b'], panels: ['panel-a'] });
-    rig = f;
+    const f = await facility({ pollMs: POLL_MS, pollers: ['poller-a'], more: ['poller-b'], panels: ['panel-a'] });
     const studioB = await startSimulator();
     f.defer(() => studioB.close());
     const b = await f.startPoller('poller-b', { recorder: studioB });
@@ -88,8 +72,7 @@ describe('the lease', () => {
     await until(() => b.log.lines.some((line) => line.includes(error)), 'the error');
     expect(b.log.lines.find((line) => line.includes(error))).toMatch(new RegExp(`and "poller-b" is for ${new URL(studioB.sim.url).origin.replaceAll('.', '\\.')} .*refuses to poll or run commands while that lease is renewed\\. Give one of them another name\\.`));
     // Three TTLs' worth of renewals on, studio B's recorder has not been read once, and studio A's poller holds on.
-    const watcher = await connect(f.broker.url);
-    f.defer(() => watcher.endAsync(true));
+    const watcher = await f.client();
     let renewals = 0;
     watcher.on('message', () => renewals++);
     await watcher.subscribeAsync(MAIN.lease, { qos: 1 });

@@ -1,35 +1,25 @@
 // Issue 25, item 6: a retained command does not run again at the next poller's first connect; bad input
 // is logged a few lines per window, not a line each; a payload's size is checked before it is read, and
 // the broker never sends a client more than its maximum packet size; a panel's reads are rate-limited.
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { BusCallError } from '../../src/bus/bus-recorder.js';
 import { READ_RATE } from '../../src/bus/limits.js';
 import { topicsOf } from '../../src/bus/topics.js';
-import { connect, startFacility, until, type Panel, type PollerProcess, type Rig } from '../support/facility.js';
+import { facilityPerTest, isHolding as holding, until, type Panel, type PollerProcess } from '../support/facility.js';
 
 const POLL_MS = 250;
 const MAIN = topicsOf('main');
-let rig: Rig | null = null;
-afterEach(async () => {
-  await rig?.close();
-  rig = null;
-});
-
-const holding = (p: PollerProcess) => {
-  let value = false;
-  p.poller.holding$.subscribe((h) => (value = h)).unsubscribe();
-  return value;
-};
+const facility = facilityPerTest();
+/** One poller (a lease TTL of 3 s: these tests are not about the lease) and one panel. */
+const onePanel = () => facility({ pollMs: POLL_MS, pollers: ['poller-a'], panels: ['panel-a'], poller: () => ({ ttlMs: 3000 }) });
 
 /** The lease term panels send under now. */
 const termOf = (panel: Panel): string => (panel.link as unknown as { lease: { term: string } }).lease.term;
 
 describe('limits', () => {
   it('a retained command runs once, live, and not again when the next poller connects', async () => {
-    const f = await startFacility({ pollMs: POLL_MS, pollers: ['poller-a'], more: ['poller-b'], panels: ['panel-a'], poller: () => ({ ttlMs: 3000 }) });
-    rig = f;
-    const raw = await connect(f.broker.url);
-    f.defer(() => raw.endAsync(true));
+    const f = await facility({ pollMs: POLL_MS, pollers: ['poller-a'], more: ['poller-b'], panels: ['panel-a'], poller: () => ({ ttlMs: 3000 }) });
+    const raw = await f.client();
     const panel = f.panels[0] as Panel;
     const topic = MAIN.cmd('panel-a');
     // A genuine command of panel-a's, published retained (as a misconfigured tool might).
@@ -45,10 +35,8 @@ describe('limits', () => {
   }, 60_000);
 
   it('a thousand bad messages make a few log lines, not a thousand; a payload beyond the packet limit never arrives', async () => {
-    const f = await startFacility({ pollMs: POLL_MS, pollers: ['poller-a'], panels: ['panel-a'], poller: () => ({ ttlMs: 3000 }) });
-    rig = f;
-    const raw = await connect(f.broker.url);
-    f.defer(() => raw.endAsync(true));
+    const f = await onePanel();
+    const raw = await f.client();
     const poller = f.pollers[0] as PollerProcess;
     const before = poller.log.lines.length;
     // 2 MB first (its line would not be left out): the poller's CONNECT says it takes at most 1 MiB, so the broker drops it for this client.
@@ -64,10 +52,8 @@ describe('limits', () => {
   }, 60_000);
 
   it('a payload over its kind\'s limit is refused before it is parsed', async () => {
-    const f = await startFacility({ pollMs: POLL_MS, pollers: ['poller-a'], panels: ['panel-a'], poller: () => ({ ttlMs: 3000 }) });
-    rig = f;
-    const raw = await connect(f.broker.url);
-    f.defer(() => raw.endAsync(true));
+    const f = await onePanel();
+    const raw = await f.client();
     const poller = f.pollers[0] as PollerProcess;
     await raw.publishAsync(MAIN.cmd('panel-a'), Buffer.alloc(20_000, 0x7b), { qos: 1 });
     await f.panels[0]?.link.call({ method: 'recStart', args: [3] });
@@ -75,8 +61,7 @@ describe('limits', () => {
   }, 60_000);
 
   it("a panel's reads are rate-limited at the poller, and refused with the reason", async () => {
-    const f = await startFacility({ pollMs: POLL_MS, pollers: ['poller-a'], panels: ['panel-a', 'panel-b'], poller: () => ({ ttlMs: 3000 }) });
-    rig = f;
+    const f = await facility({ pollMs: POLL_MS, pollers: ['poller-a'], panels: ['panel-a', 'panel-b'], poller: () => ({ ttlMs: 3000 }) });
     const [a, b] = f.panels as [Panel, Panel];
     const reads = await Promise.all(
       Array.from({ length: 3 * READ_RATE.burst }, () =>

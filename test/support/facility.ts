@@ -3,6 +3,7 @@
 // in-memory 15-key surface. Every member signs with its own key; the facility lists them all.
 import mqtt, { type MqttClient } from 'mqtt';
 import { firstValueFrom, filter, timeout } from 'rxjs';
+import { afterEach } from 'vitest';
 import { RecorderClient } from '../../src/api/client.js';
 import { busClientOptions, generatedFacility } from '../../src/bench/bus.js';
 import { BusPoller, newInstance, pollerWill, recorderIdentity } from '../../src/bus/bus-poller.js';
@@ -183,6 +184,8 @@ export interface Rig {
   gets: () => number;
   startPoller: (id: string, options?: Partial<PollerOptions>) => Promise<PollerProcess>;
   startPanel: (id: string, options?: Partial<PanelOptions>) => Promise<Panel>;
+  /** A bare MQTT client on the rig's broker (anonymous unless told), closed with the rig. */
+  client: (options?: mqtt.IClientOptions) => Promise<MqttClient>;
   /** Runs at close, before the broker and simulator go (latest first). */
   defer: (cleanup: () => Promise<unknown> | void) => void;
   close: () => Promise<void>;
@@ -225,6 +228,11 @@ export async function startFacility(options: FacilityOptions): Promise<Rig> {
       rig.panels.push(panel);
       return panel;
     },
+    client: async (more = {}) => {
+      const client = await connect(broker.url, more);
+      cleanups.push(() => client.endAsync(true));
+      return client;
+    },
     defer: (cleanup) => cleanups.push(cleanup),
     close: async () => {
       for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
@@ -243,4 +251,24 @@ export async function startFacility(options: FacilityOptions): Promise<Rig> {
     throw error;
   }
   return rig;
+}
+
+/** A facility for each test of the file that calls this (at its top), closed after the test. */
+export function facilityPerTest(): (options: FacilityOptions) => Promise<Rig> {
+  let rig: Rig | null = null;
+  afterEach(async () => {
+    await rig?.close();
+    rig = null;
+  });
+  return async (options) => {
+    rig = await startFacility(options);
+    return rig;
+  };
+}
+
+/** Whether a poller holds its recorder's lease now. */
+export function isHolding(p: PollerProcess): boolean {
+  let value = false;
+  p.poller.holding$.subscribe((h) => (value = h)).unsubscribe();
+  return value;
 }
