@@ -3,7 +3,8 @@
 // wildcard) cannot make the poller publish there, so the broker never drops it.
 import type { MqttClient } from 'mqtt';
 import { describe, expect, it } from 'vitest';
-import { topicsOf } from '../../src/bus/topics.js';
+import * as z from 'zod';
+import { PART_VALUES, topicsOf } from '../../src/bus/topics.js';
 import { channelState, facilityPerTest, until, type Panel, type Rig } from '../support/facility.js';
 
 const POLL_MS = 100;
@@ -74,8 +75,9 @@ describe('forgery on an anonymous broker', () => {
     const seen = f.panels.map((panel) => statesOf(f, panel));
     f.pollers[0]?.kill();
     const now = Date.now();
-    const recording = [{ ...JSON.parse(JSON.stringify(f.pollers[0]?.poller.state.channels?.[0] ?? {})), IsRecording: true }];
-    const forgedParts = { value: recording, readAt: now, readNumber: 1_000_000 };
+    // Channel 1 recording, in the recorder's own wire form: only the envelope can give it away.
+    const channels = (await f.sim.client.listChannels()).map((channel) => ({ ...channel, IsRecording: channel.Index === 0 }));
+    const forgedParts = { value: z.encode(PART_VALUES.channels, channels), readAt: now, readNumber: 1_000_000 };
     for (const from of ['poller-a', 'forger']) {
       await raw.publishAsync(MAIN.part('channels'), envelope(from, forgedParts), { qos: 1, retain: true });
       await raw.publishAsync(MAIN.health, envelope(from, { online: true, instance: 'forged-instance', pollMs: POLL_MS, slowMs: 1000, lastGoodAt: now, failures: 0, lastError: null, unreachable: false }), { qos: 1, retain: true });
