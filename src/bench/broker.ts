@@ -41,8 +41,8 @@ function accepts(port: number): Promise<boolean> {
 /** What a broker's configuration is made from: its port and a folder of its own for files it names. */
 export type BrokerConfig = (port: number, folder: string) => string | Promise<string>;
 
-/** Anonymous, loopback only, nothing kept across a restart. */
-const anonymous: BrokerConfig = (port) => `listener ${port} 127.0.0.1\nallow_anonymous true\npersistence false\n`;
+/** Anonymous, loopback only, nothing kept across a restart; small messages sent at once (as deploy/mosquitto/ has it). */
+const anonymous: BrokerConfig = (port) => `set_tcp_nodelay true\nlistener ${port} 127.0.0.1\nallow_anonymous true\npersistence false\n`;
 
 export interface RestartableBroker extends Broker {
   port: number;

@@ -8,8 +8,8 @@ import { filter, firstValueFrom } from 'rxjs';
 import { RecorderClient } from '../api/client.js';
 import { BusPoller, newInstance, pollerWill, recorderIdentity } from '../bus/bus-poller.js';
 import { BusRecorder } from '../bus/bus-recorder.js';
+import { busClientOptions, sendWithoutDelay } from '../bus/connection.js';
 import { BusAuthority, type Facility, type FacilityPanel, type FacilityPoller } from '../bus/facility.js';
-import { MAX_PACKET_BYTES } from '../bus/limits.js';
 import { operationsIn, type OperationGroup } from '../bus/operation-groups.js';
 import { Bridge } from '../engine/bridge.js';
 import type { Logger } from '../engine/log.js';
@@ -66,8 +66,6 @@ export function generatedFacility(recorder: string, pollerIds: readonly string[]
   };
 }
 
-/** The connection options every recdeck bus client uses (bus-setup.ts): MQTT 5, the id as client id, the packet limit, nothing queued offline. */
-export const busClientOptions = (id: string): mqtt.IClientOptions => ({ protocolVersion: 5, clientId: id, clean: true, queueQoSZero: false, properties: { maximumPacketSize: MAX_PACKET_BYTES } });
 
 const lastSeq = (sim: RunningSimulator) => sim.log.list().at(-1)?.seq ?? 0;
 
@@ -95,13 +93,13 @@ export async function measureBusFacility(panelCount: number, seconds: number, sa
     const { authority } = generatedFacility('main', ['poller-main'], panelIds);
     const instance = newInstance();
     const pollerAuthority = authority('poller-main');
-    const pollerConnection = await mqtt.connectAsync(broker.url, { ...busClientOptions('poller-main'), ...pollerWill(pollerAuthority, 'main', instance, Date.now()) });
+    const pollerConnection = sendWithoutDelay(await mqtt.connectAsync(broker.url, { ...busClientOptions('poller-main'), ...pollerWill(pollerAuthority, 'main', instance, Date.now()) }));
     connections.push(pollerConnection);
     const poller = new BusPoller('main', pollingLink(new RecorderPoller('main', client, { pollMs })), pollerConnection, { authority: pollerAuthority, identity: recorderIdentity(sim.url, sim.token), instance, pollMs });
     poller.start();
     const surfaces: MemorySurface[] = [];
     for (const [i, panelId] of panelIds.entries()) {
-      const connection = await mqtt.connectAsync(broker.url, busClientOptions(panelId));
+      const connection = sendWithoutDelay(await mqtt.connectAsync(broker.url, busClientOptions(panelId)));
       connections.push(connection);
       const bridge = new Bridge({ recorders: [{ name: 'main', link: new BusRecorder('main', connection, { authority: authority(panelId), pollMs }) }], renderer: (thumbnails) => pictureRenderer({ thumbnails }), decodeThumbnail, log: quiet, pollMs });
       const surface = new MemorySurface({ id: `memory:panel${i}`, model: 'bench-32', controls: keyGrid(4, 8, 96) });

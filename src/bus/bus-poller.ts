@@ -195,7 +195,7 @@ export class BusPoller implements RecorderLink {
   private apply(effect: LeaseEffect): void {
     switch (effect.kind) {
       case 'publish':
-        return this.send(this.topics.lease, effect.lease, 1, true);
+        return this.send(this.topics.lease, effect.lease, effect.claim ? 1 : 0, true);
       case 'hold':
         return this.takeOver();
       case 'release':

@@ -56,7 +56,8 @@ export type LeaseEvent =
   | { kind: 'tick'; now: number };
 
 export type LeaseEffect =
-  | { kind: 'publish'; lease: LeaseMessage }
+  /** A claim goes at QoS 1; a renewal at QoS 0 (the next one follows within a poll, and none asks every subscriber for an acknowledgement). */
+  | { kind: 'publish'; lease: LeaseMessage; claim: boolean }
   /** Start polling and running commands. */
   | { kind: 'hold' }
   /** Stop at once. */
@@ -144,7 +145,7 @@ function onTick(state: LeaseState, now: number, settings: LeaseSettings, newTerm
       };
     }
     if (now - own.lastSentAt < settings.renewMs) return { state, effects: [] };
-    return { state: { ...state, own: { ...own, lastSentAt: now } }, effects: [{ kind: 'publish', lease: leaseOf(settings, own, now) }] };
+    return { state: { ...state, own: { ...own, lastSentAt: now } }, effects: [{ kind: 'publish', lease: leaseOf(settings, own, now), claim: false }] };
   }
   if (own && now - own.since < settings.ttlMs) return { state, effects: [] }; // a claim on its way
   const ttlMs = state.seen?.ttlMs ?? settings.ttlMs;
@@ -154,7 +155,7 @@ function onTick(state: LeaseState, now: number, settings: LeaseSettings, newTerm
   return {
     state: { ...state, own: claim },
     effects: [
-      { kind: 'publish', lease: leaseOf(settings, claim, now) },
+      { kind: 'publish', lease: leaseOf(settings, claim, now), claim: true },
       { kind: 'log', level: 'info', message: `${where}: "${settings.me}" claims the lease (epoch ${claim.epoch}): ${why}` },
     ],
   };

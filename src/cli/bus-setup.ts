@@ -11,6 +11,7 @@ import type { IClientOptions, MqttClient } from 'mqtt';
 import type { RecorderClient } from '../api/client.js';
 import { BusPoller, newInstance, pollerWill, recorderIdentity } from '../bus/bus-poller.js';
 import { BusRecorder } from '../bus/bus-recorder.js';
+import { busClientOptions, sendWithoutDelay } from '../bus/connection.js';
 import { BusAuthority, publicKeyText, type Facility } from '../bus/facility.js';
 import { DEFAULT_KEEPALIVE_S, MAX_PACKET_BYTES } from '../bus/limits.js';
 import { BusId, RecorderName } from '../bus/topics.js';
@@ -192,15 +193,11 @@ export async function connectBusRecorders(
   const will = polled.length === 1 && only ? pollerWill(authority, only.name, instance, realTime.now()) : {};
   const { default: mqtt } = await import('mqtt');
   const options: IClientOptions = {
-    protocolVersion: 5,
-    clientId: bus.id,
-    clean: true,
+    // Nothing waits for the broker (no queue while away): a command not sent now is failed now, a state is superseded by the next.
+    ...busClientOptions(bus.id),
     keepalive: bus.keepaliveS,
     connectTimeout: 5000,
     reconnectPeriod: 1000,
-    // Nothing waits for the broker: a command not sent now is failed now, a state is superseded by the next.
-    queueQoSZero: false,
-    properties: { maximumPacketSize: MAX_PACKET_BYTES },
     ...(bus.username ? { username: bus.username } : {}),
     ...(bus.password ? { password: bus.password } : {}),
     ...bus.tls,
@@ -208,7 +205,7 @@ export async function connectBusRecorders(
   };
   let connection: MqttClient;
   try {
-    connection = await mqtt.connectAsync(bus.url, options);
+    connection = sendWithoutDelay(await mqtt.connectAsync(bus.url, options));
   } catch (error) {
     throw new UsageError(`--mqtt: cannot connect to ${bus.url} as "${bus.id}": ${(error as Error).message}`);
   }

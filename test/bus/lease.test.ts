@@ -17,7 +17,8 @@ function run(me: string, events: LeaseEvent[], start: LeaseState = initialLease(
     state = next.state;
     effects.push(...next.effects);
   }
-  return { state, effects, published: effects.flatMap((e) => (e.kind === 'publish' ? [e.lease] : [])), logs: effects.flatMap((e) => (e.kind === 'log' ? [`${e.level}: ${e.message}`] : [])) };
+  return { state, effects, published: effects.flatMap((e) => (e.kind === 'publish' ? [e.lease] : [])),
+    claims: effects.flatMap((e) => (e.kind === 'publish' && e.claim ? [e.lease] : [])), logs: effects.flatMap((e) => (e.kind === 'log' ? [`${e.level}: ${e.message}`] : [])) };
 }
 
 const lease = (holder: string, term: string, epoch: number, renewedAt: number, overrides: Partial<LeaseMessage> = {}): LeaseMessage => ({ recorder: 'main', identity, holder, term, epoch, renewedAt, ttlMs: 750, ...overrides });
@@ -26,8 +27,9 @@ const seen = (l: LeaseMessage, now: number, retained = false): LeaseEvent => ({ 
 
 describe('the lease', () => {
   it('a fresh poller with no lease claims after the TTL, and holds once its claim comes back', () => {
-    const { state, published, effects } = run('a', [tick(100), tick(750)]);
+    const { state, published, claims, effects } = run('a', [tick(100), tick(750)]);
     expect(published).toEqual([lease('a', 'a-term-1', 1, 750)]);
+    expect(claims).toEqual(published);
     expect(state.holding).toBe(false);
     const back = run('a', [seen(lease('a', 'a-term-1', 1, 750), 760)], state);
     expect(back.state.holding).toBe(true);
@@ -39,6 +41,7 @@ describe('the lease', () => {
     const held = run('a', [tick(750), seen(lease('a', 'a-term-1', 1, 750), 755)]);
     const renewing = run('a', [tick(1000), seen(lease('a', 'a-term-1', 1, 1000), 1004), tick(1250)], held.state);
     expect(renewing.published.map((l) => l.renewedAt)).toEqual([1000, 1250]);
+    expect(renewing.claims).toEqual([]);
     expect(holdsAt(renewing.state, settings('a'), 1749)).toBe(true);
     // Stopped (SIGSTOP) after 1250: nothing comes back; at 1000 + 750 it holds no more, and it says so.
     expect(holdsAt(renewing.state, settings('a'), 1750)).toBe(false);

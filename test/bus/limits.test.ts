@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import type { BusCallError } from '../../src/bus/bus-recorder.js';
 import { READ_RATE } from '../../src/bus/limits.js';
 import { topicsOf } from '../../src/bus/topics.js';
-import { facilityPerTest, isHolding as holding, until, type Panel, type PollerProcess } from '../support/facility.js';
+import { channelState, facilityPerTest, isHolding as holding, until, type Panel, type PollerProcess } from '../support/facility.js';
 
 const POLL_MS = 250;
 const MAIN = topicsOf('main');
@@ -30,6 +30,7 @@ describe('limits', () => {
     const next = await f.startPoller('poller-b');
     await until(() => next.log.lines.some((line) => line.includes(`${topic}: a retained command (commands are never retained; it may be days old); not run`)), 'the next poller ignoring the retained copy');
     await until(() => holding(next), 'the next poller holding');
+    await until(() => channelState(panel, 'key0') === 'recording', 'the panel live again');
     await panel.link.call({ method: 'recStart', args: [1] });
     expect(f.writes()).toEqual(['PUT /api/channels/0/rec-start', 'PUT /api/channels/1/rec-start']);
   }, 60_000);
@@ -41,7 +42,7 @@ describe('limits', () => {
     const before = poller.log.lines.length;
     // 2 MB first (its line would not be left out): the poller's CONNECT says it takes at most 1 MiB, so the broker drops it for this client.
     await raw.publishAsync(MAIN.cmd('panel-a'), Buffer.alloc(2_000_000, 0x7b), { qos: 1 });
-    for (let i = 0; i < 1000; i++) void raw.publishAsync(MAIN.cmd('panel-a'), `garbage ${i}`, { qos: 0 });
+    for (let i = 0; i < 1000; i++) raw.publishAsync(MAIN.cmd('panel-a'), `garbage ${i}`, { qos: 0 }).catch(() => undefined);
     await f.panels[0]?.link.call({ method: 'recStart', args: [2] });
     const logged = poller.log.lines.slice(before).filter((line) => line.startsWith('recdeck/main/cmd/panel-a:') || line.includes('more like that'));
     expect(logged.length).toBeLessThanOrEqual(6);

@@ -5,7 +5,8 @@ import mqtt, { type MqttClient } from 'mqtt';
 import { firstValueFrom, filter, timeout } from 'rxjs';
 import { afterEach } from 'vitest';
 import { RecorderClient } from '../../src/api/client.js';
-import { busClientOptions, generatedFacility } from '../../src/bench/bus.js';
+import { generatedFacility } from '../../src/bench/bus.js';
+import { busClientOptions, sendWithoutDelay } from '../../src/bus/connection.js';
 import { BusPoller, newInstance, pollerWill, recorderIdentity } from '../../src/bus/bus-poller.js';
 import { BusRecorder } from '../../src/bus/bus-recorder.js';
 import type { BusAuthority } from '../../src/bus/facility.js';
@@ -90,7 +91,7 @@ export async function startPoller(broker: Broker, sim: SimulatorFixture, pollMs:
   const link = pollingLink(new RecorderPoller('main', client, { pollMs, slowMs: 1000 }));
   const instance = newInstance();
   const { authority } = options;
-  const connection = await connect(options.brokerUrl ?? broker.url, { ...busClientOptions(authority.id), ...pollerWill(authority, 'main', instance, Date.now()), keepalive: options.keepalive ?? 10, reconnectPeriod: 200, ...options.connect });
+  const connection = sendWithoutDelay(await connect(options.brokerUrl ?? broker.url, { ...busClientOptions(authority.id), ...pollerWill(authority, 'main', instance, Date.now()), keepalive: options.keepalive ?? 10, reconnectPeriod: 200, ...options.connect }));
   const log = keptLog();
   const audit: CommandRecord[] = [];
   const poller = new BusPoller('main', link, connection, { authority, identity: recorderIdentity(url, recorder.sim.token), instance, pollMs, log, audit: (record) => audit.push(record), ...(options.ttlMs === undefined ? {} : { ttlMs: options.ttlMs }) });
@@ -124,7 +125,7 @@ export interface PanelOptions {
 
 export async function startPanel(broker: Broker, pollMs: number, options: PanelOptions): Promise<Panel> {
   const { authority } = options;
-  const connection = await connect(options.brokerUrl ?? broker.url, { ...busClientOptions(authority.id), reconnectPeriod: options.reconnectPeriod ?? 0, ...options.connect });
+  const connection = sendWithoutDelay(await connect(options.brokerUrl ?? broker.url, { ...busClientOptions(authority.id), reconnectPeriod: options.reconnectPeriod ?? 0, ...options.connect }));
   const log = keptLog();
   const link = new BusRecorder('main', connection, { authority, pollMs, log, ...(options.deadlineMs === undefined ? {} : { deadlineMs: options.deadlineMs }) });
   const bridge = new Bridge({ recorders: [{ name: 'main', link }], renderer: (thumbnails) => pictureRenderer({ thumbnails }), decodeThumbnail, log: quiet, pollMs });
