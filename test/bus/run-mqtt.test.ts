@@ -80,6 +80,18 @@ describe('recdeck run --mqtt', () => {
     await waitUntil(async () => (await audited()).length > 0, 'the audit line');
     const lines = await audited();
     expect(JSON.parse(lines[0] as string)).toMatchObject({ surface: 'bus:desk-1', action: 'recStart', recorder: 'main', request: 'PUT /api/channels/0/rec-start', result: 'ok' });
+    // This test's broker limits no packet size: both ends say so at connect.
+    for (const log of logs) expect(log).toContainEqual(expect.stringContaining('the broker accepts packets of any size; set max_packet_size 1048576'));
+  });
+
+  it('--mqtt-insecure starts with a warning that says what it means', async () => {
+    const broker = await startBroker();
+    cleanups.push(() => broker.close());
+    const folder = await tempFolder();
+    const log = keptLog();
+    const running = await startBridge({ ...parseRunArgs(['--mqtt', broker.url, '--mqtt-insecure', '--recorder', 'main@mqtt', '--profile', folder, '--no-web'], {}), surfaces: [], sources: [] }, log);
+    cleanups.push(() => running.stop());
+    expect(log.lines[0]).toMatch(/^--mqtt-insecure: nothing on the state bus mqtt:\/\/127\.0\.0\.1:\d+ is signed or checked: anyone who can publish there runs commands on the recorders and shows every panel any state/);
   });
 
   it('keygen writes a private key only its owner reads, never over another, and prints the facility entry', async () => {
