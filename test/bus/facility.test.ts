@@ -2,6 +2,7 @@
 // a press on any panel reaches the recorder once (also when the broker delivers the command twice),
 // panels go stale then offline when the poller dies, and a standby takes over.
 import type { MqttClient } from 'mqtt';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { describe, expect, it } from 'vitest';
 import { topicsOf } from '../../src/bus/topics.js';
 import { channelState, facilityPerTest, isHolding as holding, until, type Panel, type PollerProcess, type Rig } from '../support/facility.js';
@@ -112,11 +113,14 @@ describe('a facility on the state bus', () => {
     const takenOver = new Promise<number>((resolve) => standby.poller.holding$.subscribe((h) => h && resolve(Date.now())));
     await until(() => arrivals.length > 0, 'a renewal');
     const getsBefore = f.gets();
+    const lateness = monitorEventLoopDelay({ resolution: 10 });
+    lateness.enable();
     active.kill();
     const takenAt = await takenOver;
+    lateness.disable();
     const lastRenewal = arrivals.filter((a) => a.holder === 'poller-0').at(-1)?.at ?? 0;
-    // The lease's TTL is 3 polls; the claim's round trip through the broker, and this busy machine's timers, on top: at most a poll.
-    expect(takenAt - lastRenewal).toBeLessThanOrEqual(3 * 250 + 250);
+    // The lease's TTL is 3 polls; the claim's trip through the broker (100 ms at most here) on top, and however late this busy machine ran the timers.
+    expect(takenAt - lastRenewal).toBeLessThanOrEqual(3 * 250 + 100 + lateness.max / 1e6);
     expect(standby.log.lines.some((line) => /"poller-1" claims the lease \(epoch 2\): no renewal from "poller-0"/.test(line))).toBe(true);
     // The standby polls now: the panels see a change at the recorder again, and press through it.
     await f.sim.client.recStart(3);

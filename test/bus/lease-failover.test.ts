@@ -1,6 +1,7 @@
 // Issue 25, item 5: the lease has a term and expires. With the holder and its standby killed together,
 // or a forged lease left retained, a fresh poller polls within 3 polls; a forged lease does not move a
 // live holder; another recorder under the same name is refused with a clear error and never polled.
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { describe, expect, it } from 'vitest';
 import { topicsOf } from '../../src/bus/topics.js';
 import { channelState, facilityPerTest, isHolding as holding, startSimulator, until, type PollerProcess, type Rig } from '../support/facility.js';
@@ -22,12 +23,18 @@ async function killAll(f: Rig): Promise<void> {
   await until(() => f.panels.every((panel) => channelState(panel, 'key0') === 'offline'), 'the panels offline', 10_000);
 }
 
-/** A fresh poller's first read comes within 3 polls of its start (the claim's trip through the broker, and this busy machine's timers, on top: at most a poll). */
+/**
+ * A fresh poller's first read comes within 3 polls of its start: the claim's trip through the broker
+ * (100 ms at most here) on top, and however late this busy machine ran this process's timers meanwhile.
+ */
 async function expectFreshPollerWithin3Polls(f: Rig, id: string): Promise<PollerProcess> {
+  const lateness = monitorEventLoopDelay({ resolution: 10 });
+  lateness.enable();
   const startedAt = Date.now();
   const fresh = await f.startPoller(id);
   const readAt = await firstReadAfter(f, startedAt);
-  expect(readAt - startedAt).toBeLessThanOrEqual(3 * POLL_MS + POLL_MS);
+  lateness.disable();
+  expect(readAt - startedAt).toBeLessThanOrEqual(3 * POLL_MS + 100 + lateness.max / 1e6);
   await until(() => f.panels.every((panel) => channelState(panel, 'key0') === 'idle'), 'the panels live again', 15_000);
   return fresh;
 }
