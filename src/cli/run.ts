@@ -27,7 +27,7 @@ import { HELP_FLAG, parseFlags, wholeNumber, type CommandSpec } from './flags.js
 import { interrupted } from './interrupted.js';
 import { assertPortFree } from './port-free.js';
 import { LOG_FORMATS, LOG_LEVELS, pinoLogger, type LogFormat, type LogLevel } from './pino-logger.js';
-import { busSettings, connectBusRecorders, splitBusRecorders, type BusSettings } from './bus-setup.js';
+import { BUS_FLAGS, busSettings, connectBusRecorders, splitBusRecorders, type BusSettings } from './bus-setup.js';
 import { recordersFrom, type RecorderConfig } from './recorder-config.js';
 import { readSecretFile } from './secret-file.js';
 import { UsageError } from './usage-error.js';
@@ -41,7 +41,7 @@ export const runCommand = {
     'token-file': { type: 'string', multiple: true, default: [], value: '[NAME=]FILE', description: "a file holding a recorder's token", shownDefault: 'RECDECK_TOKEN[_FILE], RECDECK_TOKEN_<NAME>[_FILE]' },
     token: { type: 'string', multiple: true, default: [], value: '[NAME=]TOKEN', description: "a recorder's token (visible in ps: prefer --token-file or the environment)" },
     profile: { type: 'string', multiple: true, default: [], value: 'FILE|DIR', description: 'profiles to bind (watched: edits are reloaded)', shownDefault: 'the shipped profiles/' },
-    mqtt: { type: 'string', value: 'URL', description: 'the state bus (mqtt:// or mqtts://): recorders given by URL are polled and published there; --recorder NAME@mqtt follows one from it (user and password: RECDECK_MQTT_USER, RECDECK_MQTT_PASSWORD[_FILE])', shownDefault: 'RECDECK_MQTT, else none' },
+    ...BUS_FLAGS,
     'poll-ms': { type: 'string', default: '250', value: 'N', description: 'poll the recorder every N ms (50 to 10000)' },
     'web-port': { type: 'string', default: '7900', value: 'PORT', description: 'port of the web deck and remote API (0: any free port)' },
     'web-host': { type: 'string', default: '127.0.0.1', value: 'HOST', description: 'address the web deck listens on (beyond loopback it needs a password)' },
@@ -134,7 +134,7 @@ export function parseRunArgs(args: string[], env: NodeJS.ProcessEnv): RunOptions
     profilePaths: values.profile.length > 0 ? values.profile : [SHIPPED_PROFILES],
     pollMs,
     env,
-    mqtt: busSettings(values.mqtt, env),
+    mqtt: busSettings(values, env),
     midiMapFolders: values['midi-maps'].length > 0 ? values['midi-maps'] : [SHIPPED_MIDI_MAPS],
     audit: values['audit-file'] === undefined ? null : { file: values['audit-file'], maxBytes: auditMaxMb * 1024 * 1024 },
     web: values['no-web']
@@ -230,7 +230,8 @@ export async function startBridge(setup: BridgeSetup, log: Logger = pinoLogger({
       log.info(`no recorder given (--recorder or RECDECK_RECORDER): using the embedded simulator at ${simulator.url}`);
     }
     const clients = recorders.map((r) => ({ name: r.name, client: new RecorderClient({ url: r.url, token: r.token ?? '' }) }));
-    const bus = setup.mqtt ? await connectBusRecorders(setup.mqtt, clients, onBus.followed, setup.pollMs, log) : null;
+    const polledHere = clients.map((c, i) => ({ ...c, token: recorders[i]?.token ?? '' }));
+    const bus = setup.mqtt ? await connectBusRecorders(setup.mqtt, polledHere, onBus.followed, setup.pollMs, log, audit ? (record) => audit.write(record) : undefined) : null;
     const running = new Bridge({ recorders: bus?.recorders ?? clients, renderer: (thumbnails) => pictureRenderer({ thumbnails }), decodeThumbnail, log, pollMs: setup.pollMs });
     running.start();
     const auditing = audit && running.commands$.subscribe((record) => audit.write(record));

@@ -5,12 +5,12 @@
 // are compared here, against what the device shows, which the hand changes too.
 import { Subject, type Observable } from 'rxjs';
 import type { Logger } from '../../engine/log.js';
+import { LogLimiter } from '../../engine/log-limit.js';
 import type { ControlDefinition, LedState, RgbImage, Surface, SurfaceInput } from '../../engine/surface.js';
 import { controlDefinitions } from './controls.js';
 import { ControlIndex, decode, fromBytes } from './decode.js';
 import { checkedMessage, encodeLed, encodeLevel, hex, MidiValueError } from './encode.js';
 import { RawScreen } from './input-guard.js';
-import { LogLimiter } from './log-limit.js';
 import type { MidiControl, MidiMap } from './midi-map.js';
 import type { MidiInputPort, MidiOutputPort } from './midi-port.js';
 import { MotorFollower, SoftTakeover } from './soft-takeover.js';
@@ -68,7 +68,7 @@ export class MidiSurface implements Surface {
     this.byId = new Map(map.controls.map((control) => [control.id, control]));
     this.index = new ControlIndex(map);
     this.now = options.now ?? Date.now;
-    this.garbage = new LogLimiter((message) => options.log.warn(message), 5, 10_000, this.now);
+    this.garbage = new LogLimiter((message) => options.log.warn(message), this.now);
     for (const control of map.controls) {
       if (control.role !== 'fader' && control.role !== 'knob') continue;
       if (control.motorised) this.motors.set(control.id, { follower: new MotorFollower(options.graceMs), pending: null, timer: null, shown: null });
