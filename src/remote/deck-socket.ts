@@ -23,13 +23,13 @@ import type { WebSocket } from 'ws';
 import * as z from 'zod';
 import type { Bridge } from '../engine/bridge.js';
 import { realTime, type EngineTime } from '../engine/engine-time.js';
+import { LogLimiter } from '../engine/log-limit.js';
 import type { CommandRecord, Logger } from '../engine/log.js';
 import type { SurfaceSession } from '../engine/surface-session.js';
 import type { RgbImage, SurfaceInput } from '../engine/surface.js';
 import type { WebSurface } from '../surfaces/web/web-surface.js';
 import { imageUpdate } from './image-frames.js';
 import { panelLayout } from './panel-layout.js';
-import { RateLimitedLog } from './rate-limited-log.js';
 import { stateView } from './state-view.js';
 
 const PageInput = z.strictObject({
@@ -115,7 +115,7 @@ export class DeckSocket {
   private panelSubscription = new Subscription();
   private lastState = '';
   /** A page that sends bad messages in a loop (a bug, or someone probing) writes a line now and then, not one each. */
-  private readonly badMessages: RateLimitedLog;
+  private readonly badMessages: LogLimiter;
 
   constructor(
     private readonly bridge: Bridge,
@@ -126,7 +126,7 @@ export class DeckSocket {
     private readonly time: EngineTime = realTime,
   ) {
     const { scheduler } = time;
-    this.badMessages = new RateLimitedLog((line) => this.log.warn(line), time);
+    this.badMessages = new LogLimiter((line) => this.log.warn(line), () => time.now());
     this.follow();
     this.subscription.add(bridge.sessionsChanged$.subscribe(() => this.follow()));
     for (const surface of webSurfaces) this.addWebSurface(surface);
