@@ -8,9 +8,10 @@ export class LogLimiter {
 
   constructor(
     private readonly write: (message: string) => void,
+    /** The engine's clock. */
+    private readonly now: () => number,
     private readonly max = 5,
     private readonly windowMs = 10_000,
-    private readonly now: () => number = Date.now,
   ) {}
 
   say(message: string): void {
