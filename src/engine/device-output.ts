@@ -18,7 +18,29 @@
 import { Subject, type Observable, type Subscription } from 'rxjs';
 import type { EngineTime } from './engine-time.js';
 import type { Logger } from './log.js';
-import type { LedState, RgbImage } from './surface.js';
+
+/** Raw RGB, 3 bytes per pixel, row by row, at the control's native size. */
+export interface RgbImage {
+  width: number;
+  height: number;
+  data: Buffer;
+}
+
+/** What an LED-only control shows; each surface maps it to its own colours, notes or bytes. */
+export type LedState =
+  | 'off'
+  | 'idle'
+  | 'active'
+  | 'recording'
+  | 'paused'
+  | 'armed'
+  | 'sync-recording'
+  | 'wrong'
+  | 'no-source'
+  | 'stale'
+  | 'offline'
+  | 'dialog'
+  | 'holding';
 
 /** Something a device is to show: an image on a display, a light's state, a ring's or fader's level, the brightness. */
 export type OutputItem =

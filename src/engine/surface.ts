@@ -83,28 +83,8 @@ export type SurfaceInput =
   | { type: 'fader'; control: string; position: number }
   | { type: 'touch'; control: string; gesture: TouchGesture };
 
-/** Raw RGB, 3 bytes per pixel, row by row, at the control's native size. */
-export interface RgbImage {
-  width: number;
-  height: number;
-  data: Buffer;
-}
-
-/** What an LED-only control shows; each surface maps it to its own colours, notes or bytes. */
-export type LedState =
-  | 'off'
-  | 'idle'
-  | 'active'
-  | 'recording'
-  | 'paused'
-  | 'armed'
-  | 'sync-recording'
-  | 'wrong'
-  | 'no-source'
-  | 'stale'
-  | 'offline'
-  | 'dialog'
-  | 'holding';
+// What a device shows is described with its output.
+export type { LedState, RgbImage } from './device-output.js';
 
 export interface Surface {
   /** Unique and stable across reconnects, e.g. "streamdeck:CL12345", "web:15-key", "midi:APC mini mk2". */

@@ -74,7 +74,7 @@ describe('a Stream Deck + under the bridge', () => {
     await until(() => commands.some((r) => r.control === 'dial0'), 'the dial\'s command');
     const record = commands.find((r) => r.control === 'dial0');
     expect(record).toMatchObject({ surface: 'streamdeck:CLE2E', action: 'gain-step', result: 'ok' });
-    expect(record.request).toMatch(/^PUT \/api\/sources\/0/);
+    expect(record?.request).toMatch(/^PUT \/api\/sources\/0/);
 
     first?.fail(new Error('could not read from HID device'));
     expect(bridge.session('streamdeck:CLE2E')).toBeUndefined();
