@@ -3,9 +3,9 @@
 // lets it follow. A motorised fader needs none of that: it is moved to the gain instead, but not while a
 // hand is on it (the surface's DeviceOutput holds its levels back meanwhile).
 //
-// "Where the gain is" comes from the engine's setLevel(control, level): for a fader bound to gain-fader
-// the session sends the gain on that binding's own travel, (gainDb − min) / (max − min), the inverse of
-// how a position p becomes a gain (min + p·(max − min)), so position and level always agree.
+// "Where the gain is" comes from the level the engine hands the control's output: for a fader bound to
+// gain-fader the session sends the gain on that binding's own travel, (gainDb − min) / (max − min), the
+// inverse of how a position p becomes a gain (min + p·(max − min)), so position and level always agree.
 // Pure: time comes in as arguments.
 
 export interface SoftTakeoverOptions {
