@@ -29,6 +29,7 @@ import type { WebSocket } from 'ws';
 import * as z from 'zod';
 import type { Bridge } from '../engine/bridge.js';
 import { realTime, type EngineTime } from '../engine/engine-time.js';
+import type { OutputItem } from '../engine/device-output.js';
 import type { CommandRecord, Logger } from '../engine/log.js';
 import type { SurfaceSession } from '../engine/surface-session.js';
 import type { RgbImage, Surface } from '../engine/surface.js';
@@ -418,6 +419,6 @@ export class DeckSocket {
 }
 
 /** A light's state or a level, for the page (a pad's light, a dial's ring). */
-function marksMessage(surface: Surface, item: { type: 'led'; control: string; state: string } | { type: 'level'; control: string; level: number }): string {
+function marksMessage(surface: Surface, item: Extract<OutputItem, { type: 'led' | 'level' }>): string {
   return JSON.stringify({ ...item, surface: surface.id });
 }
