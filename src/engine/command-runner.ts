@@ -105,6 +105,8 @@ export async function runCommand(action: RecorderCommand, context: CommandContex
   } catch (error) {
     latencyMs = time.precise() - at.precise;
     handle.link.refresh(plan.touchesSlowState);
+    // A link that knows the request never reached the recorder says so (see RecorderLink.call).
+    if ((error as { notRun?: unknown }).notRun === true) return outcome('refused', null, messageOf(error));
     return outcome('failed', request, messageOf(error));
   }
   latencyMs = time.precise() - at.precise;
