@@ -9,7 +9,8 @@ const MB = 1024 * 1024;
 /** Over shorter windows the figures are mostly noise (the host's counters tick every 10 ms). */
 const MIN_CPU_WINDOW_MS = 250;
 
-interface CpuMark {
+/** Where the CPU counters stand: this process's CPU time, the host's cores' busy and total times, the wall clock. */
+export interface CpuMark {
   wallMs: number;
   processMicros: number;
   hostBusyMs: number;
@@ -30,6 +31,12 @@ export class HostResources {
   #since: CpuMark = { wallMs: 0, processMicros: 0, hostBusyMs: 0, hostTotalMs: 0 };
   #last: CpuFigures | undefined;
 
+  /** The counters are read through `readCpu`, so a test can give figures the machine's load cannot change. */
+  constructor(
+    private readonly readCpu: () => CpuMark = cpuMark,
+    private readonly cores: () => number = () => cpus().length,
+  ) {}
+
   /** The snapshot; DiskInfo has one entry per filesystem behind the folders, in the folders' order. */
   async sample(folders: readonly string[]): Promise<Resources> {
     const cpu = this.#cpuFigures();
@@ -44,10 +51,10 @@ export class HostResources {
 
   /** Percentages of all cores since the previous sample; polls closer together than the minimum window share figures. */
   #cpuFigures(): CpuFigures {
-    const now = cpuMark();
+    const now = this.readCpu();
     const since = this.#since;
     if (this.#last !== undefined && now.wallMs - since.wallMs < MIN_CPU_WINDOW_MS) return this.#last;
-    const cores = Math.max(1, cpus().length);
+    const cores = Math.max(1, this.cores());
     const processMs = (now.processMicros - since.processMicros) / 1000;
     this.#last = {
       current: percent(processMs, (now.wallMs - since.wallMs) * cores),
