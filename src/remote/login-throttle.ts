@@ -5,6 +5,11 @@
 // guess is even taken; a right password clears its count. Logins whose form is still arriving are also
 // capped per address, so slow senders cannot pile up whatever the wait. Time is injected so the schedule
 // can be tested without waiting.
+//
+// An IPv6 client is counted by its /64, the block one host or home is given: rotating through the
+// addresses of its own block gives no fresh guesses. The table holds at most MAX_GUESSERS, dropping the
+// one heard from longest ago, so no stream of new addresses can grow it without bound.
+import { isIPv6 } from 'node:net';
 import type { EngineTime } from '../engine/engine-time.js';
 
 const FREE_FAILURES = 5;
@@ -13,6 +18,8 @@ export const MAX_WAIT_S = 15 * 60;
 const FORGET_MS = 60 * 60 * 1000;
 /** The forgotten are dropped from the table at most this often, not at every guess (a Bearer program sends many). */
 const SWEEP_MS = 60 * 1000;
+/** Guessers remembered at most (a record is a few dozen bytes). */
+export const MAX_GUESSERS = 10_000;
 /** Logins from one address whose form is still arriving, at most; the next is refused at once. */
 export const DEFAULT_MAX_LOGINS_UNDER_WAY = 8;
 
@@ -50,10 +57,12 @@ export class LoginThrottle {
   constructor(
     private readonly time: Pick<EngineTime, 'now'>,
     private readonly maxUnderWay = DEFAULT_MAX_LOGINS_UNDER_WAY,
+    private readonly maxGuessers = MAX_GUESSERS,
   ) {}
 
-  /** A guess from the address arrives: refused at once, or taken and counted now. */
-  arrive(address: string): Arrival {
+  /** A guess from the client address arrives: refused at once, or taken and counted now. */
+  arrive(clientAddress: string): Arrival {
+    const address = guesserOf(clientAddress);
     const now = this.time.now();
     const record = this.remembered(address, now) ?? { count: 0, lastAt: now, throttleSaid: false };
     const waitS = waitSeconds(record, now);
@@ -66,6 +75,9 @@ export class LoginThrottle {
     if (underWay >= this.maxUnderWay) return { kind: 'busy', underWay };
     record.count += 1;
     record.lastAt = now;
+    // Set anew, so the table's order is by when each was last heard from, oldest first.
+    this.failures.delete(address);
+    if (this.failures.size >= this.maxGuessers) this.failures.delete(this.failures.keys().next().value ?? '');
     this.failures.set(address, record);
     this.underWay.set(address, underWay + 1);
     let answered = false;
@@ -102,4 +114,16 @@ function waitSeconds(record: Failures, now: number): number {
   const waitMs = Math.min(2 ** (record.count - FREE_FAILURES), MAX_WAIT_S) * 1000;
   const left = record.lastAt + waitMs - now;
   return left > 0 ? Math.ceil(left / 1000) : 0;
+}
+
+/** Who a guess is counted against: an IPv4 address itself, an IPv6 address's /64. */
+export function guesserOf(address: string): string {
+  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
+  if (mapped?.[1] !== undefined) return mapped[1];
+  if (!isIPv6(address)) return address;
+  const [head = '', tail = ''] = address.split('::');
+  const headGroups = head === '' ? [] : head.split(':');
+  const tailGroups = address.includes('::') ? (tail === '' ? [] : tail.split(':')) : [];
+  const groups = [...headGroups, ...Array<string>(8 - headGroups.length - tailGroups.length).fill('0'), ...tailGroups];
+  return `${groups.slice(0, 4).map((group) => Number.parseInt(group, 16).toString(16)).join(':')}::/64`;
 }

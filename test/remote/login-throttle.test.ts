@@ -56,4 +56,25 @@ describe('the login throttle', () => {
     time.advanceTo(time.now() + 1);
     expect(taken(throttle.arrive('192.0.2.2')).inARow).toBe(1);
   });
+
+  it('counts an IPv6 client by its /64: rotating through its own block gives no fresh guesses', () => {
+    const throttle = new LoginThrottle(new VirtualTime());
+    for (let i = 1; i <= 5; i++) taken(throttle.arrive(`2001:db8:0:1::${i.toString(16)}`)).finished();
+    expect(throttle.arrive('2001:db8:0:1:ffff:1:2:3')).toMatchObject({ kind: 'wait', inARow: 5 });
+    expect(throttle.arrive('2001:0db8:0000:0001::abcd')).toMatchObject({ kind: 'wait', inARow: 5 });
+    expect(taken(throttle.arrive('2001:db8:0:2::1')).inARow).toBe(1); // the next /64 is another client
+    expect(taken(throttle.arrive('::ffff:192.0.2.7')).inARow).toBe(1);
+    expect(taken(throttle.arrive('192.0.2.7')).inARow).toBe(2); // an IPv4-mapped address is its IPv4 address
+  });
+
+  it('remembers at most its limit of guessers, dropping the one heard from longest ago', () => {
+    const time = new VirtualTime();
+    const throttle = new LoginThrottle(time, 8, 3);
+    for (const address of ['192.0.2.1', '192.0.2.2', '192.0.2.3']) taken(throttle.arrive(address)).finished();
+    time.advanceTo(time.now() + 1);
+    taken(throttle.arrive('192.0.2.1')).finished(); // heard from again: now the newest
+    taken(throttle.arrive('192.0.2.4')).finished(); // the table is full: 192.0.2.2 goes
+    expect(taken(throttle.arrive('192.0.2.2')).inARow).toBe(1);
+    expect(taken(throttle.arrive('192.0.2.1')).inARow).toBe(3);
+  });
 });
