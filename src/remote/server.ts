@@ -171,6 +171,8 @@ export async function startRemoteServer(options: RemoteServerOptions): Promise<R
     if (method === 'POST' && url.pathname === '/login') return login(request, response);
     if (method === 'POST' && url.pathname === '/logout') return logout(request, response);
     if (url.pathname === '/favicon.ico') return send(response, 204, 'image/x-icon', '');
+    // The stylesheet holds nothing of the bridge's, and the login form needs it before any session.
+    if (url.pathname === '/deck.css' && method === 'GET' && page) return sendFile(response, page.file, page.type, 200);
     const refusal = admission(request);
     if (refusal !== null) {
       if (refusal.status === 401 && page && method === 'GET') return sendFile(response, 'login.html', 'text/html; charset=utf-8', 401, { connection: 'close' });

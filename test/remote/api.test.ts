@@ -192,6 +192,13 @@ describe('remote API with a password', () => {
     expect(page.text).toContain('type="password"'); // the login form, not the deck
   });
 
+  it('the login form is styled: its stylesheet is served without a session, and nothing else of the page is', async () => {
+    const style = await f.call('GET', '/deck.css');
+    expect([style.status, style.type]).toEqual([200, 'text/css; charset=utf-8']);
+    expect(style.text).toContain('.login');
+    expect((await f.call('GET', '/deck.js')).status).toBe(401);
+  });
+
   it('the login form gives a session cookie that opens the page and the API', async () => {
     const { request } = await import('undici');
     const wrong = await request(`${f.base}/login`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'password=nope' });
