@@ -1,0 +1,138 @@
+// The bus over TLS, end to end: a Mosquitto listener that takes only clients with a certificate its CA
+// signed, and takes each certificate's name as the login (so deploy/mosquitto/'s %u ACL applies to it).
+// `recdeck run` with --mqtt mqtts:// --mqtt-ca --mqtt-cert --mqtt-key drives the recorder through it; a
+// client without a certificate, or with one another CA signed, is refused; a bridge that does not trust
+// the broker's CA says why it cannot connect.
+import { execFileSync } from 'node:child_process';
+import { chmod, copyFile, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { connectAsync, type IClientOptions } from 'mqtt';
+import { afterEach, describe, expect, it } from 'vitest';
+import { bus } from '../../src/cli/bus-keys.js';
+import { parseRunArgs, startBridge, type RunningBridge } from '../../src/cli/run.js';
+import { keyGrid } from '../../src/engine/surface.js';
+import { MemorySurface } from '../../src/surfaces/memory/memory-surface.js';
+import { PANEL_PROFILE, keptLog, startSimulator, until } from '../support/facility.js';
+import { DEPLOY, startBroker, type RestartableBroker } from '../support/mosquitto.js';
+
+const cleanups: Array<() => Promise<unknown>> = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+const openssl = (folder: string, args: string[]) => execFileSync('openssl', args, { cwd: folder, stdio: ['ignore', 'ignore', 'pipe'] });
+
+/** A CA (ca.pem, ca.key) in the folder, named `name`. */
+function makeCa(folder: string, name: string): void {
+  openssl(folder, ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-days', '2', '-subj', `/CN=${name}`, '-keyout', `${name}.key`, '-out', `${name}.pem`]);
+}
+
+/** A certificate for `cn` signed by the CA `ca`: cn.pem and cn.key; the broker's names 127.0.0.1. */
+function makeCert(folder: string, ca: string, cn: string, ip = false): void {
+  openssl(folder, ['req', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-subj', `/CN=${cn}`, '-keyout', `${cn}.key`, '-out', `${cn}.csr`]);
+  if (ip) execFileSync('sh', ['-c', `printf 'subjectAltName=IP:127.0.0.1\\n' > ${cn}.ext`], { cwd: folder });
+  openssl(folder, ['x509', '-req', '-in', `${cn}.csr`, '-CA', `${ca}.pem`, '-CAkey', `${ca}.key`, '-CAcreateserial', '-days', '2', '-out', `${cn}.pem`, ...(ip ? ['-extfile', `${cn}.ext`] : [])]);
+}
+
+interface TlsRig {
+  broker: RestartableBroker;
+  url: string;
+  folder: string;
+  file: (name: string) => string;
+}
+
+/** Mosquitto on TLS only, with the shipped ACL, a certificate required and its common name the login. */
+async function tlsBroker(): Promise<TlsRig> {
+  const folder = await mkdtemp(join(tmpdir(), 'recdeck-tls-'));
+  cleanups.push(() => rm(folder, { recursive: true, force: true }));
+  makeCa(folder, 'facility-ca');
+  makeCa(folder, 'stranger-ca');
+  makeCert(folder, 'facility-ca', 'broker', true);
+  for (const id of ['poller-main', 'desk-1']) makeCert(folder, 'facility-ca', id);
+  makeCert(folder, 'stranger-ca', 'desk-2');
+  const file = (name: string) => join(folder, name);
+  const broker = await startBroker(async (port, brokerFolder) => {
+    await copyFile(join(DEPLOY, 'acl'), join(brokerFolder, 'acl'));
+    for (const name of ['facility-ca.pem', 'broker.pem', 'broker.key']) await copyFile(file(name), join(brokerFolder, name));
+    // Started as root, Mosquitto drops to its own user, which must read these.
+    await chmod(brokerFolder, 0o755);
+    for (const name of ['acl', 'facility-ca.pem', 'broker.pem', 'broker.key']) await chmod(join(brokerFolder, name), 0o644);
+    return [
+      `listener ${port} 127.0.0.1`,
+      `cafile ${brokerFolder}/facility-ca.pem`,
+      `certfile ${brokerFolder}/broker.pem`,
+      `keyfile ${brokerFolder}/broker.key`,
+      'require_certificate true',
+      'use_identity_as_username true',
+      `acl_file ${brokerFolder}/acl`,
+      'allow_anonymous false',
+      '',
+    ].join('\n');
+  });
+  cleanups.push(() => broker.close());
+  return { broker, url: `mqtts://127.0.0.1:${broker.port}`, folder, file };
+}
+
+/** A TLS client of the rig's broker with these files (null: that part left out); resolves, or rejects with the broker's refusal. */
+async function tryConnect(rig: TlsRig, files: { ca: string; cert: string | null; key: string | null }): Promise<'connected'> {
+  const options: IClientOptions = {
+    ca: await readFile(rig.file(files.ca)),
+    ...(files.cert === null ? {} : { cert: await readFile(rig.file(files.cert)) }),
+    ...(files.key === null ? {} : { key: await readFile(rig.file(files.key)) }),
+    reconnectPeriod: 0,
+    connectTimeout: 5000,
+    protocolVersion: 5,
+  };
+  const client = await connectAsync(rig.url, options);
+  await client.endAsync(true);
+  return 'connected';
+}
+
+async function keygen(folder: string, id: string): Promise<string> {
+  let printed = '';
+  await bus(['keygen', id, '--out', join(folder, `${id}-signing.pem`)], (text) => (printed += text));
+  const key = /publicKey: (\S+)/.exec(printed)?.[1];
+  if (key === undefined) throw new Error(`keygen printed no key: ${printed}`);
+  return key;
+}
+
+describe('the state bus over TLS', () => {
+  it('recdeck run with --mqtt-ca, --mqtt-cert and --mqtt-key: a panel drives the recorder a poller publishes, each known to the broker by its certificate', async () => {
+    const rig = await tlsBroker();
+    const sim = await startSimulator();
+    cleanups.push(() => sim.close());
+    await writeFile(rig.file('panel.yaml'), PANEL_PROFILE);
+    const facility = rig.file('facility.yaml');
+    await writeFile(facility, `pollers:\n  poller-main:\n    publicKey: ${await keygen(rig.folder, 'poller-main')}\n    recorders: [main]\npanels:\n  desk-1:\n    publicKey: ${await keygen(rig.folder, 'desk-1')}\n    may: { main: [read, control] }\n`);
+    const start = async (id: string, args: string[], env: NodeJS.ProcessEnv, surfaces: MemorySurface[]): Promise<RunningBridge> => {
+      const tls = ['--mqtt', rig.url, '--mqtt-ca', rig.file('facility-ca.pem'), '--mqtt-cert', rig.file(`${id}.pem`), '--mqtt-key', rig.file(`${id}.key`)];
+      const signing = ['--mqtt-facility', facility, '--mqtt-id', id, '--mqtt-key-file', rig.file(`${id}-signing.pem`)];
+      const options = parseRunArgs([...args, ...tls, ...signing, '--profile', rig.file('panel.yaml'), '--poll-ms', '500', '--no-web'], env);
+      const running = await startBridge({ ...options, surfaces, sources: [] }, keptLog());
+      cleanups.push(() => running.stop());
+      return running;
+    };
+    await start('poller-main', ['--recorder', sim.sim.url], { RECDECK_TOKEN: sim.sim.token }, []);
+    const surface = new MemorySurface({ id: 'memory:panel', model: 'test-15', controls: keyGrid(3, 5, 72) });
+    const panel = await start('desk-1', ['--recorder', 'main@mqtt'], {}, [surface]);
+    const channel = () => {
+      const picture = panel.bridge.session('memory:panel')?.describeControls().find((c) => c.control.id === 'key0')?.picture;
+      return picture?.kind === 'channel' ? picture.state : undefined;
+    };
+    await until(() => channel() === 'idle', 'the panel live from the bus over TLS');
+    const done = new Promise((resolve) => panel.bridge.commands$.subscribe(resolve));
+    surface.down('key0');
+    surface.up('key0');
+    expect(await done).toMatchObject({ result: 'ok', request: 'PUT /api/channels/0/rec-start' });
+    expect(sim.sim.log.list().filter((r) => r.method !== 'GET').map((r) => r.path)).toEqual(['/api/channels/0/rec-start']);
+  }, 60_000);
+
+  it('refuses a client without a certificate, or with one another CA signed; a client that does not trust the broker cannot connect', async () => {
+    const rig = await tlsBroker();
+    expect(await tryConnect(rig, { ca: 'facility-ca.pem', cert: 'desk-1.pem', key: 'desk-1.key' })).toBe('connected');
+    await expect(tryConnect(rig, { ca: 'facility-ca.pem', cert: null, key: null })).rejects.toThrow(/certificate|alert|closed|ECONNRESET|socket hang up/i);
+    await expect(tryConnect(rig, { ca: 'facility-ca.pem', cert: 'desk-2.pem', key: 'desk-2.key' })).rejects.toThrow(/certificate|alert|closed|ECONNRESET|socket hang up/i);
+    await expect(tryConnect(rig, { ca: 'stranger-ca.pem', cert: 'desk-1.pem', key: 'desk-1.key' })).rejects.toThrow(/self[- ]signed|unable to verify|certificate/i);
+  }, 60_000);
+});
