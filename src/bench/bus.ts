@@ -1,20 +1,25 @@
 // (h) A facility on one broker: one recorder, one poller publishing it and 20 panel bridges following
 // it on the bus, beside one bridge polling it alone. Requests per second at the recorder (the panels
 // must add none), and a change in the recorder to the new key image on every panel, through the bus.
+// The poller is a `recdeck run` process of its own, as a facility runs it: in the panels' process its
+// lease renewals waited behind 20 panels' drawing, and the lease flapped under load.
+import { spawn, type ChildProcess } from 'node:child_process';
 import { generateKeyPairSync } from 'node:crypto';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { fileURLToPath } from 'node:url';
 import mqtt, { type MqttClient } from 'mqtt';
 import { filter, firstValueFrom } from 'rxjs';
-import { RecorderClient } from '../api/client.js';
-import { BusPoller, newInstance, pollerWill, recorderIdentity } from '../bus/bus-poller.js';
 import { BusRecorder } from '../bus/bus-recorder.js';
 import { busClientOptions, sendWithoutDelay } from '../bus/connection.js';
-import { BusAuthority, type Facility, type FacilityPanel, type FacilityPoller } from '../bus/facility.js';
+import { BusAuthority, publicKeyText, type Facility, type FacilityPanel, type FacilityPoller } from '../bus/facility.js';
 import { operationsIn, type OperationGroup } from '../bus/operation-groups.js';
+import { BRIDGE_NODE_FLAGS } from '../cli/node-flags.js';
 import { Bridge } from '../engine/bridge.js';
 import type { Logger } from '../engine/log.js';
-import { pollingLink } from '../engine/recorder-link.js';
-import { RecorderPoller } from '../engine/recorder-poller.js';
+import { freshnessOf } from '../engine/recorder-state.js';
 import { keyGrid } from '../engine/surface.js';
 import { pictureRenderer } from '../render/picture-renderer.js';
 import { decodeThumbnail } from '../render/thumbnail.js';
@@ -47,7 +52,12 @@ const quiet: Logger = { info: () => undefined, warn: () => undefined, error: (m)
  * panels that may read and control it (or call the groups given for them). Each member's authority signs
  * with its own key.
  */
-export function generatedFacility(recorder: string, pollerIds: readonly string[], panelIds: readonly string[], groups: Readonly<Record<string, readonly OperationGroup[]>> = {}): { facility: Facility; authority: (id: string) => BusAuthority } {
+export function generatedFacility(
+  recorder: string,
+  pollerIds: readonly string[],
+  panelIds: readonly string[],
+  groups: Readonly<Record<string, readonly OperationGroup[]>> = {},
+): { facility: Facility; authority: (id: string) => BusAuthority; writeFiles: (folder: string, id: string) => Promise<{ facility: string; keyFile: string }> } {
   const keys = new Map([...pollerIds, ...panelIds].map((id) => [id, generateKeyPairSync('ed25519')]));
   const pairOf = (id: string) => {
     const pair = keys.get(id);
@@ -63,7 +73,32 @@ export function generatedFacility(recorder: string, pollerIds: readonly string[]
   return {
     facility,
     authority: (id) => BusAuthority.signed(id, pairOf(id).privateKey, facility),
+    // The facility file and one member's key file, as `recdeck run --mqtt-facility --mqtt-key-file` reads them.
+    writeFiles: async (folder, id) => {
+      const lines = ['pollers:'];
+      for (const poller of pollerIds) lines.push(`  ${poller}:`, `    publicKey: ${publicKeyText(publicKey(poller))}`, `    recorders: [${recorder}]`);
+      lines.push('panels:');
+      for (const panel of panelIds) lines.push(`  ${panel}:`, `    publicKey: ${publicKeyText(publicKey(panel))}`, `    may: { ${recorder}: [${(groups[panel] ?? ['read', 'control']).join(', ')}] }`);
+      const files = { facility: join(folder, 'facility.yaml'), keyFile: join(folder, `${id}.pem`) };
+      await writeFile(files.facility, `${lines.join('\n')}\n`);
+      await writeFile(files.keyFile, pairOf(id).privateKey.export({ type: 'pkcs8', format: 'pem' }), { mode: 0o600 });
+      return files;
+    },
   };
+}
+
+const CLI = fileURLToPath(new URL('../cli/main.js', import.meta.url));
+
+/** `recdeck run` polling the recorder and publishing it on the bus as `id`, with the bridge's own Node flags. */
+function startPollerRun(brokerUrl: string, sim: RunningSimulator, pollMs: number, files: { facility: string; keyFile: string }, id: string): ChildProcess {
+  const args = ['run', '--recorder', sim.url, '--mqtt', brokerUrl, '--mqtt-facility', files.facility, '--mqtt-key-file', files.keyFile, '--mqtt-id', id, '--poll-ms', String(pollMs), '--no-web', '--log-format', 'json'];
+  const child = spawn(process.execPath, [...BRIDGE_NODE_FLAGS, CLI, ...args], { stdio: ['ignore', 'ignore', 'pipe'], env: { PATH: process.env.PATH, RECDECK_TOKEN: sim.token } });
+  let said = '';
+  child.stderr?.on('data', (chunk: Buffer) => (said = (said + chunk.toString()).slice(-2000)));
+  child.once('exit', (code, signal) => {
+    if (!child.killed) process.stderr.write(`(h) the poller's recdeck run exited (${code ?? signal}) before the bench stopped it: ${said}\n`);
+  });
+  return child;
 }
 
 
@@ -81,6 +116,7 @@ export async function measureBusFacility(panelCount: number, seconds: number, sa
   const sim = await startSimulator({ port: 0, grid: 16 });
   const connections: MqttClient[] = [];
   const bridges: Bridge[] = [];
+  let stopPoller = async (): Promise<void> => undefined;
   try {
     // One bridge alone, polling: the load a single panel puts on the recorder today.
     const alone = startBenchBridge(sim.url, sim.token, { thumbnails: false, pollMs });
@@ -88,15 +124,18 @@ export async function measureBusFacility(panelCount: number, seconds: number, sa
     const oneBridgeRps = await requestsPerSecond(sim, seconds);
     await alone.stop();
 
-    const client = new RecorderClient({ url: sim.url, token: sim.token });
     const panelIds = Array.from({ length: panelCount }, (_, i) => `panel-${i}`);
-    const { authority } = generatedFacility('main', ['poller-main'], panelIds);
-    const instance = newInstance();
-    const pollerAuthority = authority('poller-main');
-    const pollerConnection = sendWithoutDelay(await mqtt.connectAsync(broker.url, { ...busClientOptions('poller-main'), ...pollerWill(pollerAuthority, 'main', instance, Date.now()) }));
-    connections.push(pollerConnection);
-    const poller = new BusPoller('main', pollingLink(new RecorderPoller('main', client, { pollMs })), pollerConnection, { authority: pollerAuthority, identity: recorderIdentity(sim.url, sim.token), instance, pollMs });
-    poller.start();
+    const { authority, writeFiles } = generatedFacility('main', ['poller-main'], panelIds);
+    const folder = await mkdtemp(join(tmpdir(), 'recdeck-bench-bus-'));
+    const poller = startPollerRun(broker.url, sim, pollMs, await writeFiles(folder, 'poller-main'), 'poller-main');
+    stopPoller = async () => {
+      if (poller.exitCode === null && poller.signalCode === null) {
+        const exited = new Promise((resolve) => poller.once('exit', resolve));
+        poller.kill('SIGTERM');
+        await exited;
+      }
+      await rm(folder, { recursive: true, force: true });
+    };
     const surfaces: MemorySurface[] = [];
     for (const [i, panelId] of panelIds.entries()) {
       const connection = sendWithoutDelay(await mqtt.connectAsync(broker.url, busClientOptions(panelId)));
@@ -108,6 +147,12 @@ export async function measureBusFacility(panelCount: number, seconds: number, sa
       bridge.addSurface(surface);
       bridges.push(bridge);
       surfaces.push(surface);
+    }
+    // Every panel live from the bus (the poller process started and claimed the lease), then a second more.
+    const deadline = preciseNow() + 30_000;
+    while (!bridges.every((bridge) => bridge.recorderStates().every((state) => freshnessOf(state, Date.now()) === 'live'))) {
+      if (preciseNow() > deadline) throw new Error('(h): the panels were not live from the bus within 30 s of the poller starting');
+      await sleep(100);
     }
     await sleep(1000);
     const facilityRps = await requestsPerSecond(sim, seconds);
@@ -130,10 +175,9 @@ export async function measureBusFacility(panelCount: number, seconds: number, sa
       await sleep(pollMs * 2); // the stop drawn on every panel before the next sample
     }
     loop.disable();
-    poller.stop();
-    await client.close();
     return { panels: panelCount, pollMs, seconds, oneBridgeRps, facilityRps, changeP50: percentile(times, 50), changeP99: percentile(times, 99), firstPanelP99: percentile(firsts, 99), eventLoopP99Ms: loop.percentile(99) / 1e6, samples: times.length };
   } finally {
+    await stopPoller();
     for (const bridge of bridges) await bridge.stop();
     await Promise.allSettled(connections.map((c) => c.endAsync(true)));
     await sim.close();
