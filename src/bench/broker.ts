@@ -1,5 +1,7 @@
 // A real Mosquitto broker for the benchmarks and tests: a generated config on a free loopback port
-// (anonymous, no persistence), started as a child process and stopped with it. Ready when it accepts a connection.
+// (anonymous, no persistence, unless another is given), started as a child process in a folder of its
+// own and stopped with it; it can be stopped and started again on the same port. Ready when it accepts
+// a connection.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -36,27 +38,56 @@ function accepts(port: number): Promise<boolean> {
   });
 }
 
-export async function startBroker(): Promise<Broker> {
+/** What a broker's configuration is made from: its port and a folder of its own for files it names. */
+export type BrokerConfig = (port: number, folder: string) => string | Promise<string>;
+
+/** Anonymous, loopback only, nothing kept across a restart; small messages sent at once (as deploy/mosquitto/ has it). */
+const anonymous: BrokerConfig = (port) => `set_tcp_nodelay true\nlistener ${port} 127.0.0.1\nallow_anonymous true\npersistence false\n`;
+
+export interface RestartableBroker extends Broker {
+  port: number;
+  /** Ends the broker (SIGTERM) and waits for it to exit; every client loses it. */
+  stop: () => Promise<void>;
+  /** Starts it again on the same port with the same configuration. */
+  start: () => Promise<void>;
+  /** What the broker said on stderr so far. */
+  stderr: () => string;
+}
+
+export async function startBroker(config: BrokerConfig = anonymous): Promise<RestartableBroker> {
   const folder = await mkdtemp(join(tmpdir(), 'recdeck-mqtt-'));
   const port = await freePort();
-  const config = join(folder, 'mosquitto.conf');
-  await writeFile(config, `listener ${port} 127.0.0.1\nallow_anonymous true\npersistence false\n`);
-  const child: ChildProcess = spawn(mosquittoBinary(), ['-c', config], { stdio: ['ignore', 'ignore', 'pipe'] });
+  const file = join(folder, 'mosquitto.conf');
+  await writeFile(file, await config(port, folder));
+  let child: ChildProcess | null = null;
   let stderr = '';
-  child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  const deadline = Date.now() + 5000;
-  while (!(await accepts(port))) {
-    if (child.exitCode !== null || Date.now() > deadline) throw new Error(`mosquitto did not start on port ${port}: ${stderr}`);
-    await new Promise((resolve) => setTimeout(resolve, 20)); // waiting for a process to listen, not for engine timing
-  }
+  const start = async () => {
+    const started: ChildProcess = spawn(mosquittoBinary(), ['-c', file], { stdio: ['ignore', 'ignore', 'pipe'], cwd: folder });
+    child = started;
+    started.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    const deadline = Date.now() + 5000;
+    while (!(await accepts(port))) {
+      if (started.exitCode !== null || Date.now() > deadline) throw new Error(`mosquitto did not start on port ${port}: ${stderr}`);
+      await new Promise((resolve) => setTimeout(resolve, 20)); // waiting for a process to listen, not for engine timing
+    }
+  };
+  const stop = async () => {
+    const running = child;
+    child = null;
+    if (running === null || running.exitCode !== null) return;
+    const exited = new Promise((resolve) => running.once('exit', resolve));
+    running.kill('SIGTERM');
+    await exited;
+  };
+  await start();
   return {
     url: `mqtt://127.0.0.1:${port}`,
+    port,
+    start,
+    stop,
+    stderr: () => stderr,
     close: async () => {
-      if (child.exitCode === null) {
-        const exited = new Promise((resolve) => child.once('exit', resolve));
-        child.kill('SIGTERM');
-        await exited;
-      }
+      await stop();
       await rm(folder, { recursive: true, force: true });
     },
   };

@@ -1,12 +1,16 @@
 // (h) A facility on one broker: one recorder, one poller publishing it and 20 panel bridges following
 // it on the bus, beside one bridge polling it alone. Requests per second at the recorder (the panels
 // must add none), and a change in the recorder to the new key image on every panel, through the bus.
+import { generateKeyPairSync } from 'node:crypto';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import mqtt, { type MqttClient } from 'mqtt';
 import { filter, firstValueFrom } from 'rxjs';
 import { RecorderClient } from '../api/client.js';
-import { BusPoller, newPollerId, pollerWill } from '../bus/bus-poller.js';
+import { BusPoller, newInstance, pollerWill, recorderIdentity } from '../bus/bus-poller.js';
 import { BusRecorder } from '../bus/bus-recorder.js';
+import { busClientOptions, sendWithoutDelay } from '../bus/connection.js';
+import { BusAuthority, type Facility, type FacilityPanel, type FacilityPoller } from '../bus/facility.js';
+import { operationsIn, type OperationGroup } from '../bus/operation-groups.js';
 import { Bridge } from '../engine/bridge.js';
 import type { Logger } from '../engine/log.js';
 import { pollingLink } from '../engine/recorder-link.js';
@@ -38,6 +42,31 @@ export interface BusFacility {
 
 const quiet: Logger = { info: () => undefined, warn: () => undefined, error: (m) => process.stderr.write(`${m}\n`) };
 
+/**
+ * A facility made in memory, with a fresh key pair per member: pollers that may poll `recorder`, and
+ * panels that may read and control it (or call the groups given for them). Each member's authority signs
+ * with its own key.
+ */
+export function generatedFacility(recorder: string, pollerIds: readonly string[], panelIds: readonly string[], groups: Readonly<Record<string, readonly OperationGroup[]>> = {}): { facility: Facility; authority: (id: string) => BusAuthority } {
+  const keys = new Map([...pollerIds, ...panelIds].map((id) => [id, generateKeyPairSync('ed25519')]));
+  const pairOf = (id: string) => {
+    const pair = keys.get(id);
+    if (!pair) throw new Error(`no member "${id}"`);
+    return pair;
+  };
+  const publicKey = (id: string) => pairOf(id).publicKey;
+  const may = (id: string) => new Map([[recorder, new Set((groups[id] ?? ['read', 'control']).flatMap(operationsIn))]]);
+  const facility: Facility = {
+    pollers: new Map<string, FacilityPoller>(pollerIds.map((id) => [id, { publicKey: publicKey(id), recorders: new Set([recorder]) }])),
+    panels: new Map<string, FacilityPanel>(panelIds.map((id) => [id, { publicKey: publicKey(id), may: may(id) }])),
+  };
+  return {
+    facility,
+    authority: (id) => BusAuthority.signed(id, pairOf(id).privateKey, facility),
+  };
+}
+
+
 const lastSeq = (sim: RunningSimulator) => sim.log.list().at(-1)?.seq ?? 0;
 
 async function requestsPerSecond(sim: RunningSimulator, seconds: number): Promise<number> {
@@ -60,16 +89,19 @@ export async function measureBusFacility(panelCount: number, seconds: number, sa
     await alone.stop();
 
     const client = new RecorderClient({ url: sim.url, token: sim.token });
-    const id = newPollerId();
-    const pollerConnection = await mqtt.connectAsync(broker.url, pollerWill('main', id));
+    const panelIds = Array.from({ length: panelCount }, (_, i) => `panel-${i}`);
+    const { authority } = generatedFacility('main', ['poller-main'], panelIds);
+    const instance = newInstance();
+    const pollerAuthority = authority('poller-main');
+    const pollerConnection = sendWithoutDelay(await mqtt.connectAsync(broker.url, { ...busClientOptions('poller-main'), ...pollerWill(pollerAuthority, 'main', instance, Date.now()) }));
     connections.push(pollerConnection);
-    const poller = new BusPoller('main', pollingLink(new RecorderPoller('main', client, { pollMs })), pollerConnection, { id, pollMs });
+    const poller = new BusPoller('main', pollingLink(new RecorderPoller('main', client, { pollMs })), pollerConnection, { authority: pollerAuthority, identity: recorderIdentity(sim.url, sim.token), instance, pollMs });
     poller.start();
     const surfaces: MemorySurface[] = [];
-    for (let i = 0; i < panelCount; i++) {
-      const connection = await mqtt.connectAsync(broker.url);
+    for (const [i, panelId] of panelIds.entries()) {
+      const connection = sendWithoutDelay(await mqtt.connectAsync(broker.url, busClientOptions(panelId)));
       connections.push(connection);
-      const bridge = new Bridge({ recorders: [{ name: 'main', link: new BusRecorder('main', connection, { pollMs }) }], renderer: (thumbnails) => pictureRenderer({ thumbnails }), decodeThumbnail, log: quiet, pollMs });
+      const bridge = new Bridge({ recorders: [{ name: 'main', link: new BusRecorder('main', connection, { authority: authority(panelId), pollMs }) }], renderer: (thumbnails) => pictureRenderer({ thumbnails }), decodeThumbnail, log: quiet, pollMs });
       const surface = new MemorySurface({ id: `memory:panel${i}`, model: 'bench-32', controls: keyGrid(4, 8, 96) });
       bridge.start();
       bridge.setProfiles([{ profile: benchProfile(false), file: 'bench.yaml', origin: 'operator' }]);
@@ -88,7 +120,7 @@ export async function measureBusFacility(panelCount: number, seconds: number, sa
       const index = i % 16;
       const control = `key${index}`;
       await sleep(Math.random() * pollMs); // any phase of the poll
-      const drawn = surfaces.map((surface) => firstValueFrom(surface.drawn$.pipe(filter((drawnId) => drawnId === control))).then(() => preciseNow()));
+      const drawn = surfaces.map((surface) => firstValueFrom(surface.output.drawn$.pipe(filter((item) => item.type === 'image' && item.control === control))).then(() => preciseNow()));
       const t0 = preciseNow();
       sim.recorder().recStart(index);
       const all = (await Promise.all(drawn)).map((at) => at - t0);

@@ -1,56 +1,88 @@
-// The poller's end of the state bus for one recorder. A lease (retained on the bus) says which of the
-// pollers started for it polls: the holder reads the recorder, publishes each part and its health
-// (retained), and runs the commands panels send, each id once. The others stand by, showing the
-// recorder as the bus does, and claim the lease as soon as the holder's last will says it is gone.
+// The poller's end of the state bus for one recorder. A lease (lease.ts) says which of the pollers
+// started for it polls: the holder reads the recorder, publishes each part and its health (retained,
+// signed), renews the lease every poll, and runs the commands panels send. The others stand by, showing
+// the recorder as the bus does, and claim the lease when its renewals stop.
+//
+// A command runs only if a panel the facility allows that operation on this recorder signed it on its
+// own command topic, under this holder's lease term, before its deadline on this poller's clock (checked
+// immediately before the request leaves), within the panel's rate, and once per id. Every command is
+// answered on the sender's reply topic and audited: run or refused, by whom, with what result.
+//
 // For its own bridge it is a RecorderLink: the polling one while it holds the lease, the bus view
 // while it stands by.
-import { randomUUID } from 'node:crypto';
-import type { IClientOptions, MqttClient } from 'mqtt';
+import { createHash, randomUUID } from 'node:crypto';
+import type { IClientOptions, IPublishPacket, MqttClient } from 'mqtt';
 import { BehaviorSubject, Subscription, switchMap, timer, type Observable } from 'rxjs';
 import * as z from 'zod';
 import type { RequestRecord } from '../api/client.js';
 import { operations } from '../api/operations.js';
 import type { ClientCall } from '../engine/command-plan.js';
 import { realTime, type EngineTime } from '../engine/engine-time.js';
+import type { CommandRecord, Logger } from '../engine/log.js';
+import { LogLimiter } from '../engine/log-limit.js';
 import type { CallResult, RecorderLink } from '../engine/recorder-link.js';
 import { FAST_PARTS, SLOW_PARTS, type RecorderState, type StatePart } from '../engine/recorder-state.js';
 import { BusRecorder } from './bus-recorder.js';
+import type { BusAuthority } from './facility.js';
+import { holdsAt, initialLease, leaseTransition, leaseWakeAt, type LeaseEffect, type LeaseEvent, type LeaseSettings, type LeaseState } from './lease.js';
+import { LEASE_TTL_POLLS, MAX_DEADLINE_AHEAD_MS, MAX_PAYLOAD_BYTES, READ_RATE, REFRESH_RATE, WRITE_RATE } from './limits.js';
+import { OPERATION_GROUP } from './operation-groups.js';
 import { RecentCommands } from './recent-commands.js';
-import { CommandMessage, HealthMessage, LeaseMessage, PART_VALUES, RefreshMessage, parseMessage, topicsOf, type ReplyMessage } from './topics.js';
+import { TokenBucket } from './token-bucket.js';
+import { CommandMessage, LeaseMessage, PART_VALUES, RefreshMessage, checkedTopic, commandSender, describeCommand, parseBody, topicsOf, type HealthMessage, type RecorderIdentity, type ReplyMessage } from './topics.js';
 
 const PARTS: readonly StatePart[] = [...FAST_PARTS, ...SLOW_PARTS];
+const silent: Logger = { info: () => undefined, warn: () => undefined, error: () => undefined };
 
 export interface BusPollerOptions {
-  /** This poller's id on the bus (in its lease and last will); a random one by default. */
-  id: string;
+  /** This poller's id, key and facility. */
+  authority: BusAuthority;
+  /** The recorder it polls (URL and token hash), so another recorder under the same name is refused. */
+  identity: RecorderIdentity;
   pollMs: number;
+  /** A lease not renewed for this long expires; default LEASE_TTL_POLLS polls. */
+  ttlMs?: number;
+  /** This process's random id (its health and last will carry it). */
+  instance: string;
   time?: EngineTime;
-  /** Commands remembered for duplicate deliveries; default 1000. */
-  recentCommands?: number;
-  warn?: (message: string) => void;
-  info?: (message: string) => void;
+  log?: Logger;
+  /** Every command run or refused, as `recdeck run --audit-file` records the bridge's own. */
+  audit?: (record: CommandRecord) => void;
 }
 
-/** A new poller id. */
-export const newPollerId = (): string => `poller-${randomUUID()}`;
+/** A new process instance id. */
+export const newInstance = (): string => randomUUID();
 
-/** The connection options a poller must connect with: its last will says, retained on the health topic, that it is gone. */
-export function pollerWill(recorder: string, id: string): Pick<IClientOptions, 'will'> {
-  return { will: { topic: topicsOf(recorder).health, payload: Buffer.from(JSON.stringify({ online: false, poller: id })), qos: 1, retain: true } };
+/** Which recorder a URL and token reach, as the lease names it (never the token itself). */
+export function recorderIdentity(url: string, token: string): RecorderIdentity {
+  return { url: new URL(url).origin, tokenSha256Prefix: createHash('sha256').update(token).digest('hex').slice(0, 12) };
 }
+
+/** The connection option of a process that polls one recorder: its signed last will says, retained on the health topic, that it is gone. */
+export function pollerWill(authority: BusAuthority, recorder: string, instance: string, at: number): Pick<IClientOptions, 'will'> {
+  const topic = topicsOf(recorder).health;
+  const gone: HealthMessage = { online: false, instance };
+  return { will: { topic, payload: authority.seal(topic, at, gone), qos: 1, retain: true } };
+}
+
+type Buckets = { read: TokenBucket; write: TokenBucket; refresh: TokenBucket };
 
 export class BusPoller implements RecorderLink {
   readonly address: string;
   private readonly topics: ReturnType<typeof topicsOf>;
   private readonly view: BusRecorder;
   private readonly active = new BehaviorSubject(false);
-  private readonly recent: RecentCommands<Promise<ReplyMessage>>;
+  private readonly recent = new RecentCommands<Promise<ReplyMessage>>();
+  private readonly buckets = new Map<string, Buckets>();
   private readonly time: EngineTime;
-  private readonly subscription = new Subscription();
+  private readonly log: Logger;
+  private readonly bad: LogLimiter;
+  private readonly settings: LeaseSettings;
+  private lease: LeaseState;
+  /** The term this poller held last (also once lost): a command sent under it is answered, not left to the new holder. */
+  private heldTerm: string | null = null;
+  private wake: Subscription | null = null;
   private publishing: Subscription | null = null;
-  private lease: LeaseMessage | null = null;
-  /** Pollers whose last will was seen (and not taken back by their health since). */
-  private readonly gone = new Set<string>();
   private published: Partial<Record<StatePart, number>> = {};
   private lastHealth = '';
   private started = false;
@@ -64,12 +96,15 @@ export class BusPoller implements RecorderLink {
     this.topics = topicsOf(name);
     this.address = polling.address;
     this.time = options.time ?? realTime;
-    this.recent = new RecentCommands(options.recentCommands ?? 1000);
-    this.view = new BusRecorder(name, mqtt, { pollMs: options.pollMs, time: this.time, ...(options.warn ? { warn: options.warn } : {}) });
+    this.log = options.log ?? silent;
+    this.bad = new LogLimiter((message) => this.log.warn(message), () => this.time.now());
+    this.settings = { recorder: name, me: options.authority.id, identity: options.identity, renewMs: options.pollMs, ttlMs: options.ttlMs ?? LEASE_TTL_POLLS * options.pollMs };
+    this.lease = initialLease(this.time.now());
+    this.view = new BusRecorder(name, mqtt, { authority: options.authority, pollMs: options.pollMs, time: this.time, log: this.log });
   }
 
   get id(): string {
-    return this.options.id;
+    return this.options.authority.id;
   }
 
   /** Whether this poller holds the lease (polls and publishes). */
@@ -89,24 +124,28 @@ export class BusPoller implements RecorderLink {
     if (this.started) return;
     this.started = true;
     this.view.start();
+    this.lease = initialLease(this.time.now());
     this.mqtt.on('message', this.onMessage);
-    void this.mqtt.subscribeAsync([this.topics.lease, this.topics.health, this.topics.cmd, this.topics.refresh], { qos: 1 }).catch((error: unknown) => this.options.warn?.(`${this.topics.all}: could not subscribe: ${String(error)}`));
-    // A lease held by a live poller arrives (retained) at once; with none in two intervals, claim it.
-    this.subscription.add(timer(2 * this.options.pollMs, this.time.scheduler).subscribe(() => this.lease === null && this.claim()));
+    void this.mqtt.subscribeAsync([this.topics.lease, this.topics.cmds, this.topics.refresh], { qos: 1 }).catch((error: unknown) => this.log.warn(`${this.topics.all}: could not subscribe: ${String(error)}`));
+    this.schedule();
   }
 
   stop(): void {
-    // A clean disconnect sends no last will: say it here, so a standby takes over at once.
-    if (this.active.value) this.send(this.topics.health, { online: false, poller: this.id }, 1);
+    if (this.active.value) {
+      // Handed over at once: a last renewal that expires now, and the health a lost connection's will would say.
+      const own = this.lease.own;
+      if (own) this.send(this.topics.lease, { recorder: this.name, identity: this.settings.identity, holder: this.id, term: own.term, epoch: own.epoch, renewedAt: this.time.now(), ttlMs: 1 } satisfies LeaseMessage, 1, true);
+      this.send(this.topics.health, { online: false, instance: this.options.instance } satisfies HealthMessage, 1, true);
+    }
     this.started = false;
-    this.subscription.unsubscribe();
+    this.wake?.unsubscribe();
     this.mqtt.off('message', this.onMessage);
     this.standBy();
     this.view.stop();
   }
 
   refresh(slow = false): void {
-    if (this.active.value) this.polling.refresh(slow);
+    if (this.holds()) this.polling.refresh(slow);
     else this.view.refresh(slow);
   }
 
@@ -115,53 +154,63 @@ export class BusPoller implements RecorderLink {
   }
 
   call<C extends ClientCall>(call: C): Promise<CallResult<C>> {
-    return this.active.value ? this.polling.call(call) : this.view.call(call);
+    return this.holds() ? this.polling.call(call) : this.view.call(call);
   }
 
   observe(observer: (record: RequestRecord) => void): () => void {
     return this.polling.observe(observer);
   }
 
-  private readonly onMessage = (topic: string, payload: Buffer): void => {
-    if (topic === this.topics.lease) return this.onLease(payload);
-    if (topic === this.topics.health) return this.onHealth(payload);
-    if (topic === this.topics.cmd) return void this.onCommand(payload);
-    if (topic === this.topics.refresh && this.active.value) {
-      const message = parseMessage(RefreshMessage, topic, payload);
-      if (message.ok) this.polling.refresh(message.value.slow);
-      else this.options.warn?.(message.error);
-    }
+  private holds(): boolean {
+    return holdsAt(this.lease, this.settings, this.time.now());
+  }
+
+  private readonly onMessage = (topic: string, payload: Buffer, packet: IPublishPacket): void => {
+    if (topic === this.topics.lease) return this.onLease(payload, packet.retain);
+    if (topic === this.topics.refresh) return this.onRefresh(payload, packet.retain);
+    const sender = commandSender(this.name, topic);
+    if (sender !== null) this.onCommand(topic, sender, payload, packet.retain);
   };
 
-  private claim(): void {
+  private onLease(payload: Buffer, retained: boolean): void {
+    const opened = this.options.authority.open(this.topics.lease, payload, MAX_PAYLOAD_BYTES.lease);
+    if (!opened.ok) return this.bad.say(`${opened.error}; this lease is ignored`);
+    const { from, body } = opened.message;
+    if (!this.options.authority.mayPoll(from, this.name)) return this.bad.say(`${this.topics.lease}: signed by "${from}", who is not a poller of "${this.name}"; this lease is ignored`);
+    const message = parseBody(LeaseMessage, this.topics.lease, body);
+    if (!message.ok) return this.bad.say(`${message.error}; this lease is ignored`);
+    const lease = message.value;
+    if (lease.holder !== from || lease.recorder !== this.name) return this.bad.say(`${this.topics.lease}: a lease for "${lease.recorder}" held by "${lease.holder}", signed by "${from}"; ignored`);
+    this.step({ kind: 'lease', lease, retained, now: this.time.now() });
+  }
+
+  private step(event: LeaseEvent): void {
+    const { state, effects } = leaseTransition(this.lease, event, this.settings, randomUUID);
+    this.lease = state;
+    if (state.holding && state.own) this.heldTerm = state.own.term;
+    for (const effect of effects) this.apply(effect);
+    this.schedule();
+  }
+
+  private apply(effect: LeaseEffect): void {
+    switch (effect.kind) {
+      case 'publish':
+        return this.send(this.topics.lease, effect.lease, effect.claim ? 1 : 0, true);
+      case 'hold':
+        return this.takeOver();
+      case 'release':
+        return this.standBy();
+      case 'log':
+        return this.log[effect.level](effect.message);
+    }
+  }
+
+  /** Ticks the lease when its next renewal, lapse or expiry is due. */
+  private schedule(): void {
     if (!this.started) return;
-    const lease: LeaseMessage = { holder: this.id, since: this.time.now() };
-    void this.mqtt.publishAsync(this.topics.lease, JSON.stringify(lease), { qos: 1, retain: true }).catch((error: unknown) => this.options.warn?.(`${this.topics.lease}: could not claim the lease: ${String(error)}`));
-  }
-
-  /** The broker orders the lease's publications: whoever the last one names polls, everyone else stands by. */
-  private onLease(payload: Buffer): void {
-    const message = parseMessage(LeaseMessage, this.topics.lease, payload);
-    if (!message.ok) return this.options.warn?.(message.error);
-    this.lease = message.value;
-    if (this.lease.holder === this.id) this.takeOver();
-    else {
-      this.standBy();
-      if (this.gone.has(this.lease.holder)) this.claim(); // a lease left by a poller already gone
-    }
-  }
-
-  /** The holder's last will: claim the lease (a standby polls within moments). */
-  private onHealth(payload: Buffer): void {
-    const message = parseMessage(HealthMessage, this.topics.health, payload);
-    if (!message.ok) return; // the view says what is wrong with it
-    const health = message.value;
-    if (health.online) this.gone.delete(health.poller);
-    else this.gone.add(health.poller);
-    if (!health.online && this.lease !== null && health.poller === this.lease.holder && health.poller !== this.id) {
-      this.options.info?.(`${this.topics.lease}: "${health.poller}" is gone; taking over`);
-      this.claim();
-    }
+    this.wake?.unsubscribe();
+    const delay = Math.max(0, leaseWakeAt(this.lease, this.settings) - this.time.now());
+    this.wake = timer(delay, this.time.scheduler).subscribe(() => this.step({ kind: 'tick', now: this.time.now() }));
   }
 
   private takeOver(): void {
@@ -171,7 +220,6 @@ export class BusPoller implements RecorderLink {
     this.lastHealth = '';
     this.polling.start();
     this.publishing = this.polling.state$.subscribe((state) => this.publish(state));
-    this.options.info?.(`${this.topics.lease}: "${this.id}" polls`);
   }
 
   private standBy(): void {
@@ -184,50 +232,123 @@ export class BusPoller implements RecorderLink {
 
   /** Health first (a new poller's numbering starts with it), then each part read since the last publication. */
   private publish(state: RecorderState): void {
-    const health: HealthMessage = { online: true, poller: this.id, pollMs: state.pollMs, slowMs: state.slowMs, at: this.time.now(), lastGoodAt: state.lastGoodAt, failures: state.failures, lastError: state.lastError, unreachable: state.unreachable };
-    const { at: _at, ...judged } = health;
-    const key = JSON.stringify(judged);
+    if (!this.holds()) return;
+    const health: HealthMessage = { online: true, instance: this.options.instance, pollMs: state.pollMs, slowMs: state.slowMs, lastGoodAt: state.lastGoodAt, failures: state.failures, lastError: state.lastError, unreachable: state.unreachable };
+    const key = JSON.stringify(health);
     if (key !== this.lastHealth) {
       this.lastHealth = key;
-      this.send(this.topics.health, health, 1);
+      this.send(this.topics.health, health, 1, true);
     }
     for (const part of PARTS) {
       if (this.published[part] === state.readNumber[part] && this.published[part] !== undefined) continue;
       this.published[part] = state.readNumber[part];
       const value = state[part];
       const schema: z.ZodType = PART_VALUES[part];
-      this.send(this.topics.part(part), { value: value === null ? null : z.encode(schema, value), readAt: state.readAt[part], readNumber: state.readNumber[part] }, 0);
+      this.send(this.topics.part(part), { value: value === null ? null : z.encode(schema, value), readAt: state.readAt[part], readNumber: state.readNumber[part] }, 0, true);
     }
   }
 
-  private send(topic: string, message: unknown, qos: 0 | 1): void {
-    void this.mqtt.publishAsync(topic, JSON.stringify(message), { qos, retain: true }).catch((error: unknown) => this.options.warn?.(`${topic}: could not publish: ${String(error)}`));
+  /**
+   * Everything this poller publishes goes through here: the topic checked against MQTT's rules and this
+   * recorder's tree (a bad one would make the broker drop the connection), the message signed. Nothing is
+   * queued while the broker is away: a newer state, renewal or answer supersedes it.
+   */
+  private send(topic: string, body: unknown, qos: 0 | 1, retain: boolean): void {
+    let checked: string;
+    try {
+      checked = checkedTopic(this.name, topic);
+    } catch (error) {
+      return this.log.error(`recorder "${this.name}": not published: ${(error as Error).message}`);
+    }
+    if (!this.mqtt.connected) return;
+    void this.mqtt.publishAsync(checked, this.options.authority.seal(checked, this.time.now(), body), { qos, retain }).catch((error: unknown) => this.bad.say(`${checked}: could not publish: ${String(error)}`));
   }
 
-  /** Runs a command once per id (a duplicate delivery gets the first answer) and replies where it asks. */
-  private async onCommand(payload: Buffer): Promise<void> {
-    if (!this.active.value) return; // the lease holder answers
-    const message = parseMessage(CommandMessage, this.topics.cmd, payload);
-    if (!message.ok) return this.options.warn?.(`${message.error} (not run)`);
-    const { id, call, replyTo } = message.value;
-    const { result, duplicate } = this.recent.once(id, () => this.run(id, call));
-    if (duplicate) this.options.info?.(`${this.topics.cmd}: command ${id} delivered again; answering as before, not running it again`);
-    const reply = await result;
-    await this.mqtt.publishAsync(replyTo, JSON.stringify(reply), { qos: 1 }).catch((error: unknown) => this.options.warn?.(`${replyTo}: could not reply to ${id}: ${String(error)}`));
+  private onRefresh(payload: Buffer, retained: boolean): void {
+    const topic = this.topics.refresh;
+    if (retained) return this.bad.say(`${topic}: a retained refresh; ignored`);
+    const opened = this.options.authority.open(topic, payload, MAX_PAYLOAD_BYTES.refresh);
+    if (!opened.ok) return this.bad.say(`${opened.error}; ignored`);
+    const { from, body } = opened.message;
+    if (!this.options.authority.mayCallAnything(from, this.name)) return this.bad.say(`${topic}: from "${from}", who may call nothing on "${this.name}"; ignored`);
+    if (!this.holds()) return;
+    const message = parseBody(RefreshMessage, topic, body);
+    if (!message.ok) return this.bad.say(`${message.error}; ignored`);
+    if (!this.bucketsOf(from).refresh.take(this.time.now())) return this.bad.say(`${topic}: "${from}" asks for reads more than ${REFRESH_RATE.perS} times a second; this one is ignored`);
+    this.polling.refresh(message.value.slow);
   }
 
-  private async run(id: string, call: CommandMessage['call']): Promise<ReplyMessage> {
+  private bucketsOf(panel: string): Buckets {
+    let buckets = this.buckets.get(panel);
+    if (!buckets) {
+      const now = this.time.now();
+      buckets = { read: new TokenBucket(READ_RATE.perS, READ_RATE.burst, now), write: new TokenBucket(WRITE_RATE.perS, WRITE_RATE.burst, now), refresh: new TokenBucket(REFRESH_RATE.perS, REFRESH_RATE.burst, now) };
+      this.buckets.set(panel, buckets);
+    }
+    return buckets;
+  }
+
+  /** Admits a command (or refuses it, saying why), runs it once per id and answers on the sender's reply topic. */
+  private onCommand(topic: string, sender: string, payload: Buffer, retained: boolean): void {
+    if (retained) return this.bad.say(`${topic}: a retained command (commands are never retained; it may be days old); not run`);
+    const opened = this.options.authority.open(topic, payload, MAX_PAYLOAD_BYTES.cmd);
+    if (!opened.ok) return this.bad.say(`${opened.error}; not run`);
+    const { from, body } = opened.message;
+    if (from !== sender) return this.bad.say(`${topic}: signed by "${from}" on "${sender}"'s command topic; not run`);
+    const message = parseBody(CommandMessage, topic, body);
+    if (!message.ok) return this.bad.say(`${message.error}; not run`);
+    const command = message.value;
+    // The holder answers; a poller that lost the lease still answers what was sent under its term.
+    if (!this.active.value && command.term !== this.heldTerm) return;
+    const arrived = { wall: this.time.now(), precise: this.time.precise() };
+    const { result, duplicate } = this.recent.once(command.id, command.deadline, arrived.wall, () => this.run(from, command, arrived));
+    if (duplicate) this.log.info(`${topic}: command ${command.id} delivered again; answered as before, not run again`);
+    void result.then(
+      (reply) => this.send(this.topics.reply(from), reply, 1, false),
+      (error: unknown) => this.log.error(`${topic}: command ${command.id}: ${String(error)}`),
+    );
+  }
+
+  /** Everything a command must pass, in order; the deadline and the lease are checked again just before the request leaves. */
+  private async run(from: string, command: CommandMessage, arrived: { wall: number; precise: number }): Promise<ReplyMessage> {
+    const { id, call } = command;
     const operation = operations[call.method];
+    const request = describeCommand(call);
+    let requestAfterMs: number | null = null;
+    const finish = (reply: ReplyMessage, result: CommandRecord['result']): ReplyMessage => {
+      const latencyMs = this.time.precise() - arrived.precise;
+      const message = reply.ok ? null : (reply.serviceMessage ?? reply.error);
+      this.options.audit?.({ at: arrived.wall, surface: `bus:${from}`, control: `command ${id}`, action: call.method, recorder: this.name, request: requestAfterMs === null ? null : request, result, message, requestAfterMs, latencyMs });
+      const line = `recorder "${this.name}": ${request} for "${from}" (command ${id}): ${result}${message === null ? '' : `: ${message}`} (${Math.round(latencyMs)} ms)`;
+      if (result === 'ok') this.log.info(line);
+      else this.log.warn(line);
+      return reply;
+    };
+    const refuse = (why: string) => finish({ id, ok: false, sent: false, error: `"${this.id}" refused it: ${why}` }, 'refused');
+    const now = this.time.now();
+    if (!this.options.authority.mayCall(from, this.name, call.method)) return refuse(`the facility file does not let "${from}" call ${call.method} on "${this.name}"`);
+    if (!holdsAt(this.lease, this.settings, now)) return refuse(`it no longer holds the lease it was sent under (${this.lease.seen?.holder === this.id ? 'no renewal came back in time' : `"${this.lease.seen?.holder ?? '?'}" holds it now`})`);
+    if (command.term !== this.lease.own?.term) return refuse("it was sent under another poller's lease term (the poller changed since)");
+    if (command.deadline - now > MAX_DEADLINE_AHEAD_MS) return refuse(`its deadline is ${command.deadline - now} ms ahead of this poller's clock (more than ${MAX_DEADLINE_AHEAD_MS}): the sender's clock is off`);
     const expected = [...operation.path.matchAll(/\{[a-z_]+\}/g)].length + (operation.request ? 1 : 0);
-    if (call.args.length !== expected) return { id, ok: false, error: `${call.method} takes ${expected} argument${expected === 1 ? '' : 's'}, got ${call.args.length}` };
+    if (call.args.length !== expected) return refuse(`${call.method} takes ${expected} argument${expected === 1 ? '' : 's'}, got ${call.args.length}`);
+    const reads = OPERATION_GROUP[call.method] === 'read';
+    const rate = reads ? READ_RATE : WRITE_RATE;
+    if (!this.bucketsOf(from)[reads ? 'read' : 'write'].take(now)) return refuse(`"${from}" sends more than ${rate.perS} ${reads ? 'reads' : 'writes'} a second`);
+    // The lease and the deadline last, on the clock read now: nothing is awaited from here until the
+    // request is handed to the recorder client (which sends it within its own time limit, or never).
+    const sendAt = this.time.now();
+    if (!holdsAt(this.lease, this.settings, sendAt)) return refuse('its lease has lapsed (no renewal came back in time)');
+    if (sendAt >= command.deadline) return refuse(`it arrived ${sendAt - command.deadline} ms after its deadline`);
+    requestAfterMs = this.time.precise() - arrived.precise;
     try {
       const value: unknown = await this.polling.call(call as ClientCall);
       const readsAfter = Object.fromEntries(PARTS.map((part) => [part, this.polling.nextReadNumber(part)])) as Record<StatePart, number>;
       const response: z.ZodType = operation.response;
-      return { id, ok: true, ...(value === undefined ? {} : { value: z.encode(response, value) }), readsAfter };
+      return finish({ id, ok: true, ...(value === undefined ? {} : { value: z.encode(response, value) }), readsAfter }, 'ok');
     } catch (error) {
       const serviceMessage = (error as { serviceMessage?: string }).serviceMessage;
-      return { id, ok: false, error: (error as Error).message, ...(serviceMessage === undefined ? {} : { serviceMessage }) };
+      return finish({ id, ok: false, sent: true, error: (error as Error).message, ...(serviceMessage === undefined ? {} : { serviceMessage }) }, 'failed');
     }
   }
 }

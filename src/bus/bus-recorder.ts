@@ -1,53 +1,83 @@
-// A recorder seen through the state bus: its state is what the poller last published (retained), as
-// old as the poller's reads; its calls go to the poller as commands and come back as replies. It
-// holds no URL and no token. When the poller's last will says it is gone (or this panel loses the
-// broker), the state stops being renewed: parts age into stale, and after a few intervals without a
-// poller the recorder counts as offline, as a poller that cannot reach it would show it.
+// A recorder seen through the state bus: its state is what the lease holder last published (retained,
+// signed), as old as the holder's reads; its calls go to the holder as signed commands and come back as
+// signed replies. It holds no URL and no token, and believes only what a poller the facility allows for
+// this recorder signed. When no renewal of the lease arrives for its TTL, the holder's last will says it
+// is gone, or this panel loses the broker, the state stops being renewed: parts age into stale, and
+// after a few intervals without a poller the recorder counts as offline.
+//
+// A command is sent only while this panel is connected and the recorder is not offline; it carries its
+// lease term and a deadline on the poller's clock, and an answer not back by the time it can no longer
+// start counts as failed, with what is known: it did not start after then.
 import { randomUUID } from 'node:crypto';
-import type { MqttClient } from 'mqtt';
+import type { IPublishPacket, MqttClient } from 'mqtt';
 import { BehaviorSubject, Subscription, timer, type Observable } from 'rxjs';
 import * as z from 'zod';
 import { operations } from '../api/operations.js';
 import type { ClientCall } from '../engine/command-plan.js';
 import { realTime, type EngineTime } from '../engine/engine-time.js';
+import type { Logger } from '../engine/log.js';
+import { LogLimiter } from '../engine/log-limit.js';
 import type { CallResult, RecorderLink } from '../engine/recorder-link.js';
-import { FAST_PARTS, SLOW_PARTS, initialRecorderState, type RecorderState, type StatePart } from '../engine/recorder-state.js';
-import { HealthMessage, PART_VALUES, ReplyMessage, partMessage, parseMessage, topicsOf, type CommandMessage } from './topics.js';
+import { FAST_PARTS, SLOW_PARTS, freshnessOf, initialRecorderState, type RecorderState, type StatePart } from '../engine/recorder-state.js';
+import { ClockOffset } from './clock-offset.js';
+import type { BusAuthority } from './facility.js';
+import { isNewer } from './lease.js';
+import { COMMAND_DEADLINE_MS, LEASE_TTL_POLLS, MAX_PAYLOAD_BYTES, RECORDER_REQUEST_LIMIT_MS, REPLY_MARGIN_MS } from './limits.js';
+import { HealthMessage, LeaseMessage, PART_MESSAGES, ReplyMessage, describeCommand, parseBody, topicsOf, type CommandMessage } from './topics.js';
 
 export interface BusRecorderOptions {
+  /** Who this panel is, how it signs and whose messages it believes. */
+  authority: BusAuthority;
   /** Until the poller's health says otherwise; default 250 ms. */
   pollMs?: number;
-  /** How long a command waits for its reply before it counts as failed (never retried); default 5000 ms. */
-  replyTimeoutMs?: number;
+  /** How long after sending a command may still start at the poller; default COMMAND_DEADLINE_MS. */
+  deadlineMs?: number;
   time?: EngineTime;
-  /** Messages that do not parse, said once each. */
-  warn?: (message: string) => void;
+  /** "sent" lines (info) and bad bus input (warn, a few per window). */
+  log?: Logger;
 }
 
 const PARTS: readonly StatePart[] = [...FAST_PARTS, ...SLOW_PARTS];
+const NO_READS: Record<StatePart, number> = { channels: 0, sync: 0, dialog: 0, sources: 0, resources: 0, schedule: 0, conversion: 0 };
+const silent: Logger = { info: () => undefined, warn: () => undefined, error: () => undefined };
 
-/** A command's reply could not be had, or the recorder refused it; `serviceMessage` is the recorder's own word. */
+/**
+ * A command that did not succeed. notRun: it was not sent, or the poller refused it, so it did not run
+ * and never will; otherwise it may have run (the recorder refused it, or no answer came in time).
+ */
 export class BusCallError extends Error {
   constructor(
     message: string,
+    readonly notRun: boolean,
     readonly serviceMessage?: string,
   ) {
     super(message);
   }
 }
 
+type Settle = (reply: ReplyMessage | null) => void;
+
 export class BusRecorder implements RecorderLink {
   readonly address: string;
   private readonly subject: BehaviorSubject<RecorderState>;
   private readonly topics: ReturnType<typeof topicsOf>;
   private readonly replyTopic: string;
-  private readonly pending = new Map<string, (reply: ReplyMessage | null) => void>();
-  private readonly readsAfter: Record<StatePart, number> = { channels: 0, sync: 0, dialog: 0, sources: 0, resources: 0, schedule: 0, conversion: 0 };
+  private readonly pending = new Map<string, Settle>();
+  private readonly readsAfter: Record<StatePart, number> = { ...NO_READS };
   private readonly time: EngineTime;
-  private readonly replyTimeoutMs: number;
+  private readonly log: Logger;
+  private readonly bad: LogLimiter;
+  private readonly offset = new ClockOffset();
   private readonly subscription = new Subscription();
-  /** The poller whose health we last saw online: only its last will counts. */
-  private poller: string | null = null;
+  /** The lease as last seen (its signature a poller's of this recorder), and when a renewal of it last arrived. */
+  private lease: LeaseMessage | null = null;
+  private renewalSeenAt: number;
+  private expiry: Subscription | null = null;
+  /** The holder's last word on the recorder, and whose (id and process) it was. */
+  private health: Extract<HealthMessage, { online: true }> | null = null;
+  private publisher: string | null = null;
+  /** The newest message time seen per topic and sender: an older one is a replay. */
+  private readonly newest = new Map<string, { from: string; at: number }>();
   /** Counts intervals without a poller, as failures, until it is back. */
   private gone: Subscription | null = null;
   private started = false;
@@ -55,13 +85,15 @@ export class BusRecorder implements RecorderLink {
   constructor(
     readonly name: string,
     private readonly mqtt: MqttClient,
-    private readonly options: BusRecorderOptions = {},
+    private readonly options: BusRecorderOptions,
   ) {
     this.topics = topicsOf(name);
     this.address = `mqtt ${this.topics.all}`;
-    this.replyTopic = this.topics.replies(randomUUID());
+    this.replyTopic = this.topics.reply(options.authority.id);
     this.time = options.time ?? realTime;
-    this.replyTimeoutMs = options.replyTimeoutMs ?? 5000;
+    this.log = options.log ?? silent;
+    this.bad = new LogLimiter((message) => this.log.warn(message), () => this.time.now());
+    this.renewalSeenAt = this.time.now();
     this.subject = new BehaviorSubject(initialRecorderState(name, options.pollMs ?? 250));
   }
 
@@ -76,9 +108,12 @@ export class BusRecorder implements RecorderLink {
   start(): void {
     if (this.started) return;
     this.started = true;
+    this.renewalSeenAt = this.time.now();
     this.mqtt.on('message', this.onMessage);
     this.mqtt.on('close', this.onBrokerLost);
-    void this.mqtt.subscribeAsync([...PARTS.map((part) => this.topics.part(part)), this.topics.health, this.replyTopic], { qos: 1 }).catch((error: unknown) => this.options.warn?.(`${this.address}: could not subscribe: ${String(error)}`));
+    this.expectRenewal();
+    // The lease first: the retained states that follow are judged by who holds it.
+    void this.mqtt.subscribeAsync([this.topics.lease, this.topics.health, ...PARTS.map((part) => this.topics.part(part)), this.replyTopic], { qos: 1 }).catch((error: unknown) => this.log.warn(`${this.address}: could not subscribe: ${String(error)}`));
   }
 
   stop(): void {
@@ -86,12 +121,16 @@ export class BusRecorder implements RecorderLink {
     this.mqtt.off('message', this.onMessage);
     this.mqtt.off('close', this.onBrokerLost);
     this.gone?.unsubscribe();
+    this.gone = null;
+    this.expiry?.unsubscribe();
     this.subscription.unsubscribe();
     for (const settle of this.pending.values()) settle(null);
   }
 
   refresh(slow = false): void {
-    void this.mqtt.publishAsync(this.topics.refresh, JSON.stringify({ slow }), { qos: 0 }).catch(() => undefined);
+    if (!this.mqtt.connected) return; // never queued: a refresh is only worth something now
+    const topic = this.topics.refresh;
+    void this.mqtt.publishAsync(topic, this.options.authority.seal(topic, this.time.now(), { slow }), { qos: 0 }).catch(() => undefined);
   }
 
   nextReadNumber(part: StatePart): number {
@@ -104,69 +143,152 @@ export class BusRecorder implements RecorderLink {
   }
 
   async call<C extends ClientCall>(call: C): Promise<CallResult<C>> {
+    const what = `${describeCommand(call as CommandMessage['call'])} on "${this.name}"`;
+    const notSent = (why: string) => new BusCallError(`not sent: ${why}; ${what} did not run`, true);
+    if (!this.mqtt.connected) throw notSent('this panel is not connected to the state bus');
+    const now = this.time.now();
+    if (freshnessOf(this.state, now) === 'offline') throw notSent(`the recorder is offline${this.state.lastError ? ` (${this.state.lastError})` : ''}`);
+    const lease = this.lease;
+    if (lease === null || this.gone !== null) throw notSent(`no poller holds the lease of "${this.name}"`);
     const id = randomUUID();
-    const command: CommandMessage = { id, call: { method: call.method, args: call.args as CommandMessage['call']['args'] }, replyTo: this.replyTopic };
+    const deadlineMs = this.options.deadlineMs ?? COMMAND_DEADLINE_MS;
+    // On the poller's clock: ours less the measured offset.
+    const sentAt = now - this.offset.ms;
+    const command: CommandMessage = { id, call: { method: call.method, args: call.args as CommandMessage['call']['args'] }, term: lease.term, sentAt, deadline: sentAt + deadlineMs };
+    // The latest moment it can start, on our clock: its deadline, then the recorder client's own limit.
+    const lastStart = command.deadline + this.offset.ms + RECORDER_REQUEST_LIMIT_MS;
+    const topic = this.topics.cmd(this.options.authority.id);
+    const published = (error?: Error) => {
+      // The broker's refusal (an MQTT 5 reason code) or a client already closing: it reached nobody.
+      if (error && (typeof (error as { code?: unknown }).code === 'number' || this.mqtt.disconnecting)) this.pending.get(id)?.({ id, ok: false, sent: false, error: `the broker did not take it (${error.message})` });
+    };
     const reply = new Promise<ReplyMessage | null>((resolve) => {
-      const timeout = timer(this.replyTimeoutMs, this.time.scheduler).subscribe(() => settle(null));
-      const settle = (value: ReplyMessage | null) => {
+      const timeout = timer(lastStart - now + REPLY_MARGIN_MS, this.time.scheduler).subscribe(() => settle(null));
+      const settle: Settle = (value) => {
         timeout.unsubscribe();
         this.pending.delete(id);
+        // Given up: take it out of the client's store, so a reconnect does not send it again (the poller would refuse it: past its deadline).
+        if (value === null) this.forget(published);
         resolve(value);
       };
       this.pending.set(id, settle);
     });
-    await this.mqtt.publishAsync(this.topics.cmd, JSON.stringify(command), { qos: 1 });
+    this.log.info(`${this.topics.base}: sent ${what} (command ${id}, term ${lease.term.slice(0, 8)}, may start until ${clockTime(lastStart)})`);
+    this.mqtt.publish(topic, this.options.authority.seal(topic, sentAt, command), { qos: 1, properties: { messageExpiryInterval: Math.ceil(deadlineMs / 1000) } }, published);
     const answer = await reply;
-    if (answer === null) throw new BusCallError(`no answer from the poller of "${this.name}" within ${this.replyTimeoutMs} ms (not retried; it may or may not have run)`);
-    if (!answer.ok) throw new BusCallError(answer.error, answer.serviceMessage);
+    if (answer === null) throw new BusCallError(`no answer by its deadline: it did not start after ${clockTime(lastStart)}; check the state (${what})`, false);
+    if (!answer.ok) throw new BusCallError(answer.sent ? answer.error : `${answer.error}; ${what} did not run`, !answer.sent, answer.serviceMessage);
     for (const part of PARTS) this.readsAfter[part] = Math.max(this.readsAfter[part], answer.readsAfter[part]);
     const response: z.ZodType = operations[call.method].response;
     const parsed = response.safeParse(answer.value);
-    if (!parsed.success) throw new BusCallError(`the poller's answer to ${call.method} is not what the recorder answers: ${parsed.error.issues[0]?.message ?? 'invalid'}`);
+    if (!parsed.success) throw new BusCallError(`the poller's answer to ${call.method} is not what the recorder answers: ${parsed.error.issues[0]?.message ?? 'invalid'}`, false);
     return parsed.data as CallResult<C>;
   }
 
-  private readonly onMessage = (topic: string, payload: Buffer): void => {
-    if (topic === this.replyTopic) return this.onReply(payload);
-    if (topic === this.topics.health) return this.onHealth(payload);
-    const part = PARTS.find((p) => this.topics.part(p) === topic);
-    if (part) this.onPart(part, payload);
+  /** Removes a publication from the client's store of those waiting for the broker's acknowledgement. */
+  private forget(callback: (error?: Error) => void): void {
+    for (const [messageId, entry] of Object.entries(this.mqtt.outgoing)) {
+      if (entry.cb === callback) this.mqtt.removeOutgoingMessage(Number(messageId));
+    }
+  }
+
+  private readonly onMessage = (topic: string, payload: Buffer, packet: IPublishPacket): void => {
+    const kind = topic === this.replyTopic ? 'reply' : topic === this.topics.lease ? 'lease' : topic === this.topics.health ? 'health' : PARTS.find((p) => this.topics.part(p) === topic);
+    if (kind === undefined) return;
+    if (kind === 'reply' && packet.retain) return this.bad.say(`${topic}: a retained reply (replies are never retained); ignored`);
+    const opened = this.options.authority.open(topic, payload, kind === 'reply' || kind === 'lease' || kind === 'health' ? MAX_PAYLOAD_BYTES[kind] : MAX_PAYLOAD_BYTES.part);
+    if (!opened.ok) return this.bad.say(`${opened.error}; ignored`);
+    const { from, at, body } = opened.message;
+    if (!this.options.authority.mayPoll(from, this.name)) return this.bad.say(`${topic}: from "${from}", who is not a poller of "${this.name}"; ignored`);
+    if (kind === 'lease') return this.onLease(topic, from, body, packet.retain);
+    if (this.lease !== null && from !== this.lease.holder) return this.bad.say(`${topic}: from "${from}", who does not hold the lease ("${this.lease.holder}" does); ignored`);
+    if (!packet.retain) this.offset.sample(this.time.now(), at);
+    if (kind === 'reply') return this.onReply(topic, body);
+    if (kind === 'health') return this.onHealth(topic, from, body, packet.retain);
+    const newest = this.newest.get(topic);
+    if (newest?.from === from && at < newest.at) return this.bad.say(`${topic}: older than the last message from "${from}" (a replay?); ignored`);
+    this.newest.set(topic, { from, at });
+    this.onPart(kind, topic, body);
   };
 
-  private onReply(payload: Buffer): void {
-    const reply = parseMessage(ReplyMessage, this.replyTopic, payload);
-    if (!reply.ok) return this.options.warn?.(reply.error);
+  private onLease(topic: string, from: string, body: unknown, retained: boolean): void {
+    const message = parseBody(LeaseMessage, topic, body);
+    if (!message.ok) return this.bad.say(message.error);
+    const lease = message.value;
+    if (lease.holder !== from || lease.recorder !== this.name) return this.bad.say(`${topic}: a lease for "${lease.recorder}" held by "${lease.holder}", signed by "${from}"; ignored`);
+    // An old holder's, a replay, or a copy, while the lease seen is live. Once it has expired it orders
+    // nothing: a fresh poller that never saw it (a forged retained lease hid it) claims epoch 1, and
+    // must not be ignored by a panel that still remembers the dead holder's higher epoch.
+    if (!isNewer(lease, this.lease) && !this.leaseExpired()) return;
+    this.lease = lease;
+    if (retained) return;
+    this.offset.sample(this.time.now(), lease.renewedAt);
+    this.renewalSeenAt = this.time.now();
+    this.expectRenewal();
+    this.pollerBack();
+  }
+
+  /** Whether no renewal of the lease seen has arrived for its TTL. */
+  private leaseExpired(): boolean {
+    return this.lease !== null && this.time.now() - this.renewalSeenAt >= this.lease.ttlMs;
+  }
+
+  /** Without a renewal for the lease's TTL, the poller counts as gone. */
+  private expectRenewal(): void {
+    this.expiry?.unsubscribe();
+    const ttlMs = this.lease?.ttlMs ?? LEASE_TTL_POLLS * this.state.pollMs;
+    this.expiry = timer(Math.max(0, this.renewalSeenAt + ttlMs - this.time.now()), this.time.scheduler).subscribe(() =>
+      this.pollerGone(this.lease === null ? `no poller has published "${this.name}"` : `the poller "${this.lease.holder}" has not renewed its lease for ${this.time.now() - this.renewalSeenAt} ms`),
+    );
+  }
+
+  private onReply(topic: string, body: unknown): void {
+    const reply = parseBody(ReplyMessage, topic, body);
+    if (!reply.ok) return this.bad.say(reply.error);
     this.pending.get(reply.value.id)?.(reply.value);
   }
 
-  private onPart(part: StatePart, payload: Buffer): void {
-    const message = parseMessage(partMessage(PART_VALUES[part]), this.topics.part(part), payload);
-    if (!message.ok) return this.options.warn?.(message.error);
+  private onPart(part: StatePart, topic: string, body: unknown): void {
+    const message = parseBody(PART_MESSAGES[part], topic, body);
+    if (!message.ok) return this.bad.say(message.error);
     const { value, readAt, readNumber } = message.value;
     const state = this.state;
     this.subject.next({ ...state, [part]: value, readAt: { ...state.readAt, [part]: readAt }, readNumber: { ...state.readNumber, [part]: readNumber } });
   }
 
-  private onHealth(payload: Buffer): void {
-    const message = parseMessage(HealthMessage, this.topics.health, payload);
-    if (!message.ok) return this.options.warn?.(message.error);
+  private onHealth(topic: string, from: string, body: unknown, retained: boolean): void {
+    const message = parseBody(HealthMessage, topic, body);
+    if (!message.ok) return this.bad.say(message.error);
     const health = message.value;
     if (!health.online) {
-      // Only the poller we follow (or, before any, whoever it was) being gone counts; a standby's will does not.
-      if (this.poller === null || this.poller === health.poller) this.pollerGone(`the poller "${health.poller}" is gone`);
+      // Only the will of the process we follow counts (an old one, replayed, names another).
+      if (this.health === null || this.health.instance === health.instance) this.pollerGone(`the poller "${from}" is gone`);
       return;
     }
-    if (this.poller !== health.poller) {
+    const publisher = `${from}/${health.instance}`;
+    if (this.publisher !== publisher) {
       // A new poller numbers its reads from 1: forget the old numbers so its reads count.
-      const none = { channels: 0, sync: 0, dialog: 0, sources: 0, resources: 0, schedule: 0, conversion: 0 };
-      this.subject.next({ ...this.state, readNumber: none });
-      Object.assign(this.readsAfter, none);
+      this.subject.next({ ...this.state, readNumber: { ...NO_READS } });
+      Object.assign(this.readsAfter, NO_READS);
+      this.publisher = publisher;
     }
-    this.poller = health.poller;
-    this.gone?.unsubscribe();
-    this.gone = null;
-    const { pollMs, slowMs, lastGoodAt, failures, lastError, unreachable } = health;
+    this.health = health;
+    if (!retained) this.pollerBack();
+    if (this.gone === null) this.applyHealth();
+  }
+
+  private applyHealth(): void {
+    if (this.health === null) return;
+    const { pollMs, slowMs, lastGoodAt, failures, lastError, unreachable } = this.health;
     this.subject.next({ ...this.state, pollMs, slowMs, lastGoodAt, failures, lastError, unreachable });
+  }
+
+  /** A live word from the poller: it is not gone, and its own account of the recorder holds again. */
+  private pollerBack(): void {
+    if (this.gone === null) return;
+    this.gone.unsubscribe();
+    this.gone = null;
+    this.applyHealth();
   }
 
   private readonly onBrokerLost = (): void => this.pollerGone('the state bus cannot be reached');
@@ -178,4 +300,11 @@ export class BusRecorder implements RecorderLink {
     fail();
     this.gone = timer(2 * this.state.pollMs, 2 * this.state.pollMs, this.time.scheduler).subscribe(fail);
   }
+}
+
+/** A moment on this machine's clock as HH:MM:SS.mmm (local time, as the log shows it). */
+function clockTime(ms: number): string {
+  const at = new Date(ms);
+  const two = (n: number) => String(n).padStart(2, '0');
+  return `${two(at.getHours())}:${two(at.getMinutes())}:${two(at.getSeconds())}.${String(at.getMilliseconds()).padStart(3, '0')}`;
 }

@@ -1,29 +1,66 @@
 // What travels on the state bus, as zod schemas: the single source of the messages both ends check
 // and of the JSON Schemas published for other tools (Node-RED, Companion, dashboards). Every value is
 // in the recorder's own wire form (what its REST interface answers), so a subscriber needs no recdeck.
+// Each message is the `body` of a signed envelope (envelope.ts) that says who sent it and when.
 import * as z from 'zod';
 import { Dialog, ResourcesWire, Schedule, SyncState } from '../api/app.js';
 import { ChannelList } from '../api/channel.js';
 import { ConversionConfig } from '../api/conversion.js';
 import { operations } from '../api/operations.js';
 import { SourceList } from '../api/source.js';
+import { describeCall, type ClientCall } from '../engine/command-plan.js';
 import type { StatePart } from '../engine/recorder-state.js';
 
+const NAME = /^[A-Za-z0-9_.-]{1,64}$/;
+
 /** A recorder's name as one topic level: no wildcards, no separators. */
-export const RecorderName = z.string().regex(/^[A-Za-z0-9_.-]{1,64}$/, { error: 'a recorder on the bus is named with 1-64 letters, digits, "_", "." or "-"' });
+export const RecorderName = z.string().regex(NAME, { error: 'a recorder on the bus is named with 1-64 letters, digits, "_", "." or "-"' });
+
+/** A poller's or panel's id: one topic level (its command and reply topics end with it) and the MQTT user of its broker login. */
+export const BusId = z.string().regex(NAME, { error: 'a bus id is 1-64 letters, digits, "_", "." or "-"' });
 
 export const topicsOf = (recorder: string) => {
   const base = `recdeck/${recorder}`;
   return {
+    base,
     part: (part: StatePart) => `${base}/${part}`,
     health: `${base}/health`,
     lease: `${base}/lease`,
-    cmd: `${base}/cmd`,
+    /** Where a panel publishes its commands: the last level is its id, which the broker's ACL ties to its login. */
+    cmd: (panel: string) => `${base}/cmd/${panel}`,
+    /** Every panel's commands (the poller's subscription). */
+    cmds: `${base}/cmd/+`,
     refresh: `${base}/refresh`,
-    replies: (client: string) => `${base}/reply/${client}`,
+    /** Where the poller answers a panel: derived from the sender's id, never named by a message. */
+    reply: (panel: string) => `${base}/reply/${panel}`,
     all: `${base}/#`,
   };
 };
+
+/** The panel a command topic is from (its last level), or null when the topic is no command topic of this recorder. */
+export function commandSender(recorder: string, topic: string): string | null {
+  const prefix = `recdeck/${recorder}/cmd/`;
+  if (!topic.startsWith(prefix)) return null;
+  const level = topic.slice(prefix.length);
+  return level === '' || level.includes('/') ? null : level;
+}
+
+/** Topic names MQTT forbids, or that a poller of this recorder has no business publishing on. */
+export class BusTopicError extends Error {}
+
+/**
+ * Every topic a poller publishes on goes through here first: a topic name with a wildcard, a NUL, a lone
+ * surrogate (not UTF-8) or more than 65535 bytes is a protocol error that makes the broker drop the
+ * connection, and anything outside the recorder's own tree is not the poller's to write.
+ */
+export function checkedTopic(recorder: string, topic: string): string {
+  if (topic === '') throw new BusTopicError('an empty topic');
+  if (/[+#\u0000]/.test(topic)) throw new BusTopicError(`${JSON.stringify(topic)}: a topic name may not hold "+", "#" or NUL`);
+  if (/\p{Cs}/u.test(topic)) throw new BusTopicError(`${JSON.stringify(topic)}: not valid UTF-8`);
+  if (Buffer.byteLength(topic) > 65535) throw new BusTopicError(`a topic of ${Buffer.byteLength(topic)} bytes (at most 65535)`);
+  if (!topic.startsWith(`${topicsOf(recorder).base}/`)) throw new BusTopicError(`${JSON.stringify(topic)} is outside recdeck/${recorder}/`);
+  return topic;
+}
 
 /** Each state part's value, as the recorder's interface answers it. */
 export const PART_VALUES = {
@@ -39,49 +76,94 @@ export const PART_VALUES = {
 const when = z.number().int().nonnegative();
 
 /** One part (retained): its last good value, when the answer that brought it came (poller's clock, ms since the epoch), and the read's number. */
-export const partMessage = <S extends z.ZodType>(value: S) =>
+const partMessage = <S extends z.ZodType>(value: S) =>
   z.strictObject({
     value: value.nullable(),
     readAt: when.nullable(),
     readNumber: z.number().int().nonnegative(),
   });
 
-/** The poller's word on the recorder (retained), or its last will: it is gone. */
+/** Each part's message, made once: a panel checks a dozen a second. */
+export const PART_MESSAGES: Readonly<Record<StatePart, z.ZodType<{ value: unknown; readAt: number | null; readNumber: number }>>> = {
+  channels: partMessage(PART_VALUES.channels),
+  sync: partMessage(PART_VALUES.sync),
+  dialog: partMessage(PART_VALUES.dialog),
+  sources: partMessage(PART_VALUES.sources),
+  resources: partMessage(PART_VALUES.resources),
+  schedule: partMessage(PART_VALUES.schedule),
+  conversion: partMessage(PART_VALUES.conversion),
+};
+
+/** A poller process's random id: its last will names it, so an old will cannot be taken for a live poller's. */
+const Instance = z.string().min(8).max(64);
+
+/** The polling poller's word on the recorder (retained), or its last will: it is gone. The poller is the envelope's sender. */
 export const HealthMessage = z.discriminatedUnion('online', [
   z.strictObject({
     online: z.literal(true),
-    /** The poller publishing (the lease holder). */
-    poller: z.string().min(1),
+    instance: Instance,
     pollMs: z.number().positive(),
     slowMs: z.number().positive(),
-    /** When the poller published this (its clock): the data's age is now minus each part's readAt. */
-    at: when,
     lastGoodAt: when.nullable(),
     failures: z.number().int().nonnegative(),
     lastError: z.string().nullable(),
     unreachable: z.boolean(),
   }),
-  z.strictObject({ online: z.literal(false), poller: z.string().min(1) }),
+  z.strictObject({ online: z.literal(false), instance: Instance }),
 ]);
 export type HealthMessage = z.output<typeof HealthMessage>;
 
-/** Which poller polls (retained). */
-export const LeaseMessage = z.strictObject({ holder: z.string().min(1), since: when });
+/** Which recorder a poller polls, without its token: two recorders under one name are told apart by it. */
+export const RecorderIdentity = z.strictObject({
+  /** The recorder's origin (scheme, host, port). */
+  url: z.string().min(1).max(300),
+  /** The first 12 hex digits of the SHA-256 of its token: enough to tell two tokens apart, far too few to guess one. */
+  tokenSha256Prefix: z.string().regex(/^[0-9a-f]{12}$/),
+});
+export type RecorderIdentity = z.output<typeof RecorderIdentity>;
+
+/** Which poller polls (retained), renewed every poll; it expires ttlMs after the last renewal a poller saw arrive. */
+export const LeaseMessage = z.strictObject({
+  recorder: RecorderName,
+  identity: RecorderIdentity,
+  /** The holder (the envelope's sender). */
+  holder: BusId,
+  /** Random for each claim: commands carry the term they were sent under, and only that term's holder runs them. */
+  term: z.string().min(8).max(64),
+  /** One more than the newest lease its claimer had seen: a lease of a lower epoch is an old holder's, and ignored. */
+  epoch: z.number().int().positive(),
+  /** When the holder sent this renewal (its clock). */
+  renewedAt: when,
+  ttlMs: z.number().int().positive(),
+});
 export type LeaseMessage = z.output<typeof LeaseMessage>;
 
 /** Operations a panel may ask the poller to call: every operation of the client, by name. */
 const Method = z.enum(Object.keys(operations) as [keyof typeof operations, ...Array<keyof typeof operations>]);
 
-/** A command (QoS 1): run at most once per id; the answer goes to replyTo. */
+/** A command (QoS 1, on recdeck/<recorder>/cmd/<panel>): run at most once, and only before its deadline; the answer goes to reply/<panel>. */
 export const CommandMessage = z.strictObject({
   id: z.string().min(8).max(100),
   call: z.strictObject({
     method: Method,
     args: z.array(z.union([z.number(), z.string(), z.record(z.string(), z.unknown())])).max(3),
   }),
-  replyTo: z.string().min(1).max(300),
+  /** The lease term the panel sent it under: another term's poller does not run it. */
+  term: z.string().min(8).max(64),
+  /** When it was sent and the moment it may no longer start, both on the poller's clock (the panel measures the offset). */
+  sentAt: when,
+  deadline: when,
 });
 export type CommandMessage = z.output<typeof CommandMessage>;
+
+/** The request a command's call makes ("PUT /api/channels/0/rec-start"), or its method when its arguments do not fit the path. */
+export function describeCommand(call: CommandMessage['call']): string {
+  try {
+    return describeCall(call as ClientCall);
+  } catch {
+    return `${call.method} (${call.args.length} argument${call.args.length === 1 ? '' : 's'})`;
+  }
+}
 
 const ReadNumbers = z.strictObject(Object.fromEntries(Object.keys(PART_VALUES).map((part) => [part, z.number().int().nonnegative()])) as Record<StatePart, z.ZodNumber>);
 
@@ -97,6 +179,8 @@ export const ReplyMessage = z.discriminatedUnion('ok', [
   z.strictObject({
     id: z.string(),
     ok: z.literal(false),
+    /** Whether the request went to the recorder: false means the command did not run and never will. */
+    sent: z.boolean(),
     error: z.string(),
     /** The recorder's own message, when it refused. */
     serviceMessage: z.string().optional(),
@@ -107,33 +191,27 @@ export type ReplyMessage = z.output<typeof ReplyMessage>;
 /** A panel asks for the state to be read again now (after a command). */
 export const RefreshMessage = z.strictObject({ slow: z.boolean() });
 
-/** Parses a message's payload as JSON and checks it, naming what is wrong. */
-export function parseMessage<S extends z.ZodType>(schema: S, topic: string, payload: Buffer): { ok: true; value: z.output<S> } | { ok: false; error: string } {
-  let json: unknown;
-  try {
-    json = JSON.parse(payload.toString('utf8'));
-  } catch {
-    return { ok: false, error: `${topic}: not JSON` };
-  }
-  const result = schema.safeParse(json);
+/** Checks a message body, naming what is wrong. */
+export function parseBody<S extends z.ZodType>(schema: S, topic: string, body: unknown): { ok: true; value: z.output<S> } | { ok: false; error: string } {
+  const result = schema.safeParse(body);
   if (result.success) return { ok: true, value: result.data };
   return { ok: false, error: `${topic}: ${result.error.issues.map((issue) => `${issue.path.join('.') || '(message)'}: ${issue.message}`).join('; ')}` };
 }
 
-/** Every message on the bus with the file its JSON Schema is published in (under profiles/bus/) and what it is. */
+/** Every message body on the bus with the file its JSON Schema is published in (under profiles/bus/) and what it is. */
 export function busMessageSchemas(): Array<{ file: string; topic: string; description: string; schema: z.ZodType }> {
   const parts = (Object.keys(PART_VALUES) as StatePart[]).map((part) => ({
     file: `${part}.schema.json`,
     topic: `recdeck/<recorder>/${part}`,
-    description: `Retained: the recorder's ${part} as its interface answers it, when the poller's read of it was answered (ms since the epoch, the poller's clock) and the read's number.`,
-    schema: partMessage(PART_VALUES[part]),
+    description: `Retained, signed by the lease holder: the recorder's ${part} as its interface answers it, when the poller's read of it was answered (ms since the epoch, the poller's clock) and the read's number.`,
+    schema: PART_MESSAGES[part],
   }));
   return [
     ...parts,
-    { file: 'health.schema.json', topic: 'recdeck/<recorder>/health', description: "Retained: the polling poller's word on the recorder (online: true), or a poller's last will (online: false).", schema: HealthMessage },
-    { file: 'lease.schema.json', topic: 'recdeck/<recorder>/lease', description: 'Retained: which poller polls the recorder; the last one published wins.', schema: LeaseMessage },
-    { file: 'cmd.schema.json', topic: 'recdeck/<recorder>/cmd', description: 'QoS 1: a call on the recorder (a recdeck client method and its arguments), run at most once per id; the reply goes to replyTo.', schema: CommandMessage },
-    { file: 'reply.schema.json', topic: "a command's replyTo", description: "QoS 1: a command's answer: ok with the recorder's answer and the read numbers that show its effect, or not ok with why.", schema: ReplyMessage },
-    { file: 'refresh.schema.json', topic: 'recdeck/<recorder>/refresh', description: 'Asks the poller to read the state again now (after a command; slow: the slow group too).', schema: RefreshMessage },
+    { file: 'health.schema.json', topic: 'recdeck/<recorder>/health', description: "Retained, signed by the lease holder: its word on the recorder (online: true), or its last will (online: false).", schema: HealthMessage },
+    { file: 'lease.schema.json', topic: 'recdeck/<recorder>/lease', description: 'Retained, signed by the holder and renewed every poll: which poller polls the recorder, under which term and epoch, for which recorder identity.', schema: LeaseMessage },
+    { file: 'cmd.schema.json', topic: 'recdeck/<recorder>/cmd/<panel>', description: "QoS 1, signed by the panel the topic names: a call on the recorder (a recdeck client method and its arguments), run at most once, only under the lease term it names and only before its deadline (the poller's clock).", schema: CommandMessage },
+    { file: 'reply.schema.json', topic: 'recdeck/<recorder>/reply/<panel>', description: "QoS 1, signed by the lease holder: a command's answer: ok with the recorder's answer and the read numbers that show its effect, or not ok with why and whether the request was sent.", schema: ReplyMessage },
+    { file: 'refresh.schema.json', topic: 'recdeck/<recorder>/refresh', description: 'Signed by a panel: asks the poller to read the state again now (after a command; slow: the slow group too).', schema: RefreshMessage },
   ];
 }

@@ -1,31 +1,74 @@
 // `--mqtt` and `--recorder NAME@mqtt`: which recorders this process polls and publishes on the state
-// bus, and which it only follows there. Without --mqtt nothing here runs and every recorder is polled
-// in this process as before.
+// bus, and which it only follows there; who it is on the bus (id, key, facility file) and how it reaches
+// the broker (login, TLS, keep-alive). Without --mqtt nothing here runs and every recorder is polled in
+// this process as before.
 //
 // The MQTT library is loaded only when --mqtt is given: a bridge without a bus never carries it (its
 // modules are 2.6 MB of heap, marked at every full collection: node -e "await import('mqtt')", heapUsed).
+import { randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import type { IClientOptions, MqttClient } from 'mqtt';
 import type { RecorderClient } from '../api/client.js';
-import { BusPoller, newPollerId, pollerWill } from '../bus/bus-poller.js';
+import { BusPoller, newInstance, pollerWill, recorderIdentity } from '../bus/bus-poller.js';
 import { BusRecorder } from '../bus/bus-recorder.js';
-import { RecorderName } from '../bus/topics.js';
-import type { Logger } from '../engine/log.js';
+import { busClientOptions, sendWithoutDelay } from '../bus/connection.js';
+import { BusAuthority, publicKeyText, type Facility } from '../bus/facility.js';
+import { DEFAULT_KEEPALIVE_S, MAX_PACKET_BYTES } from '../bus/limits.js';
+import { BusId, RecorderName } from '../bus/topics.js';
+import { realTime } from '../engine/engine-time.js';
+import type { CommandRecord, Logger } from '../engine/log.js';
+import { LogLimiter } from '../engine/log-limit.js';
 import { pollingLink, type RecorderLink } from '../engine/recorder-link.js';
 import { RecorderPoller } from '../engine/recorder-poller.js';
+import { readPrivateKeyFile } from './bus-keys.js';
+import { loadFacility } from './facility-file.js';
+import { wholeNumber, type FlagTable } from './flags.js';
 import { readSecretFile } from './secret-file.js';
 import { UsageError } from './usage-error.js';
+
+/** The state bus's flags, as `recdeck run` takes them. */
+export const BUS_FLAGS = {
+  mqtt: { type: 'string', value: 'URL', description: 'the state bus (mqtt:// or mqtts://): recorders given by URL are polled and published there; --recorder NAME@mqtt follows one from it (user and password: RECDECK_MQTT_USER, RECDECK_MQTT_PASSWORD[_FILE])', shownDefault: 'RECDECK_MQTT, else none' },
+  'mqtt-facility': { type: 'string', value: 'FILE', description: "the facility file: the bus's pollers and panels, their public keys and what each may do", shownDefault: 'RECDECK_MQTT_FACILITY' },
+  'mqtt-key-file': { type: 'string', value: 'FILE', description: "this process's private bus key (recdeck bus keygen makes one; mode 0600)", shownDefault: 'RECDECK_MQTT_KEY_FILE' },
+  'mqtt-id': { type: 'string', value: 'ID', description: "this process's id in the facility file (and its broker login's user)", shownDefault: 'RECDECK_MQTT_ID, else RECDECK_MQTT_USER' },
+  'mqtt-insecure': { type: 'boolean', default: false, description: 'a bus without a facility file: nothing signed or checked, anyone who can publish runs commands (a lab, never a studio)', shownDefault: 'RECDECK_MQTT_INSECURE=1' },
+  'mqtt-ca': { type: 'string', value: 'FILE', description: "PEM certificate of the CA that signed the broker's (mqtts://)", shownDefault: 'RECDECK_MQTT_CA' },
+  'mqtt-cert': { type: 'string', value: 'FILE', description: 'PEM client certificate for the broker (mqtts://, with --mqtt-key)', shownDefault: 'RECDECK_MQTT_CERT' },
+  'mqtt-key': { type: 'string', value: 'FILE', description: 'PEM private key of --mqtt-cert', shownDefault: 'RECDECK_MQTT_TLS_KEY' },
+  'mqtt-keepalive': { type: 'string', value: 'S', description: 'MQTT keep-alive in seconds: the broker fires a silent client\'s last will after 1.5 times this', shownDefault: `RECDECK_MQTT_KEEPALIVE, else ${DEFAULT_KEEPALIVE_S}` },
+} satisfies FlagTable;
+
+export interface BusFlagValues {
+  mqtt?: string | undefined;
+  'mqtt-facility'?: string | undefined;
+  'mqtt-key-file'?: string | undefined;
+  'mqtt-id'?: string | undefined;
+  'mqtt-insecure'?: boolean | undefined;
+  'mqtt-ca'?: string | undefined;
+  'mqtt-cert'?: string | undefined;
+  'mqtt-key'?: string | undefined;
+  'mqtt-keepalive'?: string | undefined;
+}
 
 export interface BusSettings {
   url: string;
   username?: string;
   password?: string;
+  /** The facility file and this process's key; null on an insecure bus (--mqtt-insecure). */
+  facility: { file: string; keyFile: string } | null;
+  /** This process's bus id; on an insecure bus without one, a random one. */
+  id: string;
+  /** PEM texts for mqtts://. */
+  tls: { ca?: string; cert?: string; key?: string };
+  keepaliveS: number;
 }
 
 const ON_BUS = /^(.+)@mqtt$/;
 
-/** `--mqtt URL` or RECDECK_MQTT; RECDECK_MQTT_USER, RECDECK_MQTT_PASSWORD or RECDECK_MQTT_PASSWORD_FILE. Null when no bus is asked for. */
-export function busSettings(flag: string | undefined, env: NodeJS.ProcessEnv): BusSettings | null {
-  const given = flag ?? env.RECDECK_MQTT;
+/** The state bus's settings from its flags and RECDECK_MQTT*; null when no bus is asked for. */
+export function busSettings(values: BusFlagValues, env: NodeJS.ProcessEnv): BusSettings | null {
+  const given = values.mqtt ?? env.RECDECK_MQTT;
   if (given === undefined || given === '') return null;
   let url: URL;
   try {
@@ -36,7 +79,48 @@ export function busSettings(flag: string | undefined, env: NodeJS.ProcessEnv): B
   if (url.protocol !== 'mqtt:' && url.protocol !== 'mqtts:') throw new UsageError(`--mqtt: expected an mqtt:// or mqtts:// URL, got ${url.protocol}`);
   if (url.username || url.password) throw new UsageError('--mqtt: give the user and password in RECDECK_MQTT_USER and RECDECK_MQTT_PASSWORD[_FILE], not in the URL (every user of the machine sees it in ps)');
   const password = env.RECDECK_MQTT_PASSWORD ?? (env.RECDECK_MQTT_PASSWORD_FILE ? readSecretFile(env.RECDECK_MQTT_PASSWORD_FILE, 'RECDECK_MQTT_PASSWORD_FILE') : undefined);
-  return { url: url.href, ...(env.RECDECK_MQTT_USER ? { username: env.RECDECK_MQTT_USER } : {}), ...(password === undefined ? {} : { password }) };
+  const username = env.RECDECK_MQTT_USER || undefined;
+  const file = values['mqtt-facility'] ?? env.RECDECK_MQTT_FACILITY;
+  const keyFile = values['mqtt-key-file'] ?? env.RECDECK_MQTT_KEY_FILE;
+  const insecure = values['mqtt-insecure'] === true || env.RECDECK_MQTT_INSECURE === '1';
+  if (file === undefined && !insecure) {
+    throw new UsageError('--mqtt: give --mqtt-facility FILE and --mqtt-key-file FILE (who may do what on the bus, and who this process is), or --mqtt-insecure for a bus where anyone who can publish runs recorder commands');
+  }
+  if (file !== undefined && keyFile === undefined) throw new UsageError('--mqtt-facility: give this process\'s private key too, --mqtt-key-file FILE (recdeck bus keygen makes one)');
+  const id = values['mqtt-id'] ?? env.RECDECK_MQTT_ID ?? username;
+  if (id === undefined && file !== undefined) throw new UsageError('--mqtt-facility: give this process\'s id in it, --mqtt-id ID (or RECDECK_MQTT_ID, or the broker user RECDECK_MQTT_USER)');
+  if (id !== undefined && !BusId.safeParse(id).success) throw new UsageError(`--mqtt-id: ${JSON.stringify(id)}: a bus id is 1-64 letters, digits, "_", "." or "-"`);
+  if (id !== undefined && username !== undefined && id !== username) throw new UsageError(`--mqtt-id ${id}: the broker user RECDECK_MQTT_USER is "${username}"; they must be the same (the broker's ACL gives each login the topics of its own id)`);
+  return {
+    url: url.href,
+    ...(username === undefined ? {} : { username }),
+    ...(password === undefined ? {} : { password }),
+    facility: file === undefined || keyFile === undefined ? null : { file, keyFile },
+    id: id ?? `recdeck-${randomUUID().slice(0, 8)}`,
+    tls: tlsFiles(url, values, env),
+    keepaliveS: wholeNumber('--mqtt-keepalive', values['mqtt-keepalive'] ?? env.RECDECK_MQTT_KEEPALIVE ?? String(DEFAULT_KEEPALIVE_S), 1, 600, 's'),
+  };
+}
+
+function tlsFiles(url: URL, values: BusFlagValues, env: NodeJS.ProcessEnv): BusSettings['tls'] {
+  const ca = values['mqtt-ca'] ?? env.RECDECK_MQTT_CA;
+  const cert = values['mqtt-cert'] ?? env.RECDECK_MQTT_CERT;
+  const key = values['mqtt-key'] ?? env.RECDECK_MQTT_TLS_KEY;
+  if (ca === undefined && cert === undefined && key === undefined) return {};
+  if (url.protocol !== 'mqtts:') throw new UsageError('--mqtt-ca, --mqtt-cert and --mqtt-key are for a TLS broker: give an mqtts:// URL');
+  if ((cert === undefined) !== (key === undefined)) throw new UsageError('--mqtt-cert and --mqtt-key go together: give both PEM files');
+  const read = (file: string, what: string) => {
+    try {
+      return readFileSync(file, 'utf8');
+    } catch (error) {
+      throw new UsageError(`${what}: cannot read ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+    }
+  };
+  return {
+    ...(ca === undefined ? {} : { ca: read(ca, '--mqtt-ca') }),
+    ...(cert === undefined ? {} : { cert: read(cert, '--mqtt-cert') }),
+    ...(key === undefined ? {} : { key: readSecretFile(key, '--mqtt-key') }),
+  };
 }
 
 /** Splits the --recorder flags into those polled here (URLs) and those followed on the bus (NAME@mqtt). */
@@ -63,44 +147,105 @@ export interface BusRecorders {
   close: () => Promise<void>;
 }
 
+/** Who this process is on the bus: its key checked against the facility file, and the recorders it may poll. */
+async function busAuthority(bus: BusSettings, polled: readonly string[], followed: readonly string[], log: Logger): Promise<BusAuthority> {
+  if (bus.facility === null) {
+    log.warn(`--mqtt-insecure: nothing on the state bus ${bus.url} is signed or checked: anyone who can publish there runs commands on the recorders and shows every panel any state. Give --mqtt-facility and --mqtt-key-file in a studio.`);
+    return BusAuthority.insecure(bus.id);
+  }
+  const facility: Facility = await loadFacility(bus.facility.file);
+  const { privateKey, publicKey } = readPrivateKeyFile(bus.facility.keyFile, '--mqtt-key-file');
+  const listed = facility.pollers.get(bus.id)?.publicKey ?? facility.panels.get(bus.id)?.publicKey;
+  if (listed === undefined) throw new UsageError(`--mqtt-id ${bus.id}: the facility file ${bus.facility.file} lists no poller or panel "${bus.id}"`);
+  if (!listed.equals(publicKey)) throw new UsageError(`--mqtt-key-file: ${bus.facility.keyFile} is not the key of "${bus.id}" in ${bus.facility.file} (its public key is ${publicKeyText(publicKey)})`);
+  const authority = BusAuthority.signed(bus.id, privateKey, facility);
+  for (const name of polled) if (!authority.mayPoll(bus.id, name)) throw new UsageError(`--recorder ${name}: the facility file ${bus.facility.file} does not let "${bus.id}" poll "${name}"`);
+  for (const name of followed) if (!authority.mayCallAnything(bus.id, name)) log.warn(`--recorder ${name}@mqtt: the facility file ${bus.facility.file} lets "${bus.id}" call nothing on "${name}": it shows the recorder, and its presses are refused`);
+  return authority;
+}
+
 /**
- * Connects to the broker: one connection per recorder polled here (each with its own last will), one
- * shared by the recorders only followed. Waits for the broker at start, so a wrong URL stops `run`.
+ * Connects to the broker, once for the process (with `use_username_as_clientid`, a login is one
+ * connection): the recorders polled here publish and answer on it, the followed ones are read from it.
+ * Waits for the broker at start, so a wrong URL or login stops `run`.
  */
-export async function connectBusRecorders(bus: BusSettings, polled: ReadonlyArray<{ name: string; client: RecorderClient }>, followed: readonly string[], pollMs: number, log: Logger): Promise<BusRecorders> {
-  const { default: mqtt } = await import('mqtt');
-  const connections: MqttClient[] = [];
-  const connect = async (options: IClientOptions) => {
-    const { username, password } = bus;
-    try {
-      const connection = await mqtt.connectAsync(bus.url, { connectTimeout: 5000, reconnectPeriod: 1000, ...(username ? { username } : {}), ...(password ? { password } : {}), ...options });
-      connections.push(connection);
-      connection.on('error', (error) => log.warn(`state bus ${bus.url}: ${error.message}`));
-      return connection;
-    } catch (error) {
-      await Promise.allSettled(connections.map((c) => c.endAsync()));
-      throw new UsageError(`--mqtt: cannot connect to ${bus.url}: ${(error as Error).message}`);
-    }
-  };
-  const recorders: BusRecorders['recorders'] = [];
-  for (const { name, client } of polled) {
+export async function connectBusRecorders(
+  bus: BusSettings,
+  polled: ReadonlyArray<{ name: string; client: RecorderClient; token: string }>,
+  followed: readonly string[],
+  pollMs: number,
+  log: Logger,
+  audit?: (record: CommandRecord) => void,
+): Promise<BusRecorders> {
+  for (const { name } of polled) {
     const named = RecorderName.safeParse(name);
     if (!named.success) throw new UsageError(`--recorder ${name}: ${named.error.issues[0]?.message ?? 'bad name'}`);
-    const id = newPollerId();
-    const connection = await connect(pollerWill(name, id));
+  }
+  const authority = await busAuthority(
+    bus,
+    polled.map((p) => p.name),
+    followed,
+    log,
+  );
+  const instance = newInstance();
+  // One last will per connection: a process polling one recorder says on its health that it is gone.
+  const [only] = polled;
+  const will = polled.length === 1 && only ? pollerWill(authority, only.name, instance, realTime.now()) : {};
+  const { default: mqtt } = await import('mqtt');
+  const options: IClientOptions = {
+    // Nothing waits for the broker (no queue while away): a command not sent now is failed now, a state is superseded by the next.
+    ...busClientOptions(bus.id),
+    keepalive: bus.keepaliveS,
+    connectTimeout: 5000,
+    reconnectPeriod: 1000,
+    ...(bus.username ? { username: bus.username } : {}),
+    ...(bus.password ? { password: bus.password } : {}),
+    ...bus.tls,
+    ...will,
+  };
+  let connection: MqttClient;
+  try {
+    connection = sendWithoutDelay(await mqtt.connectAsync(bus.url, options));
+  } catch (error) {
+    throw new UsageError(`--mqtt: cannot connect to ${bus.url} as "${bus.id}": ${(error as Error).message}`);
+  }
+  followConnection(connection, bus.url, log);
+  const recorders: BusRecorders['recorders'] = [];
+  for (const { name, client, token } of polled) {
     const link = pollingLink(new RecorderPoller(name, client, { pollMs }));
-    recorders.push({ name, link: new BusPoller(name, link, connection, { id, pollMs, warn: (m) => log.warn(m), info: (m) => log.info(m) }) });
+    recorders.push({ name, link: new BusPoller(name, link, connection, { authority, identity: recorderIdentity(client.url, token), pollMs, instance, log, ...(audit ? { audit } : {}) }) });
   }
-  if (followed.length > 0) {
-    const shared = await connect({});
-    for (const name of followed) recorders.push({ name, link: new BusRecorder(name, shared, { pollMs, warn: (m) => log.warn(m) }) });
-  }
+  for (const name of followed) recorders.push({ name, link: new BusRecorder(name, connection, { authority, pollMs, log }) });
   return {
     recorders,
     close: async () => {
-      // Stopping a poller says it is gone (a clean disconnect sends no will), before the connection ends.
+      // Stopping a poller hands its lease over (a clean disconnect sends no last will), before the connection ends.
       for (const { link } of recorders) link.stop();
-      await Promise.allSettled(connections.map((c) => c.endAsync()));
+      await connection.endAsync();
     },
   };
+}
+
+/** Says what happens to the connection (a few lines per window), and checks the broker's packet limit at each connect. */
+function followConnection(connection: MqttClient, url: string, log: Logger): void {
+  const limited = new LogLimiter((message) => log.warn(message), () => realTime.now());
+  const checkLimit = () => {
+    const limit = connection.serverProperties?.maximumPacketSize;
+    if (limit === undefined || limit > MAX_PACKET_BYTES) {
+      log.warn(`state bus ${url}: the broker accepts ${limit === undefined ? 'packets of any size' : `packets of up to ${limit} bytes`}; set max_packet_size ${MAX_PACKET_BYTES} in its configuration (deploy/mosquitto/mosquitto.conf), so nobody can publish more than a recdeck message can be`);
+    }
+  };
+  checkLimit();
+  let lost = false;
+  connection.on('connect', () => {
+    if (lost) log.info(`state bus ${url}: connected again`);
+    lost = false;
+    checkLimit();
+  });
+  connection.on('close', () => {
+    if (!lost) limited.say(`state bus ${url}: connection lost; reconnecting every second (commands fail at once until then)`);
+    lost = true;
+  });
+  connection.on('disconnect', (packet) => limited.say(`state bus ${url}: the broker ended the connection: reason ${packet.reasonCode ?? '?'}${packet.properties?.reasonString ? ` (${packet.properties.reasonString})` : ''}`));
+  connection.on('error', (error) => limited.say(`state bus ${url}: ${error.message}`));
 }

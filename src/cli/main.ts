@@ -1,6 +1,7 @@
 #!/usr/bin/env -S node --max-semi-space-size=2 --heap-growing-percent=100
 // The `recdeck` command.
 import { readFileSync } from 'node:fs';
+import { bus, busKeygenCommand } from './bus-keys.js';
 import { call, callCommand } from './call.js';
 import { devices, devicesCommand } from './devices.js';
 import { HELP_WIDTH, helpText, usageLine, wrap, type CommandSpec } from './flags.js';
@@ -18,6 +19,7 @@ const commands: Record<string, { run: (args: string[]) => Promise<void>; spec: C
   // call prints its own help: the flags and every operation.
   call: { run: (args) => call(args), spec: callCommand },
   watch: { run: (args) => watch(args), spec: watchCommand },
+  bus: { run: (args) => bus(args), spec: busKeygenCommand },
 };
 
 /** The version in package.json (two folders up from both src/cli and dist/cli). */

@@ -1,5 +1,6 @@
 // `recdeck run`: the bridge. Recorders come from flags or the environment (never from a profile's
 // text); with none given it starts the embedded simulator and uses that.
+import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Subscription } from 'rxjs';
 import { RecorderClient } from '../api/client.js';
@@ -17,7 +18,7 @@ import { MidiManager } from '../surfaces/midi/midi-manager.js';
 import type { MidiMap } from '../surfaces/midi/midi-map.js';
 import { resolveRecorders } from '../profiles/env.js';
 import { formatProfileError } from '../profiles/load.js';
-import { SHIPPED_PROFILES } from '../profiles/origin.js';
+import { SHIPPED_PROFILES, profileOrigin } from '../profiles/origin.js';
 import { watchProfiles, type ProfileSet } from '../profiles/watch.js';
 import { decodeThumbnail } from '../render/thumbnail.js';
 import { pictureRenderer } from '../render/picture-renderer.js';
@@ -27,7 +28,7 @@ import { HELP_FLAG, parseFlags, wholeNumber, type CommandSpec } from './flags.js
 import { interrupted } from './interrupted.js';
 import { assertPortFree } from './port-free.js';
 import { LOG_FORMATS, LOG_LEVELS, pinoLogger, type LogFormat, type LogLevel } from './pino-logger.js';
-import { busSettings, connectBusRecorders, splitBusRecorders, type BusSettings } from './bus-setup.js';
+import { BUS_FLAGS, busSettings, connectBusRecorders, splitBusRecorders, type BusSettings } from './bus-setup.js';
 import { recordersFrom, type RecorderConfig } from './recorder-config.js';
 import { readSecretFile } from './secret-file.js';
 import { UsageError } from './usage-error.js';
@@ -40,8 +41,9 @@ export const runCommand = {
     recorder: { type: 'string', multiple: true, default: [], value: '[NAME=]URL', description: 'a recorder to drive (NAME defaults to main)', shownDefault: 'RECDECK_RECORDER, else the embedded simulator' },
     'token-file': { type: 'string', multiple: true, default: [], value: '[NAME=]FILE', description: "a file holding a recorder's token", shownDefault: 'RECDECK_TOKEN[_FILE], RECDECK_TOKEN_<NAME>[_FILE]' },
     token: { type: 'string', multiple: true, default: [], value: '[NAME=]TOKEN', description: "a recorder's token (visible in ps: prefer --token-file or the environment)" },
-    profile: { type: 'string', multiple: true, default: [], value: 'FILE|DIR', description: 'profiles to bind (watched: edits are reloaded)', shownDefault: 'the shipped profiles/' },
-    mqtt: { type: 'string', value: 'URL', description: 'the state bus (mqtt:// or mqtts://): recorders given by URL are polled and published there; --recorder NAME@mqtt follows one from it (user and password: RECDECK_MQTT_USER, RECDECK_MQTT_PASSWORD[_FILE])', shownDefault: 'RECDECK_MQTT, else none' },
+    profile: { type: 'string', multiple: true, default: [], value: 'FILE|DIR', description: "your own profiles, bound beside the shipped ones (watched: edits are reloaded); where one fits a surface as specifically as a shipped one, yours is used", shownDefault: 'none: the shipped profiles/ only' },
+    'no-shipped-profiles': { type: 'boolean', default: false, description: 'bind only the --profile files and folders, not the shipped profiles/' },
+    ...BUS_FLAGS,
     'poll-ms': { type: 'string', default: '250', value: 'N', description: 'poll the recorder every N ms (50 to 10000)' },
     'web-port': { type: 'string', default: '7900', value: 'PORT', description: 'port of the web deck and remote API (0: any free port)' },
     'web-host': { type: 'string', default: '127.0.0.1', value: 'HOST', description: 'address the web deck listens on (beyond loopback it needs a password)' },
@@ -123,6 +125,17 @@ export type RunOptions = Omit<BridgeSetup, 'surfaces' | 'sources'> & {
   log: { format: LogFormat; level: LogLevel };
 };
 
+/**
+ * The shipped profiles, and the operator's own beside them: an operator's profile outranks a shipped one
+ * that fits a surface as specifically (src/engine/profile-match.ts), and a device the operator wrote
+ * nothing for still gets the shipped profile for its model.
+ */
+function profilePaths(own: readonly string[], noShipped: boolean): string[] {
+  if (noShipped && own.length === 0) throw new UsageError('--no-shipped-profiles: give at least one --profile FILE|DIR to bind');
+  // A path in (or of) the shipped folder is bound once, as shipped: twice, it would tie with itself.
+  return noShipped ? [...own] : [SHIPPED_PROFILES, ...own.filter((path) => resolve(path) !== SHIPPED_PROFILES && profileOrigin(path) !== 'shipped')];
+}
+
 export function parseRunArgs(args: string[], env: NodeJS.ProcessEnv): RunOptions {
   const { values } = parseFlags(runCommand, args);
   const pollMs = wholeNumber('--poll-ms', values['poll-ms'], 50, 10_000, 'ms');
@@ -131,10 +144,10 @@ export function parseRunArgs(args: string[], env: NodeJS.ProcessEnv): RunOptions
     recorderFlags: values.recorder,
     tokenFlags: values.token,
     tokenFiles: values['token-file'],
-    profilePaths: values.profile.length > 0 ? values.profile : [SHIPPED_PROFILES],
+    profilePaths: profilePaths(values.profile, values['no-shipped-profiles']),
     pollMs,
     env,
-    mqtt: busSettings(values.mqtt, env),
+    mqtt: busSettings(values, env),
     midiMapFolders: values['midi-maps'].length > 0 ? values['midi-maps'] : [SHIPPED_MIDI_MAPS],
     audit: values['audit-file'] === undefined ? null : { file: values['audit-file'], maxBytes: auditMaxMb * 1024 * 1024 },
     web: values['no-web']
@@ -230,7 +243,8 @@ export async function startBridge(setup: BridgeSetup, log: Logger = pinoLogger({
       log.info(`no recorder given (--recorder or RECDECK_RECORDER): using the embedded simulator at ${simulator.url}`);
     }
     const clients = recorders.map((r) => ({ name: r.name, client: new RecorderClient({ url: r.url, token: r.token ?? '' }) }));
-    const bus = setup.mqtt ? await connectBusRecorders(setup.mqtt, clients, onBus.followed, setup.pollMs, log) : null;
+    const polledHere = clients.map((c, i) => ({ ...c, token: recorders[i]?.token ?? '' }));
+    const bus = setup.mqtt ? await connectBusRecorders(setup.mqtt, polledHere, onBus.followed, setup.pollMs, log, audit ? (record) => audit.write(record) : undefined) : null;
     const running = new Bridge({ recorders: bus?.recorders ?? clients, renderer: (thumbnails) => pictureRenderer({ thumbnails }), decodeThumbnail, log, pollMs: setup.pollMs });
     running.start();
     const auditing = audit && running.commands$.subscribe((record) => audit.write(record));

@@ -22,7 +22,10 @@ export interface RecorderLink {
   refresh(slow?: boolean): void;
   /** The number the next read of a part will have: a state whose read number is at least this was read after now. */
   nextReadNumber(part: StatePart): number;
-  /** Makes one call on the recorder, exactly once, and gives back its answer (or rejects with why not). */
+  /**
+   * Makes one call on the recorder, exactly once, and gives back its answer (or rejects with why not;
+   * an error with `notRun: true` means the request did not reach the recorder and never will).
+   */
   call<C extends ClientCall>(call: C): Promise<CallResult<C>>;
   /** Calls `observer` after every request this link itself makes to the recorder; returns the function that stops it. */
   observe(observer: (record: RequestRecord) => void): () => void;

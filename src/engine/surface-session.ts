@@ -22,8 +22,8 @@ import { initialSessionState, type SessionEffect, type SessionState } from './se
 import { transition, type SessionEvent } from './session/session-transition.js';
 import type { BoundProfile, SessionServices } from './session-services.js';
 import { flashReason, pictureFor, questionKeys, showOf, type ResolvedShow, type ShowInputs } from './show.js';
-import { SurfaceOutput, type HandedOver } from './surface-output.js';
-import type { ControlDefinition, LedState, RgbImage, Surface, SurfaceInput } from './surface.js';
+import { PicturePainter } from './picture-painter.js';
+import type { ControlDefinition, Surface } from './surface.js';
 
 /** Changes that arrive within this long of each other are drawn together. */
 const COALESCE_MS = 10;
@@ -39,7 +39,7 @@ export class SurfaceSession {
   private state: SessionState;
   /** The scheduled actions behind the state's timers, by the name the transition gave them. */
   private readonly timers = new Map<string, Subscription>();
-  private readonly output: SurfaceOutput;
+  private readonly painter: PicturePainter;
   private readonly controls: ReadonlyMap<string, ControlDefinition>;
   private subscription: Subscription | null = null;
   private stopped = false;
@@ -55,8 +55,6 @@ export class SurfaceSession {
   /** The page, selection and recorders' channel lists the demand was last worked out from. */
   private demandBasis: unknown[] = [];
   private marksSelection: boolean;
-  /** Every image and LED state handed to the surface (for mirrors such as the web page's view of a hardware deck). */
-  readonly drawn$: Observable<HandedOver>;
   /** Work done so far, for the benchmark and tests: refreshes (of all controls or the ones due) and pictures derived. */
   readonly stats = { refreshes: 0, pictures: 0 };
 
@@ -68,7 +66,7 @@ export class SurfaceSession {
     this.controls = new Map(surface.controls.map((c) => [c.id, c]));
     this.state = initialSessionState(keptPage(profile, profile.pages[0]?.name ?? ''), profile.brightness ?? 70);
     this.marksSelection = usesSelection(profile);
-    this.output = new SurfaceOutput(
+    this.painter = new PicturePainter(
       surface,
       services.renderer,
       {
@@ -79,17 +77,6 @@ export class SurfaceSession {
       },
       services.log,
     );
-    this.drawn$ = this.output.drawn$;
-  }
-
-  /** What each display shows now, as last handed over. */
-  shownImages(): ReadonlyMap<string, RgbImage> {
-    return this.output.shownImages();
-  }
-
-  /** What each light shows now, as last handed over. */
-  shownLeds(): ReadonlyMap<string, LedState> {
-    return this.output.shownLeds();
   }
 
   get profileName(): string {
@@ -107,7 +94,7 @@ export class SurfaceSession {
 
   /** Every picture handed to the surface has been drawn (nothing queued, nothing being drawn). */
   get idle(): boolean {
-    return this.output.idle;
+    return this.painter.idle;
   }
 
   /** The session's state, for tests and diagnostics (read only: it changes only through events). */
@@ -180,13 +167,8 @@ export class SurfaceSession {
     this.timers.clear();
     this.subscription?.unsubscribe();
     this.subscription = null;
-    this.output.stop(); // drawings still under way are not handed over
+    this.painter.stop(); // renderings still under way are not handed over
     this.forgetDemand();
-  }
-
-  /** Drives a control as if pressed on the device (remote API, tests). */
-  input(input: SurfaceInput): void {
-    this.dispatch({ type: 'input', input });
   }
 
   // Events and effects ----------------------------------------------------------------------------
@@ -256,7 +238,6 @@ export class SurfaceSession {
       binding: effect.binding,
       at,
       input: effect.input,
-      selectedChannel: this.state.selectedChannel,
       recorders: this.services.recorders,
       defaultRecorder: this.services.defaultRecorder,
       time: this.services.time,
@@ -277,7 +258,7 @@ export class SurfaceSession {
   }
 
   private applyBrightness(percent: number): void {
-    void this.surface.setBrightness(percent).catch((e: unknown) => this.services.log.warn(`${this.surface.id}: brightness: ${(e as Error).message}`));
+    this.surface.output.show({ type: 'brightness', percent });
   }
 
   // Derived: pictures and demand --------------------------------------------------------------------
@@ -310,7 +291,7 @@ export class SurfaceSession {
     this.stats.refreshes++;
     this.stats.pictures += controls.length;
     for (const [id, { picture, changesAt }] of this.computePictures(controls)) {
-      this.output.show(id, picture);
+      this.painter.show(id, picture);
       if (changesAt === null) this.changesAt.delete(id);
       else this.changesAt.set(id, changesAt);
     }

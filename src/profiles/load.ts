@@ -1,13 +1,14 @@
-// Reads one profile file: YAML text in, a validated Profile or a list of problems out. Each problem
-// points at the line and column of the offending node and says, in words, what was expected and what
-// was given, because the person reading it is editing a YAML file, not the zod schema.
+// Reads one profile file (or another YAML file recdeck reads, such as the bus's facility file): YAML
+// text in, a validated value or a list of problems out. Each problem points at the line and column of
+// the offending node and says, in words, what was expected and what was given, because the person
+// reading it is editing a YAML file, not the zod schema.
 import { readFile } from 'node:fs/promises';
 import { LineCounter, parseDocument, type YAMLError } from 'yaml';
+import type * as z from 'zod';
 import { explainIssue } from './explain.js';
 import { formatPath, offsetOf, position } from './locate.js';
 import { profileOrigin } from './origin.js';
 import { Profile, type LoadedProfile } from './schema.js';
-
 
 export interface ProfileProblem {
   file: string;
@@ -30,16 +31,40 @@ export function formatProfileError(problem: ProfileProblem): string {
 }
 
 export async function loadProfileFile(file: string): Promise<ProfileResult> {
+  const result = await loadYamlFile(file, PROFILE_FILE);
+  return result.ok ? { ok: true, loaded: { profile: result.value, file, origin: profileOrigin(file) } } : result;
+}
+
+export function parseProfile(text: string, file: string): ProfileResult {
+  const result = parseYamlFile(text, file, PROFILE_FILE);
+  return result.ok ? { ok: true, loaded: { profile: result.value, file, origin: profileOrigin(file) } } : result;
+}
+
+/** A kind of YAML file recdeck reads: its schema, and what it must hold, in words. */
+export interface YamlFileKind<S extends z.ZodType> {
+  schema: S;
+  /** "a profile", "a facility file". */
+  name: string;
+  /** What the mapping holds at least: "name, match and pages". */
+  needs: string;
+}
+
+const PROFILE_FILE: YamlFileKind<typeof Profile> = { schema: Profile, name: 'a profile', needs: 'name, match and pages' };
+
+export type YamlFileResult<T> = { ok: true; value: T } | { ok: false; problems: ProfileProblem[] };
+
+/** Reads and checks a YAML file of some kind: its value, or every problem located at file:line:column. */
+export async function loadYamlFile<S extends z.ZodType>(file: string, kind: YamlFileKind<S>): Promise<YamlFileResult<z.output<S>>> {
   let text: string;
   try {
     text = await readFile(file, 'utf8');
   } catch (error) {
     return { ok: false, problems: [{ file, line: null, column: null, path: '', message: `cannot read the file: ${readFailure(error)}` }] };
   }
-  return parseProfile(text, file);
+  return parseYamlFile(text, file, kind);
 }
 
-export function parseProfile(text: string, file: string): ProfileResult {
+export function parseYamlFile<S extends z.ZodType>(text: string, file: string, kind: YamlFileKind<S>): YamlFileResult<z.output<S>> {
   const lineCounter = new LineCounter();
   // prettyErrors off: its messages quote the surrounding source, which may hold things not meant for logs.
   const doc = parseDocument(text, { lineCounter, uniqueKeys: true, prettyErrors: false });
@@ -48,7 +73,7 @@ export function parseProfile(text: string, file: string): ProfileResult {
     return { ok: false, problems: doc.errors.map((error) => ({ file, ...at(error.pos[0]), path: '', message: syntaxMessage(error, text) })) };
   }
   if (doc.contents === null) {
-    return { ok: false, problems: [{ file, line: null, column: null, path: '', message: 'the file is empty; a profile needs at least name, match and pages' }] };
+    return { ok: false, problems: [{ file, line: null, column: null, path: '', message: `the file is empty; ${kind.name} needs at least ${kind.needs}` }] };
   }
   let data: unknown;
   try {
@@ -59,10 +84,10 @@ export function parseProfile(text: string, file: string): ProfileResult {
   if (data !== null && typeof data !== 'object') {
     // Some other file (a key, a script, notes) reads as one scalar: its first bytes are not repeated, they may be a secret.
     const held = typeof data === 'string' ? 'text' : `a ${typeof data}`;
-    return { ok: false, problems: [{ file, ...at(doc.contents.range?.[0]), path: '', message: `not a profile: a profile is a YAML mapping with name, match and pages, and this file holds ${held} (not repeated here)` }] };
+    return { ok: false, problems: [{ file, ...at(doc.contents.range?.[0]), path: '', message: `not ${kind.name}: ${kind.name} is a YAML mapping with ${kind.needs}, and this file holds ${held} (not repeated here)` }] };
   }
-  const parsed = Profile.safeParse(data);
-  if (parsed.success) return { ok: true, loaded: { profile: parsed.data, file, origin: profileOrigin(file) } };
+  const parsed = kind.schema.safeParse(data);
+  if (parsed.success) return { ok: true, value: parsed.data };
   const findings = parsed.error.issues.flatMap((issue) => explainIssue(issue, [], data));
   const problems = findings.map((finding) => ({ file, ...at(offsetOf(doc, finding)), path: formatPath(finding.path), message: withoutSecrets(finding.message) }));
   return { ok: false, problems: sortedUnique(problems) };

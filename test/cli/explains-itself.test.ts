@@ -91,15 +91,16 @@ describe('a busy web port', () => {
   let blocker: Server | undefined;
   afterEach(() => blocker?.close());
 
-  it('stops the start at once: exit 2 within 2 s, saying which port and what to do', async () => {
+  it('stops the start at once: exit 2 before anything else starts, saying which port and what to do', async () => {
     blocker = createServer();
     await new Promise<void>((resolve) => blocker?.listen(0, '127.0.0.1', resolve));
     const { port } = blocker.address() as { port: number };
-    const started = Date.now();
-    const { code, stderr } = await recdeck(['run', '--web-port', String(port), '--log-format', 'json']).exit;
-    expect(Date.now() - started).toBeLessThan(2000);
+    const { code, stdout, stderr } = await recdeck(['run', '--web-port', String(port), '--log-format', 'json']).exit;
     expect(code).toBe(2);
-    expect(stderr).toContain(`recdeck run: --web-port: port ${port} on 127.0.0.1 is in use; give another --web-port, or --no-web`);
+    // "At once": the port is checked first, so no simulator, poll, device or log line comes before the
+    // refusal (how fast that is on a quiet machine is the bench's to show, not a timed test's).
+    expect(stdout).toBe('');
+    expect(stderr.split('\n')[0]).toBe(`recdeck run: --web-port: port ${port} on 127.0.0.1 is in use; give another --web-port, or --no-web`);
   }, 10_000);
 });
 

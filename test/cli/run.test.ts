@@ -30,7 +30,11 @@ afterEach(async () => {
 
 describe('recdeck run', () => {
   it('parses its flags and refuses a bad poll interval with a message naming it', () => {
-    expect(parseRunArgs(['--recorder', 'http://10.0.0.5:9000', '--poll-ms', '500', '--profile', 'a.yaml'], {})).toMatchObject({ recorderFlags: ['http://10.0.0.5:9000'], pollMs: 500, profilePaths: ['a.yaml'] });
+    expect(parseRunArgs(['--recorder', 'http://10.0.0.5:9000', '--poll-ms', '500', '--profile', 'a.yaml'], {})).toMatchObject({ recorderFlags: ['http://10.0.0.5:9000'], pollMs: 500, profilePaths: [SHIPPED_PROFILES, 'a.yaml'] });
+    // The operator's own profiles join the shipped ones (a path of the shipped folder is not bound twice), unless told not to.
+    expect(parseRunArgs(['--profile', SHIPPED_PROFILES, '--profile', join(SHIPPED_PROFILES, 'web-plus.yaml')], {}).profilePaths).toEqual([SHIPPED_PROFILES]);
+    expect(parseRunArgs(['--no-shipped-profiles', '--profile', 'a.yaml'], {}).profilePaths).toEqual(['a.yaml']);
+    expect(() => parseRunArgs(['--no-shipped-profiles'], {})).toThrow(/--no-shipped-profiles: give at least one --profile/);
     expect(() => parseRunArgs(['--poll-ms', 'fast'], {})).toThrow(/--poll-ms: expected a whole number of ms from 50 to 10000, got fast/);
     expect(() => parseRunArgs(['--bogus'], {})).toThrow(/bogus/);
   });
@@ -177,7 +181,8 @@ describe('profiles that tie for a surface', () => {
     const dir = await operatorFolder();
     const studio = join(dir, 'studio-a.yaml');
     await writeFile(studio, (await shippedWeb15()).replace('name: Web 15 keys', 'name: Studio A'));
-    const { bridge, lines, state } = await startWithWeb([SHIPPED_PROFILES, dir]);
+    // `--profile DIR` alone: the shipped profiles are bound beside it.
+    const { bridge, lines, state } = await startWithWeb(parseRunArgs(['--profile', dir], {}).profilePaths);
     expect(bridge.bridge.session('web:web-15')?.profileFile).toBe(studio);
     expect(bridge.bridge.session('web:web-15')?.profileName).toBe('Studio A');
     expect(lines.filter((l) => l.includes('profiles tie'))).toEqual([]);

@@ -126,7 +126,7 @@ class Scenario {
   readonly link: TestLink;
   readonly durations = new DurationClock();
   readonly extras: RecorderExtras;
-  readonly surface = new MemorySurface({ id: 'memory:schedule', model: 'test-32', controls: keyGrid(4, 8, 72) });
+  readonly surface = new MemorySurface({ id: 'memory:schedule', model: 'test-32', controls: keyGrid(4, 8, 72), time: this.time });
   readonly session: SurfaceSession;
   private readonly start = this.time.now();
   private readonly takes = new Map<number, Take>();
@@ -192,7 +192,7 @@ class Scenario {
 
   /** What each key shows now against what a tick would derive now. */
   private check(t: number): void {
-    const shown = this.session.shownImages();
+    const shown = this.surface.images;
     for (const { control, picture } of this.session.describeControls()) {
       const image = shown.get(control.id);
       const drawn = image === undefined ? null : (JSON.parse(image.data.toString()) as Picture);
@@ -225,20 +225,20 @@ class Scenario {
     if (this.random() < 0.015) {
       const control = TAPPED[Math.floor(this.random() * TAPPED.length)] as string;
       if (!this.released.has(control)) {
-        this.session.input({ type: 'down', control });
-        this.session.input({ type: 'up', control });
+        this.surface.inject({ type: 'down', control });
+        this.surface.inject({ type: 'up', control });
       }
     }
     if (this.random() < 0.01) {
       const control = HELD[Math.floor(this.random() * HELD.length)] as string;
       if (!this.released.has(control)) {
-        this.session.input({ type: 'down', control });
+        this.surface.inject({ type: 'down', control });
         this.released.set(control, t + Math.floor(this.random() * 1500));
       }
     }
     for (const [control, at] of this.released) {
       if (at > t) continue;
-      this.session.input({ type: 'up', control });
+      this.surface.inject({ type: 'up', control });
       this.released.delete(control);
     }
     await this.settle();

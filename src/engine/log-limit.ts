@@ -1,5 +1,6 @@
-// A broken cable or a confused device can send garbage many times a second; one line per message would
-// bury everything else in the log. A few lines per window are enough to see what is wrong.
+// A broken cable, a confused device or a hostile client on a shared bus can send garbage many times a
+// second; one line per message would bury everything else in the log. A few lines per window are enough
+// to see what is wrong, and the next line after a window says how many were left out.
 
 export class LogLimiter {
   private windowStart = Number.NEGATIVE_INFINITY;
@@ -8,9 +9,10 @@ export class LogLimiter {
 
   constructor(
     private readonly write: (message: string) => void,
+    /** The injected clock (EngineTime's now), so tests run it on virtual time. */
+    private readonly now: () => number,
     private readonly max = 5,
     private readonly windowMs = 10_000,
-    private readonly now: () => number = Date.now,
   ) {}
 
   say(message: string): void {

@@ -1,0 +1,141 @@
+// The panel's end of a command on virtual time, over an in-memory stand-in for the MQTT client: what it
+// refuses to send, the deadline it puts on the poller's clock, and what it says when no answer comes.
+import { EventEmitter } from 'node:events';
+import type { MqttClient } from 'mqtt';
+import { describe, expect, it } from 'vitest';
+import { generatedFacility } from '../../src/bench/bus.js';
+import { BusRecorder, type BusCallError } from '../../src/bus/bus-recorder.js';
+import { COMMAND_DEADLINE_MS, RECORDER_REQUEST_LIMIT_MS, REPLY_MARGIN_MS } from '../../src/bus/limits.js';
+import { topicsOf, type CommandMessage, type LeaseMessage } from '../../src/bus/topics.js';
+import { keptLog } from '../support/facility.js';
+import { VirtualTime } from '../support/virtual-time.js';
+
+const MAIN = topicsOf('main');
+const { authority } = generatedFacility('main', ['poller-main'], ['desk-1']);
+const poller = authority('poller-main');
+
+/** What a panel's BusRecorder needs of an MqttClient: messages in, publications recorded, an outgoing store. */
+class FakeMqtt extends EventEmitter {
+  connected = true;
+  disconnecting = false;
+  readonly published: Array<{ topic: string; payload: Buffer; options: unknown }> = [];
+  readonly outgoing: Record<number, { cb: (error?: Error) => void }> = {};
+  readonly removed: number[] = [];
+  private nextId = 1;
+  subscribeAsync = async () => [];
+  publishAsync = async (topic: string, payload: Buffer, options: unknown) => void this.published.push({ topic, payload, options });
+  publish(topic: string, payload: Buffer, options: unknown, cb: (error?: Error) => void): void {
+    this.published.push({ topic, payload, options });
+    this.outgoing[this.nextId++] = { cb };
+  }
+  removeOutgoingMessage(id: number): void {
+    this.removed.push(id);
+    delete this.outgoing[id];
+  }
+  /** A message from the poller, signed, arriving now (or as the broker's retained copy). */
+  deliver(topic: string, at: number, body: unknown, retain = false): void {
+    this.emit('message', topic, poller.seal(topic, at, body), { retain });
+  }
+}
+
+function panel(time: VirtualTime) {
+  const mqtt = new FakeMqtt();
+  const log = keptLog();
+  const link = new BusRecorder('main', mqtt as unknown as MqttClient, { authority: authority('desk-1'), pollMs: 250, time, log });
+  link.start();
+  return { mqtt, link, log };
+}
+
+const lease = (renewedAt: number): LeaseMessage => ({ recorder: 'main', identity: { url: 'http://10.0.0.5:9000', tokenSha256Prefix: 'aaaaaaaaaaaa' }, holder: 'poller-main', term: 'term-0000000001', epoch: 1, renewedAt, ttlMs: 750 });
+
+/** The poller's clock runs 5 s behind this panel's; messages take 3 to 20 ms to arrive. */
+function liveHolder(time: VirtualTime, mqtt: FakeMqtt): void {
+  const pollerNow = () => time.now() - 5000;
+  mqtt.deliver(MAIN.lease, pollerNow() - 20, lease(pollerNow() - 20));
+  mqtt.deliver(MAIN.part('channels'), pollerNow() - 3, { value: [], readAt: pollerNow() - 3, readNumber: 1 });
+  mqtt.deliver(MAIN.health, pollerNow() - 3, { online: true, instance: 'instance-0001', pollMs: 250, slowMs: 5000, lastGoodAt: pollerNow() - 3, failures: 0, lastError: null, unreachable: false });
+}
+
+const failure = (promise: Promise<unknown>) => promise.then(() => null, (error: BusCallError) => ({ notRun: error.notRun, message: error.message }));
+
+describe("a panel's command", () => {
+  it('is not sent, and says so at once, while the panel is disconnected, no lease is known or the recorder is offline', async () => {
+    const time = new VirtualTime();
+    const { mqtt, link } = panel(time);
+    expect(await failure(link.call({ method: 'recStart', args: [0] }))).toEqual({ notRun: true, message: 'not sent: the recorder is offline; PUT /api/channels/0/rec-start on "main" did not run' });
+    liveHolder(time, mqtt);
+    mqtt.connected = false;
+    expect(await failure(link.call({ method: 'recStart', args: [0] }))).toEqual({ notRun: true, message: 'not sent: this panel is not connected to the state bus; PUT /api/channels/0/rec-start on "main" did not run' });
+    mqtt.connected = true;
+    // No renewal for the lease's TTL: the poller is gone.
+    time.advanceTo(time.now() + 750);
+    expect(await failure(link.call({ method: 'recStart', args: [0] }))).toEqual({ notRun: true, message: expect.stringMatching(/^not sent: (no poller holds the lease of "main"|the recorder is offline)/) });
+    expect(mqtt.published.filter((p) => p.topic.startsWith(MAIN.cmd('')))).toEqual([]);
+  });
+
+  it("carries its lease term and a deadline on the poller's clock, and without an answer says when it could last have started", async () => {
+    const time = new VirtualTime();
+    const { mqtt, link, log } = panel(time);
+    liveHolder(time, mqtt);
+    const sentAt = time.now();
+    const result = failure(link.call({ method: 'recStart', args: [3] }));
+    const [sent] = mqtt.published.filter((p) => p.topic === MAIN.cmd('desk-1'));
+    const command = (JSON.parse(sent?.payload.toString() ?? '{}') as { body: CommandMessage }).body;
+    // The offset is the lowest arrival minus sending time seen: 5000 ms and 3 ms of transit.
+    expect(command).toMatchObject({ term: 'term-0000000001', sentAt: sentAt - 5003, deadline: sentAt - 5003 + COMMAND_DEADLINE_MS, call: { method: 'recStart', args: [3] } });
+    expect(sent?.options).toMatchObject({ qos: 1, properties: { messageExpiryInterval: COMMAND_DEADLINE_MS / 1000 } });
+    expect(log.lines.at(-1)).toMatch(/^recdeck\/main: sent PUT \/api\/channels\/3\/rec-start on "main" \(command [0-9a-f-]{36}, term term-000, may start until \d\d:\d\d:\d\d\.\d\d\d\)$/);
+    // A retained reply, or one signed by anybody but the holder, is no answer.
+    mqtt.emit('message', MAIN.reply('desk-1'), poller.seal(MAIN.reply('desk-1'), 0, { id: command.id, ok: false, sent: true, error: 'Disk full' }), { retain: true });
+    mqtt.emit('message', MAIN.reply('desk-1'), authority('desk-1').seal(MAIN.reply('desk-1'), 0, { id: command.id, ok: false, sent: true, error: 'Disk full' }), { retain: false });
+    const lastStart = command.deadline + 5003 + RECORDER_REQUEST_LIMIT_MS;
+    time.advanceTo(lastStart + REPLY_MARGIN_MS - 1);
+    for (let renewal = 1; renewal < 40; renewal++) mqtt.deliver(MAIN.lease, command.sentAt + renewal * 100, lease(command.sentAt + renewal * 100));
+    time.advanceTo(lastStart + REPLY_MARGIN_MS);
+    const at = new Date(lastStart);
+    const clock = `${String(at.getHours()).padStart(2, '0')}:${String(at.getMinutes()).padStart(2, '0')}:${String(at.getSeconds()).padStart(2, '0')}.${String(at.getMilliseconds()).padStart(3, '0')}`;
+    expect(await result).toEqual({ notRun: false, message: `no answer by its deadline: it did not start after ${clock}; check the state (PUT /api/channels/3/rec-start on "main")` });
+    // Given up: taken out of the client's store, so no reconnect sends it again.
+    expect(mqtt.removed).toEqual([1]);
+  });
+
+  it("reports the poller's refusal as not run, and the recorder's own word as failed", async () => {
+    const time = new VirtualTime();
+    const { mqtt, link } = panel(time);
+    liveHolder(time, mqtt);
+    const answer = (body: (id: string) => unknown) => {
+      const [sent] = mqtt.published.filter((p) => p.topic === MAIN.cmd('desk-1')).slice(-1);
+      const { id } = (JSON.parse(sent?.payload.toString() ?? '{}') as { body: CommandMessage }).body;
+      mqtt.deliver(MAIN.reply('desk-1'), time.now() - 5000, body(id));
+    };
+    const refused = failure(link.call({ method: 'recStop', args: [0] }));
+    answer((id) => ({ id, ok: false, sent: false, error: '"poller-main" refused it: it was sent under another poller\'s lease term (the poller changed since)' }));
+    expect(await refused).toEqual({ notRun: true, message: expect.stringMatching(/refused it: it was sent under another poller's lease term .*; PUT \/api\/channels\/0\/rec-stop on "main" did not run$/) });
+    const failed = link.call({ method: 'recStop', args: [0] }).catch((error: BusCallError) => error);
+    answer((id) => ({ id, ok: false, sent: true, error: 'PUT /api/channels/0/rec-stop failed (status 409)', serviceMessage: 'not recording' }));
+    expect(await failed).toMatchObject({ notRun: false, serviceMessage: 'not recording' });
+  });
+
+  it("goes under a fresh poller's lease of a lower epoch once the lease it followed has expired, and not before", async () => {
+    const time = new VirtualTime();
+    const { mqtt, link } = panel(time);
+    const termOfLastCommand = () => {
+      const [sent] = mqtt.published.filter((p) => p.topic === MAIN.cmd('desk-1')).slice(-1);
+      return (JSON.parse(sent?.payload.toString() ?? '{}') as { body: CommandMessage }).body.term;
+    };
+    const pollerNow = () => time.now() - 5000;
+    const old = { ...lease(pollerNow()), term: 'term-9999999999', epoch: 3 };
+    mqtt.deliver(MAIN.lease, pollerNow(), old);
+    mqtt.deliver(MAIN.health, pollerNow(), { online: true, instance: 'instance-0001', pollMs: 250, slowMs: 5000, lastGoodAt: pollerNow(), failures: 0, lastError: null, unreachable: false });
+    // A fresh poller that never saw epoch 3 (a forged retained lease hid it from it) claims epoch 1.
+    const fresh = () => ({ ...lease(pollerNow()), term: 'term-0000000001', epoch: 1 });
+    mqtt.deliver(MAIN.lease, pollerNow(), fresh());
+    void link.call({ method: 'recStart', args: [0] }).catch(() => undefined);
+    expect(termOfLastCommand()).toBe('term-9999999999');
+    time.advanceTo(time.now() + 750);
+    mqtt.deliver(MAIN.lease, pollerNow(), fresh());
+    mqtt.deliver(MAIN.health, pollerNow(), { online: true, instance: 'instance-0002', pollMs: 250, slowMs: 5000, lastGoodAt: pollerNow(), failures: 0, lastError: null, unreachable: false });
+    void link.call({ method: 'recStart', args: [0] }).catch(() => undefined);
+    expect(termOfLastCommand()).toBe('term-0000000001');
+  });
+});

@@ -1,0 +1,77 @@
+// The broker as deploy/mosquitto/ ships it (mosquitto.conf and acl as they are; passwd made with
+// mosquitto_passwd): logins only, a login's user its client id, and each login its own topics. A panel
+// drives its recorder and asks for refreshes; it cannot publish a state or on another panel's command
+// topic, nor read another panel's replies; nothing larger than the packet limit gets through.
+import type { MqttClient } from 'mqtt';
+import { describe, expect, it } from 'vitest';
+import { MAX_PACKET_BYTES } from '../../src/bus/limits.js';
+import { topicsOf } from '../../src/bus/topics.js';
+import { connect, facilityPerTest, until, type Panel, type Rig } from '../support/facility.js';
+import { startDeployedBroker } from '../support/mosquitto.js';
+
+const MAIN = topicsOf('main');
+const LOGINS = { 'poller-main': 'poller-secret', 'poller-main-standby': 'standby-secret', 'desk-1': 'desk-1-secret', 'desk-2': 'desk-2-secret' };
+const login = (user: keyof typeof LOGINS) => ({ username: user, password: LOGINS[user] });
+
+const facility = facilityPerTest();
+
+async function deployed(): Promise<Rig> {
+  const broker = await startDeployedBroker(LOGINS);
+  return facility({
+    pollMs: 250,
+    broker,
+    pollers: ['poller-main'],
+    panels: ['desk-1', 'desk-2'],
+    poller: () => ({ connect: login('poller-main'), ttlMs: 3000 }),
+    panel: (id) => ({ connect: login(id as 'desk-1' | 'desk-2') }),
+  });
+}
+
+/** Another connection with a login (the broker takes its user as its client id). */
+async function as(f: Rig, user: keyof typeof LOGINS): Promise<{ client: MqttClient; heard: Array<{ topic: string; payload: Buffer }> }> {
+  const client = await f.client({ ...login(user), clientId: `${user}-second` });
+  const heard: Array<{ topic: string; payload: Buffer }> = [];
+  client.on('message', (topic, payload) => heard.push({ topic, payload }));
+  return { client, heard };
+}
+
+describe('the broker of deploy/mosquitto/', () => {
+  it('a panel with its login drives the recorder, and its own refresh reaches the poller', async () => {
+    const f = await deployed();
+    const [desk1] = f.panels as [Panel];
+    await desk1.link.call({ method: 'recStart', args: [0] });
+    expect(f.writes()).toEqual(['PUT /api/channels/0/rec-start']);
+    // A standby poller's login reads the refresh topic, as the poller does.
+    const { client, heard } = await as(f, 'poller-main-standby');
+    await client.subscribeAsync(MAIN.refresh, { qos: 1 });
+    desk1.link.refresh(true);
+    await until(() => heard.some((h) => h.topic === MAIN.refresh && h.payload.toString().includes('"from":"desk-1"')), "desk-1's refresh at the broker");
+    // The broker says how large a packet it takes, as recdeck asks.
+    expect(desk1.mqtt.serverProperties?.maximumPacketSize).toBe(MAX_PACKET_BYTES);
+  }, 60_000);
+
+  it("a panel's login cannot publish a state, or on another panel's command topic, nor read another panel's replies", async () => {
+    const f = await deployed();
+    const [desk1] = f.panels as [Panel];
+    const { client: desk2, heard } = await as(f, 'desk-2');
+    await desk2.subscribeAsync(['recdeck/#', MAIN.reply('desk-1')], { qos: 1 });
+    const signedByDesk2 = f.members.authority('desk-2');
+    await expect(desk2.publishAsync(MAIN.part('channels'), signedByDesk2.seal(MAIN.part('channels'), Date.now(), { value: [], readAt: Date.now(), readNumber: 1 }), { qos: 1, retain: true })).rejects.toThrow(/Not authorized/);
+    await expect(desk2.publishAsync(MAIN.lease, '{}', { qos: 1, retain: true })).rejects.toThrow(/Not authorized/);
+    await expect(desk2.publishAsync(MAIN.cmd('desk-1'), '{}', { qos: 1 })).rejects.toThrow(/Not authorized/);
+    await desk1.link.call({ method: 'recStart', args: [1] });
+    await until(() => heard.some((h) => h.topic === MAIN.part('channels')), 'desk-2 reading the states');
+    expect(heard.filter((h) => h.topic.includes('/reply/') || h.topic.includes('/cmd/')).map((h) => h.topic)).toEqual([]);
+    expect(desk1.link.state.channels).toHaveLength(16);
+  }, 60_000);
+
+  it('no login, a wrong password, or a packet over the limit: the broker refuses', async () => {
+    const f = await deployed();
+    await expect(connect(f.broker.url)).rejects.toThrow(/Not authorized|Bad User Name or Password/);
+    await expect(connect(f.broker.url, { username: 'desk-1', password: 'wrong' })).rejects.toThrow(/Not authorized|Bad User Name or Password/);
+    const { client } = await as(f, 'desk-2');
+    const closed = new Promise<void>((resolve) => client.once('close', () => resolve()));
+    client.publish(MAIN.cmd('desk-2'), Buffer.alloc(MAX_PACKET_BYTES + 1000, 0x7b), { qos: 0 });
+    await closed;
+  }, 60_000);
+});

@@ -1,0 +1,96 @@
+// Issue 25, item 4: a command runs at most once across pollers. Its copies (a QoS 1 re-send, a replay)
+// reach a new holder after a failover, a restarted poller, or the same holder after a network blip:
+// none runs a second time, and what the panel was told stays true.
+import type { MqttClient } from 'mqtt';
+import { describe, expect, it } from 'vitest';
+import type { BusCallError } from '../../src/bus/bus-recorder.js';
+import { topicsOf } from '../../src/bus/topics.js';
+import { facilityPerTest, isHolding as holding, until, type Panel, type PollerProcess, type Rig } from '../support/facility.js';
+import { startBroker, startLinkProxy } from '../support/mosquitto.js';
+
+const POLL_MS = 250;
+/** A lease TTL of 3 s: failovers here are caused by the test, never by this busy machine stalling a process for a few polls. */
+const poller = () => ({ ttlMs: 3000 });
+const MAIN = topicsOf('main');
+const facility = facilityPerTest();
+
+/** Every command panels publish, as the broker passed it on, to publish again later, and how many answers went back to panel-a. */
+async function recordCommands(f: Rig): Promise<{ raw: MqttClient; sent: Array<{ topic: string; payload: Buffer }>; replies: () => number }> {
+  const raw = await f.client();
+  const sent: Array<{ topic: string; payload: Buffer }> = [];
+  let replies = 0;
+  raw.on('message', (topic, payload) => (topic === MAIN.reply('panel-a') ? replies++ : sent.push({ topic, payload })));
+  await raw.subscribeAsync([MAIN.cmds, MAIN.reply('panel-a')], { qos: 1 });
+  return { raw, sent, replies: () => replies };
+}
+
+const runsOf = (f: Rig, index: number) => f.writes().filter((w) => w === `PUT /api/channels/${index}/rec-start`).length;
+
+/** Sends the recorded commands again, as a re-send would, and waits until each is answered. */
+async function sendAgain({ raw, sent, replies: answered }: Awaited<ReturnType<typeof recordCommands>>): Promise<void> {
+  const copies = sent.splice(0);
+  const before = answered();
+  for (const { topic, payload } of copies) await raw.publishAsync(topic, payload, { qos: 1 });
+  await until(() => answered() >= before + copies.length, 'the copies answered');
+}
+
+describe('exactly once across pollers', () => {
+  it('copies of commands sent again after a failover are refused by the new holder: 0 run twice', async () => {
+    const f = await facility({ pollMs: POLL_MS, pollers: ['poller-a', 'poller-b'], panels: ['panel-a'], poller, panel: () => ({ deadlineMs: 8000 }) });
+    const [a, b] = f.pollers as [PollerProcess, PollerProcess];
+    const recorded = await recordCommands(f);
+    const { sent } = recorded;
+    const panel = f.panels[0] as Panel;
+    for (const index of [0, 1, 2]) await panel.link.call({ method: 'recStart', args: [index] });
+    await until(() => sent.length === 3, 'the three commands recorded');
+    a.kill();
+    await until(() => holding(b), 'the standby holding the lease');
+    await sendAgain(recorded);
+    expect([0, 1, 2].map((index) => runsOf(f, index))).toEqual([1, 1, 1]);
+    expect(b.audit.map((r) => `${r.result}: ${r.message}`)).toEqual(Array(3).fill(`refused: "poller-b" refused it: it was sent under another poller's lease term (the poller changed since)`));
+  }, 60_000);
+
+  it('copies of commands sent again after the poller restarts are refused: 0 run twice', async () => {
+    const f = await facility({ pollMs: POLL_MS, pollers: ['poller-a'], panels: ['panel-a'], poller, panel: () => ({ deadlineMs: 8000 }) });
+    const recorded = await recordCommands(f);
+    const { sent } = recorded;
+    const panel = f.panels[0] as Panel;
+    for (const index of [3, 4, 5]) await panel.link.call({ method: 'recStart', args: [index] });
+    await until(() => sent.length === 3, 'the three commands recorded');
+    f.pollers[0]?.kill();
+    // The same poller, id and key, started again.
+    const again = await f.startPoller('poller-a');
+    await until(() => holding(again), 'the restarted poller holding the lease');
+    await sendAgain(recorded);
+    expect([3, 4, 5].map((index) => runsOf(f, index))).toEqual([1, 1, 1]);
+    expect(again.audit.every((r) => r.result === 'refused' && /another poller's lease term/.test(r.message ?? ''))).toBe(true);
+  }, 60_000);
+
+  it("a network blip on the holder's link (nobody killed) while commands are in flight: each runs at most once, and the panel's word holds", async () => {
+    const broker = await startBroker();
+    const link = await startLinkProxy(broker.port);
+    const f = await facility({ pollMs: POLL_MS, broker, pollers: ['poller-a', 'poller-b'], panels: ['panel-a'], poller: (id) => ({ ...poller(), ...(id === 'poller-a' ? { brokerUrl: link.url } : {}) }), panel: () => ({ deadlineMs: 8000 }) });
+    f.defer(() => link.close());
+    const recorded = await recordCommands(f);
+    const { sent } = recorded;
+    const panel = f.panels[0] as Panel;
+    const outcomes = [6, 7, 8, 9, 10].map((index) =>
+      panel.link.call({ method: 'recStart', args: [index] }).then(
+        () => 'ok',
+        (error: BusCallError) => (error.notRun ? 'not run' : 'unknown'),
+      ),
+    );
+    link.cut();
+    const told = await Promise.all(outcomes);
+    await until(() => sent.length === 5, 'the five commands recorded');
+    // Every copy again, to whichever poller holds now.
+    await until(() => f.pollers.some(holding), 'a poller holding the lease');
+    await sendAgain(recorded);
+    const runs = [6, 7, 8, 9, 10].map((index) => runsOf(f, index));
+    expect(runs.every((n) => n <= 1)).toBe(true);
+    told.forEach((word, i) => {
+      if (word === 'ok') expect(runs[i]).toBe(1);
+      if (word === 'not run') expect(runs[i]).toBe(0);
+    });
+  }, 60_000);
+});

@@ -1,0 +1,112 @@
+// Issue 25, item 5, with real processes: two `recdeck run` pollers from dist/ (npm run build first), the
+// holder stopped with SIGSTOP. The standby holds the lease within 3 polls of the holder's last renewal
+// (not a keep-alive later), a panel's presses go through it, and the old holder, woken, has lost the
+// lease before it can run anything.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { generateKeyPairSync } from 'node:crypto';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterEach, describe, expect, it } from 'vitest';
+import { BusAuthority, publicKeyText } from '../../src/bus/facility.js';
+import { topicsOf } from '../../src/bus/topics.js';
+import { facilityOf } from '../../src/cli/facility-file.js';
+import { channelState, connect, startPanel, startSimulator, until } from '../support/facility.js';
+import { startBroker } from '../support/mosquitto.js';
+
+const POLL_MS = 250;
+const MAIN = topicsOf('main');
+const RECDECK = fileURLToPath(new URL('../../dist/cli/main.js', import.meta.url));
+
+const cleanups: Array<() => Promise<unknown> | void> = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+interface Poller {
+  child: ChildProcess;
+  /** The messages it logged (JSON lines on stderr). */
+  lines: string[];
+  said: (pattern: RegExp) => boolean;
+}
+
+describe('a hung poller', () => {
+  it('SIGSTOPped holder: the standby holds within 3 polls of its last renewal, presses go through, and the woken holder runs nothing', async () => {
+    const broker = await startBroker();
+    cleanups.push(() => broker.close());
+    const sim = await startSimulator();
+    cleanups.push(() => sim.close());
+    const folder = await mkdtemp(join(tmpdir(), 'recdeck-hung-'));
+    cleanups.push(() => rm(folder, { recursive: true, force: true }));
+    const keys = Object.fromEntries(['poller-a', 'poller-b', 'panel-a'].map((id) => [id, generateKeyPairSync('ed25519')]));
+    const key = (id: string) => publicKeyText((keys[id] as ReturnType<typeof generateKeyPairSync>).publicKey);
+    const data = { pollers: { 'poller-a': { publicKey: key('poller-a'), recorders: ['main'] }, 'poller-b': { publicKey: key('poller-b'), recorders: ['main'] } }, panels: { 'panel-a': { publicKey: key('panel-a'), may: { main: ['read', 'control'] } } } };
+    const facilityFile = join(folder, 'facility.yaml');
+    await writeFile(facilityFile, JSON.stringify(data)); // JSON is YAML
+    // No profiles: these pollers drive no surface.
+    const profiles = join(folder, 'profiles');
+    await mkdir(profiles);
+
+    const start = async (id: string): Promise<Poller> => {
+      const keyFile = join(folder, `${id}.pem`);
+      await writeFile(keyFile, (keys[id] as ReturnType<typeof generateKeyPairSync>).privateKey.export({ type: 'pkcs8', format: 'pem' }), { mode: 0o600 });
+      const args = ['run', '--recorder', `main=${sim.sim.url}`, '--mqtt', broker.url, '--mqtt-facility', facilityFile, '--mqtt-key-file', keyFile, '--mqtt-id', id, '--poll-ms', String(POLL_MS), '--no-web', '--profile', profiles, '--log-format', 'json'];
+      const child = spawn(process.execPath, [RECDECK, ...args], { env: { ...process.env, RECDECK_TOKEN: sim.sim.token }, stdio: ['ignore', 'ignore', 'pipe'] });
+      cleanups.push(async () => {
+        if (child.exitCode !== null || child.signalCode !== null) return;
+        const exited = new Promise((resolve) => child.once('exit', resolve));
+        child.kill('SIGCONT');
+        child.kill('SIGKILL');
+        await exited;
+      });
+      const lines: string[] = [];
+      let rest = '';
+      child.stderr?.on('data', (chunk: Buffer) => {
+        const text = rest + chunk.toString();
+        const parts = text.split('\n');
+        rest = parts.pop() ?? '';
+        for (const part of parts) lines.push(part.startsWith('{') ? ((JSON.parse(part) as { msg?: string }).msg ?? part) : part);
+      });
+      return { child, lines, said: (pattern) => lines.some((line) => pattern.test(line)) };
+    };
+
+    const a = await start('poller-a');
+    await until(() => a.said(/"poller-a" holds the lease/), 'poller-a holding the lease', 20_000);
+    const b = await start('poller-b');
+    await until(() => b.said(/"poller-b" stands by/), 'poller-b standing by', 20_000);
+
+    const watcher = await connect(broker.url);
+    cleanups.push(() => watcher.endAsync(true));
+    const renewals: Array<{ at: number; from: string }> = [];
+    watcher.on('message', (_, payload) => renewals.push({ at: Date.now(), from: (JSON.parse(payload.toString()) as { from: string }).from }));
+    await watcher.subscribeAsync(MAIN.lease, { qos: 1 });
+
+    const panelKey = keys['panel-a'] as ReturnType<typeof generateKeyPairSync>;
+    const panel = await startPanel(broker, POLL_MS, { authority: BusAuthority.signed('panel-a', panelKey.privateKey, facilityOf(data, facilityFile)) });
+    cleanups.push(async () => {
+      await panel.bridge.stop();
+      await panel.mqtt.endAsync(true);
+    });
+    await until(() => channelState(panel, 'key0') === 'idle', 'the panel live', 20_000);
+    await until(() => renewals.filter((r) => r.from === 'poller-a').length >= 2, 'renewals by poller-a');
+
+    a.child.kill('SIGSTOP');
+    await until(() => renewals.some((r) => r.from === 'poller-b'), "poller-b's claim", 20_000);
+    const claimAt = renewals.find((r) => r.from === 'poller-b')?.at ?? Number.NaN;
+    const lastRenewalAt = renewals.filter((r) => r.from === 'poller-a' && r.at < claimAt).at(-1)?.at ?? Number.NaN;
+    // The lease's TTL is 3 polls; the claim's trip through the broker, and this busy machine, on top.
+    expect(claimAt - lastRenewalAt).toBeLessThanOrEqual(3 * POLL_MS + POLL_MS);
+    await until(() => b.said(/"poller-b" holds the lease/), 'poller-b holding');
+
+    await until(() => channelState(panel, 'key0') === 'idle', 'the panel live through poller-b', 20_000);
+    await panel.link.call({ method: 'recStart', args: [0] });
+    a.child.kill('SIGCONT');
+    await until(() => a.said(/"poller-a" lost the lease/), 'poller-a saying it lost the lease', 20_000);
+    await panel.link.call({ method: 'recStart', args: [1] });
+    const writes = sim.sim.log.list().filter((r) => r.method !== 'GET').map((r) => r.path);
+    expect(writes).toEqual(['/api/channels/0/rec-start', '/api/channels/1/rec-start']);
+    expect(a.lines.filter((line) => line.includes('for "panel-a"'))).toEqual([]);
+    expect(b.lines.filter((line) => line.includes('for "panel-a"'))).toEqual([expect.stringContaining('PUT /api/channels/0/rec-start for "panel-a"'), expect.stringContaining('PUT /api/channels/1/rec-start for "panel-a"')]);
+  }, 90_000);
+});

@@ -1,0 +1,90 @@
+// Issue 25, item 5: the lease has a term and expires. With the holder and its standby killed together,
+// or a forged lease left retained, a fresh poller polls within 3 polls; a forged lease does not move a
+// live holder; another recorder under the same name is refused with a clear error and never polled.
+import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { describe, expect, it } from 'vitest';
+import { topicsOf } from '../../src/bus/topics.js';
+import { channelState, facilityPerTest, isHolding as holding, startSimulator, until, type PollerProcess, type Rig } from '../support/facility.js';
+
+const POLL_MS = 250;
+const MAIN = topicsOf('main');
+const facility = facilityPerTest();
+
+/** When the recorder gets its first read after `since` (ms, this machine's clock). */
+async function firstReadAfter(f: Rig, since: number): Promise<number> {
+  const read = () => f.sim.sim.log.list().find((r) => r.method === 'GET' && r.receivedAt >= since);
+  await until(() => read() !== undefined, 'a read at the recorder', 10_000);
+  return read()?.receivedAt ?? Number.NaN;
+}
+
+/** Kills every poller and waits until the recorder hears from none. */
+async function killAll(f: Rig): Promise<void> {
+  for (const p of f.pollers) p.kill();
+  await until(() => f.panels.every((panel) => channelState(panel, 'key0') === 'offline'), 'the panels offline', 10_000);
+}
+
+/**
+ * A fresh poller's first read comes within 3 polls of its start: the claim's trip through the broker
+ * (100 ms at most here) on top, and however late this busy machine ran this process's timers meanwhile.
+ */
+async function expectFreshPollerWithin3Polls(f: Rig, id: string): Promise<PollerProcess> {
+  const lateness = monitorEventLoopDelay({ resolution: 10 });
+  lateness.enable();
+  const startedAt = Date.now();
+  const fresh = await f.startPoller(id);
+  const readAt = await firstReadAfter(f, startedAt);
+  lateness.disable();
+  expect(readAt - startedAt).toBeLessThanOrEqual(3 * POLL_MS + 100 + lateness.max / 1e6);
+  await until(() => f.panels.every((panel) => channelState(panel, 'key0') === 'idle'), 'the panels live again', 15_000);
+  return fresh;
+}
+
+describe('the lease', () => {
+  it('holder and standby killed together: a fresh poller polls within 3 polls (the retained lease is no renewal, the standby\'s will is no sign of life)', async () => {
+    const f = await facility({ pollMs: POLL_MS, pollers: ['poller-a', 'poller-b'], more: ['poller-c'], panels: ['panel-a'] });
+    await killAll(f);
+    const fresh = await expectFreshPollerWithin3Polls(f, 'poller-c');
+    expect(fresh.log.lines).toContainEqual(expect.stringMatching(/"poller-c" claims the lease \(epoch \d+\): no renewal from "poller-[ab]"/));
+  }, 60_000);
+
+  it('a forged lease left retained (unsigned, or signed by a panel) holds nobody back: a fresh poller polls within 3 polls', async () => {
+    const f = await facility({ pollMs: POLL_MS, pollers: ['poller-a'], more: ['poller-c'], panels: ['panel-a'] });
+    await killAll(f);
+    const forger = await f.client();
+    const forged = { recorder: 'main', identity: { url: 'http://forged', tokenSha256Prefix: '000000000000' }, holder: 'poller-a', term: 'forged-term-0001', epoch: 999_999, renewedAt: Date.now(), ttlMs: 3_600_000 };
+    await forger.publishAsync(MAIN.lease, f.members.authority('panel-a').seal(MAIN.lease, Date.now(), { ...forged, holder: 'panel-a' }), { qos: 1, retain: true });
+    await forger.publishAsync(MAIN.lease, JSON.stringify({ from: 'poller-a', at: Date.now(), body: forged }), { qos: 1, retain: true });
+    const fresh = await expectFreshPollerWithin3Polls(f, 'poller-c');
+    expect(fresh.log.lines).toContainEqual(expect.stringContaining('recdeck/main/lease: unsigned (said to be from "poller-a"); this lease is ignored'));
+    expect(fresh.log.lines).toContainEqual(expect.stringMatching(/"poller-c" claims the lease \(epoch 1\): no lease seen/));
+  }, 60_000);
+
+  it('a forged lease does not move a live holder, nor the panels following it', async () => {
+    const f = await facility({ pollMs: POLL_MS, pollers: ['poller-a'], panels: ['panel-a'] });
+    const forger = await f.client();
+    const forged = { recorder: 'main', identity: { url: 'http://forged', tokenSha256Prefix: '000000000000' }, holder: 'poller-x', term: 'forged-term-0002', epoch: 999_999, renewedAt: Date.now(), ttlMs: 1 };
+    for (let i = 0; i < 5; i++) await forger.publishAsync(MAIN.lease, JSON.stringify({ from: 'poller-x', at: Date.now(), body: forged }), { qos: 1, retain: true });
+    const panel = f.panels[0];
+    await panel?.link.call({ method: 'recStart', args: [0] });
+    expect(holding(f.pollers[0] as PollerProcess)).toBe(true);
+    expect(f.writes()).toEqual(['PUT /api/channels/0/rec-start']);
+  }, 30_000);
+
+  it('two recorders under one name: the second poller refuses with an error naming both, and never polls its recorder', async () => {
+    const f = await facility({ pollMs: POLL_MS, pollers: ['poller-a'], more: ['poller-b'], panels: ['panel-a'] });
+    const studioB = await startSimulator();
+    f.defer(() => studioB.close());
+    const b = await f.startPoller('poller-b', { recorder: studioB });
+    const error = `two recorders under one name: "poller-a" (epoch 1, ${new URL(f.sim.sim.url).origin}, token sha256`;
+    await until(() => b.log.lines.some((line) => line.includes(error)), 'the error');
+    expect(b.log.lines.find((line) => line.includes(error))).toMatch(new RegExp(`and "poller-b" is for ${new URL(studioB.sim.url).origin.replaceAll('.', '\\.')} .*refuses to poll or run commands while that lease is renewed\\. Give one of them another name\\.`));
+    // Three TTLs' worth of renewals on, studio B's recorder has not been read once, and studio A's poller holds on.
+    const watcher = await f.client();
+    let renewals = 0;
+    watcher.on('message', () => renewals++);
+    await watcher.subscribeAsync(MAIN.lease, { qos: 1 });
+    await until(() => renewals > 9, 'three lease TTLs of renewals');
+    expect(studioB.sim.log.list()).toEqual([]);
+    expect([holding(f.pollers[0] as PollerProcess), holding(b)]).toEqual([true, false]);
+  }, 30_000);
+});

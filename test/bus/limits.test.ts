@@ -1,0 +1,81 @@
+// Issue 25, item 6: a retained command does not run again at the next poller's first connect; bad input
+// is logged a few lines per window, not a line each; a payload's size is checked before it is read, and
+// the broker never sends a client more than its maximum packet size; a panel's reads are rate-limited.
+import { describe, expect, it } from 'vitest';
+import type { BusCallError } from '../../src/bus/bus-recorder.js';
+import { READ_RATE } from '../../src/bus/limits.js';
+import { topicsOf } from '../../src/bus/topics.js';
+import { channelState, facilityPerTest, isHolding as holding, until, type Panel, type PollerProcess } from '../support/facility.js';
+
+const POLL_MS = 250;
+const MAIN = topicsOf('main');
+const facility = facilityPerTest();
+/** One poller (a lease TTL of 3 s: these tests are not about the lease) and one panel. */
+const onePanel = () => facility({ pollMs: POLL_MS, pollers: ['poller-a'], panels: ['panel-a'], poller: () => ({ ttlMs: 3000 }) });
+
+/** The lease term panels send under now. */
+const termOf = (panel: Panel): string => (panel.link as unknown as { lease: { term: string } }).lease.term;
+
+describe('limits', () => {
+  it('a retained command runs once, live, and not again when the next poller connects', async () => {
+    const f = await facility({ pollMs: POLL_MS, pollers: ['poller-a'], more: ['poller-b'], panels: ['panel-a'], poller: () => ({ ttlMs: 3000 }) });
+    const raw = await f.client();
+    const panel = f.panels[0] as Panel;
+    const topic = MAIN.cmd('panel-a');
+    // A genuine command of panel-a's, published retained (as a misconfigured tool might).
+    const command = { id: 'retained-command-1', call: { method: 'recStart', args: [0] }, term: termOf(panel), sentAt: Date.now(), deadline: Date.now() + 8000 };
+    await raw.publishAsync(topic, f.members.authority('panel-a').seal(topic, Date.now(), command), { qos: 1, retain: true });
+    await until(() => f.writes().length === 1, 'the command run once, live');
+    f.pollers[0]?.kill();
+    const next = await f.startPoller('poller-b');
+    await until(() => next.log.lines.some((line) => line.includes(`${topic}: a retained command (commands are never retained; it may be days old); not run`)), 'the next poller ignoring the retained copy');
+    await until(() => holding(next), 'the next poller holding');
+    await until(() => channelState(panel, 'key0') === 'recording', 'the panel live again');
+    await panel.link.call({ method: 'recStart', args: [1] });
+    expect(f.writes()).toEqual(['PUT /api/channels/0/rec-start', 'PUT /api/channels/1/rec-start']);
+  }, 60_000);
+
+  it('a thousand bad messages make a few log lines, not a thousand; a payload beyond the packet limit never arrives', async () => {
+    const f = await onePanel();
+    const raw = await f.client();
+    const poller = f.pollers[0] as PollerProcess;
+    const before = poller.log.lines.length;
+    // 2 MB first (its line would not be left out): the poller's CONNECT says it takes at most 1 MiB, so the broker drops it for this client.
+    await raw.publishAsync(MAIN.cmd('panel-a'), Buffer.alloc(2_000_000, 0x7b), { qos: 1 });
+    for (let i = 0; i < 1000; i++) raw.publishAsync(MAIN.cmd('panel-a'), `garbage ${i}`, { qos: 0 }).catch(() => undefined);
+    await f.panels[0]?.link.call({ method: 'recStart', args: [2] });
+    const logged = poller.log.lines.slice(before).filter((line) => line.startsWith('recdeck/main/cmd/panel-a:') || line.includes('more like that'));
+    expect(logged.length).toBeLessThanOrEqual(6);
+    expect(logged[0]).toBe('recdeck/main/cmd/panel-a: not JSON; not run');
+    expect(poller.log.lines.some((line) => line.includes('2000000 bytes'))).toBe(false);
+    expect(poller.mqtt.connected).toBe(true);
+    expect(f.writes()).toEqual(['PUT /api/channels/2/rec-start']);
+  }, 60_000);
+
+  it('a payload over its kind\'s limit is refused before it is parsed', async () => {
+    const f = await onePanel();
+    const raw = await f.client();
+    const poller = f.pollers[0] as PollerProcess;
+    await raw.publishAsync(MAIN.cmd('panel-a'), Buffer.alloc(20_000, 0x7b), { qos: 1 });
+    await f.panels[0]?.link.call({ method: 'recStart', args: [3] });
+    expect(poller.log.lines).toContain('recdeck/main/cmd/panel-a: a message of 20000 bytes (at most 16384 here); not read; not run');
+  }, 60_000);
+
+  it("a panel's reads are rate-limited at the poller, and refused with the reason", async () => {
+    const f = await facility({ pollMs: POLL_MS, pollers: ['poller-a'], panels: ['panel-a', 'panel-b'], poller: () => ({ ttlMs: 3000 }) });
+    const [a, b] = f.panels as [Panel, Panel];
+    const reads = await Promise.all(
+      Array.from({ length: 3 * READ_RATE.burst }, () =>
+        a.link.call({ method: 'getChannel', args: [0] }).then(
+          () => 'ok',
+          (error: BusCallError) => error.message,
+        ),
+      ),
+    );
+    const refused = reads.filter((r) => r !== 'ok');
+    expect(refused.length).toBeGreaterThan(READ_RATE.burst / 2);
+    expect(refused[0]).toMatch(/"poller-a" refused it: "panel-a" sends more than 50 reads a second; GET \/api\/channels\/0 on "main" did not run/);
+    // Another panel's reads are its own.
+    await expect(b.link.call({ method: 'getChannel', args: [0] })).resolves.toMatchObject({});
+  }, 60_000);
+});
