@@ -9,7 +9,7 @@ import type { ChannelPicture, ChannelState, DialogPicture, Freshness, Picture, S
 import { bindingActions } from './binding-actions.js';
 import { takeDuration } from './duration-clock.js';
 import type { GainTruth } from './gain-truth.js';
-import { endOf, stepAfter, type NextChange } from './next-change.js';
+import { NextChange, endOf, stepAfter } from './next-change.js';
 import { FAST_PARTS, ageSeconds, freshnessOf, liveUntil, oldestReadAt, type RecorderState, type StatePart } from './recorder-state.js';
 import type { ControlDefinition, KeyControl } from './surface.js';
 
@@ -40,8 +40,8 @@ export interface ShowInputs {
   recorder: RecorderState | undefined;
   recorderName: string;
   now: number;
-  /** Interpolated durations by 0-based channel index. */
-  durationOf: (index: number) => number | null;
+  /** Interpolated durations by 0-based channel index; when the one read next changes is noted in `changes`. */
+  durationOf: (index: number, changes: NextChange) => number | null;
   /** Thumbnail store keys by 0-based channel index. */
   thumbnailOf: (index: number) => string | null;
   /** A source's gain and levels by name, each as current as its own reads and writes (gain-truth.ts). */
@@ -53,8 +53,8 @@ export interface ShowInputs {
   /** Keys of the page in front show the dialog's question, so the answer keys need show only their word. */
   questionShown: boolean;
   /**
-   * Where the picture notes when what it shows next changes by time alone (durationOf and meterOf note
-   * theirs as they are read).
+   * Where the picture notes when what it shows next changes by time alone (meterOf notes its own as it
+   * is read).
    */
   changes: NextChange;
 }
@@ -206,7 +206,7 @@ function channelPicture(number: number, thumbnail: boolean, recorder: RecorderSt
     state,
     lastSeen: state === 'stale' && channel ? (channelStateOf(channel, 'live') as Exclude<ChannelState, 'stale' | 'offline'>) : null,
     source: channel?.SourceName ?? null,
-    durationS: channel ? takeDuration(channel, freshness, inputs.durationOf) : null,
+    durationS: channel ? takeDuration(channel, freshness, (at) => inputs.durationOf(at, inputs.changes)) : null,
     fps: recording && channel && !channel.IsRecordingPause ? shownFps(channel.RecordingFPS) : null,
     drops: channel?.RecordingDrops ?? 0,
     warning: problems.length > 0 ? problems.join(' ') : null,
@@ -247,8 +247,23 @@ function syncPicture(recorder: RecorderState, freshness: Freshness, ageS: number
   else state = 'armed';
   const takers = channels.filter((c) => c.IsInSyncRec);
   const outOfSync = running ? channels.filter((c) => c.IsInSync && !c.IsInSyncRec).map((c) => c.Index + 1) : [];
-  const durations = takers.map((c) => takeDuration(c, freshness, inputs.durationOf)).filter((d) => d !== null);
-  return { kind: 'sync', state, action, members, outOfSync, durationS: running && durations.length > 0 ? Math.max(...durations) : null, ageS };
+  const durationS = running ? longestTake(takers, freshness, inputs) : null;
+  return { kind: 'sync', state, action, members, outOfSync, durationS, ageS };
+}
+
+/**
+ * The group's clock: its longest take. It steps when one of the longest does; a shorter take catching up
+ * with it changes nothing shown, so only the longest takes' next seconds are noted.
+ */
+function longestTake(takers: readonly Channel[], freshness: Freshness, inputs: ShowInputs): number | null {
+  const takes = takers.map((channel) => {
+    const changes = new NextChange(inputs.now);
+    return { seconds: takeDuration(channel, freshness, (at) => inputs.durationOf(at, changes)), changes };
+  });
+  let longest: number | null = null;
+  for (const { seconds } of takes) if (seconds !== null && (longest === null || seconds > longest)) longest = seconds;
+  for (const { seconds, changes } of takes) if (seconds === longest) inputs.changes.at(changes.moment);
+  return longest;
 }
 
 /**

@@ -365,7 +365,7 @@ export class SurfaceSession {
       recorder: handle?.link.state,
       recorderName: name,
       now,
-      durationOf: (index) => handle?.durations.read(`${index}`, now, changes) ?? null,
+      durationOf: (index, noted) => handle?.durations.read(`${index}`, now, noted) ?? null,
       thumbnailOf: (index) => handle?.extras.thumbnailKey(index) ?? null,
       meterOf: (source) => handle?.extras.meter(source, changes) ?? null,
       selectedChannel: this.state.selectedChannel,

@@ -49,7 +49,7 @@ function derive(world: World, show: ResolvedShow, control: string, now: number):
     recorder: world.recorder,
     recorderName: 'main',
     now,
-    durationOf: (index) => world.durations.read(`${index}`, now, changes),
+    durationOf: (index, noted) => world.durations.read(`${index}`, now, noted),
     thumbnailOf: () => null,
     meterOf: () => {
       const truth = gainTruth({ read: world.gain, written: null, now, liveForMs: METER_LIVE_MS, offline: false });
@@ -131,6 +131,16 @@ describe('the moment a picture next changes', () => {
     // The take began 41 to 42 s before T0 - 100, counted from T0 - 41600: 42 s at T0 + 400. Stale when sync is
     // 750 ms old; its age counts from the sync read.
     expect(followMoments(w, { sync: 'start' }, T0, 4, 'key1')).toEqual([400, 551, 800, 1800]);
+  });
+
+  it('the sync key shows its longest take: it steps when that one does, not when a shorter one does', () => {
+    const takers = recorderAt(T0, T0).channels?.map((c) => (c.Index <= 1 ? { ...c, IsRecording: true, IsRecordingPause: false, IsInSync: true, IsInSyncRec: true } : c)) ?? null;
+    const w = world({ recorder: recorderAt(T0, T0, { channels: takers }) });
+    // Channel 1 counted from T0 - 50500 (51 s at T0 + 500), channel 2 from T0 - 30800 (31 s at T0 + 200,
+    // still the shorter).
+    w.durations.observe('0', true, 50, T0);
+    w.durations.observe('1', true, 30, T0 - 300);
+    expect(followMoments(w, { sync: 'start' }, T0 - 100, 2, 'key1')).toEqual([500, 751]);
   });
 
   it('status, grid, resources and schedule keys turn stale on time; those that show no age change no more', () => {
