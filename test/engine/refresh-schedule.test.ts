@@ -26,6 +26,7 @@ import type { PictureRenderer, SessionServices } from '../../src/engine/session-
 import { SurfaceSession } from '../../src/engine/surface-session.js';
 import { keyGrid } from '../../src/engine/surface.js';
 import type { ClientCall } from '../../src/engine/command-plan.js';
+import { seededRandom } from '../../src/simulator/random.js';
 import { MemorySurface } from '../../src/surfaces/memory/memory-surface.js';
 import { parseTestProfile } from '../support/bridge.js';
 import { channelOf } from '../support/channels.js';
@@ -70,18 +71,6 @@ pages:
 `;
 const TAPPED = ['key0', 'key1', 'key2', 'key5', 'key8', 'key10', 'key18', 'key18', 'key19'];
 const HELD = ['key3', 'key4', 'key5', 'key19'];
-
-/** A deterministic random source (mulberry32): a failing seed runs again the same. */
-function randomOf(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** A recorder link whose state the test writes; commands fail with a long reason, source reads answer at once. */
 class TestLink implements RecorderLink {
@@ -334,7 +323,7 @@ const SEEDS = Array.from({ length: 12 }, (_, i) => i + 1);
 
 describe('pictures refresh when they can next change', () => {
   it.each(SEEDS)('random recorder and presses %i: shown at every 10 ms (every 1 ms while quiet) is what a tick would show, from far fewer pictures', async (seed) => {
-    const scenario = new Scenario(randomOf(seed));
+    const scenario = new Scenario(seededRandom(seed));
     const { ticks } = await scenario.run();
     expect(scenario.mismatches.slice(0, 3)).toEqual([]);
     expect(scenario.wasted.slice(0, 3)).toEqual([]);
