@@ -1,8 +1,9 @@
-// (f) What `recdeck run` costs with the shipped profiles and no page open, beside a bare poller making
-// the same reads in the same run (both child processes against one simulator child, measured from
-// /proc); then with one page open viewing the 32-key web deck (16 previews at 1 fps, its meters), beside
-// a bare poller making that page's reads too, and the cost of decoding 16 previews a second alone. The
-// reads the bridge made in the window are counted from its /metrics, so that the two are seen to match.
+// (f) What `recdeck run` costs with the shipped profiles and no page open, beside two bare pollers making
+// the same reads in the same run (child processes, each against a simulator of its own in one simulator
+// child, measured from /proc): the floor, the leanest client there is (node:http and JSON.parse), and one
+// through recdeck's own client. Then with one page open viewing the 32-key web deck (16 previews at 1 fps,
+// its meters), beside the two pollers making that page's reads too, and the cost of decoding 16 previews
+// a second alone. Each simulator counts the reads it answered, so that they are seen to match.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { readFile } from 'node:fs/promises';
@@ -21,13 +22,18 @@ export interface ProcessCost {
 
 export interface IdleCost {
   seconds: number;
+  /** The floor: the same reads through node:http and JSON.parse. */
+  lean: ProcessCost;
+  /** The same reads through recdeck's own client. */
   bare: ProcessCost;
   run: ProcessCost;
   runWithPage: ProcessCost;
-  /** A bare poller making the page's reads too (its previews and meters). */
+  /** The floor making the page's reads too (its previews and meters). */
+  leanWithPageReads: ProcessCost;
+  /** recdeck's client making the page's reads too. */
   bareWithPageReads: ProcessCost;
-  /** Reads a second by operation, of the bridge and of the bare poller, without and with the page. */
-  reads: Record<'idle' | 'page', { run: Record<string, number>; bare: Record<string, number> }>;
+  /** Reads a second by operation, of the bridge and of the bare pollers, without and with the page. */
+  reads: Record<'idle' | 'page', { run: Record<string, number>; bare: Record<string, number>; lean: Record<string, number> }>;
   /** CPU of decoding 16 previews a second, alone. */
   decodeCpuPercent: number;
 }
@@ -126,10 +132,16 @@ async function decodeCost(pngs: readonly Uint8Array[], seconds: number): Promise
   return ((cpu.user + cpu.system) / 1000 / (seconds * 1000)) * 100;
 }
 
+/** A bare poller (bare-poller.ts) with the bridge's Node flags: through node:http when `lean`, else recdeck's client. */
+function startBare(url: string, lean: boolean, pageReads: boolean): ChildProcess {
+  const page = pageReads ? ['--previews', PREVIEW_CHANNELS.join(','), '--meters', METER_CHANNELS.join(',')] : [];
+  return spawn(process.execPath, [...BRIDGE_NODE_FLAGS, BARE, '--url', url, '--token', TOKEN, ...(lean ? ['--lean'] : []), ...page], { stdio: 'ignore' });
+}
+
 export async function measureIdleCost(seconds: number): Promise<IdleCost> {
-  // One simulator for the bridge and one for the bare pollers, so that each one's reads are counted.
-  const sims = await startSimulators(2);
-  const [runUrl, bareUrl] = sims.urls as [string, string];
+  // A simulator for the bridge and one for each bare poller, so that each one's reads are counted.
+  const sims = await startSimulators(3);
+  const [runUrl, bareUrl, leanUrl] = sims.urls as [string, string, string];
   const children: ChildProcess[] = [sims.child];
   const stop = async () => {
     for (const child of children.splice(0)) {
@@ -138,27 +150,30 @@ export async function measureIdleCost(seconds: number): Promise<IdleCost> {
     }
   };
   try {
-    const bare = spawn(process.execPath, [...BRIDGE_NODE_FLAGS, BARE, '--url', bareUrl, '--token', TOKEN], { stdio: 'ignore' });
-    children.push(bare);
+    const bare = startBare(bareUrl, false, false);
+    const lean = startBare(leanUrl, true, false);
+    children.push(bare, lean);
     const run = await startRun(runUrl);
     children.push(run.child);
     await sleep(IDLE_WARM_UP_MS);
     await sims.readsSince();
     let t0 = performance.now();
-    const [bareCost, runCost] = await measure([bare.pid as number, run.child.pid as number], seconds);
-    const [idleRunReads, idleBareReads] = await sims.readsSince();
+    const [leanCost, bareCost, runCost] = await measure([lean.pid as number, bare.pid as number, run.child.pid as number], seconds);
+    const [idleRunReads, idleBareReads, idleLeanReads] = await sims.readsSince();
     const idleSeconds = (performance.now() - t0) / 1000;
     bare.kill('SIGTERM');
+    lean.kill('SIGTERM');
     const page = new WebSocket(`${run.web.replace('http', 'ws')}/ws`);
     await once(page, 'open');
     page.send(JSON.stringify({ type: 'view', surfaces: [PAGE_DECK] }));
-    const pageBare = spawn(process.execPath, [...BRIDGE_NODE_FLAGS, BARE, '--url', bareUrl, '--token', TOKEN, '--previews', PREVIEW_CHANNELS.join(','), '--meters', METER_CHANNELS.join(',')], { stdio: 'ignore' });
-    children.push(pageBare);
+    const pageBare = startBare(bareUrl, false, true);
+    const pageLean = startBare(leanUrl, true, true);
+    children.push(pageBare, pageLean);
     await sleep(PAGE_WARM_UP_MS);
     await sims.readsSince();
     t0 = performance.now();
-    const [runWithPage, bareWithPageReads] = await measure([run.child.pid as number, pageBare.pid as number], seconds);
-    const [pageRunReads, pageBareReads] = await sims.readsSince();
+    const [runWithPage, bareWithPageReads, leanWithPageReads] = await measure([run.child.pid as number, pageBare.pid as number, pageLean.pid as number], seconds);
+    const [pageRunReads, pageBareReads, pageLeanReads] = await sims.readsSince();
     const pageSeconds = (performance.now() - t0) / 1000;
     page.close();
     const client = new RecorderClient({ url: runUrl, token: TOKEN });
@@ -167,13 +182,15 @@ export async function measureIdleCost(seconds: number): Promise<IdleCost> {
     await stop();
     return {
       seconds,
+      lean: leanCost as ProcessCost,
       bare: bareCost as ProcessCost,
       run: runCost as ProcessCost,
       runWithPage: runWithPage as ProcessCost,
+      leanWithPageReads: leanWithPageReads as ProcessCost,
       bareWithPageReads: bareWithPageReads as ProcessCost,
       reads: {
-        idle: { run: perSecond(idleRunReads, idleSeconds), bare: perSecond(idleBareReads, idleSeconds) },
-        page: { run: perSecond(pageRunReads, pageSeconds), bare: perSecond(pageBareReads, pageSeconds) },
+        idle: { run: perSecond(idleRunReads, idleSeconds), bare: perSecond(idleBareReads, idleSeconds), lean: perSecond(idleLeanReads, idleSeconds) },
+        page: { run: perSecond(pageRunReads, pageSeconds), bare: perSecond(pageBareReads, pageSeconds), lean: perSecond(pageLeanReads, pageSeconds) },
       },
       decodeCpuPercent: await decodeCost(pngs, Math.max(3, seconds)),
     };

@@ -2,16 +2,22 @@
 // this process so that both ends are timed on one clock.
 import { filter, firstValueFrom } from 'rxjs';
 import { RecorderClient } from '../api/client.js';
+import { expandPath, operations } from '../api/operations.js';
 import { startSimulator, type RunningSimulator } from '../simulator/server.js';
 import { startBenchBridge, type BenchBridge } from './harness.js';
+import { LeanHttp } from './lean-http.js';
 import { percentile, preciseNow, sleep } from './stats.js';
 
 export interface PressLatency {
   load: 'idle' | '16 thumbnails';
   pressP50: number;
   pressP99: number;
-  bareP50: number;
-  bareP99: number;
+  /** The floor: the same request sent with node:http over a kept-alive connection (lean-http.ts). */
+  floorP50: number;
+  floorP99: number;
+  /** The same request sent with recdeck's own client. */
+  clientP50: number;
+  clientP99: number;
   samples: number;
 }
 
@@ -30,10 +36,12 @@ export async function measurePressLatency(samples: number, thumbnails: boolean):
   const sim = await startSimulator({ port: 0, grid: 16 });
   const deck = startBenchBridge(sim.url, sim.token, { thumbnails });
   const bare = new RecorderClient({ url: sim.url, token: sim.token });
+  const lean = new LeanHttp(sim.url, sim.token, 2);
   try {
     await sleep(1500); // first polls, and the thumbnails under way
     const press: number[] = [];
     const direct: number[] = [];
+    const floor: number[] = [];
     // One press through the bridge: down and up on the surface, timed until the simulator receives it.
     const viaBridge = async (channel: number, start: boolean) => {
       const control = `key${(start ? 16 : 24) + channel}`;
@@ -44,28 +52,44 @@ export async function measurePressLatency(samples: number, thumbnails: boolean):
       press.push((await nextWrite(sim, seq)) - t0);
       await done;
     };
-    // The same kind of request made directly with undici: rec-stop on a channel that is not recording,
-    // which the recorder accepts and which changes nothing. A bare request that did change a channel
-    // would have the bridge redraw that key at its next poll, in the middle of a later press.
-    const bareRequest = async (channel: number) => {
+    // The same kind of request made directly, with recdeck's client and with the floor: rec-stop on a
+    // channel that is not recording, which the recorder accepts and which changes nothing. A direct
+    // request that did change a channel would have the bridge redraw that key at its next poll, in the
+    // middle of a later press.
+    const directRequest = (send: (index: number) => Promise<unknown>, times: number[]) => async (channel: number) => {
       const seq = lastSeq(sim);
       const t0 = preciseNow();
-      const call = bare.recStop(8 + channel);
-      direct.push((await nextWrite(sim, seq)) - t0);
+      const call = send(8 + channel);
+      times.push((await nextWrite(sim, seq)) - t0);
       await call;
     };
+    const clientRequest = directRequest((index) => bare.recStop(index), direct);
+    const floorRequest = directRequest((index) => lean.send('PUT', expandPath(operations.recStop.path, { index })), floor);
+    // The first request of each opens its connection: not counted.
+    await lean.send('PUT', expandPath(operations.recStop.path, { index: 8 }));
+    await bare.recStop(8);
     for (let i = 0; i < samples; i++) {
       const channel = i % 8;
       const start = i % 4 < 2;
-      // Random pauses put both kinds at every phase of the polls and frames; the order alternates.
-      const kinds = i % 2 === 0 ? [viaBridge, bareRequest] : [bareRequest, viaBridge];
-      for (const measure of kinds) {
+      // Random pauses put the three kinds at every phase of the polls and refreshes; the order turns.
+      const kinds = [viaBridge, clientRequest, floorRequest];
+      for (let k = 0; k < kinds.length; k++) {
         await sleep(10 + Math.random() * 40);
-        await measure(channel, start);
+        await (kinds[(i + k) % kinds.length] as (channel: number, start: boolean) => Promise<void>)(channel, start);
       }
     }
-    return { load: thumbnails ? '16 thumbnails' : 'idle', pressP50: percentile(press, 50), pressP99: percentile(press, 99), bareP50: percentile(direct, 50), bareP99: percentile(direct, 99), samples };
+    return {
+      load: thumbnails ? '16 thumbnails' : 'idle',
+      pressP50: percentile(press, 50),
+      pressP99: percentile(press, 99),
+      floorP50: percentile(floor, 50),
+      floorP99: percentile(floor, 99),
+      clientP50: percentile(direct, 50),
+      clientP99: percentile(direct, 99),
+      samples,
+    };
   } finally {
+    lean.close();
     await bare.close();
     await deck.stop();
     await sim.close();

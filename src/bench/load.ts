@@ -11,6 +11,9 @@ export interface SteadyLoad {
   cpuPercent: number;
   eventLoopP99Ms: number;
   rssMb: number;
+  /** Work that the machine's noise does not change: the session's refreshes and pictures derived, a second. */
+  refreshesPerSecond: number;
+  picturesPerSecond: number;
   seconds: number;
 }
 
@@ -38,8 +41,11 @@ export async function measureSteadyLoad(thumbnails: boolean, seconds: number): P
   try {
     for (let i = 0; i < 16; i++) await deck.client.recStart(i);
     await sleep(3000); // first thumbnails, caches warm
+    const session = deck.bridge.session(deck.surface.id);
+    if (!session) throw new Error('the bench surface has no session');
     const delay = monitorEventLoopDelay({ resolution: 10 });
     delay.enable();
+    const work0 = { ...session.stats };
     const cpu0 = process.cpuUsage();
     const t0 = performance.now();
     await sleep(seconds * 1000);
@@ -51,6 +57,8 @@ export async function measureSteadyLoad(thumbnails: boolean, seconds: number): P
       cpuPercent: ((cpu.user + cpu.system) / 1000 / wallMs) * 100,
       eventLoopP99Ms: delay.percentile(99) / 1e6,
       rssMb: process.memoryUsage().rss / 2 ** 20,
+      refreshesPerSecond: ((session.stats.refreshes - work0.refreshes) * 1000) / wallMs,
+      picturesPerSecond: ((session.stats.pictures - work0.pictures) * 1000) / wallMs,
       seconds,
     };
   } finally {

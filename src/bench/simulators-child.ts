@@ -1,6 +1,6 @@
 // Simulators for the idle benchmark, in a process of their own so that neither their work nor the
 // benchmark's lands on the processes being measured, or beside them in one process: one per client
-// measured (the bridge, the bare poller), each recording on all 16 channels. Prints their URLs as a
+// measured (the bridge, each bare poller), each recording on all 16 channels. Prints their URLs as a
 // JSON line; then each "count" line on stdin is answered with a JSON line of the reads each one has
 // answered since the last count, by operation.
 import { createInterface } from 'node:readline';

@@ -3,6 +3,7 @@
 // duration is counted from the window's middle, so a key's clock ticks every second whatever the poll
 // interval, and a new answer re-syncs it without visible jumps.
 import type { Channel } from '../api/channel.js';
+import { stepAfter, type NextChange } from './next-change.js';
 import type { Freshness } from './picture.js';
 
 interface Take {
@@ -38,13 +39,18 @@ export class DurationClock {
     this.takes.delete(key);
   }
 
-  /** Whole seconds at `now`: counted on while running, the reported value while paused. */
-  read(key: string, now: number): number | null {
+  /**
+   * Whole seconds at `now`: counted on while running (the next second noted in `changes`), the reported
+   * value while paused.
+   */
+  read(key: string, now: number, changes?: NextChange): number | null {
     const take = this.takes.get(key);
     if (!take) return null;
     if (!take.running) return take.seconds;
     const began = (take.earliest + take.latest) / 2;
-    return Math.max(take.seconds, Math.floor((now - began) / 1000));
+    const seconds = Math.max(take.seconds, Math.floor((now - began) / 1000));
+    changes?.at(stepAfter(began, 1000, seconds));
+    return seconds;
   }
 }
 

@@ -8,6 +8,7 @@
 // - Else nothing is: the gain last known is shown with its age, never as live, and a step reads the gain
 //   at the press (see stepBasis).
 // A meter's levels are live only while their read is young; no write makes them current.
+import { endOf, stepAfter } from './next-change.js';
 import type { Freshness } from './picture.js';
 
 /** A source read (getSource): its gain and levels, when its answer came, and its order among reads and write answers. */
@@ -48,13 +49,20 @@ export interface GainTruth {
   ageS: number | null;
   /** The levels, while the read that brought them is live; null otherwise. */
   levels: readonly number[] | null;
+  /**
+   * When this truth next changes by time alone (the levels or the gain turning stale, the age's next
+   * second); null when only a read, a write or the recorder's state changes it.
+   */
+  changesAt: number | null;
 }
 
 export function gainTruth(facts: GainFacts): GainTruth {
   const { read, written, now, offline } = facts;
   const young = (at: number) => now - at <= facts.liveForMs;
   const levels = read !== null && !offline && young(read.at) ? read.levels : null;
-  if (written !== null && written.inFlight > 0) return { db: written.db, freshness: offline ? 'offline' : 'live', ageS: null, levels };
+  // Levels shown go when their read gets old.
+  const levelsEnd = levels !== null && read !== null ? endOf(read.at + facts.liveForMs) : null;
+  if (written !== null && written.inFlight > 0) return { db: written.db, freshness: offline ? 'offline' : 'live', ageS: null, levels, changesAt: levelsEnd };
 
   const answered = written?.answered ?? null;
   const readSinceWrite = read !== null && (answered === null || read.order > answered.order);
@@ -65,9 +73,12 @@ export function gainTruth(facts: GainFacts): GainTruth {
       : read !== null
         ? { db: read.db, at: read.at, current: readSinceWrite }
         : null;
-  if (known === null) return { db: null, freshness: offline ? 'offline' : 'stale', ageS: null, levels };
+  if (known === null) return { db: null, freshness: offline ? 'offline' : 'stale', ageS: null, levels, changesAt: levelsEnd };
   const freshness: Freshness = offline ? 'offline' : known.current && young(known.at) ? 'live' : 'stale';
-  return { db: known.db, freshness, ageS: freshness === 'live' ? null : Math.max(0, Math.floor((now - known.at) / 1000)), levels };
+  const ageS = freshness === 'live' ? null : Math.max(0, Math.floor((now - known.at) / 1000));
+  // A live gain turns stale when it gets old; an old one's age counts on.
+  const next = ageS === null ? endOf(known.at + facts.liveForMs) : stepAfter(known.at, 1000, ageS);
+  return { db: known.db, freshness, ageS, levels, changesAt: levelsEnd === null ? next : Math.min(levelsEnd, next) };
 }
 
 /** The gain a step may start from, or null: then it reads the gain at the press first. */

@@ -10,6 +10,7 @@ import { EMPTY, Subject, Subscription, distinctUntilChanged, map, startWith, swi
 import { realTime, type EngineTime } from './engine-time.js';
 import { FetchPacer } from './fetch-pacer.js';
 import { gainTruth, stepBasis, type GainRead, type GainTruth, type GainWrites } from './gain-truth.js';
+import type { NextChange } from './next-change.js';
 import type { RgbImage } from './surface.js';
 import type { RecorderLink } from './recorder-link.js';
 import { STALE_AFTER_INTERVALS, freshnessOf } from './recorder-state.js';
@@ -52,6 +53,7 @@ export class RecorderExtras {
   private readonly meterMs: number;
   private readonly demands = new Map<string, ExtrasDemand>();
   private readonly gainWrites = new Subject<void>();
+  private readonly fetches = new Subject<void>();
   private readonly demandChanged = new Subject<void>();
   private subscription: Subscription | null = null;
 
@@ -64,12 +66,20 @@ export class RecorderExtras {
   }
 
   /**
-   * Emits when this bridge writes a gain: the controls showing it are drawn again at once (a dial's
-   * steps must show as they are turned). Fetched previews and levels change many times a second and
-   * nobody waits for them: they are drawn at the sessions' next frame.
+   * Emits when this bridge writes a gain, and when the write is answered: the controls showing it are
+   * drawn again at once (a dial's steps must show as they are turned, and a write the recorder refused
+   * no longer stands).
    */
   get gainWritten$(): Observable<void> {
     return this.gainWrites.asObservable();
+  }
+
+  /**
+   * Emits when a fetched preview or source read brings something new to show. They come many times a
+   * second and nobody waits for them: sessions draw them together (see SurfaceSession).
+   */
+  get fetched$(): Observable<void> {
+    return this.fetches.asObservable();
   }
 
   /** Each surface states what it currently shows; the union is fetched. */
@@ -118,16 +128,21 @@ export class RecorderExtras {
     return undefined;
   }
 
-  /** A source's gain and levels as they may be shown now: each with its own age (see gain-truth.ts). */
-  meter(sourceName: string): GainTruth {
+  /**
+   * A source's gain and levels as they may be shown now: each with its own age (see gain-truth.ts); when
+   * that next changes by time alone is noted in `changes`.
+   */
+  meter(sourceName: string, changes?: NextChange): GainTruth {
     const now = this.time.now();
-    return gainTruth({
+    const truth = gainTruth({
       read: this.reads.get(sourceName) ?? null,
       written: this.writtenGains.get(sourceName) ?? null,
       now,
       liveForMs: STALE_AFTER_INTERVALS * this.meterMs,
       offline: freshnessOf(this.link.state, now) === 'offline',
     });
+    changes?.at(truth.changesAt);
+    return truth;
   }
 
   /** The gain a step may start from now, or null: then it must be read first (readGain). */
@@ -159,6 +174,7 @@ export class RecorderExtras {
       written.inFlight--;
       // A write the recorder did not take (or whose fate is unknown) leaves no gain to build on.
       written.answered = { at: this.time.now(), order: ++this.order, ok };
+      this.gainWrites.next();
     }
   }
 
@@ -182,6 +198,7 @@ export class RecorderExtras {
       if (this.thumbnails.get(index)?.key !== key) {
         const image = await this.options.decodeThumbnail(png);
         this.thumbnails.set(index, { key, image });
+        this.fetches.next();
       }
     } catch {
       // A missing preview leaves the last one (or none) in place; the channel's own state still shows.
@@ -202,7 +219,10 @@ export class RecorderExtras {
     // The list moved under the read (the next slow poll fixes it): this is another source's gain.
     if (source.Name !== sourceName) throw new Error(`the source at ${sourceIndex} is "${source.Name}" now`);
     // Two reads of one source may cross (a meter's and a press's): the one sent last is the newest.
-    if ((this.reads.get(sourceName)?.order ?? 0) < order) this.reads.set(sourceName, { db: source.AudioGain, levels: source.AudioMeters, at: this.time.now(), order });
+    if ((this.reads.get(sourceName)?.order ?? 0) < order) {
+      this.reads.set(sourceName, { db: source.AudioGain, levels: source.AudioMeters, at: this.time.now(), order });
+      this.fetches.next();
+    }
   }
 
   /** Resolves with how long the recorder took to answer. */

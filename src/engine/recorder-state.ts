@@ -82,17 +82,29 @@ export function liveForMs(state: RecorderState, part: StatePart): number {
 export function freshnessOf(state: RecorderState, now: number, parts: readonly StatePart[] = FAST_PARTS): Freshness {
   if (state.lastGoodAt === null && parts.every((part) => state.readAt[part] === null)) return 'offline';
   if (state.unreachable && state.failures >= OFFLINE_AFTER_FAILURES) return 'offline';
-  return parts.every((part) => {
+  const until = liveUntil(state, parts);
+  return until !== null && now <= until ? 'live' : 'stale';
+}
+
+/** The last moment every one of the parts is young enough to be live, or null when one was never read. */
+export function liveUntil(state: RecorderState, parts: readonly StatePart[]): number | null {
+  let until = Infinity;
+  for (const part of parts) {
     const at = state.readAt[part];
-    return at !== null && now - at <= liveForMs(state, part);
-  })
-    ? 'live'
-    : 'stale';
+    if (at === null) return null;
+    until = Math.min(until, at + liveForMs(state, part));
+  }
+  return until;
 }
 
 /** Whole seconds since the oldest of the parts was read, or null when one was never read. */
 export function ageSeconds(state: RecorderState, now: number, parts: readonly StatePart[] = FAST_PARTS): number | null {
+  const oldest = oldestReadAt(state, parts);
+  return oldest === null ? null : Math.max(0, Math.floor((now - oldest) / 1000));
+}
+
+/** When the oldest of the parts was read (what their age counts from), or null when one was never read. */
+export function oldestReadAt(state: RecorderState, parts: readonly StatePart[]): number | null {
   const times = parts.map((part) => state.readAt[part]);
-  if (times.some((at) => at === null)) return null;
-  return Math.max(0, Math.floor((now - Math.min(...(times as number[]))) / 1000));
+  return times.some((at) => at === null) ? null : Math.min(...(times as number[]));
 }

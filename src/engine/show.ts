@@ -9,7 +9,8 @@ import type { ChannelPicture, ChannelState, DialogPicture, Freshness, Picture, S
 import { bindingActions } from './binding-actions.js';
 import { takeDuration } from './duration-clock.js';
 import type { GainTruth } from './gain-truth.js';
-import { FAST_PARTS, ageSeconds, freshnessOf, type RecorderState, type StatePart } from './recorder-state.js';
+import { NextChange, endOf, stepAfter } from './next-change.js';
+import { FAST_PARTS, ageSeconds, freshnessOf, liveUntil, oldestReadAt, type RecorderState, type StatePart } from './recorder-state.js';
 import type { ControlDefinition, KeyControl } from './surface.js';
 
 /**
@@ -26,6 +27,8 @@ export type ResolvedShow =
 
 /** How long each page of a long dialog message stays up. */
 export const DIALOG_PAGE_MS = 3000;
+/** Dialog keys alternate bright and dim each half second while a dialog is up. */
+export const FLASH_PHASE_MS = 500;
 /**
  * A failure's reason on a key is paged when long; beyond this it is cut (the whole is in the log and the
  * audit trail): 240 characters are eight pages on a small key, all a flash should hold up.
@@ -37,8 +40,8 @@ export interface ShowInputs {
   recorder: RecorderState | undefined;
   recorderName: string;
   now: number;
-  /** Interpolated durations by 0-based channel index. */
-  durationOf: (index: number) => number | null;
+  /** Interpolated durations by 0-based channel index; when the one read next changes is noted in `changes`. */
+  durationOf: (index: number, changes: NextChange) => number | null;
   /** Thumbnail store keys by 0-based channel index. */
   thumbnailOf: (index: number) => string | null;
   /** A source's gain and levels by name, each as current as its own reads and writes (gain-truth.ts). */
@@ -47,10 +50,13 @@ export interface ShowInputs {
   /** The profile selects channels (select-channel or "selected"), so the selected one is framed. */
   marksSelection: boolean;
   page: { name: string; number: number; count: number };
-  /** Dialog keys alternate each half second while a dialog is up. */
-  flashPhase: boolean;
   /** Keys of the page in front show the dialog's question, so the answer keys need show only their word. */
   questionShown: boolean;
+  /**
+   * Where the picture notes when what it shows next changes by time alone (meterOf notes its own as it
+   * is read).
+   */
+  changes: NextChange;
 }
 
 export function channelStateOf(channel: Channel, freshness: Freshness): ChannelState {
@@ -66,16 +72,27 @@ export function channelStateOf(channel: Channel, freshness: Freshness): ChannelS
 }
 
 /** Each picture is as fresh as the oldest part it shows; its age is that part's. */
-function freshOf(recorder: RecorderState, now: number, parts: readonly StatePart[]): { freshness: Freshness; ageS: number | null } {
-  const freshness = freshnessOf(recorder, now, parts);
-  return { freshness, ageS: freshness === 'live' ? null : ageSeconds(recorder, now, parts) };
+function freshOf(recorder: RecorderState, inputs: ShowInputs, parts: readonly StatePart[]): { freshness: Freshness; ageS: number | null } {
+  const freshness = freshnessShown(recorder, inputs, parts);
+  if (freshness === 'live') return { freshness, ageS: null };
+  const ageS = ageSeconds(recorder, inputs.now, parts);
+  const since = oldestReadAt(recorder, parts);
+  if (ageS !== null && since !== null) inputs.changes.at(stepAfter(since, 1000, ageS));
+  return { freshness, ageS };
+}
+
+/** How fresh the parts are, for a picture that shows no age: live parts turn stale with time alone. */
+function freshnessShown(recorder: RecorderState, inputs: ShowInputs, parts: readonly StatePart[]): Freshness {
+  const freshness = freshnessOf(recorder, inputs.now, parts);
+  const until = liveUntil(recorder, parts);
+  if (freshness === 'live' && until !== null) inputs.changes.at(endOf(until));
+  return freshness;
 }
 
 export function pictureFor(show: ResolvedShow, inputs: ShowInputs): Picture {
   if (typeof show === 'object' && 'inferred' in show) return show.inferred;
-  const { recorder, now } = inputs;
+  const { recorder } = inputs;
   if (recorder === undefined) return { kind: 'label', text: `NO RECORDER\n${inputs.recorderName}`, icon: null, color: '#000000', active: null };
-  const { freshness, ageS } = freshOf(recorder, now, FAST_PARTS);
 
   if (typeof show === 'string') {
     switch (show) {
@@ -90,15 +107,16 @@ export function pictureFor(show: ResolvedShow, inputs: ShowInputs): Picture {
         const ram = r && r.TotalRAM > 0 ? Math.round((r.CurrentRAM / r.TotalRAM) * 100) : null;
         const fullest = r?.DiskInfo.reduce<{ label: string; used: number } | null>((top, d) => (top === null || d.Value > top.used ? { label: d.Key, used: d.Value } : top), null) ?? null;
         const cpu = r ? Math.round(r.TotalCPU) : null;
-        return { kind: 'resources', cpu, ram, disk: fullest, warning: [cpu, ram, fullest?.used].some((v) => v !== null && v !== undefined && v > 90), freshness: freshOf(recorder, now, ['resources']).freshness };
+        return { kind: 'resources', cpu, ram, disk: fullest, warning: [cpu, ram, fullest?.used].some((v) => v !== null && v !== undefined && v > 90), freshness: freshnessShown(recorder, inputs, ['resources']) };
       }
       case 'schedule': {
         const s = recorder.schedule;
-        return { kind: 'schedule', enabled: s?.IsEnabled ?? false, start: s?.StartTime ?? null, stop: s?.StopTime ?? null, type: s?.ScheduleType ?? '', freshness: freshOf(recorder, now, ['schedule']).freshness };
+        return { kind: 'schedule', enabled: s?.IsEnabled ?? false, start: s?.StartTime ?? null, stop: s?.StopTime ?? null, type: s?.ScheduleType ?? '', freshness: freshnessShown(recorder, inputs, ['schedule']) };
       }
       case 'page':
         return { kind: 'page', ...inputs.page };
-      case 'status':
+      case 'status': {
+        const { freshness, ageS } = freshOf(recorder, inputs, FAST_PARTS);
         return {
           kind: 'status',
           recorder: inputs.recorderName,
@@ -108,21 +126,25 @@ export function pictureFor(show: ResolvedShow, inputs: ShowInputs): Picture {
           dialog: freshness === 'live' && recorder.dialog?.IsDialog === true,
           page: inputs.page,
         };
+      }
       case 'blank':
         return { kind: 'blank' };
     }
   }
   if ('question' in show) return dialogPicture('message', show.question, recorder, inputs);
-  const channels = freshOf(recorder, now, ['channels']);
   if ('sync' in show) {
-    const sync = freshOf(recorder, now, ['channels', 'sync']);
+    const sync = freshOf(recorder, inputs, ['channels', 'sync']);
     return syncPicture(recorder, sync.freshness, sync.ageS, show.sync, inputs);
   }
   if ('grid' in show) {
-    const live = channels.freshness === 'live' && recorder.channels !== null;
-    return { kind: 'grid', channels: live ? (recorder.channels?.length ?? null) : null, target: show.grid, freshness: channels.freshness };
+    const freshness = freshnessShown(recorder, inputs, ['channels']);
+    const live = freshness === 'live' && recorder.channels !== null;
+    return { kind: 'grid', channels: live ? (recorder.channels?.length ?? null) : null, target: show.grid, freshness };
   }
-  if ('channel' in show) return channelPicture(channelOf(show.channel, inputs.selectedChannel), show.thumbnail, recorder, channels.freshness, channels.ageS, inputs);
+  if ('channel' in show) {
+    const channels = freshOf(recorder, inputs, ['channels']);
+    return channelPicture(channelOf(show.channel, inputs.selectedChannel), show.thumbnail, recorder, channels.freshness, channels.ageS, inputs);
+  }
   if ('meter' in show) {
     const number = channelOf(show.meter, inputs.selectedChannel);
     const source = recorder.channels?.[number - 1]?.SourceName ?? null;
@@ -130,7 +152,10 @@ export function pictureFor(show: ResolvedShow, inputs: ShowInputs): Picture {
     // The meter is as current as its own reads (and the gain as this bridge's writes): a channel list
     // read a moment ago says nothing of a gain read long ago. With no source there is no meter: the
     // channel's own data says so, with its age.
-    if (meter === null) return { kind: 'meter', channel: number, source, levels: null, gainDb: null, freshness: channels.freshness, ageS: channels.ageS };
+    if (meter === null) {
+      const channels = freshOf(recorder, inputs, ['channels']);
+      return { kind: 'meter', channel: number, source, levels: null, gainDb: null, freshness: channels.freshness, ageS: channels.ageS };
+    }
     return { kind: 'meter', channel: number, source, levels: meter.levels, gainDb: meter.db, freshness: meter.freshness, ageS: meter.ageS };
   }
   return { kind: 'label', text: show.label, icon: show.icon ?? null, color: show.color ?? null, active: null };
@@ -141,19 +166,24 @@ export function pictureFor(show: ResolvedShow, inputs: ShowInputs): Picture {
  * not flashing: "no dialog" would be a claim the bridge cannot make.
  */
 function dialogPicture(role: DialogPicture['role'], place: { slot: number; slots: number } | null, recorder: RecorderState, inputs: ShowInputs): Picture {
-  const { now } = inputs;
+  const { now, changes } = inputs;
   const dialog = recorder.dialog;
-  const seen = freshOf(recorder, now, ['dialog']);
+  const seen = freshOf(recorder, inputs, ['dialog']);
   const active = dialog?.IsDialog === true;
   // An answer key shows the question's start only where no key shows the question.
   const text = active && (role === 'message' || !inputs.questionShown) ? (dialog?.DialogContent ?? '') : '';
+  const flashing = active && seen.freshness === 'live';
+  const phase = Math.floor(now / FLASH_PHASE_MS);
+  if (flashing) changes.at(stepAfter(0, FLASH_PHASE_MS, phase));
+  const textPage = active ? Math.floor(now / DIALOG_PAGE_MS) : 0;
+  if (active) changes.at(stepAfter(0, DIALOG_PAGE_MS, textPage));
   return {
     kind: 'dialog',
     role,
     active,
-    flashPhase: active && seen.freshness === 'live' && inputs.flashPhase,
+    flashPhase: flashing && phase % 2 === 0,
     text,
-    textPage: active ? Math.floor(now / DIALOG_PAGE_MS) : 0,
+    textPage,
     offersCancel: active && dialog !== null && dialogOffersCancel(dialog),
     slot: place?.slot ?? 0,
     slots: place?.slots ?? 1,
@@ -176,7 +206,7 @@ function channelPicture(number: number, thumbnail: boolean, recorder: RecorderSt
     state,
     lastSeen: state === 'stale' && channel ? (channelStateOf(channel, 'live') as Exclude<ChannelState, 'stale' | 'offline'>) : null,
     source: channel?.SourceName ?? null,
-    durationS: channel ? takeDuration(channel, freshness, inputs.durationOf) : null,
+    durationS: channel ? takeDuration(channel, freshness, (at) => inputs.durationOf(at, inputs.changes)) : null,
     fps: recording && channel && !channel.IsRecordingPause ? shownFps(channel.RecordingFPS) : null,
     drops: channel?.RecordingDrops ?? 0,
     warning: problems.length > 0 ? problems.join(' ') : null,
@@ -217,8 +247,23 @@ function syncPicture(recorder: RecorderState, freshness: Freshness, ageS: number
   else state = 'armed';
   const takers = channels.filter((c) => c.IsInSyncRec);
   const outOfSync = running ? channels.filter((c) => c.IsInSync && !c.IsInSyncRec).map((c) => c.Index + 1) : [];
-  const durations = takers.map((c) => takeDuration(c, freshness, inputs.durationOf)).filter((d) => d !== null);
-  return { kind: 'sync', state, action, members, outOfSync, durationS: running && durations.length > 0 ? Math.max(...durations) : null, ageS };
+  const durationS = running ? longestTake(takers, freshness, inputs) : null;
+  return { kind: 'sync', state, action, members, outOfSync, durationS, ageS };
+}
+
+/**
+ * The group's clock: its longest take. It steps when one of the longest does; a shorter take catching up
+ * with it changes nothing shown, so only the longest takes' next seconds are noted.
+ */
+function longestTake(takers: readonly Channel[], freshness: Freshness, inputs: ShowInputs): number | null {
+  const takes = takers.map((channel) => {
+    const changes = new NextChange(inputs.now);
+    return { seconds: takeDuration(channel, freshness, (at) => inputs.durationOf(at, changes)), changes };
+  });
+  let longest: number | null = null;
+  for (const { seconds } of takes) if (seconds !== null && (longest === null || seconds > longest)) longest = seconds;
+  for (const { seconds, changes } of takes) if (seconds === longest) inputs.changes.at(changes.moment);
+  return longest;
 }
 
 /**

@@ -3,10 +3,17 @@
 // events: the surface's input, timers, commands' answers, the recorder's state and the clock. This class
 // carries out the effects (timers on the injected scheduler, commands through the runner) and derives
 // everything shown from the state: pictures, the page, and which previews and meters to fetch.
-import { EMPTY, Subscription, auditTime, merge, of, switchMap, tap, timer, type Observable } from 'rxjs';
+//
+// When pictures are derived: every event that changes what they are made of refreshes them all (the
+// recorder's state, a gain written, input, a command's answer, the session's timers, fetched previews
+// and meters); between those only the clock moves them, and each picture says when it next changes by
+// time alone (next-change.ts): the session refreshes that control at that moment, with one timer for
+// the earliest, instead of recomputing every picture at a fixed frame rate.
+import { EMPTY, Subscription, auditTime, merge, of, switchMap, tap, type Observable } from 'rxjs';
 import type { Binding } from '../profiles/schema.js';
 import { runCommand, type InputMoment } from './command-runner.js';
 import { demandKey, pageDemand } from './extras-demand.js';
+import { NextChange } from './next-change.js';
 import { BLANK, type Picture } from './picture.js';
 import { usesSelection } from './profile-selection.js';
 import { REASON_PAGE_MS, overlayOf } from './session/session-overlays.js';
@@ -18,10 +25,15 @@ import { flashReason, pictureFor, questionKeys, showOf, type ResolvedShow, type 
 import { PicturePainter } from './picture-painter.js';
 import type { ControlDefinition, Surface } from './surface.js';
 
-/** Pictures are recomputed at least this often, so clocks tick and data ages show without new answers. */
-const FRAME_MS = 100;
 /** Changes that arrive within this long of each other are drawn together. */
 const COALESCE_MS = 10;
+/**
+ * Fetched previews and meter reads that arrive within this long of the first are drawn together: they
+ * come many times a second (16 previews, a meter 4 times, with a page of them), nobody waits for them,
+ * and each refresh derives every picture of the surface. So each shows within a tenth of a second of its
+ * arrival, and a page of them costs at most ten refreshes a second.
+ */
+const FETCHED_MS = 100;
 
 export class SurfaceSession {
   private state: SessionState;
@@ -33,12 +45,18 @@ export class SurfaceSession {
   private stopped = false;
   /** A refresh asked for by input, not yet run. */
   private refreshScheduled: Subscription | null = null;
+  /** When each control's picture next changes by time alone, as noted when it was last derived. */
+  private readonly changesAt = new Map<string, number>();
+  /** The one timer for the earliest of those moments. */
+  private nextChange: { at: number; action: Subscription } | null = null;
   /** Someone can see the surface (always, for a device): otherwise nothing is drawn or fetched for it. */
   private watched = true;
   private lastDemand = '';
   /** The page, selection and recorders' channel lists the demand was last worked out from. */
   private demandBasis: unknown[] = [];
   private marksSelection: boolean;
+  /** Work done so far, for the benchmark and tests: refreshes (of all controls or the ones due) and pictures derived. */
+  readonly stats = { refreshes: 0, pictures: 0 };
 
   constructor(
     readonly surface: Surface,
@@ -86,8 +104,8 @@ export class SurfaceSession {
 
   /** What each control shows and does on the page in front of the operator (for the remote API). */
   describeControls(): Array<{ control: ControlDefinition; picture: Picture; binding: Binding | null }> {
-    const pictures = this.computePictures();
-    return this.surface.controls.map((control) => ({ control, picture: pictures.get(control.id) ?? BLANK, binding: this.bindingInFront(control.id) ?? null }));
+    const pictures = this.computePictures(this.surface.controls);
+    return this.surface.controls.map((control) => ({ control, picture: pictures.get(control.id)?.picture ?? BLANK, binding: this.bindingInFront(control.id) ?? null }));
   }
 
   start(): void {
@@ -96,12 +114,16 @@ export class SurfaceSession {
     const { scheduler } = this.services.time;
     // The recorders' state is drawn as soon as it answers (a command's effect must show at once), and so
     // is a gain this bridge writes; the three state reads answer moments apart, so one refresh covers a
-    // burst of them. Fetched previews and meters ride on the next frame (see RecorderExtras).
+    // burst of them. Fetched previews and meters are drawn together, at most every FETCHED_MS.
     const changes: Observable<unknown>[] = [];
-    for (const handle of this.services.recorders.values()) changes.push(handle.link.state$, handle.extras.gainWritten$);
-    const triggers = [timer(FRAME_MS, FRAME_MS, scheduler), merge(...changes).pipe(auditTime(COALESCE_MS, scheduler))];
+    const fetched: Observable<unknown>[] = [];
+    for (const handle of this.services.recorders.values()) {
+      changes.push(handle.link.state$, handle.extras.gainWritten$);
+      fetched.push(handle.extras.fetched$);
+    }
+    const triggers = [merge(...changes).pipe(auditTime(COALESCE_MS, scheduler)), merge(...fetched).pipe(auditTime(FETCHED_MS, scheduler))];
     this.subscription = new Subscription();
-    // A surface nobody sees gets no frames and follows no state: it is picked up again when seen.
+    // A surface nobody sees is not drawn and follows no state: it is picked up again when seen.
     const watched$ = this.surface.watched$ ?? of(true);
     this.subscription.add(
       watched$
@@ -140,6 +162,7 @@ export class SurfaceSession {
     this.dispatch({ type: 'stop' });
     this.stopped = true;
     this.refreshScheduled?.unsubscribe();
+    this.forgetChanges();
     for (const scheduled of this.timers.values()) scheduled.unsubscribe();
     this.timers.clear();
     this.subscription?.unsubscribe();
@@ -240,14 +263,61 @@ export class SurfaceSession {
 
   // Derived: pictures and demand --------------------------------------------------------------------
 
+  /** Derives every control's picture again (something they are made of changed) and shows what differs. */
   refresh(): void {
     if (this.stopped) return;
     if (!this.watched) {
+      this.forgetChanges();
       this.forgetDemand();
       return;
     }
-    for (const [id, picture] of this.computePictures()) this.painter.show(id, picture);
+    this.showPictures(this.surface.controls);
     this.updateDemand();
+  }
+
+  /**
+   * Derives again the pictures whose moment to change by time alone has come. Nothing else changed since
+   * the others were derived: every change of what pictures are made of refreshes them all.
+   */
+  private refreshDue(): void {
+    const now = this.services.time.now();
+    const due = this.surface.controls.filter((control) => (this.changesAt.get(control.id) ?? Infinity) <= now);
+    // A timer may fire a moment early by the wall clock: it is set again for what is still to come.
+    if (due.length === 0) this.scheduleNextChange();
+    else this.showPictures(due);
+  }
+
+  private showPictures(controls: readonly ControlDefinition[]): void {
+    this.stats.refreshes++;
+    this.stats.pictures += controls.length;
+    for (const [id, { picture, changesAt }] of this.computePictures(controls)) {
+      this.painter.show(id, picture);
+      if (changesAt === null) this.changesAt.delete(id);
+      else this.changesAt.set(id, changesAt);
+    }
+    this.scheduleNextChange();
+  }
+
+  /** One timer, for the earliest moment a picture shown changes by time alone; none when none does. */
+  private scheduleNextChange(): void {
+    let earliest = Infinity;
+    for (const at of this.changesAt.values()) earliest = Math.min(earliest, at);
+    if (this.nextChange?.at === earliest) return;
+    this.nextChange?.action.unsubscribe();
+    this.nextChange = null;
+    if (earliest === Infinity) return;
+    const action = this.services.time.scheduler.schedule(() => {
+      this.nextChange = null;
+      this.refreshDue();
+    }, Math.max(0, earliest - this.services.time.now()));
+    this.nextChange = { at: earliest, action };
+  }
+
+  /** Nothing shown is waited on (stopped, or nobody sees the surface). */
+  private forgetChanges(): void {
+    this.changesAt.clear();
+    this.nextChange?.action.unsubscribe();
+    this.nextChange = null;
   }
 
   /** Nothing to fetch for this surface (stopped, or nobody sees it). */
@@ -266,47 +336,43 @@ export class SurfaceSession {
     return bindingOn(this.pageInFront(), control, this.controls);
   }
 
-  private computePictures(): Map<string, Picture> {
+  /** The controls' pictures now, each with the moment it next changes by time alone (null: it does not). */
+  private computePictures(controls: readonly ControlDefinition[]): Map<string, { picture: Picture; changesAt: number | null }> {
     const now = this.services.time.now();
     const page = this.pageInFront();
     const shownPage = pageInfo(this.profile, this.state.page, page);
     // The keys that together show the dialog's question, each its share in reading order.
     const question = questionKeys(page, this.surface.controls, page.name === this.profile.dialogPage);
-    // What pictures are made from, once per refresh and recorder (this runs ten times a second).
-    const inputsByRecorder = new Map<string, ShowInputs>();
-    const inputsFor = (name: string): ShowInputs => {
-      let inputs = inputsByRecorder.get(name);
-      if (!inputs) inputsByRecorder.set(name, (inputs = this.showInputs(name, now, shownPage, question.length > 0)));
-      return inputs;
-    };
-    const pictures = new Map<string, Picture>();
-    for (const control of this.surface.controls) {
+    const pictures = new Map<string, { picture: Picture; changesAt: number | null }>();
+    for (const control of controls) {
+      const changes = new NextChange(now);
       const binding = bindingOn(page, control.id, this.controls);
       const slot = question.indexOf(control.id);
       const show: ResolvedShow | null = slot >= 0 ? { question: { slot, slots: question.length } } : binding ? showOf(binding) : null;
-      const picture = show !== null ? pictureFor(show, inputsFor(binding?.recorder ?? this.services.defaultRecorder)) : BLANK;
+      const picture = show !== null ? pictureFor(show, this.showInputs(binding?.recorder ?? this.services.defaultRecorder, changes, shownPage, question.length > 0)) : BLANK;
       // An LCD cell that shows its encoder's binding shows that encoder's ring and marks too.
       const marked = control.kind === 'lcd' && page.controls[control.id] === undefined ? (encoderOf(control.id, this.controls) ?? control.id) : control.id;
-      const overlay = overlayOf(this.state, marked, page.name, now, binding);
-      pictures.set(control.id, overlay ? { ...picture, overlay: { ...picture.overlay, ...overlay } } : picture);
+      const overlay = overlayOf(this.state, marked, page.name, now, binding, changes);
+      pictures.set(control.id, { picture: overlay ? { ...picture, overlay: { ...picture.overlay, ...overlay } } : picture, changesAt: changes.moment });
     }
     return pictures;
   }
 
-  private showInputs(name: string, now: number, page: ShowInputs['page'], questionShown: boolean): ShowInputs {
+  private showInputs(name: string, changes: NextChange, page: ShowInputs['page'], questionShown: boolean): ShowInputs {
     const handle = this.services.recorders.get(name);
+    const { now } = changes;
     return {
       recorder: handle?.link.state,
       recorderName: name,
       now,
-      durationOf: (index) => handle?.durations.read(`${index}`, now) ?? null,
+      durationOf: (index, noted) => handle?.durations.read(`${index}`, now, noted) ?? null,
       thumbnailOf: (index) => handle?.extras.thumbnailKey(index) ?? null,
-      meterOf: (source) => handle?.extras.meter(source) ?? null,
+      meterOf: (source) => handle?.extras.meter(source, changes) ?? null,
       selectedChannel: this.state.selectedChannel,
       marksSelection: this.marksSelection,
       page,
-      flashPhase: Math.floor(now / 500) % 2 === 0,
       questionShown,
+      changes,
     };
   }
 

@@ -8,6 +8,7 @@ import { operations } from '../../src/api/operations.js';
 import { ACTIONS, expectedEffect, planCommand, type ActionTable, type RecorderCommand } from '../../src/engine/actions/index.js';
 import { resolveSelected } from '../../src/engine/actions/parameters.js';
 import { describeCall, type PlanInputs } from '../../src/engine/command-plan.js';
+import { NextChange } from '../../src/engine/next-change.js';
 import { initialRecorderState, type RecorderState } from '../../src/engine/recorder-state.js';
 import { pictureFor, showOf, type ShowInputs } from '../../src/engine/show.js';
 import { parseProfile } from '../../src/profiles/load.js';
@@ -97,12 +98,12 @@ describe('the action table', () => {
       now: 1000,
       durationOf: () => null,
       thumbnailOf: () => null,
-      meterOf: () => ({ db: -6, freshness: 'live', ageS: null, levels: [-20, -18] }),
+      meterOf: () => ({ db: -6, freshness: 'live', ageS: null, levels: [-20, -18], changesAt: null }),
       selectedChannel: 2,
       marksSelection: false,
       page: { name: 'Main', number: 1, count: 1 },
-      flashPhase: false,
       questionShown: false,
+      changes: new NextChange(1000),
     };
     const renderer = new KeyRenderer();
     for (const [name, entry] of entries) {

@@ -10,20 +10,22 @@ const written = (db: number, over: Partial<GainWrites> = {}): GainWrites => ({ d
 const facts = (over: Partial<GainFacts>): GainFacts => ({ read: null, written: null, now: 10_000, liveForMs: LIVE_FOR, offline: false, ...over });
 
 describe('a read gain', () => {
-  it('is live while younger than 3 meter intervals, with its levels', () => {
+  it('is live while younger than 3 meter intervals, with its levels (both go the millisecond after)', () => {
     const truth = gainTruth(facts({ read: read(-6, 9_800, 1) }));
-    expect(truth).toEqual({ db: -6, freshness: 'live', ageS: null, levels: [-20, -24] });
+    expect(truth).toEqual({ db: -6, freshness: 'live', ageS: null, levels: [-20, -24], changesAt: 10_101 });
+    expect(gainTruth(facts({ read: read(-6, 9_800, 1), now: 10_100 })).freshness).toBe('live');
+    expect(gainTruth(facts({ read: read(-6, 9_800, 1), now: 10_101 }))).toMatchObject({ freshness: 'stale', levels: null });
     expect(stepBasis(truth)).toBe(-6);
   });
 
   it('older than that it is shown with its age and no levels, and no step starts from it', () => {
     const truth = gainTruth(facts({ read: read(-6, 4_000, 1) }));
-    expect(truth).toEqual({ db: -6, freshness: 'stale', ageS: 6, levels: null });
+    expect(truth).toEqual({ db: -6, freshness: 'stale', ageS: 6, levels: null, changesAt: 11_000 });
     expect(stepBasis(truth)).toBeNull();
   });
 
   it('never read: unknown, and a step reads it first', () => {
-    expect(gainTruth(facts({}))).toEqual({ db: null, freshness: 'stale', ageS: null, levels: null });
+    expect(gainTruth(facts({}))).toEqual({ db: null, freshness: 'stale', ageS: null, levels: null, changesAt: null });
     expect(stepBasis(gainTruth(facts({})))).toBeNull();
   });
 
@@ -48,7 +50,7 @@ describe('a gain this bridge writes', () => {
 
   it('lapses after that: shown as old, not live, when no read follows (nobody views the deck)', () => {
     const truth = gainTruth(facts({ read: read(0, 2_000, 1), written: written(-2, { answered: { at: 4_000, order: 2, ok: true } }) }));
-    expect(truth).toEqual({ db: -2, freshness: 'stale', ageS: 6, levels: null });
+    expect(truth).toEqual({ db: -2, freshness: 'stale', ageS: 6, levels: null, changesAt: 11_000 });
     expect(stepBasis(truth)).toBeNull();
   });
 

@@ -1,6 +1,7 @@
 // The session's rules without a device, a recorder or a clock: events in, state and effects out. Time is
 // virtual (a number moved by the test); timers are run by a harness that does what the session would.
 import { describe, expect, it } from 'vitest';
+import { NextChange } from '../../src/engine/next-change.js';
 import { REASON_PAGE_MS, gestureOf, overlayOf } from '../../src/engine/session/session-overlays.js';
 import { bindingOn, type SessionProfile } from '../../src/engine/session/session-pages.js';
 import { initialSessionState, type SessionEffect, type SessionState } from '../../src/engine/session/session-state.js';
@@ -21,6 +22,9 @@ function profileOf(yaml: string): SessionProfile {
 
 /** A profile with one page, Main, of the given controls (YAML lines indented by six spaces). */
 const mainPage = (controls: string) => `name: t\nmatch: { kind: memory }\npages:\n  - name: Main\n    controls:\n${controls}`;
+
+/** The marks a control of the page Main shows now. */
+const marksOn = (h: Harness, control: string) => overlayOf(h.state, control, 'Main', h.now, undefined, new NextChange(h.now));
 
 /** Runs the transition as the session does: effects collected, timers kept and fired on virtual time. */
 class Harness {
@@ -356,11 +360,11 @@ pages:
     h.advance(200);
     h.input({ type: 'up', control: 'key2' });
     expect(h.sent()).toEqual([]);
-    expect(overlayOf(h.state, 'key2', 'Main', h.now, undefined)).toEqual({ hint: 'hold' });
+    expect(marksOn(h, 'key2')).toEqual({ hint: 'hold' });
     h.advance(999);
-    expect(overlayOf(h.state, 'key2', 'Main', h.now, undefined)?.hint).toBe('hold');
+    expect(marksOn(h, 'key2')?.hint).toBe('hold');
     h.advance(1);
-    expect(overlayOf(h.state, 'key2', 'Main', h.now, undefined)).toBeNull();
+    expect(marksOn(h, 'key2')).toBeNull();
     expect(h.timerCount).toBe(0);
   });
 
@@ -389,9 +393,9 @@ pages:
     const h = new Harness(profileOf(GESTURES));
     h.tap('key0');
     h.send({ type: 'command-done', control: 'key0', page: 'Main', macro: null, outcome: 'failed', reason: 'Channel 1 has no source' });
-    expect(overlayOf(h.state, 'key0', 'Main', h.now, undefined)).toEqual({ flash: 'failed', reason: 'Channel 1 has no source', reasonPage: 0 });
+    expect(marksOn(h, 'key0')).toEqual({ flash: 'failed', reason: 'Channel 1 has no source', reasonPage: 0 });
     h.advance(1500);
-    expect(overlayOf(h.state, 'key0', 'Main', h.now, undefined)).toBeNull();
+    expect(marksOn(h, 'key0')).toBeNull();
   });
 
   it('a reason that takes pages keeps the flash up to read them all; the page shown follows from when it began', () => {
@@ -400,7 +404,7 @@ pages:
     h.tap('key0');
     h.send({ type: 'command-done', control: 'key0', page: 'Main', macro: null, outcome: 'failed', reason: 'a long reason', readMs: 3 * REASON_PAGE_MS });
     expect(h.state.flashes.get('key0')?.at).toBe(250);
-    const page = () => overlayOf(h.state, 'key0', 'Main', h.now, undefined)?.reasonPage;
+    const page = () => marksOn(h, 'key0')?.reasonPage;
     expect(page()).toBe(0);
     h.advance(REASON_PAGE_MS - 1);
     expect(page()).toBe(0);
@@ -411,12 +415,12 @@ pages:
     h.advance(REASON_PAGE_MS - 1);
     expect(page()).toBe(2);
     h.advance(1);
-    expect(overlayOf(h.state, 'key0', 'Main', h.now, undefined)).toBeNull();
+    expect(marksOn(h, 'key0')).toBeNull();
     // A short reading time never cuts the flash below its usual length.
     h.tap('key0');
     h.send({ type: 'command-done', control: 'key0', page: 'Main', macro: null, outcome: 'failed', reason: 'short', readMs: 10 });
     h.advance(FLASH_MS - 1);
-    expect(overlayOf(h.state, 'key0', 'Main', h.now, undefined)?.flash).toBe('failed');
+    expect(marksOn(h, 'key0')?.flash).toBe('failed');
   });
 
   it('the corner mark follows the binding: hold for a hold or a hold-to-confirm, double for a double press, none for a plain press', () => {

@@ -1,5 +1,6 @@
 // What keys show, from the recorder's state and the binding: the pictures issue 13 asks to tell apart.
 import { describe, expect, it } from 'vitest';
+import { NextChange } from '../../src/engine/next-change.js';
 import { initialRecorderState, type RecorderState } from '../../src/engine/recorder-state.js';
 import { DIALOG_PAGE_MS, pictureFor, questionKeys, showOf, type ShowInputs } from '../../src/engine/show.js';
 import { keyGrid } from '../../src/engine/surface.js';
@@ -36,8 +37,8 @@ function inputs(over: Partial<RecorderState> = {}, now = 1000): ShowInputs {
     selectedChannel: 1,
     marksSelection: false,
     page: { name: 'Main', number: 1, count: 1 },
-    flashPhase: false,
     questionShown: false,
+    changes: new NextChange(now),
   };
 }
 

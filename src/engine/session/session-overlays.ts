@@ -2,18 +2,29 @@
 // hold filling, a double press armed, a command that failed or was refused (with its reason), a tap that
 // wanted a hold; and the one lasting mark, how the key's binding must be used beyond a tap.
 import type { Binding } from '../../profiles/schema.js';
+import { stepAfter, type NextChange } from '../next-change.js';
 import type { PictureOverlay } from '../picture.js';
 import type { SessionState } from './session-state.js';
 
 /** How long each page of a failure's reason stays on its key: a few words, read at a glance. */
 export const REASON_PAGE_MS = 2000;
+/** A hold ring fills in steps of this long: 25 a second look smooth and cost little to draw. */
+export const RING_STEP_MS = 40;
 
-export function overlayOf(state: SessionState, control: string, page: string, now: number, binding: Binding | undefined): PictureOverlay | null {
+/**
+ * The marks on a control at `now`. A hold ring's next step and a reason's next page are noted in
+ * `changes`; a flash or an arming ends by a timer of the session, which changes its state.
+ */
+export function overlayOf(state: SessionState, control: string, page: string, now: number, binding: Binding | undefined, changes: NextChange): PictureOverlay | null {
   const overlay: PictureOverlay = {};
   const gesture = binding ? gestureOf(binding) : null;
   if (gesture !== null) overlay.gesture = gesture;
   const holding = state.held.get(control);
-  if (holding && holding.holdMs !== null && !holding.holdFired && !holding.cancelled) overlay.hold = Math.min(1, Math.max(0, (now - holding.downAt) / holding.holdMs));
+  if (holding && holding.holdMs !== null && !holding.holdFired && !holding.cancelled) {
+    const steps = Math.floor(Math.max(0, now - holding.downAt) / RING_STEP_MS);
+    overlay.hold = Math.min(1, (steps * RING_STEP_MS) / holding.holdMs);
+    if (overlay.hold < 1) changes.at(stepAfter(holding.downAt, RING_STEP_MS, steps));
+  }
   if (state.armed.get(control)?.page === page) overlay.armed = true;
   const flash = state.flashes.get(control);
   if (flash && flash.page === page) {
@@ -24,6 +35,7 @@ export function overlayOf(state: SessionState, control: string, page: string, no
         overlay.reason = flash.reason;
         // The page shown follows from when the flash began: a key redrawn at any moment shows the same page.
         overlay.reasonPage = Math.floor(Math.max(0, now - flash.at) / REASON_PAGE_MS);
+        changes.at(stepAfter(flash.at, REASON_PAGE_MS, overlay.reasonPage));
       }
     }
   }

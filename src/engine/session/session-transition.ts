@@ -16,8 +16,6 @@ import type { SurfaceInput } from '../surface.js';
 import { bindingOn, cyclePages, effectivePage, keptPage, type SessionWorld } from './session-pages.js';
 import type { Armed, Flash, Held, RunningMacro, SessionEffect, SessionState } from './session-state.js';
 
-/** How often a hold ring advances; 25 frames a second looks smooth and costs little to draw. */
-export const RING_FRAME_MS = 40;
 /** How long a failed or refused command marks its key. */
 export const FLASH_MS = 1500;
 /** How long "HOLD" shows on a key tapped when it wanted a hold: long enough to read, short enough to retry. */
@@ -160,12 +158,6 @@ class Draft {
     switch (kind) {
       case 'hold':
         return this.holdCompleted(id);
-      case 'ring': {
-        // The ring is drawn from the time held; this only keeps frames coming while it fills.
-        const holding = [...this.held.values()].find((h) => h.id === id);
-        if (holding && this.waitingForHold(holding)) this.startTimer(`ring:${id}`, RING_FRAME_MS);
-        return;
-      }
       case 'armed':
         for (const [control, armed] of this.armed) if (armed.id === id) this.armed.delete(control);
         return;
@@ -229,8 +221,8 @@ class Draft {
     this.held.set(control, { origin, page: page.name, binding: binding ?? null, downAt: this.world.now, holdMs, holdFired: false, cancelled: false, id });
     if (!binding) return;
     if (holdMs !== null) {
+      // The ring is drawn from the time held: the session redraws it at each of its steps (session-overlays.ts).
       this.startTimer(`hold:${id}`, holdMs);
-      this.startTimer(`ring:${id}`, RING_FRAME_MS);
       return;
     }
     this.shortPress(control, binding, page);
@@ -269,7 +261,6 @@ class Draft {
     const [control, holding] = entry;
     if (!this.waitingForHold(holding) || !holding.binding) return;
     this.held.set(control, { ...holding, holdFired: true });
-    this.cancelTimer(`ring:${id}`);
     const { binding } = holding;
     const page = this.pageNamed(holding.page);
     const action = binding.confirm && 'hold' in binding.confirm ? binding.press : binding.hold?.do;
@@ -307,7 +298,6 @@ class Draft {
   private cancelHoldTimers(holding: Held): void {
     if (holding.holdMs === null || holding.holdFired || holding.cancelled) return;
     this.cancelTimer(`hold:${holding.id}`);
-    this.cancelTimer(`ring:${holding.id}`);
   }
 
   private disarm(control: string): void {
