@@ -8,7 +8,7 @@ import { lstat, mkdir, readFile, realpath, rename, stat, unlink, writeFile } fro
 import { basename, dirname, join, resolve } from 'node:path';
 import { EditError, editProfileText, type ProfileEdit } from './edit-text.js';
 import { formatProfileError, parseProfile, type ProfileProblem } from './load.js';
-import { profileOrigin } from './origin.js';
+import { SHIPPED_PROFILES, profileOrigin } from './origin.js';
 import type { ProfileOrigin } from './schema.js';
 import { listProfileFiles } from './watch.js';
 
@@ -54,6 +54,8 @@ export class StaleEdit extends Error {
 export const etagOf = (text: string) => `"${createHash('sha256').update(text).digest('hex').slice(0, 32)}"`;
 
 export class ProfileFiles {
+  private writing: Promise<unknown> = Promise.resolve();
+
   /**
    * @param paths the profile files and folders the bridge watches (shipped and the operator's)
    * @param ownFolder the operator's folder (--profile DIR), where "make my own" writes; null: none given
@@ -95,15 +97,30 @@ export class ProfileFiles {
   }
 
   /** Applies one edit, if the file is still what the client read (its ETag) and the loader accepts the result. */
-  async edit(id: string, ifMatch: string | null, edit: ProfileEdit): Promise<SavedEdit> {
+  edit(id: string, ifMatch: string | null, edit: ProfileEdit): Promise<SavedEdit> {
+    return this.oneAtATime(() => this.editNow(id, ifMatch, edit));
+  }
+
+  /** Puts back the version before the last save (FILE.bak); the version undone becomes the .bak (so undo again redoes). */
+  undo(id: string, ifMatch: string | null): Promise<SavedEdit> {
+    return this.oneAtATime(() => this.undoNow(id, ifMatch));
+  }
+
+  /** Writes wait for each other: two saves read against one ETag cannot both pass its check. */
+  private oneAtATime<T>(write: () => Promise<T>): Promise<T> {
+    const result = this.writing.then(write);
+    this.writing = result.catch(() => undefined);
+    return result;
+  }
+
+  private async editNow(id: string, ifMatch: string | null, edit: ProfileEdit): Promise<SavedEdit> {
     const current = await this.writable(id, ifMatch);
     const result = editProfileText(current.text, edit);
     const etag = await this.save(current, result.text);
     return { entry: current.entry, etag, before: result.before, after: result.after };
   }
 
-  /** Puts back the version before the last save (FILE.bak); the version undone becomes the .bak (so undo again redoes). */
-  async undo(id: string, ifMatch: string | null): Promise<SavedEdit> {
+  private async undoNow(id: string, ifMatch: string | null): Promise<SavedEdit> {
     const current = await this.writable(id, ifMatch);
     const path = await this.contained(current.entry);
     let previous: string;
@@ -123,7 +140,9 @@ export class ProfileFiles {
   async copy(id: string, pin: { match: Record<string, unknown>; name: string; suffix: string }): Promise<SavedEdit> {
     if (this.ownFolder === null) throw new EditError(409, 'no folder of your own profiles: start recdeck with --profile DIR (a folder; it is created if need be)');
     const source = await this.read(id);
-    const { text } = editProfileText(source.text, { kind: 'pin', match: pin.match, name: pin.name });
+    const pinned = editProfileText(source.text, { kind: 'pin', match: pin.match, name: pin.name }).text;
+    // The editor hint of a shipped file names the schema beside it; the copy lives elsewhere.
+    const text = pinned.replace(/(\$schema=)\.\/recdeck-profile\.schema\.json/, `$1${join(SHIPPED_PROFILES, 'recdeck-profile.schema.json')}`);
     this.check(text, source.entry.path);
     await mkdir(this.ownFolder, { recursive: true });
     const fileName = `${basename(source.entry.path).replace(/\.ya?ml$/i, '')}-${pin.suffix.replace(/[^A-Za-z0-9._-]/g, '_')}.yaml`;

@@ -101,6 +101,13 @@ describe('profile editor API, editing allowed', () => {
     expect((await f.call('DELETE', KEY0_PATH)).status).toBe(428);
   });
 
+  it('two saves against one ETag at once: one is written, the other is 409', async () => {
+    const { etag: tag } = await etag();
+    const put = (channel: number) => f.call('PUT', KEY0_PATH, { ...json, 'if-match': tag }, JSON.stringify({ press: { action: 'rec-toggle', channel } }));
+    const answers = await Promise.all([put(3), put(4)]);
+    expect(answers.map((a) => a.status).sort()).toEqual([200, 409]);
+  });
+
   it('DELETE a control, add, rename and move a page, then undo the last save', async () => {
     let { etag: tag } = await etag();
     const step = async (method: string, path: string, body?: unknown) => {
@@ -144,7 +151,9 @@ describe('profile editor API, editing allowed', () => {
     const answer = await f.call('POST', '/profiles/shipped:web-32-keys.yaml/copy', json, JSON.stringify({ surface: 'web:web-32' }));
     expect(answer.status, answer.text).toBe(201);
     const id = (answer.json as { id: string }).id;
-    expect(readFileSync(join(own.folder, id), 'utf8')).toContain('name: Web 32 keys (Web deck, 32 keys)');
+    const copy = readFileSync(join(own.folder, id), 'utf8');
+    expect(copy).toContain('name: Web 32 keys (Web deck, 32 keys)');
+    expect(copy).toContain(`$schema=${new URL('../../profiles/recdeck-profile.schema.json', import.meta.url).pathname}`);
     await until(() => f.running.bridge.session('web:web-32')?.profileFile === join(own.folder, id), 'the copy to drive the deck');
     expect((await f.call('POST', '/profiles/shipped:web-32-keys.yaml/copy', json, JSON.stringify({ surface: 'web:web-32' }))).status).toBe(409);
   });
