@@ -136,6 +136,6 @@ describe('the profile editor in a browser', { timeout: 40_000 }, () => {
     await until(async () => (await page.locator('#edit-message .saved').count()) > 0, 'the save');
     const xlKey0 = () => f.running.bridge.session(`streamdeck:${SERIAL}`)?.describeControls().find((c) => c.control.id === 'key0')?.binding?.press;
     await until(() => (xlKey0() as { action?: string } | undefined)?.action === 'rec-toggle', 'the XL to take the edit');
-    await page.screenshot({ path: join(shots(), 'editor-xl.png') });
+    await page.screenshot({ path: join(folder, 'editor-xl.png') });
   });
 });
