@@ -6,7 +6,7 @@ import type { IncomingMessage } from 'node:http';
 import * as z from 'zod';
 import type { Bridge } from '../engine/bridge.js';
 import { ACTIONS } from '../engine/actions/index.js';
-import { chooseProfile, profileFits } from '../engine/profile-match.js';
+import { checkBindings, chooseProfile, profileFits } from '../engine/profile-match.js';
 import type { Surface } from '../engine/surface.js';
 import { EditError, type ProfileEdit } from '../profiles/edit-text.js';
 import { jsonSchemaOf } from '../profiles/json-schema.js';
@@ -87,7 +87,8 @@ export async function answerProfiles(request: IncomingMessage, parts: string[], 
       if (method === 'PUT') {
         const binding = await readJson(request);
         if (binding === null || typeof binding !== 'object' || Array.isArray(binding)) throw new EditError(400, 'expected a binding as a JSON object, like {"press": {"action": "rec-toggle", "channel": 1}}');
-        return record(await write({ kind: 'set-control', page, control, binding }), 'set-control', page, control);
+        const answer = record(await write({ kind: 'set-control', page, control, binding }), 'set-control', page, control);
+        return { ...answer, body: { ...(answer.body as object), warnings: await bindingWarnings(bridge, id, page, control, binding, editing) } };
       }
       if (method === 'DELETE') return record(await write({ kind: 'delete-control', page, control }), 'delete-control', page, control);
       return { status: 405, body: { error: `method ${method} not allowed here: expected PUT or DELETE` } };
@@ -134,6 +135,18 @@ async function readJson(request: IncomingMessage): Promise<unknown> {
   } catch (error) {
     throw new EditError(400, `the body is not JSON: ${(error as Error).message}`);
   }
+}
+
+/**
+ * What the surfaces the file drives cannot do of a binding the loader accepts (a turn on a key, a press
+ * on a fader), in the words the bridge logs them with.
+ */
+async function bindingWarnings(bridge: Bridge, id: string, page: string, control: string, binding: unknown, editing: ProfileEditing): Promise<string[]> {
+  const parsed = Binding.safeParse(binding);
+  if (!parsed.success) return [];
+  const { path } = await editing.files.entry(id);
+  const drives = bridge.attachedSurfaces().filter((surface) => chooseProfile(surface, bridge.loadedProfiles())?.winner.file === path);
+  return drives.flatMap((surface) => checkBindings({ pages: [{ name: page, controls: { [control]: parsed.data } }] }, surface.controls).map((message) => `${surface.id}: ${message}`));
 }
 
 /** "Make my own" for one surface: the copy's match is pinned to its serial (or its name, when it has no serial). */

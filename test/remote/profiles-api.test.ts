@@ -101,6 +101,13 @@ describe('profile editor API, editing allowed', () => {
     expect((await f.call('DELETE', KEY0_PATH)).status).toBe(428);
   });
 
+  it('a binding the surface cannot carry out is saved with the bridge\'s warning', async () => {
+    const { etag: tag } = await etag();
+    const answer = await f.call('PUT', '/profiles/studio-15.yaml/pages/Setup/controls/key4', { ...json, 'if-match': tag }, JSON.stringify({ turn: { action: 'page-next' } }));
+    expect(answer.status).toBe(200);
+    expect((answer.json as { warnings: string[] }).warnings).toEqual(['web:web-15: page "Setup": control "key4": turn is bound, but it is a key; only dials turn']);
+  });
+
   it('two saves against one ETag at once: one is written, the other is 409', async () => {
     const { etag: tag } = await etag();
     const put = (channel: number) => f.call('PUT', KEY0_PATH, { ...json, 'if-match': tag }, JSON.stringify({ press: { action: 'rec-toggle', channel } }));

@@ -60,7 +60,11 @@ export function bindingForm(binding, control, schema) {
     if (value !== undefined) b.show = value;
   });
 
-  for (const gesture of gesturesOf(control)) {
+  // The gestures the control takes, and any other the file binds (shown so a save never drops it; the
+  // bridge warns that the control cannot do it).
+  const bound = [...['press', 'release', 'hold', 'turn', 'fader'].filter((g) => binding[g] !== undefined), ...Object.keys(binding.touch ?? {}).map((g) => `touch.${g}`)];
+  const gestures = [...new Set([...gesturesOf(control), ...bound])];
+  for (const gesture of gestures) {
     const current = gesture.startsWith('touch.') ? binding.touch?.[gesture.slice(6)] : gesture === 'hold' ? binding.hold?.do : binding[gesture];
     const path = gesture === 'hold' ? 'hold.do' : gesture;
     const field = actionField(GESTURE_NAMES[gesture] ?? gesture, path, current, schema);
@@ -79,7 +83,7 @@ export function bindingForm(binding, control, schema) {
     });
   }
 
-  if (gesturesOf(control).includes('press')) {
+  if (gestures.includes('press') || binding.confirm !== undefined) {
     const confirm = confirmField(binding.confirm);
     root.append(confirm.element);
     readers.push((b) => {

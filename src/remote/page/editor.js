@@ -197,6 +197,8 @@ async function saved(/** @type {{ status: number, json: any }} */ answer, /** @t
   if (answer.status >= 300) return showRefusal(answer.status, answer.json);
   await refresh();
   $('edit-message').append(Object.assign(document.createElement('p'), { className: 'saved', textContent: `Saved: ${what}` }));
+  // Accepted, but more than this surface can do (a turn on a key): the bridge's own words.
+  for (const warning of answer.json.warnings ?? []) $('edit-message').append(Object.assign(document.createElement('p'), { className: 'refusal', textContent: warning }));
 }
 
 async function save() {
