@@ -120,6 +120,18 @@ describe('the profile editor in a browser', { timeout: 40_000 }, () => {
     expect(readFileSync(file, 'utf8')).toBe(changed);
   });
 
+  it('a phone views the decks but is offered no editor', async () => {
+    const phone = await browser.newPage({ viewport: { width: 390, height: 844 } });
+    try {
+      await phone.goto(f.base);
+      await until(() => phone.locator('canvas[data-surface="web:web-15"][data-control="key0"]').isVisible(), 'the deck on the phone', 8000);
+      expect(await phone.locator('#edit-toggle').isVisible()).toBe(false);
+      expect(await phone.locator('#editor').isVisible()).toBe(false);
+    } finally {
+      await phone.close();
+    }
+  });
+
   it('"make my own" on a Stream Deck XL writes a copy pinned to its serial, which then drives the XL', async () => {
     await page.locator('#edit-surface').selectOption(`streamdeck:${SERIAL}`);
     await until(async () => ((await page.locator('#edit-file').textContent()) ?? '').startsWith('shipped:streamdeck-xl.yaml (shipped'), 'the shipped file');

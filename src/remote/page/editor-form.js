@@ -33,7 +33,13 @@ const GESTURE_NAMES = /** @type {Record<string, string>} */ ({
   'touch.swipe-right': 'Swipe right',
 });
 
-const SHOW_WORDS = ['sync', 'grid', 'dialog', 'dialog-ok', 'dialog-cancel', 'resources', 'schedule', 'page', 'status', 'blank'];
+/** The kinds of `show` the binding's JSON Schema allows: its words, and the fields of its label. */
+function showChoices(/** @type {EditorSchema} */ schema) {
+  const options = schema.binding?.properties?.show?.anyOf ?? [];
+  const words = options.find((/** @type {any} */ o) => Array.isArray(o.enum))?.enum ?? [];
+  const icons = options.find((/** @type {any} */ o) => o.properties?.label)?.properties?.icon?.enum ?? [];
+  return { words: /** @type {string[]} */ (words), icons: /** @type {string[]} */ (icons), about: schema.binding?.properties?.show?.description ?? '' };
+}
 
 /** The cue a key shows for its confirmation or hold, in the key's own words. */
 export function cueText(/** @type {any} */ binding) {
@@ -68,6 +74,8 @@ export function bindingForm(binding, control, schema) {
     const current = gesture.startsWith('touch.') ? binding.touch?.[gesture.slice(6)] : gesture === 'hold' ? binding.hold?.do : binding[gesture];
     const path = gesture === 'hold' ? 'hold.do' : gesture;
     const field = actionField(GESTURE_NAMES[gesture] ?? gesture, path, current, schema);
+    // What the gesture does, in the schema's words (`On press (after the confirmation, when one is asked)`).
+    field.element.title = schema.binding?.properties?.[gesture.startsWith('touch.') ? 'touch' : gesture]?.description ?? '';
     root.append(field.element);
     let holdMs = /** @type {HTMLInputElement | null} */ (null);
     if (gesture === 'hold') {
@@ -114,14 +122,16 @@ function showField(/** @type {any} */ show, /** @type {EditorSchema} */ schema) 
   const element = document.createElement('fieldset');
   element.dataset.path = 'show';
   element.innerHTML = '<legend>Shows</legend>';
-  const kind = select('show.kind', [['', '(follows the press action)'], ...SHOW_WORDS.map((w) => [w, w]), ['channel', 'a channel'], ['meter', 'a level meter'], ['label', 'a label']]);
+  const choices = showChoices(schema);
+  element.title = choices.about;
+  const kind = select('show.kind', [['', '(follows the press action)'], ...choices.words.map((w) => [w, w]), ['channel', 'a channel'], ['meter', 'a level meter'], ['label', 'a label']]);
   kind.value = show === undefined ? '' : typeof show === 'string' ? show : 'channel' in show ? 'channel' : 'meter' in show ? 'meter' : 'label';
   const channel = channelPicker('show.channel', show?.channel ?? show?.meter ?? 1, schema);
   const thumbnail = document.createElement('input');
   thumbnail.type = 'checkbox';
   thumbnail.checked = show?.thumbnail === true;
   const label = textInput('show.label', show?.label ?? '');
-  const icon = select('show.icon', [['', '(no icon)'], ...['record', 'pause', 'stop', 'sync', 'ok', 'cancel', 'next', 'previous', 'grid', 'save', 'load', 'new', 'schedule', 'gain', 'brightness', 'macro'].map((i) => [i, i])]);
+  const icon = select('show.icon', [['', '(no icon)'], ...choices.icons.map((i) => [i, i])]);
   icon.value = show?.icon ?? '';
   const color = textInput('show.color', show?.color ?? '');
   color.placeholder = '#rrggbb';
