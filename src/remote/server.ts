@@ -206,7 +206,7 @@ export async function startRemoteServer(options: RemoteServerOptions): Promise<R
     if (method !== 'GET' && !access.needsPassword && !isLoopback(address)) {
       return sendJson(response, 403, { error: `editing profiles from ${address} (beyond this machine) needs the web password: start recdeck with --web-password-file` });
     }
-    const how = !access.needsPassword ? 'no password (loopback)' : AccessControl.bearer(request) !== null ? 'password' : 'web session';
+    const how = !access.needsPassword ? 'loopback, no password set' : AccessControl.bearer(request) !== null ? 'password' : 'web session';
     let parts: string[];
     try {
       parts = url.pathname.split('/').slice(1).map(decodePart);

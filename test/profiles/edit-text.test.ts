@@ -47,6 +47,15 @@ describe('profile edits in the text', () => {
     expect(changedLines(XL, text).sort()).toEqual(['match: { kind: streamdeck, model: [ xl, module-32 ], serial: A1 }', 'name: Mine'].sort());
   });
 
+  it('a control written in block style is replaced in block style, at its indentation; the comment after it stays', () => {
+    const block = ['name: Block', 'match: { kind: web, model: web-15 }', 'pages:', '  - name: One', '    controls:', '      key0:', '        press:', '          action: rec-start', '          channel: 1', '      # key1 is the pause', '      key1:', '        press: { action: rec-pause, channel: 1 }', ''].join('\n');
+    const { text } = editProfileText(block, { kind: 'set-control', page: 'One', control: 'key0', binding: { press: { action: 'rec-toggle', channel: 2 }, confirm: { double: 400 } } });
+    expect(text).toBe(block.replace('        press:\n          action: rec-start\n          channel: 1\n', '        press:\n          action: rec-toggle\n          channel: 2\n        confirm:\n          double: 400\n'));
+    const removed = editProfileText(text, { kind: 'delete-control', page: 'One', control: 'key1' }).text;
+    expect(removed).not.toContain('key1:');
+    expect(parseProfile(removed, 'block.yaml').ok).toBe(true);
+  });
+
   it('no such page or control is a 404 naming what there is', () => {
     expect(() => editProfileText(WEB_15, { kind: 'delete-control', page: 'Nope', control: 'key0' })).toThrow(/no page "Nope"; the pages are "Channels 1-8"/);
     expect(() => editProfileText(WEB_15, { kind: 'delete-control', page: 'Setup', control: 'key4' })).toThrow(EditError);

@@ -75,7 +75,7 @@ describe('profile editor API, editing allowed', () => {
     expect(f.sim.sim.log.list().filter((r) => r.seq > mark && r.method === 'PUT').map((r) => r.path)).toEqual(['/api/channels/0/rec-start']);
     await until(() => readFileSync(audit, 'utf8').includes('profile-edit'), 'the audit line');
     const line = JSON.parse(readFileSync(audit, 'utf8').split('\n').find((l) => l.includes('profile-edit')) as string);
-    expect(line).toMatchObject({ kind: 'profile-edit', who: '127.0.0.1 (no password (loopback))', file: 'studio-15.yaml', edit: 'set-control', page: 'Channels 1-8', control: 'key0', before: { press: { action: 'rec-start', channel: 1 } }, after: TOGGLE });
+    expect(line).toMatchObject({ kind: 'profile-edit', who: '127.0.0.1 (loopback, no password set)', file: 'studio-15.yaml', edit: 'set-control', page: 'Channels 1-8', control: 'key0', before: { press: { action: 'rec-start', channel: 1 } }, after: TOGGLE });
   });
 
   it('a bad binding is 400 in the loader\'s words, naming the field; nothing is written', async () => {
