@@ -166,6 +166,22 @@ describe('profile editor API, editing allowed', () => {
   });
 });
 
+describe('profile editor API, make my own into a folder not made yet', () => {
+  it('the folder --profile names is created by the first copy, which then drives the deck', async () => {
+    const folder = join(mkdtempSync(join(tmpdir(), 'recdeck-editor-new-')), 'not-yet');
+    const f = await startRemoteFixture({ ownProfiles: folder, allowEdit: true });
+    try {
+      const answer = await f.call('POST', '/profiles/shipped:web-15-keys.yaml/copy', json, JSON.stringify({ surface: 'web:web-15' }));
+      expect(answer.status, answer.text).toBe(201);
+      const id = (answer.json as { id: string }).id;
+      expect(readFileSync(join(folder, id), 'utf8')).toContain('name: Web 15 keys (Web deck, 15 keys)');
+      await until(() => f.running.bridge.session('web:web-15')?.profileFile === join(folder, id), 'the copy to drive the deck', 8000);
+    } finally {
+      await f.close();
+    }
+  });
+});
+
 describe('profile editor API, refusals of the setup', () => {
   it('without --allow-edit it reads but never writes', async () => {
     const own = ownFolder();
