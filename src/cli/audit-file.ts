@@ -3,6 +3,7 @@
 // each append opens the file anew, so an outside logrotate that moves it is followed too.
 import { appendFile, rename, stat } from 'node:fs/promises';
 import type { CommandRecord, Logger } from '../engine/log.js';
+import type { ProfileEditRecord } from '../remote/profiles-api.js';
 import { UsageError } from './usage-error.js';
 
 export interface AuditFileOptions {
@@ -37,7 +38,8 @@ export class AuditFile {
     }
   }
 
-  write(record: CommandRecord): void {
+  /** A command the bridge ran, or a profile saved from the editor. */
+  write(record: CommandRecord | ProfileEditRecord): void {
     const line = `${JSON.stringify({ time: new Date(record.at).toISOString(), ...record })}\n`;
     this.queue = this.queue.then(() => this.append(line));
   }

@@ -8,6 +8,7 @@ import { Bridge } from '../engine/bridge.js';
 import type { Logger } from '../engine/log.js';
 import type { Surface, SurfaceSource } from '../engine/surface.js';
 import { trustedProxies } from '../remote/client-address.js';
+import type { ProfileEditRecord } from '../remote/profiles-api.js';
 import { startRemoteServer, type RunningRemoteServer } from '../remote/server.js';
 import { WEB_LAYOUTS, type WebLayout } from '../surfaces/web/layouts.js';
 import { WebSurface } from '../surfaces/web/web-surface.js';
@@ -19,6 +20,7 @@ import type { MidiMap } from '../surfaces/midi/midi-map.js';
 import { resolveRecorders } from '../profiles/env.js';
 import { formatProfileError } from '../profiles/load.js';
 import { SHIPPED_PROFILES, profileOrigin } from '../profiles/origin.js';
+import { ProfileFiles } from '../profiles/profile-files.js';
 import { watchProfiles, type ProfileSet } from '../profiles/watch.js';
 import { decodeThumbnail } from '../render/thumbnail.js';
 import { pictureRenderer } from '../render/picture-renderer.js';
@@ -42,6 +44,7 @@ export const runCommand = {
     'token-file': { type: 'string', multiple: true, default: [], value: '[NAME=]FILE', description: "a file holding a recorder's token", shownDefault: 'RECDECK_TOKEN[_FILE], RECDECK_TOKEN_<NAME>[_FILE]' },
     token: { type: 'string', multiple: true, default: [], value: '[NAME=]TOKEN', description: "a recorder's token (visible in ps: prefer --token-file or the environment)" },
     profile: { type: 'string', multiple: true, default: [], value: 'FILE|DIR', description: "your own profiles, bound beside the shipped ones (watched: edits are reloaded); where one fits a surface as specifically as a shipped one, yours is used", shownDefault: 'none: the shipped profiles/ only' },
+    'allow-edit': { type: 'boolean', default: false, description: 'let the page and the API edit your profile files (GET /profiles reads them always; shipped ones are copied, never edited)' },
     'no-shipped-profiles': { type: 'boolean', default: false, description: 'bind only the --profile files and folders, not the shipped profiles/' },
     ...BUS_FLAGS,
     'poll-ms': { type: 'string', default: '250', value: 'N', description: 'poll the recorder every N ms (50 to 10000)' },
@@ -117,6 +120,8 @@ export interface BridgeSetup {
   audit?: { file: string; maxBytes: number } | null;
   /** The state bus (--mqtt); absent or null for none. */
   mqtt?: BusSettings | null;
+  /** The profile editor may write (--allow-edit); "make my own" copies go to ownFolder (the first --profile folder). */
+  editing?: { allowed: boolean; ownFolder: string | null };
 }
 
 export type RunOptions = Omit<BridgeSetup, 'surfaces' | 'sources'> & {
@@ -145,6 +150,8 @@ export function parseRunArgs(args: string[], env: NodeJS.ProcessEnv): RunOptions
     tokenFlags: values.token,
     tokenFiles: values['token-file'],
     profilePaths: profilePaths(values.profile, values['no-shipped-profiles']),
+    // A --profile that names no YAML file is a folder (made when the first copy is).
+    editing: { allowed: values['allow-edit'], ownFolder: values.profile.find((path) => !/\.ya?ml$/i.test(path)) ?? null },
     pollMs,
     env,
     mqtt: busSettings(values, env),
@@ -253,7 +260,15 @@ export async function startBridge(setup: BridgeSetup, log: Logger = pinoLogger({
     for (const surface of setup.surfaces) running.addSurface(surface);
     if (setup.web) addWebSurfaces(latest, running);
     try {
-      if (setup.web) remote = await startRemoteServer({ bridge: running, webSurfaces, log, host: setup.web.host, port: setup.web.port, password: setup.web.password, allowHosts: setup.web.allowHosts ?? [], trustProxies: setup.web.trustProxies ?? [], tls: setup.web.tls ?? null });
+      const profileEditing = {
+        files: new ProfileFiles(setup.profilePaths, setup.editing?.ownFolder ?? null),
+        allowed: setup.editing?.allowed ?? false,
+        audit: (record: ProfileEditRecord) => {
+          log.info(`profile editor: ${record.who} saved ${record.file}: ${record.edit}${record.page === null ? '' : ` page "${record.page}"`}${record.control === null ? '' : ` control ${record.control}`}`);
+          audit?.write(record);
+        },
+      };
+      if (setup.web) remote = await startRemoteServer({ bridge: running, webSurfaces, log, host: setup.web.host, port: setup.web.port, password: setup.web.password, allowHosts: setup.web.allowHosts ?? [], trustProxies: setup.web.trustProxies ?? [], tls: setup.web.tls ?? null, profileEditing });
     } catch (error) {
       await running.stop();
       await bus?.close();

@@ -169,6 +169,16 @@ export class Bridge {
     this.sessions.clear();
   }
 
+  /** The good profiles now (the editor lists which surfaces each one drives, and why). */
+  loadedProfiles(): readonly LoadedProfile[] {
+    return this.profiles;
+  }
+
+  /** Every surface attached, with a profile or without one. */
+  attachedSurfaces(): Surface[] {
+    return [...this.surfaces.values()];
+  }
+
   /** The profiles that tie for a surface (the one in use and the others), or null when one fits best. */
   profileTie(surfaceId: string): ProfileTie | null {
     const surface = this.surfaces.get(surfaceId);

@@ -61,7 +61,7 @@ export function tieOf(choice: ProfileChoice | undefined): ProfileTie | null {
 }
 
 /** One message per binding the surface cannot carry out, each starting `page "NAME": control "ID": `. */
-export function checkBindings(profile: Profile, controls: readonly ControlDefinition[]): string[] {
+export function checkBindings(profile: Pick<Profile, 'pages'>, controls: readonly ControlDefinition[]): string[] {
   const byId = new Map(controls.map((control) => [control.id, control]));
   const messages: string[] = [];
   for (const page of profile.pages) {

@@ -132,7 +132,8 @@ async function loadAll(paths: readonly string[], lastGood: Map<string, LoadedPro
   return { profiles: sortedByFile([...lastGood.values()]), problems };
 }
 
-async function listProfileFiles(paths: readonly string[]): Promise<{ files: string[]; problems: ProfileProblem[] }> {
+/** The profile files under the paths (a directory's *.yaml and *.yml), each once; a missing path is a problem. */
+export async function listProfileFiles(paths: readonly string[]): Promise<{ files: string[]; problems: ProfileProblem[] }> {
   const files: string[] = [];
   const problems: ProfileProblem[] = [];
   const seen = new Set<string>();

@@ -158,7 +158,7 @@ export async function answerApi(request: IncomingMessage, url: URL, context: Api
 }
 
 /** A path segment with its percent-escapes decoded; a malformed one ("%", "%zz") is the client's error. */
-function decodePart(part: string): string {
+export function decodePart(part: string): string {
   try {
     return decodeURIComponent(part);
   } catch {

@@ -11,11 +11,12 @@ import type { EngineTime } from '../engine/engine-time.js';
 import type { Logger } from '../engine/log.js';
 import type { WebSurface } from '../surfaces/web/web-surface.js';
 import { AccessControl, DEFAULT_SESSION_IDLE_MS, SESSION_COOKIE, allowedHostNames, hostAllowed, isLoopback, sameOrigin } from './access.js';
-import { ApiError, answerApi } from './api.js';
+import { ApiError, answerApi, decodePart } from './api.js';
 import { bridgeMetrics } from './bridge-metrics.js';
 import { ClientAddresses } from './client-address.js';
 import { DEFAULT_DECK_SOCKET_LIMITS, DeckSocket, type DeckSocketLimits } from './deck-socket.js';
 import { DEFAULT_LOGIN_FORM_MS, readLoginForm } from './login-form.js';
+import { answerProfiles, type ProfileEditing } from './profiles-api.js';
 import { DEFAULT_MAX_LOGINS_UNDER_WAY, LoginThrottle, MAX_WAIT_S, type Arrival, type Guess } from './login-throttle.js';
 
 export interface RemoteServerOptions {
@@ -40,6 +41,8 @@ export interface RemoteServerOptions {
   trustProxies?: readonly string[];
   loginLimits?: Partial<LoginLimits>;
   timeouts?: Partial<ServerTimeouts>;
+  /** The profile editor's files (GET /profiles …): reading always, writing when `allowed` (--allow-edit). Absent: no editor. */
+  profileEditing?: ProfileEditing | null;
   /** The clock and scheduler of sessions, login slowing, login deadlines and the deck socket; the bridge's own (one clock) unless a test gives another. */
   time?: EngineTime;
 }
@@ -86,6 +89,8 @@ const PAGE_FILES: Readonly<Record<string, { file: string; type: string }>> = {
   '/deck-layout.js': { file: 'deck-layout.js', type: 'text/javascript; charset=utf-8' },
   '/deck-press.js': { file: 'deck-press.js', type: 'text/javascript; charset=utf-8' },
   '/deck.css': { file: 'deck.css', type: 'text/css; charset=utf-8' },
+  '/editor.js': { file: 'editor.js', type: 'text/javascript; charset=utf-8' },
+  '/editor-form.js': { file: 'editor-form.js', type: 'text/javascript; charset=utf-8' },
 };
 
 /** On every answer: no other site may frame the deck (one click in a hidden frame would press a key). */
@@ -182,6 +187,7 @@ export async function startRemoteServer(options: RemoteServerOptions): Promise<R
       return sendJson(response, 403, { error: `requests from another site (${request.headers.origin}) may not drive the bridge` });
     }
     if (page && method === 'GET') return sendFile(response, page.file, page.type, 200);
+    if (options.profileEditing && url.pathname.split('/')[1] === 'profiles') return editProfiles(request, response, url, options.profileEditing);
     try {
       const answer = await answerApi(request, url, { bridge: options.bridge, metricsText: metrics.text });
       if (answer === null) return sendJson(response, 404, { error: `no route ${method} ${url.pathname}` });
@@ -190,6 +196,28 @@ export async function startRemoteServer(options: RemoteServerOptions): Promise<R
       if (!(error instanceof ApiError)) throw error;
       sendJson(response, error.status, { error: error.message });
     }
+  }
+
+  /**
+   * The profile editor. Without a password only this machine may write (the server answers beyond it
+   * only with one, but a reverse proxy on this machine could pass others on); the audit log names who.
+   */
+  async function editProfiles(request: IncomingMessage, response: ServerResponse, url: URL, editing: ProfileEditing): Promise<void> {
+    const address = addresses.of(request);
+    const method = request.method ?? 'GET';
+    if (method !== 'GET' && !access.needsPassword && !isLoopback(address)) {
+      return sendJson(response, 403, { error: `editing profiles from ${address} (beyond this machine) needs the web password: start recdeck with --web-password-file` });
+    }
+    const how = !access.needsPassword ? 'loopback, no password set' : AccessControl.bearer(request) !== null ? 'password' : 'web session';
+    let parts: string[];
+    try {
+      parts = url.pathname.split('/').slice(1).map(decodePart);
+    } catch (error) {
+      return sendJson(response, 400, { error: (error as Error).message });
+    }
+    const answer = await answerProfiles(request, parts, options.bridge, editing, `${address} (${how})`);
+    if (answer === null) return sendJson(response, 404, { error: `no route ${method} ${url.pathname}` });
+    sendJson(response, answer.status, answer.body, answer.headers ?? {});
   }
 
   /**

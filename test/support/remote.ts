@@ -5,6 +5,7 @@ import { request } from 'undici';
 import { WebSocket } from 'ws';
 import { startBridge, type RunningBridge } from '../../src/cli/run.js';
 import type { Logger } from '../../src/engine/log.js';
+import type { Surface } from '../../src/engine/surface.js';
 import { startFixture, type SimulatorFixture } from './simulator.js';
 
 export interface RemoteFixture {
@@ -12,13 +13,27 @@ export interface RemoteFixture {
   running: RunningBridge;
   base: string;
   logs: string[];
-  call: (method: string, path: string, headers?: Record<string, string>) => Promise<{ status: number; type: string; text: string; body: Buffer; json: unknown }>;
+  call: (method: string, path: string, headers?: Record<string, string>, payload?: string) => Promise<{ status: number; type: string; text: string; body: Buffer; json: unknown }>;
   /** Opens the page's WebSocket as a browser would (web decks are drawn only while a page is open); closed with the fixture. */
   openPage: () => Promise<void>;
   close: () => Promise<void>;
 }
 
-export async function startRemoteFixture(options: { password?: string; pollMs?: number } = {}): Promise<RemoteFixture> {
+export interface RemoteFixtureOptions {
+  password?: string;
+  pollMs?: number;
+  /** The operator's profile folder (bound beside the shipped ones; "make my own" writes there). */
+  ownProfiles?: string;
+  /** --allow-edit. */
+  allowEdit?: boolean;
+  trustProxies?: string[];
+  /** --audit-file. */
+  auditFile?: string;
+  /** Hardware surfaces attached from the start (a fake-HID Stream Deck). */
+  surfaces?: Surface[];
+}
+
+export async function startRemoteFixture(options: RemoteFixtureOptions = {}): Promise<RemoteFixture> {
   const sim = await startFixture({ now: Date.now, grid: 16, tickMs: 1000 });
   const logs: string[] = [];
   const log: Logger = { info: (m) => logs.push(m), warn: (m) => logs.push(m), error: (m) => logs.push(m) };
@@ -26,18 +41,20 @@ export async function startRemoteFixture(options: { password?: string; pollMs?: 
     {
       recorderFlags: [sim.sim.url],
       tokenFlags: [sim.sim.token],
-      profilePaths: [new URL('../../profiles', import.meta.url).pathname],
+      profilePaths: [new URL('../../profiles', import.meta.url).pathname, ...(options.ownProfiles === undefined ? [] : [options.ownProfiles])],
       pollMs: options.pollMs ?? 100,
       env: {},
-      web: { host: '127.0.0.1', port: 0, password: options.password ?? null },
-      surfaces: [],
+      web: { host: '127.0.0.1', port: 0, password: options.password ?? null, trustProxies: options.trustProxies ?? [] },
+      editing: { allowed: options.allowEdit ?? false, ownFolder: options.ownProfiles ?? null },
+      audit: options.auditFile === undefined ? null : { file: options.auditFile, maxBytes: 10 * 1024 * 1024 },
+      surfaces: options.surfaces ?? [],
       sources: [],
     },
     log,
   );
   const base = running.remote?.url as string;
-  const call: RemoteFixture['call'] = async (method, path, headers = {}) => {
-    const answer = await request(`${base}${path}`, { method: method as 'GET', headers });
+  const call: RemoteFixture['call'] = async (method, path, headers = {}, payload) => {
+    const answer = await request(`${base}${path}`, { method: method as 'GET', headers, ...(payload === undefined ? {} : { body: payload }) });
     const body = Buffer.from(await answer.body.arrayBuffer());
     const text = body.toString('utf8');
     let json: unknown;
