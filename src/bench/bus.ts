@@ -120,7 +120,7 @@ export async function measureBusFacility(panelCount: number, seconds: number, sa
       const index = i % 16;
       const control = `key${index}`;
       await sleep(Math.random() * pollMs); // any phase of the poll
-      const drawn = surfaces.map((surface) => firstValueFrom(surface.drawn$.pipe(filter((drawnId) => drawnId === control))).then(() => preciseNow()));
+      const drawn = surfaces.map((surface) => firstValueFrom(surface.output.drawn$.pipe(filter((item) => item.type === 'image' && item.control === control))).then(() => preciseNow()));
       const t0 = preciseNow();
       sim.recorder().recStart(index);
       const all = (await Promise.all(drawn)).map((at) => at - t0);

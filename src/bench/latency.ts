@@ -90,7 +90,7 @@ export async function measureChangeLatency(samples: number, pollMs = 250): Promi
       const index = i % 16;
       const control = `key${index}`;
       await sleep(Math.random() * pollMs); // any phase of the poll
-      const drawn = firstValueFrom(deck.surface.drawn$.pipe(filter((id) => id === control)));
+      const drawn = firstValueFrom(deck.surface.output.drawn$.pipe(filter((item) => item.type === 'image' && item.control === control)));
       const t0 = preciseNow();
       sim.recorder().recStart(index);
       await drawn;

@@ -53,9 +53,10 @@ export async function measurePanelRedraws(rounds: number): Promise<PanelRedraw[]
         keys.map(async (key, i) => {
           if (key.kind !== 'key') return;
           const image = await renderer.render(picture(i + 1, page), key.pixelSize);
-          await surface.drawKey(key.id, image);
+          surface.output.show({ type: 'image', control: key.id, image });
         }),
       );
+      await surface.output.flushed();
     };
     await drawPage(-1); // glyph sets and the library's first-use work
     let newTotal = 0;

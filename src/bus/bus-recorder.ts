@@ -216,13 +216,21 @@ export class BusRecorder implements RecorderLink {
     if (!message.ok) return this.bad.say(message.error);
     const lease = message.value;
     if (lease.holder !== from || lease.recorder !== this.name) return this.bad.say(`${topic}: a lease for "${lease.recorder}" held by "${lease.holder}", signed by "${from}"; ignored`);
-    if (!isNewer(lease, this.lease)) return; // an old holder's, a replay, or a copy
+    // An old holder's, a replay, or a copy, while the lease seen is live. Once it has expired it orders
+    // nothing: a fresh poller that never saw it (a forged retained lease hid it) claims epoch 1, and
+    // must not be ignored by a panel that still remembers the dead holder's higher epoch.
+    if (!isNewer(lease, this.lease) && !this.leaseExpired()) return;
     this.lease = lease;
     if (retained) return;
     this.offset.sample(this.time.now(), lease.renewedAt);
     this.renewalSeenAt = this.time.now();
     this.expectRenewal();
     this.pollerBack();
+  }
+
+  /** Whether no renewal of the lease seen has arrived for its TTL. */
+  private leaseExpired(): boolean {
+    return this.lease !== null && this.time.now() - this.renewalSeenAt >= this.lease.ttlMs;
   }
 
   /** Without a renewal for the lease's TTL, the poller counts as gone. */

@@ -165,7 +165,7 @@ export class Bridge {
       handle.link.stop();
       handle.extras.stop();
     }
-    await Promise.allSettled([...this.surfaces.values()].map((s) => s.clear()));
+    await Promise.all([...this.surfaces.values()].map((s) => s.output.clear()));
     this.sessions.clear();
   }
 
@@ -187,7 +187,7 @@ export class Bridge {
         this.sessionChanges.next();
       }
       this.options.log.warn(`${surface.id} (${surface.name}): no profile fits kind "${surface.kind}", model "${surface.model}"`);
-      void surface.clear().catch(() => undefined);
+      void surface.output.clear();
       return;
     }
     const bound = boundProfile(chosen);

@@ -3,9 +3,10 @@
 // once; then have the state it touched read again at once, and check in those reads that the recorder
 // did what it answered OK to. Every outcome goes to the audit trail.
 import { distinctUntilChanged, filter, firstValueFrom, last, map, merge, take, takeWhile, timer } from 'rxjs';
-import type { Binding, RecorderAction } from '../profiles/schema.js';
-import { expectedEffect, type ExpectedEffect } from './command-effect.js';
-import { describeCall, planCommand } from './command-plan.js';
+import type { Binding } from '../profiles/schema.js';
+import { expectedEffect, planCommand, pressReadOf, type RecorderCommand } from './actions/index.js';
+import type { ExpectedEffect } from './command-effect.js';
+import { describeCall } from './command-plan.js';
 import type { EngineTime } from './engine-time.js';
 import type { CommandRecord, Logger } from './log.js';
 import { liveForMs, type RecorderState } from './recorder-state.js';
@@ -24,7 +25,6 @@ export interface CommandContext {
   at: InputMoment;
   /** Signed detents of a turn (1 for a press) and a fader's position. */
   input: { amount: number; position: number | null };
-  selectedChannel: number;
   recorders: ReadonlyMap<string, RecorderHandle>;
   defaultRecorder: string;
   time: EngineTime;
@@ -42,13 +42,10 @@ export interface CommandOutcome {
   message: string | null;
 }
 
-/** Toggles of the slow group decide from a value read at the press, never from the last slow poll. */
-const READ_AT_PRESS = { 'schedule-toggle': 'schedule', 'conversion-toggle': 'conversion' } as const;
-
 /** State polls a write's effect must show up within, before it counts as not done. */
 const CONFIRM_WITHIN_POLLS = 3;
 
-export async function runCommand(action: RecorderAction, context: CommandContext): Promise<CommandOutcome> {
+export async function runCommand(action: RecorderCommand, context: CommandContext): Promise<CommandOutcome> {
   const { at, control, log, time } = context;
   const name = action.recorder ?? context.binding.recorder ?? context.defaultRecorder;
   const handle = context.recorders.get(name);
@@ -63,7 +60,8 @@ export async function runCommand(action: RecorderAction, context: CommandContext
   if (!handle) return outcome('refused', null, `no recorder named "${name}"`);
 
   let state = handle.link.state;
-  const readFirst = READ_AT_PRESS[action.action as keyof typeof READ_AT_PRESS] as 'schedule' | 'conversion' | undefined;
+  // Toggles of the slow group decide from a value read at the press, never from the last slow poll.
+  const readFirst = pressReadOf(action);
   if (readFirst) {
     const sentAt = time.now();
     try {
@@ -77,7 +75,6 @@ export async function runCommand(action: RecorderAction, context: CommandContext
     planCommand(action, {
       state,
       now: time.now(),
-      selectedChannel: context.selectedChannel,
       amount: context.input.amount,
       position: context.input.position,
       liveGain: (source) => handle.extras.liveGain(source),

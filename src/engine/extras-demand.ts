@@ -2,6 +2,8 @@
 // that show one, meters (and so gains) for meter keys and for every gain action a binding may carry out
 // (on any trigger, in any macro step: a gain step needs the gain it starts from).
 import type { Page } from '../profiles/schema.js';
+import { gainTargetOf } from './actions/index.js';
+import { channelOf, type ChannelRef } from './actions/parameters.js';
 import { bindingSteps } from './binding-actions.js';
 import type { ExtrasDemand } from './recorder-extras.js';
 import type { RecorderState } from './recorder-state.js';
@@ -21,21 +23,21 @@ export function pageDemand(page: Page, inputs: DemandInputs): Map<string, Extras
     if (!entry) demand.set(recorder, (entry = { thumbnails: new Set(), meters: new Set() }));
     return entry;
   };
-  const channelOf = (ref: number | 'selected') => (ref === 'selected' ? inputs.selectedChannel : ref);
+  const channel = (ref: ChannelRef) => channelOf(ref, inputs.selectedChannel);
   for (const binding of Object.values(page.controls)) {
     const name = binding.recorder ?? inputs.defaultRecorder;
     const state = inputs.stateOf(name);
-    const sourceOn = (ref: number | 'selected') => state?.channels?.[channelOf(ref) - 1]?.SourceName ?? null;
+    const sourceOn = (ref: ChannelRef) => state?.channels?.[channel(ref) - 1]?.SourceName ?? null;
     const show = showOf(binding);
-    if (typeof show === 'object' && 'channel' in show && show.thumbnail) want(name).thumbnails.add(channelOf(show.channel) - 1);
+    if (typeof show === 'object' && 'channel' in show && show.thumbnail) want(name).thumbnails.add(channel(show.channel) - 1);
     if (typeof show === 'object' && 'meter' in show) {
       const source = sourceOn(show.meter);
       if (source) want(name).meters.add(source);
     }
     for (const action of bindingSteps(binding)) {
-      if (action.action !== 'gain-step' && action.action !== 'gain-set' && action.action !== 'gain-fader') continue;
-      const source = action.source ?? (action.channel === undefined ? null : sourceOn(action.channel));
-      if (source) want(action.recorder ?? name).meters.add(source);
+      const target = gainTargetOf(action);
+      const source = target?.source ?? (target?.channel === undefined ? null : sourceOn(target.channel));
+      if (source) want(target?.recorder ?? name).meters.add(source);
     }
   }
   return demand;

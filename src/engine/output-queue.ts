@@ -1,5 +1,6 @@
-// One writer per control with latest-wins: while a picture is being drawn, a newer one replaces any
-// still waiting, so a burst of changes never queues up stale frames behind the current one.
+// One job at a time per control with latest-wins (the session's renderings): while a picture is being
+// rendered, a newer one replaces any still waiting, so a burst of changes never queues up stale pictures
+// behind the current one. Controls do not wait for each other; the device's one writer is DeviceOutput.
 
 export class LatestWinsQueue<T> {
   private readonly pending = new Map<string, T>();

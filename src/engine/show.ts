@@ -2,8 +2,10 @@
 // inputs give equal pictures and a key is redrawn only when what it shows really changed.
 import type { Channel } from '../api/channel.js';
 import { dialogOffersCancel } from '../api/app.js';
-import type { Action, Binding, Page, Show } from '../profiles/schema.js';
-import type { ChannelPicture, ChannelState, DialogPicture, Freshness, IconName, Picture, SyncGroupState, SyncKeyAction } from './picture.js';
+import type { Binding, Page, Show } from '../profiles/schema.js';
+import { defaultShowOf } from './actions/index.js';
+import { channelOf } from './actions/parameters.js';
+import type { ChannelPicture, ChannelState, DialogPicture, Freshness, Picture, SyncGroupState, SyncKeyAction } from './picture.js';
 import { bindingActions } from './binding-actions.js';
 import { takeDuration } from './duration-clock.js';
 import type { GainTruth } from './gain-truth.js';
@@ -120,9 +122,9 @@ export function pictureFor(show: ResolvedShow, inputs: ShowInputs): Picture {
     const live = channels.freshness === 'live' && recorder.channels !== null;
     return { kind: 'grid', channels: live ? (recorder.channels?.length ?? null) : null, target: show.grid, freshness: channels.freshness };
   }
-  if ('channel' in show) return channelPicture(show.channel === 'selected' ? inputs.selectedChannel : show.channel, show.thumbnail, recorder, channels.freshness, channels.ageS, inputs);
+  if ('channel' in show) return channelPicture(channelOf(show.channel, inputs.selectedChannel), show.thumbnail, recorder, channels.freshness, channels.ageS, inputs);
   if ('meter' in show) {
-    const number = show.meter === 'selected' ? inputs.selectedChannel : show.meter;
+    const number = channelOf(show.meter, inputs.selectedChannel);
     const source = recorder.channels?.[number - 1]?.SourceName ?? null;
     const meter = source === null ? null : inputs.meterOf(source);
     // The meter is as current as its own reads (and the gain as this bridge's writes): a channel list
@@ -219,72 +221,19 @@ function syncPicture(recorder: RecorderState, freshness: Freshness, ageS: number
   return { kind: 'sync', state, action, members, outOfSync, durationS: running && durations.length > 0 ? Math.max(...durations) : null, ageS };
 }
 
-const ICON_OF: Partial<Record<Action['action'], IconName>> = {
-  'page-next': 'next',
-  'page-previous': 'previous',
-  'new-session': 'new',
-  'save-project': 'save',
-  'load-project': 'load',
-  brightness: 'brightness',
-  macro: 'macro',
-  'conversion-on': 'ok',
-  'conversion-off': 'cancel',
-  'conversion-toggle': 'sync',
-};
-
 /**
- * What a binding shows when its profile does not say: channel actions show their channel, sync-rec
- * actions the group, dialog actions the dialog, and the rest a label naming the action.
+ * What a binding shows when its profile does not say: what its first action's table entry shows (its
+ * channel, the sync group, the dialog, a label naming it, …). A `sync` or `grid` show takes from the
+ * action what a press does (start, stop, …) or the size it sets.
  */
 export function showOf(binding: Binding): ResolvedShow {
   // Asked for every control on every refresh: a show the profile gives whole needs no walk of the actions.
   if (binding.show !== undefined && binding.show !== 'sync' && binding.show !== 'grid') return binding.show;
   const action = bindingActions(binding)[0]?.action;
-  if (binding.show === 'sync') return { sync: syncKeyAction(action) };
-  if (binding.show === 'grid') return { grid: action?.action === 'grid' ? action.size : null };
-  if (action === undefined) return 'blank';
-  if ('channel' in action && action.channel !== undefined && action.action !== 'select-channel') {
-    return action.action.startsWith('gain') ? { meter: action.channel } : { channel: action.channel, thumbnail: false };
-  }
-  switch (action.action) {
-    case 'select-channel':
-      return { channel: action.channel, thumbnail: false };
-    case 'sync-rec-start':
-    case 'sync-rec-pause':
-    case 'sync-rec-stop':
-    case 'sync-rec-toggle':
-    case 'sync-rec-pause-toggle':
-      return { sync: syncKeyAction(action) };
-    case 'grid':
-      return { grid: action.size };
-    case 'dialog-ok':
-      return 'dialog-ok';
-    case 'dialog-cancel':
-      return 'dialog-cancel';
-    case 'schedule-on':
-    case 'schedule-off':
-    case 'schedule-toggle':
-      return 'schedule';
-  }
-  const text = action.action === 'page' ? String(action.page) : action.action.replace(/-/g, ' ').toUpperCase();
-  return { inferred: { kind: 'label', text, icon: ICON_OF[action.action] ?? null, color: null, active: null } };
-}
-
-function syncKeyAction(action: Action | undefined): SyncKeyAction | null {
-  switch (action?.action) {
-    case 'sync-rec-start':
-      return 'start';
-    case 'sync-rec-pause':
-      return 'pause';
-    case 'sync-rec-stop':
-      return 'stop';
-    case 'sync-rec-toggle':
-      return 'toggle';
-    case 'sync-rec-pause-toggle':
-      return 'pause-toggle';
-    default:
-      return null;
-  }
+  const own = action === undefined ? null : defaultShowOf(action);
+  if (binding.show === 'sync') return { sync: typeof own === 'object' && own !== null && 'sync' in own ? own.sync : null };
+  if (binding.show === 'grid') return { grid: typeof own === 'object' && own !== null && 'grid' in own ? own.grid : null };
+  return own ?? 'blank';
 }
 
 /**

@@ -15,8 +15,8 @@ import { initialSessionState, type SessionEffect, type SessionState } from './se
 import { transition, type SessionEvent } from './session/session-transition.js';
 import type { BoundProfile, SessionServices } from './session-services.js';
 import { flashReason, pictureFor, questionKeys, showOf, type ResolvedShow, type ShowInputs } from './show.js';
-import { SurfaceOutput, type HandedOver } from './surface-output.js';
-import type { ControlDefinition, LedState, RgbImage, Surface, SurfaceInput } from './surface.js';
+import { PicturePainter } from './picture-painter.js';
+import type { ControlDefinition, Surface } from './surface.js';
 
 /** Pictures are recomputed at least this often, so clocks tick and data ages show without new answers. */
 const FRAME_MS = 100;
@@ -27,7 +27,7 @@ export class SurfaceSession {
   private state: SessionState;
   /** The scheduled actions behind the state's timers, by the name the transition gave them. */
   private readonly timers = new Map<string, Subscription>();
-  private readonly output: SurfaceOutput;
+  private readonly painter: PicturePainter;
   private readonly controls: ReadonlyMap<string, ControlDefinition>;
   private subscription: Subscription | null = null;
   private stopped = false;
@@ -39,8 +39,6 @@ export class SurfaceSession {
   /** The page, selection and recorders' channel lists the demand was last worked out from. */
   private demandBasis: unknown[] = [];
   private marksSelection: boolean;
-  /** Every image and LED state handed to the surface (for mirrors such as the web page's view of a hardware deck). */
-  readonly drawn$: Observable<HandedOver>;
 
   constructor(
     readonly surface: Surface,
@@ -50,7 +48,7 @@ export class SurfaceSession {
     this.controls = new Map(surface.controls.map((c) => [c.id, c]));
     this.state = initialSessionState(keptPage(profile, profile.pages[0]?.name ?? ''), profile.brightness ?? 70);
     this.marksSelection = usesSelection(profile);
-    this.output = new SurfaceOutput(
+    this.painter = new PicturePainter(
       surface,
       services.renderer,
       {
@@ -61,17 +59,6 @@ export class SurfaceSession {
       },
       services.log,
     );
-    this.drawn$ = this.output.drawn$;
-  }
-
-  /** What each display shows now, as last handed over. */
-  shownImages(): ReadonlyMap<string, RgbImage> {
-    return this.output.shownImages();
-  }
-
-  /** What each light shows now, as last handed over. */
-  shownLeds(): ReadonlyMap<string, LedState> {
-    return this.output.shownLeds();
   }
 
   get profileName(): string {
@@ -89,7 +76,7 @@ export class SurfaceSession {
 
   /** Every picture handed to the surface has been drawn (nothing queued, nothing being drawn). */
   get idle(): boolean {
-    return this.output.idle;
+    return this.painter.idle;
   }
 
   /** The session's state, for tests and diagnostics (read only: it changes only through events). */
@@ -157,13 +144,8 @@ export class SurfaceSession {
     this.timers.clear();
     this.subscription?.unsubscribe();
     this.subscription = null;
-    this.output.stop(); // drawings still under way are not handed over
+    this.painter.stop(); // renderings still under way are not handed over
     this.forgetDemand();
-  }
-
-  /** Drives a control as if pressed on the device (remote API, tests). */
-  input(input: SurfaceInput): void {
-    this.dispatch({ type: 'input', input });
   }
 
   // Events and effects ----------------------------------------------------------------------------
@@ -233,7 +215,6 @@ export class SurfaceSession {
       binding: effect.binding,
       at,
       input: effect.input,
-      selectedChannel: this.state.selectedChannel,
       recorders: this.services.recorders,
       defaultRecorder: this.services.defaultRecorder,
       time: this.services.time,
@@ -254,7 +235,7 @@ export class SurfaceSession {
   }
 
   private applyBrightness(percent: number): void {
-    void this.surface.setBrightness(percent).catch((e: unknown) => this.services.log.warn(`${this.surface.id}: brightness: ${(e as Error).message}`));
+    this.surface.output.show({ type: 'brightness', percent });
   }
 
   // Derived: pictures and demand --------------------------------------------------------------------
@@ -265,7 +246,7 @@ export class SurfaceSession {
       this.forgetDemand();
       return;
     }
-    for (const [id, picture] of this.computePictures()) this.output.show(id, picture);
+    for (const [id, picture] of this.computePictures()) this.painter.show(id, picture);
     this.updateDemand();
   }
 

@@ -1,7 +1,9 @@
 // The one interface every control surface (Stream Deck, MIDI, web deck, in-memory) implements. A
 // surface describes its controls as data and speaks in control ids; the engine never knows which
-// device is behind it.
+// device is behind it. What it shows goes out through its DeviceOutput; what is done on it comes in on
+// its input, from the device and from elsewhere (a page, the remote API) alike.
 import type { Observable } from 'rxjs';
+import type { DeviceOutput } from './device-output.js';
 
 export type SurfaceKind = 'streamdeck' | 'midi' | 'web' | 'memory';
 
@@ -81,28 +83,8 @@ export type SurfaceInput =
   | { type: 'fader'; control: string; position: number }
   | { type: 'touch'; control: string; gesture: TouchGesture };
 
-/** Raw RGB, 3 bytes per pixel, row by row, at the control's native size. */
-export interface RgbImage {
-  width: number;
-  height: number;
-  data: Buffer;
-}
-
-/** What an LED-only control shows; each surface maps it to its own colours, notes or bytes. */
-export type LedState =
-  | 'off'
-  | 'idle'
-  | 'active'
-  | 'recording'
-  | 'paused'
-  | 'armed'
-  | 'sync-recording'
-  | 'wrong'
-  | 'no-source'
-  | 'stale'
-  | 'offline'
-  | 'dialog'
-  | 'holding';
+// What a device shows is described with its output.
+export type { LedState, RgbImage } from './device-output.js';
 
 export interface Surface {
   /** Unique and stable across reconnects, e.g. "streamdeck:CL12345", "web:15-key", "midi:APC mini mk2". */
@@ -114,22 +96,23 @@ export interface Surface {
   readonly name: string;
   readonly serial?: string;
   readonly controls: readonly ControlDefinition[];
-  /** Everything pressed, turned, moved or touched. Completes when the surface goes away for good. */
+  /**
+   * Everything pressed, turned, moved or touched, on the device and injected: the one route by which
+   * input reaches the engine. Completes when the surface goes away for good.
+   */
   readonly input: Observable<SurfaceInput>;
+  /**
+   * Input from elsewhere than the device (a page, the remote API), passed on `input` like the device's
+   * own: a remote press is a press. A web deck has no other.
+   */
+  inject(input: SurfaceInput): void;
   /**
    * Whether anyone can see it (a web deck: while a page is open). Nothing is drawn or fetched for a
    * surface nobody sees; absent for devices, which are always seen.
    */
   readonly watched$?: Observable<boolean>;
-  drawKey(control: string, image: RgbImage): Promise<void>;
-  drawLcd(control: string, image: RgbImage): Promise<void>;
-  setLed(control: string, state: LedState): Promise<void>;
-  /** Encoder ring, or a fader's gain on its own travel 0..1 (motorised faders move there; others use it for soft takeover). */
-  setLevel(control: string, level: number): Promise<void>;
-  /** 0..100. */
-  setBrightness(percent: number): Promise<void>;
-  /** Blank every display and light (on exit). */
-  clear(): Promise<void>;
+  /** Everything it shows goes out through this, the one queue and record of what it shows. */
+  readonly output: DeviceOutput;
 }
 
 /** A surface appearing (plugged in, port found) or going away (unplugged, error). */

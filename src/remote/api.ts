@@ -125,7 +125,7 @@ export async function answerApi(request: IncomingMessage, url: URL, context: Api
   if (group === 'keys' && parts.length === 5 && index !== undefined) {
     allow(method, 'POST');
     const control = controlAt(session, 'key', index);
-    const send = (input: SurfaceInput) => session.input(input);
+    const send = (input: SurfaceInput) => session.surface.inject(input);
     switch (verb) {
       case 'down':
         send({ type: 'down', control: control.id });
@@ -151,7 +151,7 @@ export async function answerApi(request: IncomingMessage, url: URL, context: Api
     if (verb !== 'rotate') throw new ApiError(404, `no action ${JSON.stringify(verb)} on an encoder: expected rotate`);
     const amount = integerParam(url, 'amount', -100, 100, null);
     if (amount === 0) throw new ApiError(400, 'amount: expected a non-zero whole number from -100 to 100, got 0');
-    session.input({ type: 'rotate', control: control.id, amount });
+    session.surface.inject({ type: 'rotate', control: control.id, amount });
     return json({ ok: true, surface: session.surface.id, control: control.id, amount });
   }
   throw new ApiError(404, `no route ${method} ${url.pathname}`);

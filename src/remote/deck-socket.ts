@@ -1,9 +1,15 @@
 // The web page's live link. The server pushes everything (the page never polls): on connect, every
-// surface the bridge drives (web decks to use, hardware decks to watch and press remotely), every image
-// they show, the state and the recent commands; then each new image (binary: a small header and raw
-// RGB, drawn with putImageData, no encoding on either side), each state change and each command. When
+// surface the bridge drives (web decks to use, hardware decks to watch and press remotely), what they
+// show, the state and the recent commands; then each new image (binary: a small header and raw RGB,
+// drawn with putImageData, no encoding on either side), light, level, state change and command. When
 // surfaces come or go the page is sent the new set. Input from the page is checked before it reaches a
-// surface.
+// surface, and is injected into it as any remote press is.
+//
+// What a deck shows comes from its surface's DeviceOutput, a web deck's as a hardware deck's: what the
+// device shows (`shown()`) when the page starts to follow it, then every change the device takes
+// (`drawn$`), read in the same turn so nothing falls between them. For a web deck the pages are the
+// device; for a hardware deck they mirror it. Each page keeps its own record of what it was sent of
+// each key (the image it shows), against which only what changed is framed.
 //
 // A page says which decks it has in view (a phone shows the one picked; a desk page the decks on
 // screen; a hidden tab none): a web deck is drawn and fed previews only while some page views it, and a
@@ -24,9 +30,10 @@ import * as z from 'zod';
 import type { Bridge } from '../engine/bridge.js';
 import { realTime, type EngineTime } from '../engine/engine-time.js';
 import { LogLimiter } from '../engine/log-limit.js';
+import type { OutputItem } from '../engine/device-output.js';
 import type { CommandRecord, Logger } from '../engine/log.js';
 import type { SurfaceSession } from '../engine/surface-session.js';
-import type { RgbImage, SurfaceInput } from '../engine/surface.js';
+import type { RgbImage, Surface } from '../engine/surface.js';
 import type { WebSurface } from '../surfaces/web/web-surface.js';
 import { imageUpdate } from './image-frames.js';
 import { panelLayout } from './panel-layout.js';
@@ -147,7 +154,6 @@ export class DeckSocket {
   addWebSurface(surface: WebSurface): void {
     if (this.webSurfaces.some((w) => w.id === surface.id)) return;
     this.webSurfaces.push(surface);
-    this.subscription.add(surface.changes$.subscribe((change) => this.broadcast({ kind: 'always', message: JSON.stringify({ ...change, surface: surface.id }) })));
   }
 
   get clientCount(): number {
@@ -213,7 +219,7 @@ export class DeckSocket {
     if (!this.clients.delete(client.socket)) return;
     client.drainCheck?.unsubscribe();
     this.followWatchers();
-    for (const id of client.pressed) this.deliver(id, { type: 'lost', origin: client.origin });
+    for (const id of client.pressed) this.bridge.session(id)?.surface.inject({ type: 'lost', origin: client.origin });
   }
 
   private drop(client: Client, why: string): void {
@@ -247,8 +253,8 @@ export class DeckSocket {
   private catchUp(client: Client): void {
     const skipped = client.skippedImages;
     client.skippedImages = new Set();
-    this.panels.forEach((session, panelIndex) => {
-      if (views(client, session.surface.id)) this.sendShown(client, session, panelIndex, (key) => skipped.has(key));
+    this.panels.forEach(({ surface }, panelIndex) => {
+      if (views(client, surface.id)) this.sendShown(client, surface, panelIndex, (key) => skipped.has(key));
     });
     if (client.skippedState) {
       client.skippedState = false;
@@ -271,15 +277,15 @@ export class DeckSocket {
     this.panels = next;
     this.panelSubscription.unsubscribe();
     this.panelSubscription = new Subscription();
-    this.panels.forEach((session, panelIndex) => {
-      const index = new Map(session.surface.controls.map((c, i) => [c.id, i]));
+    this.panels.forEach(({ surface }, panelIndex) => {
+      const index = new Map(surface.controls.map((c, i) => [c.id, i]));
       this.panelSubscription.add(
-        session.drawn$.subscribe((output) => {
+        surface.output.drawn$.subscribe((item) => {
           // A hardware deck is drawn whether a page is open or not: with none, nothing is framed.
           if (this.clients.size === 0) return;
-          if (!('image' in output)) return this.broadcast({ kind: 'always', message: JSON.stringify({ type: 'led', surface: session.surface.id, control: output.control, state: output.led }) });
-          const controlIndex = index.get(output.control) ?? 0;
-          this.broadcast({ kind: 'image', surface: session.surface.id, pending: { panelIndex, controlIndex, image: output.image } });
+          if (item.type === 'image') return this.broadcast({ kind: 'image', surface: surface.id, pending: { panelIndex, controlIndex: index.get(item.control) ?? 0, image: item.image } });
+          // The page shows no brightness: a deck on screen is as bright as the screen.
+          if (item.type !== 'brightness') this.broadcast({ kind: 'always', message: marksMessage(surface, item) });
         }),
       );
     });
@@ -298,17 +304,22 @@ export class DeckSocket {
       return { id: surface.id, kind: surface.kind, name: surface.name, model: surface.model, layout: web ? { columns: web.layout.columns, keySize: web.layout.keySize } : panelLayout(surface.controls), controls: surface.controls };
     });
     socket.send(JSON.stringify({ type: 'hello', surfaces: panels }));
-    this.panels.forEach((session, panelIndex) => {
-      if (views(client, session.surface.id)) this.sendShown(client, session, panelIndex);
-      for (const [control, state] of session.shownLeds()) socket.send(JSON.stringify({ type: 'led', surface: session.surface.id, control, state }));
+    this.panels.forEach(({ surface }, panelIndex) => {
+      if (views(client, surface.id)) this.sendShown(client, surface, panelIndex);
+      const { leds, levels } = surface.output.shown();
+      for (const [control, state] of leds) socket.send(marksMessage(surface, { type: 'led', control, state }));
+      for (const [control, level] of levels) socket.send(marksMessage(surface, { type: 'level', control, level }));
     });
   }
 
-  /** What a panel shows now (on connect, as it comes into a client's view, and what a client missed). */
-  private sendShown(client: Client, session: SurfaceSession, panelIndex: number, wanted: (key: string) => boolean = () => true): void {
-    const shown = session.shownImages();
-    session.surface.controls.forEach((control, controlIndex) => {
-      const image = shown.get(control.id);
+  /**
+   * What a panel's device shows now, every key of it (on connect, as it comes into a client's view, and
+   * what a client missed); what it takes after this comes on its output's drawn$.
+   */
+  private sendShown(client: Client, surface: Surface, panelIndex: number, wanted: (key: string) => boolean = () => true): void {
+    const { images } = surface.output.shown();
+    surface.controls.forEach((control, controlIndex) => {
+      const image = images.get(control.id);
       const key = `${panelIndex}:${controlIndex}`;
       if (image && wanted(key)) this.queueImage(client, { panelIndex, controlIndex, image });
     });
@@ -345,8 +356,8 @@ export class DeckSocket {
     if (input.type === 'down') pressed.add(id);
     // A cancelled press (a touch that turned into a scroll) is this client's release of that key that
     // will never come: that key is let go without firing, the client's other holds stay.
-    if (input.type === 'cancel') return this.deliver(id, { type: 'lost', origin, control: input.control });
-    this.deliver(id, input.type === 'down' || input.type === 'up' ? { ...input, origin } : input);
+    if (input.type === 'cancel') return session.surface.inject({ type: 'lost', origin, control: input.control });
+    session.surface.inject(input.type === 'down' || input.type === 'up' ? { ...input, origin } : input);
   }
 
   /** The decks a client has in view from now on: those that come into view are sent what they show now. */
@@ -354,17 +365,9 @@ export class DeckSocket {
     const before = client.view;
     client.view = view;
     this.followWatchers();
-    this.panels.forEach((session, panelIndex) => {
-      const id = session.surface.id;
-      if (view.has(id) && before !== null && !before.has(id)) this.sendShown(client, session, panelIndex);
+    this.panels.forEach(({ surface }, panelIndex) => {
+      if (view.has(surface.id) && before !== null && !before.has(surface.id)) this.sendShown(client, surface, panelIndex);
     });
-  }
-
-  /** A web deck is pressed as a device is; any other surface is pressed remotely, as through the API. */
-  private deliver(id: string, input: SurfaceInput): void {
-    const web = this.webSurfaces.find((w) => w.id === id);
-    if (web) web.send(input);
-    else this.bridge.session(id)?.input(input);
   }
 
   /**
@@ -413,4 +416,9 @@ export class DeckSocket {
     }
     if (frames.length > 0) client.socket.send(frames.length === 1 ? (frames[0] as Buffer) : Buffer.concat(frames));
   }
+}
+
+/** A light's state or a level, for the page (a pad's light, a dial's ring). */
+function marksMessage(surface: Surface, item: Extract<OutputItem, { type: 'led' | 'level' }>): string {
+  return JSON.stringify({ ...item, surface: surface.id });
 }

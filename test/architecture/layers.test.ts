@@ -26,7 +26,18 @@ interface Rule {
 const ABOVE_ENGINE = /^src\/(render|surfaces|remote|bus|cli|simulator|bench)\//;
 const rules: Rule[] = [
   { name: 'api-is-the-base', why: "api/ speaks only the recorder's interface", from: /^src\/api\//, forbidden: /^src\/(?!api\/)/ },
-  { name: 'profile-schema-below-engine', why: 'the profile schema is what the engine reads: it may only use api/', from: /^src\/profiles\/schema\.ts$/, forbidden: /^src\/(?!api\/|profiles\/schema\.ts$)/ },
+  {
+    name: 'profile-schema-below-engine',
+    why: 'the profile schema is what the engine reads: it may only use api/ and the action table (its actions)',
+    from: /^src\/profiles\/schema\.ts$/,
+    forbidden: /^src\/(?!api\/|profiles\/schema\.ts$|engine\/actions\/)/,
+  },
+  {
+    name: 'action-table-below-the-session',
+    why: "the action table is part of the profile format: it may use api/ and the engine's words for plans, effects, state and pictures, nothing that reads a profile",
+    from: /^src\/engine\/actions\//,
+    forbidden: /^src\/(?!api\/|engine\/actions\/|engine\/(command-plan|command-effect|recorder-state|picture)\.ts$)/,
+  },
   { name: 'engine-knows-no-device', why: 'the engine knows no device, renderer, server or CLI', from: /^src\/engine\//, forbidden: ABOVE_ENGINE },
   { name: 'engine-knows-no-profile-loader', why: 'the engine takes profiles already loaded', from: /^src\/engine\//, forbidden: /^src\/profiles\/(?!schema\.ts$)/ },
   { name: 'render-below-adapters', why: 'render/ turns pictures into pixels for any surface', from: /^src\/render\//, forbidden: /^src\/(surfaces|remote|cli|simulator|bench)\// },
@@ -114,7 +125,9 @@ describe('the layers of src/', () => {
     bad.set('src/engine/bridge.ts', [...(graph.get('src/engine/bridge.ts') ?? []), 'src/surfaces/streamdeck/device-manager.ts']);
     bad.set('src/api/errors.ts', ['src/api/client.ts']);
     bad.set('src/api/client.ts', [...(graph.get('src/api/client.ts') ?? []), 'src/api/errors.ts']);
+    bad.set('src/engine/actions/recording.ts', [...(graph.get('src/engine/actions/recording.ts') ?? []), 'src/engine/show.ts']);
     expect(violations(bad)).toContainEqual(expect.stringContaining('engine-knows-no-device'));
+    expect(violations(bad)).toContainEqual(expect.stringContaining('action-table-below-the-session'));
     expect(cycles(bad).length).toBeGreaterThan(0);
   });
 });

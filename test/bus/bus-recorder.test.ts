@@ -115,4 +115,27 @@ describe("a panel's command", () => {
     answer((id) => ({ id, ok: false, sent: true, error: 'PUT /api/channels/0/rec-stop failed (status 409)', serviceMessage: 'not recording' }));
     expect(await failed).toMatchObject({ notRun: false, serviceMessage: 'not recording' });
   });
+
+  it("goes under a fresh poller's lease of a lower epoch once the lease it followed has expired, and not before", async () => {
+    const time = new VirtualTime();
+    const { mqtt, link } = panel(time);
+    const termOfLastCommand = () => {
+      const [sent] = mqtt.published.filter((p) => p.topic === MAIN.cmd('desk-1')).slice(-1);
+      return (JSON.parse(sent?.payload.toString() ?? '{}') as { body: CommandMessage }).body.term;
+    };
+    const pollerNow = () => time.now() - 5000;
+    const old = { ...lease(pollerNow()), term: 'term-9999999999', epoch: 3 };
+    mqtt.deliver(MAIN.lease, pollerNow(), old);
+    mqtt.deliver(MAIN.health, pollerNow(), { online: true, instance: 'instance-0001', pollMs: 250, slowMs: 5000, lastGoodAt: pollerNow(), failures: 0, lastError: null, unreachable: false });
+    // A fresh poller that never saw epoch 3 (a forged retained lease hid it from it) claims epoch 1.
+    const fresh = () => ({ ...lease(pollerNow()), term: 'term-0000000001', epoch: 1 });
+    mqtt.deliver(MAIN.lease, pollerNow(), fresh());
+    void link.call({ method: 'recStart', args: [0] }).catch(() => undefined);
+    expect(termOfLastCommand()).toBe('term-9999999999');
+    time.advanceTo(time.now() + 750);
+    mqtt.deliver(MAIN.lease, pollerNow(), fresh());
+    mqtt.deliver(MAIN.health, pollerNow(), { online: true, instance: 'instance-0002', pollMs: 250, slowMs: 5000, lastGoodAt: pollerNow(), failures: 0, lastError: null, unreachable: false });
+    void link.call({ method: 'recStart', args: [0] }).catch(() => undefined);
+    expect(termOfLastCommand()).toBe('term-0000000001');
+  });
 });

@@ -92,7 +92,7 @@ describe('a facility on the state bus', () => {
       });
     sample();
     for (const panel of f.panels) {
-      const drawn = panel.surface.drawn$.subscribe(sample);
+      const drawn = panel.surface.output.drawn$.subscribe(sample);
       f.defer(() => drawn.unsubscribe());
     }
     f.pollers[0]?.kill();

@@ -42,7 +42,7 @@ function statesOf(f: Rig, panel: Panel): string[] {
     if (state !== undefined && seen.at(-1) !== state) seen.push(state);
   };
   sample();
-  const drawn = panel.surface.drawn$.subscribe(sample);
+  const drawn = panel.surface.output.drawn$.subscribe(sample);
   f.defer(() => drawn.unsubscribe());
   return seen;
 }

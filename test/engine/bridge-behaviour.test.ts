@@ -349,7 +349,7 @@ pages:
     await fixture.client.recStart(0);
     await fixture.until(() => fixture.surface.draws > draws, 'a redraw after the change');
     const drawnKeys = new Set<string>();
-    fixture.surface.drawn$.subscribe((id) => drawnKeys.add(id));
+    fixture.surface.output.drawn$.subscribe((item) => item.type === 'image' && drawnKeys.add(item.control));
     await fixture.advance(1200); // the duration ticks on key0 only
     expect([...drawnKeys]).toEqual(['key0']);
   });

@@ -1,6 +1,8 @@
 // The rules that decide what one action sends, without a recorder.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { describeCall, planCommand, sendCall, type PlanInputs } from '../../src/engine/command-plan.js';
+import { planCommand } from '../../src/engine/actions/index.js';
+import { resolveSelected } from '../../src/engine/actions/parameters.js';
+import { describeCall, sendCall, type PlanInputs } from '../../src/engine/command-plan.js';
 import { initialRecorderState, type RecorderState } from '../../src/engine/recorder-state.js';
 import { RecorderAction } from '../../src/profiles/schema.js';
 import { startFixture, type SimulatorFixture } from '../support/simulator.js';
@@ -21,14 +23,14 @@ const state = (over: Partial<RecorderState> = {}): RecorderState => ({
 const inputs = (over: Partial<PlanInputs> = {}): PlanInputs => ({
   state: state(),
   now: 1000,
-  selectedChannel: 2,
   amount: 1,
   position: null,
   liveGain: (name) => (name === 'Cam 2' ? -6 : null),
   ...over,
 });
 
-const plan = (action: unknown, over: Partial<PlanInputs> = {}) => planCommand(RecorderAction.parse(action), inputs(over));
+/** Channel 2 is selected when the action is pressed. */
+const plan = (action: unknown, over: Partial<PlanInputs> = {}) => planCommand(resolveSelected(RecorderAction.parse(action), 2), inputs(over));
 const request = (action: unknown, over: Partial<PlanInputs> = {}) => {
   const result = plan(action, over);
   if (result.kind === 'read-gain-first') return `read the gain of ${result.sourceName} first`;

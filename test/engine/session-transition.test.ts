@@ -271,6 +271,25 @@ describe('pages', () => {
   });
 });
 
+describe('the selected channel', () => {
+  it('is resolved onto each command when it is made: the command names the channel the key acted on', () => {
+    const h = new Harness(
+      profileOf(
+        mainPage(`      key0: { press: { action: select-channel, channel: 3 } }
+      key1: { press: { action: rec-start, channel: selected } }
+      key2: { press: { action: macro, steps: [ { action: select-channel, channel: 7 }, { action: gain-step, channel: selected, db: 1 } ] } }
+`),
+      ),
+    );
+    h.tap('key1'); // channel 1 is selected at first
+    h.tap('key0');
+    h.tap('key1');
+    h.tap('key2');
+    expect(h.sent()).toEqual(['rec-start 1', 'rec-start 3', 'gain-step 7']);
+    expect(h.state.selectedChannel).toBe(7);
+  });
+});
+
 describe('macros', () => {
   const MACRO = `
 name: t

@@ -91,6 +91,17 @@ describe('parseProfile', () => {
     ]);
   });
 
+  it('explains a bad value inside any action as that action\'s, wherever the action is listed', () => {
+    const problems = problemsOf(
+      withControls('      key0: { press: { action: conversion-set, frame-rate: "26" } }\n      key1: { press: { action: grid, size: 5 } }\n      key2: { press: { action: brightness, set: 200 } }\n'),
+    );
+    expect(problems.map((p) => [p.path, p.message])).toEqual([
+      ['pages[0].controls.key0.press.frame-rate', expect.stringMatching(/^expected one of "Original", .*"59.94", "60", got "26"$/)],
+      ['pages[0].controls.key1.press.size', 'expected one of 1, 4, 9, 16, got 5'],
+      ['pages[0].controls.key2.press.set', 'expected at most 100, got 200'],
+    ]);
+  });
+
   it('points at the name of an unknown field and names it', () => {
     const [problem, ...others] = problemsOf('name: x\nmatch: { kind: memory }\npages: [{ name: main, controls: {} }]\ncolour: red\n');
     expect(others).toEqual([]);

@@ -85,7 +85,7 @@ describe.each(SIZES)('the web deck at $name size ($viewport.width x $viewport.he
     const rows = { y: Math.round(footer.y), height: Math.round(footer.height) };
     /** The footer rows of key8's image, as the bridge drew it and as the page shows it (RGB). */
     const drawn = () => {
-      const image = f.running.bridge.session('web:web-15')?.shownImages().get('key8');
+      const image = f.running.webSurfaces.find((w) => w.id === 'web:web-15')?.output.shown().images.get('key8');
       return image ? [...image.data.subarray(rows.y * 96 * 3, (rows.y + rows.height) * 96 * 3)].join(',') : '';
     };
     const shown = () =>

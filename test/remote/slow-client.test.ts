@@ -4,39 +4,11 @@
 // answering pings lets go of what it holds, as one whose link closed does. The WebSocket is a fake at
 // the transport (its unsent bytes are set by the test); the bridge and the deck socket (pings, drain
 // checks) are real, on virtual time, against the simulator.
-import { EventEmitter } from 'node:events';
 import type { WebSocket } from 'ws';
 import { afterEach, describe, expect, it } from 'vitest';
 import { DeckSocket, type DeckSocketLimits } from '../../src/remote/deck-socket.js';
 import { startBridgeFixture, type BridgeFixture } from '../support/bridge.js';
-import { PageModel } from '../support/page-model.js';
-
-/** What the deck socket uses of a `ws` WebSocket: the unsent bytes are whatever the test says. */
-class FakeSocket extends EventEmitter {
-  readonly OPEN = 1;
-  readyState = 1;
-  bufferedAmount = 0;
-  readonly sent: Array<string | Buffer> = [];
-  send(data: string | Buffer): void {
-    this.sent.push(data);
-  }
-  ping(): void {
-    // Never answered: a link that has gone without closing.
-  }
-  terminate(): void {
-    this.readyState = 3;
-    this.emit('close');
-  }
-  close(): void {
-    this.terminate();
-  }
-  /** What the page holds of a panel's control after every image message sent so far. */
-  shows(panel: number, control: number): Buffer | undefined {
-    const page = new PageModel();
-    for (const message of this.sent) if (typeof message !== 'string') page.apply(message);
-    return page.image(panel, control)?.data;
-  }
-}
+import { FakePageSocket } from '../support/deck-socket.js';
 
 const PROFILE = `name: memory
 match: { kind: memory }
@@ -51,7 +23,7 @@ afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
 
-async function attached(limits: Partial<DeckSocketLimits>): Promise<{ f: BridgeFixture; deck: DeckSocket; page: FakeSocket }> {
+async function attached(limits: Partial<DeckSocketLimits>): Promise<{ f: BridgeFixture; deck: DeckSocket; page: FakePageSocket }> {
   const f = await startBridgeFixture({ profile: PROFILE });
   const deck = new DeckSocket(f.bridge, [], { info: () => undefined, warn: (message) => f.logs.push({ level: 'warn', message }), error: () => undefined }, { maxClients: 32, bufferBytes: 1000, stalledMs: 60_000, heartbeatMs: 60_000, ...limits }, f.time);
   cleanups.push(async () => {
@@ -59,7 +31,7 @@ async function attached(limits: Partial<DeckSocketLimits>): Promise<{ f: BridgeF
     await f.close();
   });
   await f.until(() => f.surface.images.has('key0'), 'the deck drawn');
-  const page = new FakeSocket();
+  const page = new FakePageSocket();
   deck.attach(page as unknown as WebSocket);
   return { f, deck, page };
 }
@@ -69,7 +41,7 @@ describe('a page on a slow link', () => {
     const { f, page } = await attached({});
     await f.until(() => page.shows(0, 0) !== undefined, 'the first picture of the key');
     const idle = Buffer.from(page.shows(0, 0) as Buffer);
-    const shown = () => f.bridge.session(f.surface.id)?.shownImages().get('key0')?.data;
+    const shown = () => f.surface.output.shown().images.get('key0')?.data;
 
     page.bufferedAmount = 5000; // over the bound: the link is not keeping up
     const sentBefore = page.sent.length;
@@ -90,7 +62,7 @@ describe('a page on a slow link', () => {
   it('a client cut off for not answering pings lets go of the key it holds: the hold never fires', async () => {
     const { f, deck, page } = await attached({ heartbeatMs: 50 });
     const mark = f.mark();
-    page.emit('message', Buffer.from(JSON.stringify({ type: 'input', surface: f.surface.id, input: { type: 'down', control: 'key0' } })), false);
+    page.say({ type: 'input', surface: f.surface.id, input: { type: 'down', control: 'key0' } });
     await f.until(() => deck.clientCount === 0, 'the client cut off', 500);
     await f.advance(2500); // well past the hold's 1 s
     expect(f.writesSince(mark)).toEqual([]);

@@ -35,17 +35,16 @@ async function webDeckFixture() {
 
 it('a web deck is drawn and its previews fetched only while a page is open', async () => {
   const { f, web, served } = await webDeckFixture();
-  const session = () => f.bridge.session(web.id);
 
   let mark = f.mark();
   await f.advance(3000);
   expect(previewsSince(f, mark)).toBe(0);
-  expect(session()?.shownImages().size).toBe(0);
+  expect(web.output.shown().images.size).toBe(0);
   expect(f.surface.images.size).toBeGreaterThan(0); // the device beside it is drawn as ever
 
   const page = await served.connect();
   mark = f.mark();
-  await f.until(() => (session()?.shownImages().size ?? 0) === web.controls.length, 'the web deck drawn');
+  await f.until(() => web.output.shown().images.size === web.controls.length, 'the web deck drawn');
   await f.advance(2000);
   expect(previewsSince(f, mark)).toBeGreaterThanOrEqual(2);
 
@@ -82,7 +81,7 @@ it('a page that views no deck gets no deck drawn; a view message that is wrong i
 
   page.send(JSON.stringify({ type: 'view', surfaces: [web.id] }));
   mark = f.mark();
-  await f.until(() => (f.bridge.session(web.id)?.shownImages().size ?? 0) === web.controls.length, 'the web deck drawn');
+  await f.until(() => web.output.shown().images.size === web.controls.length, 'the web deck drawn');
   await f.advance(2000);
   expect(previewsSince(f, mark)).toBeGreaterThanOrEqual(2);
 });

@@ -2,7 +2,8 @@
 // the controls held down (each with the binding it was pressed on), double presses waiting for their
 // second press, flashes on keys and running macros. Only the transition function makes a new one; what
 // controls show, which previews to fetch and what is selected are derived from it.
-import type { Action, Binding, RecorderAction } from '../../profiles/schema.js';
+import type { Action, Binding } from '../../profiles/schema.js';
+import type { RecorderCommand } from '../actions/index.js';
 
 /** A control held down: what it was pressed on is kept until it is let go. */
 export interface Held {
@@ -74,7 +75,8 @@ export function initialSessionState(page: string, brightness: number): SessionSt
 export type SessionEffect =
   | {
       type: 'command';
-      action: RecorderAction;
+      /** The action with "selected" resolved to the channel selected when it was made: it runs as the key showed it. */
+      action: RecorderCommand;
       binding: Binding;
       control: string;
       /** The page the binding was resolved on. */

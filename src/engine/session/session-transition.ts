@@ -9,7 +9,9 @@
 // - A held control whose source can no longer report its release (a web client gone, a surface
 //   unplugged, the session stopped) is let go without firing.
 // - Overlay pages are never entered by page keys; they come and go with the dialog.
-import type { Action, Binding, BridgeAction, Page } from '../../profiles/schema.js';
+import type { Action, Binding, BridgeAction, Page, RecorderAction } from '../../profiles/schema.js';
+import { isBridgeAction, performBridgeAction } from '../actions/index.js';
+import { resolveSelected } from '../actions/parameters.js';
 import type { SurfaceInput } from '../surface.js';
 import { bindingOn, cyclePages, effectivePage, keptPage, type SessionWorld } from './session-pages.js';
 import type { Armed, Flash, Held, RunningMacro, SessionEffect, SessionState } from './session-state.js';
@@ -327,7 +329,7 @@ class Draft {
       this.bridgeAction(action, control, page, input);
       return;
     }
-    this.effects.push({ type: 'command', action, binding, control, page: page.name, input, macro: null });
+    this.command(action, binding, control, page.name, input, null);
   }
 
   /** Runs a macro's steps from `macro.next` until one must be waited for (a wait, a command's answer). */
@@ -346,44 +348,41 @@ class Draft {
         continue;
       }
       this.macros.set(id, { ...macro, next });
-      this.effects.push({ type: 'command', action: step, binding: macro.binding, control: macro.control, page: macro.page, input: ONE, macro: id });
+      this.command(step, macro.binding, macro.control, macro.page, ONE, id);
       return;
     }
     this.macros.delete(id);
   }
 
-  /** The bridge's own actions, carried out here; false when refused. */
+  /**
+   * A recorder command, with "selected" resolved here, once, to the channel selected now: it runs on the
+   * channel the key showed, whatever is selected by the time it is sent.
+   */
+  private command(action: RecorderAction, binding: Binding, control: string, page: string, input: InputAmount, macro: number | null): void {
+    this.effects.push({ type: 'command', action: resolveSelected(action, this.selectedChannel), binding, control, page, input, macro });
+  }
+
+  /** The bridge's own actions (the table's), carried out on this state; false when refused. */
   private bridgeAction(action: BridgeAction, control: string, page: Page, input: InputAmount): boolean {
-    switch (action.action) {
-      case 'page-next':
-      case 'page-previous': {
-        const cycle = cyclePages(this.world.profile);
-        const at = Math.max(0, cycle.findIndex((p) => p.name === this.page));
-        const step = (action.action === 'page-next' ? 1 : -1) * Math.sign(input.amount || 1);
-        this.page = (cycle[(((at + step) % cycle.length) + cycle.length) % cycle.length] as Page).name;
-        return true;
-      }
-      case 'page': {
-        const cycle = cyclePages(this.world.profile);
-        const target = typeof action.page === 'number' ? cycle[action.page - 1] : cycle.find((p) => p.name === action.page);
-        if (!target) {
-          const overlay = typeof action.page === 'string' && action.page === this.world.profile.dialogPage;
-          this.warn(`${control}: ${overlay ? `page "${action.page}" is the dialog overlay, shown only while a dialog is up` : `no page ${JSON.stringify(action.page)}`}`);
-          this.flash(control, 'refused', page.name, overlay ? 'dialog overlay' : 'no such page');
-          return false;
-        }
-        this.page = target.name;
-        return true;
-      }
-      case 'select-channel':
-        this.selectedChannel = action.channel;
-        return true;
-      case 'brightness': {
-        this.brightness = Math.min(100, Math.max(0, Math.round(action.set ?? this.brightness + (action.step ?? 0) * input.amount)));
-        this.effects.push({ type: 'brightness', percent: this.brightness });
-        return true;
-      }
+    const outcome = performBridgeAction(action, {
+      page: this.page,
+      pages: cyclePages(this.world.profile).map((p) => p.name),
+      dialogPage: this.world.profile.dialogPage,
+      brightness: this.brightness,
+      amount: input.amount,
+    });
+    if ('refused' in outcome) {
+      this.warn(`${control}: ${outcome.warning}`);
+      this.flash(control, 'refused', page.name, outcome.refused);
+      return false;
     }
+    if ('page' in outcome) this.page = outcome.page;
+    if ('selectedChannel' in outcome) this.selectedChannel = outcome.selectedChannel;
+    if ('brightness' in outcome) {
+      this.brightness = outcome.brightness;
+      this.effects.push({ type: 'brightness', percent: this.brightness });
+    }
+    return true;
   }
 
   private flash(control: string, kind: Flash['kind'], page: string, reason: string | null, readMs = 0): void {
@@ -425,8 +424,3 @@ class Draft {
     this.effects.push({ type: 'warn', message });
   }
 }
-
-function isBridgeAction(action: Action): action is BridgeAction {
-  return action.action === 'page-next' || action.action === 'page-previous' || action.action === 'page' || action.action === 'select-channel' || action.action === 'brightness';
-}
-

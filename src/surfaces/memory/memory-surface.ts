@@ -1,6 +1,10 @@
 // A surface that lives in memory: it shows what the engine drew and lets a test (or the remote API)
-// press, turn and touch its controls. It is a real Surface, so the engine cannot tell it from hardware.
+// press, turn and touch its controls. It is a real Surface, with a DeviceOutput like any device, so the
+// engine cannot tell it from hardware.
 import { Subject } from 'rxjs';
+import { DeviceOutput } from '../../engine/device-output.js';
+import { realTime, type EngineTime } from '../../engine/engine-time.js';
+import type { Logger } from '../../engine/log.js';
 import type { ControlDefinition, LedState, RgbImage, Surface, SurfaceInput, SurfaceKind, TouchGesture } from '../../engine/surface.js';
 
 export interface MemorySurfaceOptions {
@@ -10,7 +14,11 @@ export interface MemorySurfaceOptions {
   name?: string;
   serial?: string;
   controls: readonly ControlDefinition[];
+  time?: EngineTime;
+  log?: Logger;
 }
+
+const silent: Logger = { info: () => undefined, warn: () => undefined, error: () => undefined };
 
 export class MemorySurface implements Surface {
   readonly id: string;
@@ -24,13 +32,11 @@ export class MemorySurface implements Surface {
   readonly leds = new Map<string, LedState>();
   readonly levels = new Map<string, number>();
   brightness: number | null = null;
-  /** How many images were handed over, in all. */
+  /** How many images were written, in all. */
   draws = 0;
   private readonly inputs = new Subject<SurfaceInput>();
-  private readonly drawn = new Subject<string>();
   readonly input = this.inputs.asObservable();
-  /** Emits the id of every control drawn. */
-  readonly drawn$ = this.drawn.asObservable();
+  readonly output: DeviceOutput;
 
   constructor(options: MemorySurfaceOptions) {
     this.id = options.id;
@@ -39,45 +45,32 @@ export class MemorySurface implements Surface {
     this.name = options.name ?? options.model;
     if (options.serial !== undefined) this.serial = options.serial;
     this.controls = options.controls;
+    // Its "device" is these maps.
+    this.output = new DeviceOutput(
+      {
+        image: async (control, image) => {
+          this.images.set(control, image);
+          this.draws += 1;
+        },
+        led: async (control, state) => void this.leds.set(control, state),
+        level: async (control, level) => void this.levels.set(control, level),
+        brightness: async (percent) => void (this.brightness = percent),
+        clear: async () => this.blank(),
+      },
+      { name: this.id, log: options.log ?? silent, time: options.time ?? realTime },
+    );
   }
 
-  async drawKey(control: string, image: RgbImage): Promise<void> {
-    this.show(control, image);
-  }
-
-  async drawLcd(control: string, image: RgbImage): Promise<void> {
-    this.show(control, image);
-  }
-
-  async setLed(control: string, state: LedState): Promise<void> {
-    this.leds.set(control, state);
-    this.drawn.next(control);
-  }
-
-  async setLevel(control: string, level: number): Promise<void> {
-    this.levels.set(control, level);
-  }
-
-  async setBrightness(percent: number): Promise<void> {
-    this.brightness = percent;
-  }
-
-  async clear(): Promise<void> {
-    for (const control of this.controls) {
-      if (control.kind === 'key' || control.kind === 'lcd') {
-        const { width, height } = control.pixelSize;
-        this.images.set(control.id, { width, height, data: Buffer.alloc(width * height * 3) });
-      }
-    }
-    this.leds.clear();
+  inject(input: SurfaceInput): void {
+    this.inputs.next(input);
   }
 
   down(control: string): void {
-    this.inputs.next({ type: 'down', control });
+    this.inject({ type: 'down', control });
   }
 
   up(control: string): void {
-    this.inputs.next({ type: 'up', control });
+    this.inject({ type: 'up', control });
   }
 
   press(control: string): void {
@@ -86,15 +79,15 @@ export class MemorySurface implements Surface {
   }
 
   rotate(control: string, amount: number): void {
-    this.inputs.next({ type: 'rotate', control, amount });
+    this.inject({ type: 'rotate', control, amount });
   }
 
   fader(control: string, position: number): void {
-    this.inputs.next({ type: 'fader', control, position });
+    this.inject({ type: 'fader', control, position });
   }
 
   touch(control: string, gesture: TouchGesture): void {
-    this.inputs.next({ type: 'touch', control, gesture });
+    this.inject({ type: 'touch', control, gesture });
   }
 
   /** The surface is gone for good. */
@@ -110,9 +103,13 @@ export class MemorySurface implements Surface {
     return [image.data[at] as number, image.data[at + 1] as number, image.data[at + 2] as number];
   }
 
-  private show(control: string, image: RgbImage): void {
-    this.images.set(control, image);
-    this.draws += 1;
-    this.drawn.next(control);
+  private blank(): void {
+    for (const control of this.controls) {
+      if (control.kind === 'key' || control.kind === 'lcd') {
+        const { width, height } = control.pixelSize;
+        this.images.set(control.id, { width, height, data: Buffer.alloc(width * height * 3) });
+      }
+    }
+    this.leds.clear();
   }
 }

@@ -72,12 +72,15 @@ export function encodeLed(control: MidiControl, state: LedState): number[] {
 /** The bytes that move a motorised fader (or a knob's LED ring) to a level 0..1. */
 export function encodeLevel(control: MidiControl, level: number): number[] {
   if (typeof level !== 'number' || !Number.isFinite(level) || level < 0 || level > 1) throw new MidiValueError(control.id, `level ${String(level)} is not a number from 0 to 1`);
-  if (control.type === 'pitchbend') {
-    const value = Math.round(level * 16383);
-    return channelMessage(control.id, 'level', PITCH_BEND, control.channel, [['LSB', value & 0x7f], ['MSB', value >> 7]]);
-  }
-  if (control.type === 'cc') return channelMessage(control.id, 'level', CONTROL_CHANGE, control.channel, [['CC number', control.number], ['value', Math.round(level * 127)]]);
+  const value = levelValue(control, level);
+  if (control.type === 'pitchbend') return channelMessage(control.id, 'level', PITCH_BEND, control.channel, [['LSB', value & 0x7f], ['MSB', value >> 7]]);
+  if (control.type === 'cc') return channelMessage(control.id, 'level', CONTROL_CHANGE, control.channel, [['CC number', control.number], ['value', value]]);
   throw new MidiValueError(control.id, 'a note control has no level to set');
+}
+
+/** A level as the device takes it: 14 bits for pitch bend, else 7. Two levels with one value are one to the device. */
+export function levelValue(control: MidiControl, level: number): number {
+  return Math.round(level * (control.type === 'pitchbend' ? 16383 : 127));
 }
 
 /** A whole message from the map (init), checked the same way. */

@@ -13,7 +13,8 @@
 //
 // Without MIDI on the machine (no ALSA sequencer, no native backend) the manager says so once and the
 // rest of the bridge carries on.
-import { Observable, Subject } from 'rxjs';
+import { Observable, Subject, Subscription, interval } from 'rxjs';
+import { realTime, type EngineTime } from '../../engine/engine-time.js';
 import type { Logger } from '../../engine/log.js';
 import type { SurfaceSource } from '../../engine/surface.js';
 import { watchUsbEvents, type UsbEvent, type WatchUsbEvents } from '../usb-events.js';
@@ -38,7 +39,8 @@ export interface MidiManagerOptions {
   watchUsb?: WatchUsbEvents | null;
   /** The USB device behind a port (default: from /proc/asound). */
   portIdentity?: PortIdentity;
-  now?: () => number;
+  /** The clock and scheduler of its checks and of its surfaces (real time by default). */
+  time?: EngineTime;
   /** Soft takeover and motor timing of the surfaces (ms). */
   graceMs?: number;
   /** Whether the ALSA sequencer device exists (for the hint when MIDI is not available). */
@@ -74,8 +76,11 @@ export class MidiManager implements SurfaceSource {
   private api: MidiBackend | null = null;
   private started = false;
   private stopped = false;
-  private timer: NodeJS.Timeout | null = null;
-  private readonly followUps = new Set<NodeJS.Timeout>();
+  private readonly time: EngineTime;
+  /** The periodic check. */
+  private checks: Subscription | null = null;
+  /** The checks that follow a USB event. */
+  private followUps = new Subscription();
   private stopWatchingUsb: (() => void) | null = null;
   private readonly identify: PortIdentity;
   private running: Promise<void> | null = null;
@@ -86,6 +91,7 @@ export class MidiManager implements SurfaceSource {
 
   constructor(private readonly options: MidiManagerOptions) {
     this.maps = byExactnessFirst(options.maps);
+    this.time = options.time ?? realTime;
     this.identify = options.portIdentity ?? alsaPortIdentity();
     this.surfaces$ = new Observable<MidiSurfaceEvent>((subscriber) => {
       for (const { surface } of this.open.values()) subscriber.next({ type: 'added', surface });
@@ -112,8 +118,7 @@ export class MidiManager implements SurfaceSource {
     if (this.stopped) return;
     await this.check();
     if (this.stopped) return;
-    this.timer = setInterval(() => void this.check(), this.options.checkEveryMs ?? DEFAULT_CHECK_MS);
-    this.timer.unref();
+    this.checks = interval(this.options.checkEveryMs ?? DEFAULT_CHECK_MS, this.time.scheduler).subscribe(() => void this.check());
     await this.watchUsb();
   }
 
@@ -126,10 +131,9 @@ export class MidiManager implements SurfaceSource {
   /** Closes every surface (announcing each as removed) and stops looking. */
   async stop(): Promise<void> {
     this.stopped = true;
-    if (this.timer !== null) clearInterval(this.timer);
-    this.timer = null;
-    for (const timer of this.followUps) clearTimeout(timer);
-    this.followUps.clear();
+    this.checks?.unsubscribe();
+    this.checks = null;
+    this.followUps.unsubscribe();
     this.stopWatchingUsb?.();
     this.stopWatchingUsb = null;
     await this.running;
@@ -193,7 +197,7 @@ export class MidiManager implements SurfaceSource {
           input,
           output: this.openOutput(api, id, map, inputName, outputs),
           log,
-          ...(this.options.now === undefined ? {} : { now: this.options.now }),
+          time: this.time,
           ...(this.options.graceMs === undefined ? {} : { graceMs: this.options.graceMs }),
         });
       } catch (error) {
@@ -259,16 +263,9 @@ export class MidiManager implements SurfaceSource {
         }
       }
     }
-    for (const timer of this.followUps) clearTimeout(timer);
-    this.followUps.clear();
-    for (const ms of AFTER_USB_EVENT_MS) {
-      const timer = setTimeout(() => {
-        this.followUps.delete(timer);
-        void this.check();
-      }, ms);
-      timer.unref();
-      this.followUps.add(timer);
-    }
+    this.followUps.unsubscribe();
+    this.followUps = new Subscription();
+    for (const ms of AFTER_USB_EVENT_MS) this.followUps.add(this.time.scheduler.schedule(() => void this.check(), ms));
   }
 
   private close(mapName: string): void {

@@ -1,19 +1,23 @@
 // One MIDI controller as a Surface: raw messages in, checked bytes out (over a MidiPort), with the
 // device's wiring taken from its MIDI map. No MIDI input can crash the process: raw input is screened
 // (input-guard.ts) and decoded inside a try/catch, and garbage is dropped with a (rate-limited) log line.
-// LEDs reach it only when their state changes (the session's output compares them); motors and rings
-// are compared here, against what the device shows, which the hand changes too.
+// LEDs, motors and rings go out through its DeviceOutput, which writes only what the device does not
+// show: a level comes again at every meter read with the gain unchanged, and sends nothing. The hand
+// changes what the device shows too: a fader or knob moved is recorded where the hand left it, and
+// nothing is written to it while the hand is on it (a motor would fight the hand).
 import { Subject, type Observable } from 'rxjs';
+import { DeviceOutput } from '../../engine/device-output.js';
+import { realTime, type EngineTime } from '../../engine/engine-time.js';
 import type { Logger } from '../../engine/log.js';
 import { LogLimiter } from '../../engine/log-limit.js';
-import type { ControlDefinition, LedState, RgbImage, Surface, SurfaceInput } from '../../engine/surface.js';
+import type { ControlDefinition, LedState, Surface, SurfaceInput } from '../../engine/surface.js';
 import { controlDefinitions } from './controls.js';
 import { ControlIndex, decode, fromBytes } from './decode.js';
-import { checkedMessage, encodeLed, encodeLevel, hex, MidiValueError } from './encode.js';
+import { checkedMessage, encodeLed, encodeLevel, hex, levelValue, MidiValueError } from './encode.js';
 import { RawScreen } from './input-guard.js';
 import type { MidiControl, MidiMap } from './midi-map.js';
 import type { MidiInputPort, MidiOutputPort } from './midi-port.js';
-import { MotorFollower, SoftTakeover } from './soft-takeover.js';
+import { DEFAULT_GRACE_MS, SoftTakeover } from './soft-takeover.js';
 
 export interface MidiSurfaceOptions {
   map: MidiMap;
@@ -23,22 +27,9 @@ export interface MidiSurfaceOptions {
   /** null when the device has no output port (or it could not be opened): no LEDs, no motors. */
   output: MidiOutputPort | null;
   log: Logger;
-  now?: () => number;
+  time?: EngineTime;
   /** How long after a fader move its levels count as echoes (soft takeover) or the hand is on it (motors). */
   graceMs?: number;
-}
-
-interface Motor {
-  follower: MotorFollower;
-  /** The latest level not yet sent (held back while the hand is on the fader). */
-  pending: number | null;
-  timer: NodeJS.Timeout | null;
-  /**
-   * What the device shows now, as the message that would set it: the last level sent, or where the hand
-   * left the fader or knob. A level is sent only when its message differs (levels come again at every
-   * meter read with the gain unchanged); a device opened again is a new surface, so it gets every level.
-   */
-  shown: string | null;
 }
 
 export class MidiSurface implements Surface {
@@ -48,14 +39,15 @@ export class MidiSurface implements Surface {
   readonly name: string;
   readonly controls: readonly ControlDefinition[];
   readonly input: Observable<SurfaceInput>;
+  readonly output: DeviceOutput;
   private readonly inputs = new Subject<SurfaceInput>();
   private readonly byId: ReadonlyMap<string, MidiControl>;
   private readonly index: ControlIndex;
   private readonly takeovers = new Map<string, SoftTakeover>();
-  private readonly motors = new Map<string, Motor>();
   private readonly garbage: LogLimiter;
   private readonly screen = new RawScreen();
-  private readonly now: () => number;
+  private readonly time: EngineTime;
+  private readonly graceMs: number;
   private closed = false;
 
   constructor(private readonly options: MidiSurfaceOptions) {
@@ -67,13 +59,28 @@ export class MidiSurface implements Surface {
     this.input = this.inputs.asObservable();
     this.byId = new Map(map.controls.map((control) => [control.id, control]));
     this.index = new ControlIndex(map);
-    this.now = options.now ?? Date.now;
-    this.garbage = new LogLimiter((message) => options.log.warn(message), this.now);
+    this.time = options.time ?? realTime;
+    this.graceMs = options.graceMs ?? DEFAULT_GRACE_MS;
+    this.garbage = new LogLimiter((message) => options.log.warn(message), this.time.now);
     for (const control of map.controls) {
-      if (control.role !== 'fader' && control.role !== 'knob') continue;
-      if (control.motorised) this.motors.set(control.id, { follower: new MotorFollower(options.graceMs), pending: null, timer: null, shown: null });
-      else this.takeovers.set(control.id, new SoftTakeover(options.graceMs === undefined ? {} : { graceMs: options.graceMs }));
+      if ((control.role === 'fader' || control.role === 'knob') && !control.motorised) this.takeovers.set(control.id, new SoftTakeover({ graceMs: this.graceMs }));
     }
+    this.output = new DeviceOutput(
+      {
+        image: async (control) => {
+          throw new Error(`${this.id}: "${control}" has no display; a MIDI controller has none`);
+        },
+        led: async (control, state) => this.light(control, state),
+        level: async (control, level) => this.level(control, level),
+        brightness: async () => undefined, // MIDI has no common brightness message; maps pick LED brightness per state (channel or palette)
+        clear: async () => this.lightsOff(),
+        levelShown: (control, level) => {
+          const midi = this.byId.get(control);
+          return midi === undefined ? level : levelValue(midi, level);
+        },
+      },
+      { name: this.id, log: options.log, time: this.time },
+    );
     options.input.onMessage((bytes) => this.safely(() => this.onRaw(bytes)));
   }
 
@@ -84,49 +91,8 @@ export class MidiSurface implements Surface {
     }
   }
 
-  async drawKey(control: string, _image: RgbImage): Promise<void> {
-    throw new Error(`${this.id}: "${control}" is not a key; a MIDI controller has no displays`);
-  }
-
-  async drawLcd(control: string, _image: RgbImage): Promise<void> {
-    throw new Error(`${this.id}: "${control}" is not an LCD; a MIDI controller has no displays`);
-  }
-
-  async setLed(control: string, state: LedState): Promise<void> {
-    const midi = this.controlOf(control);
-    if (midi.led === undefined) return;
-    // Encoded (and checked) even without an output, so a bad map shows up before the device is plugged.
-    this.send(control, encodeLed(midi, state));
-  }
-
-  async setLevel(control: string, level: number): Promise<void> {
-    const midi = this.controlOf(control);
-    if (midi.role !== 'fader' && midi.role !== 'knob') return;
-    if (typeof level !== 'number' || !Number.isFinite(level) || level < 0 || level > 1) throw new MidiValueError(control, `level ${String(level)} is not a number from 0 to 1`);
-    const motor = this.motors.get(control);
-    if (motor) {
-      motor.pending = level;
-      this.driveMotor(midi, motor);
-      return;
-    }
-    this.takeovers.get(control)?.setTarget(level, this.now());
-  }
-
-  /** MIDI has no common brightness message; maps pick LED brightness per state (channel or palette). */
-  async setBrightness(): Promise<void> {}
-
-  async clear(): Promise<void> {
-    this.stopMotors();
-    const failures: string[] = [];
-    for (const control of this.options.map.controls) {
-      if (control.led === undefined) continue;
-      try {
-        this.send(control.id, encodeLed(control, 'off'));
-      } catch (error) {
-        failures.push(error instanceof Error ? error.message : String(error));
-      }
-    }
-    if (failures.length > 0) throw new Error(`${this.id}: clearing failed: ${failures.join('; ')}`);
+  inject(input: SurfaceInput): void {
+    this.inputs.next(input);
   }
 
   /**
@@ -135,7 +101,7 @@ export class MidiSurface implements Surface {
    */
   close(): void {
     if (this.closed) return;
-    this.stopMotors();
+    void this.output.close(); // its writes are synchronous: none is under way
     for (const [i, message] of this.options.map.exit.entries()) {
       try {
         this.send(`exit[${i}]`, checkedMessage(this.id, `exit[${i}]`, message));
@@ -183,14 +149,18 @@ export class MidiSurface implements Surface {
   }
 
   private positionFor(control: MidiControl, position: number): number | null {
-    const motor = this.motors.get(control.id);
-    if (motor) {
-      motor.follower.moved(this.now());
-      motor.shown = hex(encodeLevel(control, position));
+    const takeover = this.takeovers.get(control.id);
+    if (takeover === undefined) {
+      // A motorised fader (or a ring's knob) shows where the hand left it.
+      this.output.handOn(control.id, position, this.graceMs);
       return position;
     }
-    const takeover = this.takeovers.get(control.id);
-    return takeover === undefined ? position : takeover.move(position, this.now());
+    const passed = takeover.move(position, this.time.now());
+    // A fader that moves the gain: the levels that come while the hand is on it are the echo of its
+    // moves, and the first after it says whether the gain followed (soft-takeover.ts). The level it was
+    // last given no longer says anything, so the next one is given whatever it is.
+    if (passed !== null) this.output.handOn(control.id, null, this.graceMs);
+    return passed;
   }
 
   /** Runs inside the native backend's callback: anything thrown here would end the process. */
@@ -230,33 +200,33 @@ export class MidiSurface implements Surface {
     }
   }
 
-  private driveMotor(control: MidiControl, motor: Motor): void {
-    const wait = motor.follower.waitMs(this.now());
-    if (wait > 0) {
-      motor.timer ??= setTimeout(() => {
-        motor.timer = null;
-        try {
-          this.driveMotor(control, motor);
-        } catch (error) {
-          this.options.log.warn(error instanceof Error ? error.message : String(error));
-        }
-      }, wait);
-      return;
-    }
-    const level = motor.pending;
-    if (level === null) return;
-    motor.pending = null;
-    const message = encodeLevel(control, level);
-    if (hex(message) === motor.shown) return;
-    this.send(control.id, message);
-    motor.shown = hex(message);
+  private light(control: string, state: LedState): void {
+    const midi = this.controlOf(control);
+    if (midi.led === undefined) return;
+    // Encoded (and checked) even without an output, so a bad map shows up before the device is plugged.
+    this.send(control, encodeLed(midi, state));
   }
 
-  private stopMotors(): void {
-    for (const motor of this.motors.values()) {
-      if (motor.timer !== null) clearTimeout(motor.timer);
-      motor.timer = null;
-      motor.pending = null;
+  /** A motor or ring is moved there; a fader without a motor takes it as the gain to pick up (soft takeover). */
+  private level(control: string, level: number): void {
+    const midi = this.controlOf(control);
+    if (midi.role !== 'fader' && midi.role !== 'knob') return;
+    if (typeof level !== 'number' || !Number.isFinite(level) || level < 0 || level > 1) throw new MidiValueError(control, `level ${String(level)} is not a number from 0 to 1`);
+    const takeover = this.takeovers.get(control);
+    if (takeover) takeover.setTarget(level, this.time.now());
+    else this.send(control, encodeLevel(midi, level));
+  }
+
+  private lightsOff(): void {
+    const failures: string[] = [];
+    for (const control of this.options.map.controls) {
+      if (control.led === undefined) continue;
+      try {
+        this.send(control.id, encodeLed(control, 'off'));
+      } catch (error) {
+        failures.push(error instanceof Error ? error.message : String(error));
+      }
     }
+    if (failures.length > 0) throw new Error(`${this.id}: clearing failed: ${failures.join('; ')}`);
   }
 }

@@ -1,11 +1,11 @@
 // Faders that cannot be moved by the bridge would make the gain jump to wherever the fader happens to
 // stand. Soft takeover holds such a fader back until it reaches the gain (or is pushed across it), then
 // lets it follow. A motorised fader needs none of that: it is moved to the gain instead, but not while a
-// hand is on it.
+// hand is on it (the surface's DeviceOutput holds its levels back meanwhile).
 //
-// "Where the gain is" comes from the engine's setLevel(control, level): for a fader bound to gain-fader
-// the session sends the gain on that binding's own travel, (gainDb − min) / (max − min), the inverse of
-// how a position p becomes a gain (min + p·(max − min)), so position and level always agree.
+// "Where the gain is" comes from the level the engine hands the control's output: for a fader bound to
+// gain-fader the session sends the gain on that binding's own travel, (gainDb − min) / (max − min), the
+// inverse of how a position p becomes a gain (min + p·(max − min)), so position and level always agree.
 // Pure: time comes in as arguments.
 
 export interface SoftTakeoverOptions {
@@ -16,7 +16,8 @@ export interface SoftTakeoverOptions {
 }
 
 const DEFAULT_TOLERANCE = 1.5 / 127;
-const DEFAULT_GRACE_MS = 1000;
+/** How long after a move the hand counts as on the control. */
+export const DEFAULT_GRACE_MS = 1000;
 
 export class SoftTakeover {
   private readonly tolerance: number;
@@ -63,21 +64,5 @@ export class SoftTakeover {
     this.lastPassed = position;
     this.lastMoveAt = now;
     return position;
-  }
-}
-
-/** When a motorised fader may be moved: not while the hand is on it (it would fight the hand). */
-export class MotorFollower {
-  private lastMoveAt = Number.NEGATIVE_INFINITY;
-
-  constructor(private readonly graceMs = DEFAULT_GRACE_MS) {}
-
-  moved(now: number): void {
-    this.lastMoveAt = now;
-  }
-
-  /** 0 when the level can be sent now, else how many ms to wait before sending the latest level. */
-  waitMs(now: number): number {
-    return Math.max(0, this.lastMoveAt + this.graceMs - now);
   }
 }

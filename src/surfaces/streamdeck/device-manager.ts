@@ -1,7 +1,8 @@
 // Finds Stream Decks and keeps them: scans on start, on USB hot-plug events, and every few seconds as a
 // fallback; opens what appeared, closes what went away or failed. A device that failed is reopened by a
 // later scan as a new surface with the same id, so the bridge binds it again and redraws everything.
-import { Subject, type Observable } from 'rxjs';
+import { Subject, Subscription, interval, type Observable } from 'rxjs';
+import { realTime, type EngineTime } from '../../engine/engine-time.js';
 import type { Logger } from '../../engine/log.js';
 import type { SurfaceSource } from '../../engine/surface.js';
 import type { StreamDeckBackend, StreamDeckListing } from './backend.js';
@@ -23,6 +24,8 @@ export interface StreamDeckManagerOptions {
   watchHotplug?: WatchHotplug | null;
   /** After a plug event, wait this long before scanning: the HID node and its permissions appear a moment after the USB device. */
   hotplugSettleMs?: number;
+  /** The clock and scheduler of its scans and of its surfaces (real time by default). */
+  time?: EngineTime;
 }
 
 export class StreamDeckManager implements SurfaceSource {
@@ -37,11 +40,16 @@ export class StreamDeckManager implements SurfaceSource {
   private running = false;
   private scanning: Promise<void> | null = null;
   private scanAgain = false;
-  private timer: NodeJS.Timeout | null = null;
-  private settleTimer: NodeJS.Timeout | null = null;
+  /** The periodic scan. */
+  private scans: Subscription | null = null;
+  /** The scan that follows a plug event once the device has settled. */
+  private settling: Subscription | null = null;
   private unwatch: (() => void) | null = null;
+  private readonly time: EngineTime;
 
-  constructor(private readonly options: StreamDeckManagerOptions) {}
+  constructor(private readonly options: StreamDeckManagerOptions) {
+    this.time = options.time ?? realTime;
+  }
 
   /** The surfaces open now. */
   get surfaces(): StreamDeckSurface[] {
@@ -52,7 +60,7 @@ export class StreamDeckManager implements SurfaceSource {
     if (this.running) return;
     this.running = true;
     void this.scan();
-    this.timer = setInterval(() => void this.scan(), this.options.scanIntervalMs ?? 5000);
+    this.scanEvery(this.options.scanIntervalMs ?? 5000);
     void this.watchHotplug();
   }
 
@@ -60,9 +68,9 @@ export class StreamDeckManager implements SurfaceSource {
   async stop(): Promise<void> {
     if (!this.running) return;
     this.running = false;
-    if (this.timer) clearInterval(this.timer);
-    if (this.settleTimer) clearTimeout(this.settleTimer);
-    this.timer = this.settleTimer = null;
+    this.scans?.unsubscribe();
+    this.settling?.unsubscribe();
+    this.scans = this.settling = null;
     this.unwatch?.();
     this.unwatch = null;
     await this.scanning; // a scan half-way through opening a device finishes (and then closes it) first
@@ -135,7 +143,7 @@ export class StreamDeckManager implements SurfaceSource {
         await deck.close().catch(() => undefined);
         throw error;
       }
-      surface = new StreamDeckSurface(deck, { serial, log: this.options.log, onFailure: (failed) => void this.failed(listing.path, failed) });
+      surface = new StreamDeckSurface(deck, { serial, log: this.options.log, time: this.time, onFailure: (failed) => void this.failed(listing.path, failed) });
     } catch (error) {
       this.tell(about, 'warn', `${explainOpenError(listing, error, shortModelId(listing.model))}; trying again at every scan`);
       return;
@@ -179,17 +187,21 @@ export class StreamDeckManager implements SurfaceSource {
       if (!this.running) return unwatch();
       this.unwatch = unwatch;
       // Plugs are told by events now: the periodic scan is only a safety net, and costs a USB listing each time.
-      if (this.timer) clearInterval(this.timer);
-      this.timer = setInterval(() => void this.scan(), this.options.hotplugScanIntervalMs ?? 30_000);
+      this.scanEvery(this.options.hotplugScanIntervalMs ?? 30_000);
     } catch (error) {
       this.options.log.info(`USB hot-plug events unavailable (${messageOf(error)}): Stream Decks are found by scanning every ${Math.round((this.options.scanIntervalMs ?? 5000) / 1000)} s`);
     }
   }
 
+  private scanEvery(ms: number): void {
+    this.scans?.unsubscribe();
+    this.scans = interval(ms, this.time.scheduler).subscribe(() => void this.scan());
+  }
+
   private scanSoon(): void {
-    if (!this.running || this.settleTimer) return;
-    this.settleTimer = setTimeout(() => {
-      this.settleTimer = null;
+    if (!this.running || this.settling) return;
+    this.settling = this.time.scheduler.schedule(() => {
+      this.settling = null;
       void this.scan();
     }, this.options.hotplugSettleMs ?? 300);
   }

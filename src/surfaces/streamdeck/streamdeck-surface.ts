@@ -1,16 +1,18 @@
 // One opened Stream Deck as a Surface. It speaks the library's StreamDeck interface, so it runs the
-// same over a real USB device and over an in-memory HID device in tests. Every write goes through one
-// chain per device; the device's first failure closes the surface and tells whoever opened it, which
-// reopens it (as a new surface with the same id) when the device is seen again.
+// same over a real USB device and over an in-memory HID device in tests. Everything it shows goes
+// through its DeviceOutput (one writer, one record of what the deck shows); this adapter only turns each
+// write into the library's calls. The device's first failure closes the surface and tells whoever
+// opened it, which reopens it (as a new surface with the same id, so a new record) when it is seen again.
 import type { LcdPosition, StreamDeck, StreamDeckButtonControlDefinition, StreamDeckEncoderControlDefinition, StreamDeckLcdSegmentControlDefinition } from '@elgato-stream-deck/core';
 import { Subject, type Observable } from 'rxjs';
+import { DeviceOutput } from '../../engine/device-output.js';
+import { realTime, type EngineTime } from '../../engine/engine-time.js';
 import type { Logger } from '../../engine/log.js';
 import type { ControlDefinition, LedState, RgbImage, Surface, SurfaceInput, TouchGesture } from '../../engine/surface.js';
 import { cellAt, deckLayout, type DeckLayout, type DeckTarget } from './controls.js';
 import { LED_COLOURS, RING_COLOUR } from './led-colours.js';
 import { shortModelId } from './models.js';
 import { messageOf } from './problems.js';
-import { SerialWriter } from './serial-writer.js';
 import { solidColourOf } from './solid-colour.js';
 
 export interface StreamDeckSurfaceOptions {
@@ -19,6 +21,7 @@ export interface StreamDeckSurfaceOptions {
   log: Logger;
   /** Told once, when the device fails (a write error or the device's own 'error'); the surface is closed by then. */
   onFailure?: (surface: StreamDeckSurface, error: unknown) => void;
+  time?: EngineTime;
 }
 
 type ButtonOrEncoder = StreamDeckButtonControlDefinition | StreamDeckEncoderControlDefinition;
@@ -32,13 +35,9 @@ export class StreamDeckSurface implements Surface {
   readonly controls: readonly ControlDefinition[];
   readonly layout: DeckLayout;
   readonly input: Observable<SurfaceInput>;
+  readonly output: DeviceOutput;
   private readonly inputs = new Subject<SurfaceInput>();
   private readonly definitions: ReadonlyMap<string, ControlDefinition>;
-  private readonly writer = new SerialWriter();
-  // What the device shows now, so the same thing is not sent twice.
-  private readonly shownLeds = new Map<string, LedState>();
-  private readonly shownRings = new Map<string, number>();
-  private shownBrightness: number | null = null;
   private failed = false;
   private closing: Promise<void> | null = null;
 
@@ -54,6 +53,17 @@ export class StreamDeckSurface implements Surface {
     this.controls = this.layout.controls;
     this.definitions = new Map(this.controls.map((c) => [c.id, c]));
     this.input = this.inputs.asObservable();
+    this.output = new DeviceOutput(
+      {
+        image: (control, image) => this.drawImage(control, image),
+        led: (control, state) => this.light(control, state),
+        level: (control, level) => this.ring(control, level),
+        brightness: (percent) => this.write('setting brightness', (deck) => deck.setBrightness(percent)),
+        clear: () => this.clearPanel(),
+        levelShown: (control, level) => this.litSteps(control, level),
+      },
+      { name: this.id, log: options.log, time: options.time ?? realTime },
+    );
     this.wire('on');
   }
 
@@ -62,44 +72,48 @@ export class StreamDeckSurface implements Surface {
     return this.closing === null;
   }
 
-  async drawKey(control: string, image: RgbImage): Promise<void> {
-    const target = this.targetOf(control);
-    if (target.kind !== 'lcd-button') throw new Error(`${this.id}: ${control} is not a key with a display`);
-    this.checkSize(control, image);
-    // What the device already shows is known, by content, one level up (the session's output for this
-    // device): every image that reaches here is new to the device.
-    const colour = solidColourOf(image);
-    await this.write(`drawing ${control}`, (deck) => (colour ? deck.fillKeyColor(target.keyIndex, ...colour) : deck.fillKeyBuffer(target.keyIndex, image.data, { format: 'rgb' })));
+  inject(input: SurfaceInput): void {
+    this.inputs.next(input);
   }
 
-  async drawLcd(control: string, image: RgbImage): Promise<void> {
-    const target = this.targetOf(control);
-    if (target.kind !== 'lcd-region' && target.kind !== 'lcd-whole') throw new Error(`${this.id}: ${control} is not an LCD`);
-    this.checkSize(control, image);
-    await this.write(`drawing ${control}`, (deck) =>
-      target.kind === 'lcd-region'
-        ? deck.fillLcdRegion(target.lcdIndex, target.x, target.y, image.data, { format: 'rgb', width: image.width, height: image.height })
-        : // The Neo's bar cannot be drawn in regions, only whole.
-          deck.fillLcd(target.lcdIndex, image.data, { format: 'rgb' }),
-    );
+  /** Stops listening and closes the device once the write under way is done. Idempotent. */
+  close(): Promise<void> {
+    this.closing ??= this.shutDown();
+    return this.closing;
   }
 
-  async setLed(control: string, state: LedState): Promise<void> {
+  // Writing: what the output hands over, as the library's calls ---------------------------------------
+
+  private async drawImage(control: string, image: RgbImage): Promise<void> {
+    const target = this.targetOf(control);
+    this.checkSize(control, image);
+    switch (target.kind) {
+      case 'lcd-button': {
+        const colour = solidColourOf(image);
+        return this.write(`drawing ${control}`, (deck) => (colour ? deck.fillKeyColor(target.keyIndex, ...colour) : deck.fillKeyBuffer(target.keyIndex, image.data, { format: 'rgb' })));
+      }
+      case 'lcd-region':
+        return this.write(`drawing ${control}`, (deck) => deck.fillLcdRegion(target.lcdIndex, target.x, target.y, image.data, { format: 'rgb', width: image.width, height: image.height }));
+      case 'lcd-whole':
+        // The Neo's bar cannot be drawn in regions, only whole.
+        return this.write(`drawing ${control}`, (deck) => deck.fillLcd(target.lcdIndex, image.data, { format: 'rgb' }));
+      default:
+        throw new Error(`${this.id}: ${control} has no display`);
+    }
+  }
+
+  private async light(control: string, state: LedState): Promise<void> {
     const target = this.targetOf(control);
     if (target.kind !== 'rgb-button') return; // a pedal or key without an LED of its own: nothing to light
-    if (this.shownLeds.get(control) === state) return;
-    this.shownLeds.set(control, state);
     const [r, g, b] = LED_COLOURS[state];
     await this.write(`lighting ${control}`, (deck) => deck.fillKeyColor(target.keyIndex, r, g, b));
   }
 
-  async setLevel(control: string, level: number): Promise<void> {
+  private async ring(control: string, level: number): Promise<void> {
     const target = this.targetOf(control);
     if (target.kind !== 'encoder' || target.ringSteps <= 0) return; // no LED ring to show it on
     const steps = target.ringSteps;
-    const lit = Math.round(Math.min(1, Math.max(0, Number.isFinite(level) ? level : 0)) * steps);
-    if (this.shownRings.get(control) === lit) return;
-    this.shownRings.set(control, lit);
+    const lit = this.litSteps(control, level);
     const [r, g, b] = RING_COLOUR;
     await this.write(`ring of ${control}`, (deck) => {
       if (lit === 0) return deck.setEncoderRingSingleColor(target.encoderIndex, 0, 0, 0);
@@ -110,46 +124,32 @@ export class StreamDeckSurface implements Surface {
     });
   }
 
-  async setBrightness(percent: number): Promise<void> {
-    const value = Math.round(Math.min(100, Math.max(0, percent)));
-    if (this.shownBrightness === value) return;
-    this.shownBrightness = value;
-    await this.write('setting brightness', (deck) => deck.setBrightness(value));
+  /** A level as the ring shows it: how many of its segments are lit (0 for a dial without a ring). */
+  private litSteps(control: string, level: number): number {
+    const target = this.layout.targets.get(control);
+    const steps = target?.kind === 'encoder' ? target.ringSteps : 0;
+    return Math.round(Math.min(1, Math.max(0, Number.isFinite(level) ? level : 0)) * steps);
   }
 
-  async clear(): Promise<void> {
-    // Forget first: whatever is drawn after this is queued behind the clearing, so it must be sent.
-    this.shownRings.clear();
-    for (const [id, target] of this.layout.targets) if (target.kind === 'rgb-button') this.shownLeds.set(id, 'off');
-    await this.write('clearing', async (deck) => {
+  private clearPanel(): Promise<void> {
+    return this.write('clearing', async (deck) => {
       await deck.clearPanel();
       // clearPanel blanks the displays and rings, but leaves the RGB-lit buttons (Neo) as they were.
       for (const target of this.layout.targets.values()) if (target.kind === 'rgb-button') await deck.fillKeyColor(target.keyIndex, 0, 0, 0);
     });
   }
 
-  /** Stops listening and closes the device once the writes already queued are done. Idempotent. */
-  close(): Promise<void> {
-    this.closing ??= this.shutDown();
-    return this.closing;
-  }
-
-  // Writing ----------------------------------------------------------------------------------------
-
-  /** Queues a device write; after a failure or close(), new writes are dropped (the device is gone). */
-  private write(what: string, op: (deck: StreamDeck) => Promise<void>): Promise<void> {
-    if (this.closing !== null) return Promise.resolve();
-    return this.writer.run(async () => {
-      if (this.failed) return; // the device failed while this one waited
-      try {
-        await op(this.deck);
-      } catch (error) {
-        // The library checks its arguments before it touches the device: those errors are ours, and
-        // the device is fine.
-        if (!(error instanceof TypeError || error instanceof RangeError)) this.fail(`${what} failed`, error);
-        throw error;
-      }
-    });
+  /** One call to the device (the output never runs two at once); a failure of the device closes the surface. */
+  private async write(what: string, op: (deck: StreamDeck) => Promise<void>): Promise<void> {
+    if (this.failed) return; // the device failed while this one waited
+    try {
+      await op(this.deck);
+    } catch (error) {
+      // The library checks its arguments before it touches the device: those errors are ours, and
+      // the device is fine.
+      if (!(error instanceof TypeError || error instanceof RangeError)) this.fail(`${what} failed`, error);
+      throw error;
+    }
   }
 
   private fail(what: string, error: unknown): void {
@@ -167,7 +167,8 @@ export class StreamDeckSurface implements Surface {
   private async shutDown(): Promise<void> {
     this.wire('off');
     this.inputs.complete();
-    await this.writer.run(() => this.deck.close()).catch((error: unknown) => {
+    await this.output.close();
+    await this.deck.close().catch((error: unknown) => {
       if (!this.failed) this.options.log.warn(`${this.id} (${this.name}): closing: ${messageOf(error)}`);
     });
   }
@@ -185,7 +186,6 @@ export class StreamDeckSurface implements Surface {
       throw new RangeError(`${this.id}: ${control} takes ${size?.width}x${size?.height} RGB, got ${image.width}x${image.height} (${image.data.length} bytes)`);
     }
   }
-
 
   // Input ------------------------------------------------------------------------------------------
 

@@ -1,13 +1,29 @@
-// A surface that lives in the browser: the bridge draws on it like on any device, and the page (over the
-// remote server's WebSocket) shows what was handed over (the session's drawn$, as for every surface it
-// mirrors) and sends back presses, turns and touches. Levels and brightness reach the page from here.
+// A deck that lives in the browser. Its screen is the pages that view it: its DeviceOutput, like any
+// device's, keeps what it shows (key and strip images, dial levels) compared by content, and the deck
+// socket sends each page viewing it that record when the deck comes into view, then every change the
+// output hands over (drawn$), each page a frame of what changed for it. Its input is the pages' (and
+// the remote API's), injected as a remote press on any surface is.
 import { BehaviorSubject, Subject, distinctUntilChanged, type Observable } from 'rxjs';
-import type { ControlDefinition, LedState, RgbImage, Surface, SurfaceInput } from '../../engine/surface.js';
+import { DeviceOutput, type DeviceTransport } from '../../engine/device-output.js';
+import { realTime, type EngineTime } from '../../engine/engine-time.js';
+import type { Logger } from '../../engine/log.js';
+import type { ControlDefinition, Surface, SurfaceInput } from '../../engine/surface.js';
 import { webControls, type WebLayout } from './layouts.js';
 
-export type WebSurfaceChange =
-  | { type: 'level'; control: string; level: number }
-  | { type: 'brightness'; percent: number };
+/**
+ * What the output hands over is what the pages are sent (drawn$): there is no device beyond them to
+ * write to, and no panel left lit when the bridge stops (the pages' links close).
+ */
+const PAGES: DeviceTransport = {
+  image: async () => undefined,
+  led: async () => undefined,
+  level: async () => undefined,
+  brightness: async () => undefined,
+  clear: async () => undefined,
+};
+
+/** Its writes cannot fail: nothing to log. */
+const NO_LOG: Logger = { info: () => undefined, warn: () => undefined, error: () => undefined };
 
 export class WebSurface implements Surface {
   readonly id: string;
@@ -15,19 +31,22 @@ export class WebSurface implements Surface {
   readonly model: string;
   readonly name: string;
   readonly controls: readonly ControlDefinition[];
+  readonly output: DeviceOutput;
   private readonly inputs = new Subject<SurfaceInput>();
-  private readonly changes = new Subject<WebSurfaceChange>();
   private readonly watching = new BehaviorSubject(false);
   /** True while a page shows it: a web deck with no page open is neither drawn nor fed previews. */
   readonly watched$: Observable<boolean> = this.watching.pipe(distinctUntilChanged());
   readonly input: Observable<SurfaceInput> = this.inputs.asObservable();
-  readonly changes$: Observable<WebSurfaceChange> = this.changes.asObservable();
 
-  constructor(readonly layout: WebLayout) {
+  constructor(
+    readonly layout: WebLayout,
+    time: EngineTime = realTime,
+  ) {
     this.id = `web:${layout.model}`;
     this.model = layout.model;
     this.name = layout.name;
     this.controls = webControls(layout);
+    this.output = new DeviceOutput(PAGES, { name: this.id, log: NO_LOG, time });
   }
 
   /** Whether a page is open on it now (the remote server knows its clients). */
@@ -35,32 +54,8 @@ export class WebSurface implements Surface {
     this.watching.next(watched);
   }
 
-  /** Input from the page. Unknown controls are refused by the caller before they get here. */
-  send(input: SurfaceInput): void {
+  /** Input from a page or the API. Unknown controls are refused by the caller before they get here. */
+  inject(input: SurfaceInput): void {
     this.inputs.next(input);
-  }
-
-  async drawKey(_control: string, _image: RgbImage): Promise<void> {
-    // Nothing to do here: the page is sent every image the session hands over.
-  }
-
-  async drawLcd(_control: string, _image: RgbImage): Promise<void> {
-    // As drawKey.
-  }
-
-  async setLed(_control: string, _state: LedState): Promise<void> {
-    // The web layouts have no LED-only controls.
-  }
-
-  async setLevel(control: string, level: number): Promise<void> {
-    this.changes.next({ type: 'level', control, level });
-  }
-
-  async setBrightness(percent: number): Promise<void> {
-    this.changes.next({ type: 'brightness', percent });
-  }
-
-  async clear(): Promise<void> {
-    // The page's link closes as the bridge stops; there is no panel left lit.
   }
 }

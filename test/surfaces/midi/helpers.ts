@@ -14,7 +14,7 @@ const SHIPPED_PROFILES = join(import.meta.dirname, '../../../profiles');
 /** Starts the bridge with the shipped profile `profileFile` (in profiles/) and a manager finding the system's ports; the caller stops both. */
 export async function startShippedMidi(bridge: Bridge, system: FakeMidiSystem, profileFile: string, log: Logger): Promise<MidiManager> {
   const { maps } = await loadMidiMapFolder(join(SHIPPED_PROFILES, 'midi'));
-  const manager = new MidiManager({ maps: maps.map((m) => m.map), log, loadMidi: async () => rtMidiOver(system), watchUsb: null, portIdentity: alsaPortIdentity(system.asoundRoot), checkEveryMs: 60_000 });
+  const manager = new MidiManager({ maps: maps.map((m) => m.map), log, loadMidi: async () => rtMidiOver(system), watchUsb: null, portIdentity: alsaPortIdentity(system.asoundRoot), checkEveryMs: 60_000, time: bridge.time });
   manager.surfaces$.subscribe((event) => (event.type === 'added' ? bridge.addSurface(event.surface) : bridge.removeSurface(event.id)));
   const profile = await loadProfileFile(join(SHIPPED_PROFILES, profileFile));
   if (!profile.ok) throw new Error(JSON.stringify(profile.problems));

@@ -1,9 +1,10 @@
 // The MIDI manager over the real @julusian/midi and a fake RtMidi: ports found by name or pattern, init
 // messages on open, a device lost and back (re-added, so every LED is sent again), and one clear
-// message when MIDI is not available on the machine.
+// message when MIDI is not available on the machine. Time is virtual: the periodic checks and the
+// checks after a USB event run when the test moves the clock.
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import type { Logger } from '../../../src/engine/log.js';
 import type { SurfaceInput } from '../../../src/engine/surface.js';
 import { loadMidiMapFolder } from '../../../src/surfaces/midi/load-midi-map.js';
@@ -12,7 +13,9 @@ import type { UsbEvent, WatchUsbEvents } from '../../../src/surfaces/usb-events.
 import { MidiManager, type MidiSurfaceEvent } from '../../../src/surfaces/midi/midi-manager.js';
 import type { MidiMap } from '../../../src/surfaces/midi/midi-map.js';
 import type { MidiSurface } from '../../../src/surfaces/midi/midi-surface.js';
+import type { OutputItem } from '../../../src/engine/device-output.js';
 import { FakeMidiSystem, RTMIDI_INIT_FAILURE, rtMidiOver } from '../../support/fake-midi.js';
+import { VirtualTime, advanceWithIo } from '../../support/virtual-time.js';
 
 const MAPS = join(import.meta.dirname, '../../../profiles/midi');
 const PROGRAMMER_MODE = [0xf0, 0x00, 0x20, 0x29, 0x02, 0x0d, 0x0e, 0x01, 0xf7];
@@ -35,7 +38,6 @@ const systems: FakeMidiSystem[] = [];
 afterEach(async () => {
   for (const manager of managers.splice(0)) await manager.stop();
   for (const system of systems.splice(0)) system.dispose();
-  vi.useRealTimers();
 });
 
 /** USB attach/detach events the test sends, where libusb would. */
@@ -54,6 +56,7 @@ function fakeUsb() {
 
 async function setup(system: FakeMidiSystem, options: { maps?: MidiMap[]; checkEveryMs?: number; watchUsb?: WatchUsbEvents } = {}) {
   const log = recordingLog();
+  const time = new VirtualTime();
   const manager = new MidiManager({
     maps: options.maps ?? (await shippedMaps()),
     log,
@@ -62,17 +65,27 @@ async function setup(system: FakeMidiSystem, options: { maps?: MidiMap[]; checkE
     portIdentity: alsaPortIdentity(system.asoundRoot),
     checkEveryMs: options.checkEveryMs ?? 60_000,
     sequencerPresent: () => false,
+    time,
   });
   managers.push(manager);
   systems.push(system);
   const events: MidiSurfaceEvent[] = [];
   manager.surfaces$.subscribe((event) => events.push(event));
-  return { manager, log, events };
+  /** Moves the clock on, running the checks that fall due and letting what they start finish. */
+  const advance = (ms: number) => advanceWithIo(time, ms, () => true);
+  return { manager, log, events, advance };
+}
+
+/** Hands items to a surface's output, as the engine does, and waits until they are written. */
+async function show(surface: MidiSurface, ...items: OutputItem[]): Promise<void> {
+  for (const item of items) surface.output.show(item);
+  await surface.output.flushed();
 }
 
 /** What the bridge's session does with a new surface: every LED is drawn. */
 async function drawEveryLed(surface: MidiSurface): Promise<void> {
-  for (const control of surface.controls) if (control.kind === 'button' && control.feedback === 'led') await surface.setLed(control.id, 'idle');
+  for (const control of surface.controls) if (control.kind === 'button' && control.feedback === 'led') surface.output.show({ type: 'led', control: control.id, state: 'idle' });
+  await surface.output.flushed();
 }
 
 describe('MIDI manager', () => {
@@ -145,11 +158,14 @@ describe('MIDI manager', () => {
 
   it('finds a device plugged in later on its own, every few seconds', async () => {
     const system = new FakeMidiSystem();
-    const { manager, events } = await setup(system, { checkEveryMs: 20 });
+    const { manager, events, advance } = await setup(system, { checkEveryMs: 3000 });
     await manager.start();
     expect(events).toEqual([]);
     system.plug('nanoKONTROL2 _ CTRL');
-    await vi.waitFor(() => expect(events.map((e) => e.type)).toEqual(['added']), { timeout: 2000 });
+    await advance(2999);
+    expect(events).toEqual([]);
+    await advance(1);
+    expect(events.map((e) => e.type)).toEqual(['added']);
   });
 
   it('prefers a map naming the port exactly, and works without an output port (LEDs dark, with a warning)', async () => {
@@ -165,7 +181,7 @@ describe('MIDI manager', () => {
     expect(log.lines).toContain('warn midi:Generic MIDI controller: no MIDI output port matches Generic MIDI controller; its LEDs stay dark');
     const inputs: SurfaceInput[] = [];
     surface.input.subscribe((i) => inputs.push(i));
-    await surface.setLed('pad0', 'active');
+    await show(surface, { type: 'led', control: 'pad0', state: 'active' });
     system.fromDevice('Generic MIDI controller', [0x90, 36, 90]);
     expect(inputs).toEqual([{ type: 'down', control: 'pad0' }]);
   });
@@ -200,7 +216,7 @@ describe('shipped maps on their ports', () => {
     const { manager } = await setup(system);
     await manager.start();
     expect(manager.surfaces.map((s) => s.name)).toEqual([midi]);
-    await manager.surfaces[0]?.setLed('pad0', 'recording');
+    await show(manager.surfaces[0] as MidiSurface, { type: 'led', control: 'pad0', state: 'recording' });
     await manager.stop();
     expect(system.sent(midi)).toEqual([PROGRAMMER_MODE, [0x90, 11, 5], LIVE_MODE]);
     expect(system.sent(daw)).toEqual([]);
@@ -215,7 +231,7 @@ describe('shipped maps on their ports', () => {
     const inputs: SurfaceInput[] = [];
     surface.input.subscribe((i) => inputs.push(i));
     system.clearSent();
-    await surface.setLevel('knob0', 0.5);
+    await show(surface, { type: 'level', control: 'knob0', level: 0.5 });
     expect(system.sent('X-TOUCH MINI')).toEqual([[0xba, 1, 64]]); // encoder 1, layer A, channel 11
     system.fromDevice('X-TOUCH MINI', [0xba, 1, 100]);
     expect(inputs).toEqual([{ type: 'fader', control: 'knob0', position: 100 / 127 }]);
@@ -228,7 +244,6 @@ describe('MIDI replug under the same name and ALSA client number', () => {
 
   /** A manager whose surfaces get every LED drawn when added, as the bridge's session does. */
   async function replugSetup(options: { watchUsb?: WatchUsbEvents; checkEveryMs?: number; port?: string } = {}) {
-    vi.useFakeTimers();
     const system = new FakeMidiSystem();
     const port = options.port ?? PORT;
     system.plug(port);
@@ -237,26 +252,26 @@ describe('MIDI replug under the same name and ALSA client number', () => {
       if (event.type === 'added') void drawEveryLed(event.surface);
     });
     await ctx.manager.start();
-    await vi.advanceTimersByTimeAsync(0);
+    await ctx.advance(0);
     expect(system.sent(port)).toHaveLength(LEDS);
     return { system, port, ...ctx };
   }
 
   it('on USB detach/attach 300 ms apart: the dead port is closed, reopened, and every LED sent within 1 s of the attach', async () => {
     const usb = fakeUsb();
-    const { system, port, manager, events } = await replugSetup({ watchUsb: usb.watch, checkEveryMs: 60_000 });
+    const { system, port, manager, events, advance } = await replugSetup({ watchUsb: usb.watch, checkEveryMs: 60_000 });
     const first = manager.surfaces[0];
 
     const before = system.usbAddressOf(PORT);
     system.unplug(port);
     usb.emit('detach', before);
-    await vi.advanceTimersByTimeAsync(300);
+    await advance(300);
     system.clearSent();
     system.plug(port); // the same name: the same ALSA client number 20
     const after = system.usbAddressOf(port);
     expect(after).not.toEqual(before);
     usb.emit('attach', after);
-    await vi.advanceTimersByTimeAsync(1000);
+    await advance(1000);
 
     expect(events.map((e) => e.type)).toEqual(['added', 'removed', 'added']);
     expect(manager.surfaces[0]).not.toBe(first);
@@ -271,28 +286,28 @@ describe('MIDI replug under the same name and ALSA client number', () => {
 
   it('when ALSA shows the port only after the USB attach event, the checks that follow it still find it within 1 s', async () => {
     const usb = fakeUsb();
-    const { system, port, events } = await replugSetup({ watchUsb: usb.watch, checkEveryMs: 60_000 });
+    const { system, port, events, advance } = await replugSetup({ watchUsb: usb.watch, checkEveryMs: 60_000 });
     const before = system.usbAddressOf(port);
     system.unplug(port);
     usb.emit('detach', before);
-    await vi.advanceTimersByTimeAsync(300);
+    await advance(300);
     system.clearSent();
     usb.emit('attach', { bus: 1, address: 99 });
-    await vi.advanceTimersByTimeAsync(400);
+    await advance(400);
     system.plug(port);
-    await vi.advanceTimersByTimeAsync(600);
+    await advance(600);
     expect(events.map((e) => e.type)).toEqual(['added', 'removed', 'added']);
     expect(system.sent(port)).toHaveLength(LEDS);
   });
 
   it('without USB events, the periodic check tells the replugged device by its USB identity, not its name', async () => {
-    const { system, port, events, log } = await replugSetup({ checkEveryMs: 3000 });
-    await vi.advanceTimersByTimeAsync(1000);
+    const { system, port, events, log, advance } = await replugSetup({ checkEveryMs: 3000 });
+    await advance(1000);
     system.unplug(port);
-    await vi.advanceTimersByTimeAsync(300);
+    await advance(300);
     system.clearSent();
     system.plug(port);
-    await vi.advanceTimersByTimeAsync(1700); // the next periodic check
+    await advance(1700); // the next periodic check
     expect(events.map((e) => e.type)).toEqual(['added', 'removed', 'added']);
     expect(log.lines).toContain(`info midi:APC mini mk2: MIDI port "${port}" is another USB device now (replugged): opening it again`);
     expect(system.sent(port)).toHaveLength(LEDS);
@@ -301,17 +316,17 @@ describe('MIDI replug under the same name and ALSA client number', () => {
 
   it('a port whose USB identity cannot be read is reopened after any USB detach, if it is still there', async () => {
     const usb = fakeUsb();
-    const { system, port, events } = await replugSetup({ watchUsb: usb.watch, checkEveryMs: 60_000, port: 'APC mini mk2 Control' });
+    const { system, port, events, advance } = await replugSetup({ watchUsb: usb.watch, checkEveryMs: 60_000, port: 'APC mini mk2 Control' });
     system.unplug(port);
     system.plug(port);
     usb.emit('detach', { bus: 1, address: 7 });
     system.clearSent();
-    await vi.advanceTimersByTimeAsync(1000);
+    await advance(1000);
     expect(events.map((e) => e.type)).toEqual(['added', 'removed', 'added']);
     expect(system.sent(port)).toHaveLength(LEDS);
     // An unrelated attach changes nothing.
     usb.emit('attach', { bus: 1, address: 8 });
-    await vi.advanceTimersByTimeAsync(3000);
+    await advance(3000);
     expect(events).toHaveLength(3);
   });
 });

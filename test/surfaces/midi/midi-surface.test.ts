@@ -1,14 +1,16 @@
 // The MIDI surface with the REAL @julusian/midi running over a fake RtMidi: bytes from a device go
-// through the library's input callback to surface input, and LED states go through its output to the
-// exact bytes a device would get.
-import { afterEach, describe, expect, it, vi } from 'vitest';
+// through the library's input callback to surface input, and LED states and levels go through its
+// DeviceOutput to the exact bytes a device would get. Time is virtual.
+import { describe, expect, it } from 'vitest';
+import type { OutputItem } from '../../../src/engine/device-output.js';
 import type { Logger } from '../../../src/engine/log.js';
-import type { SurfaceInput } from '../../../src/engine/surface.js';
+import type { LedState, SurfaceInput } from '../../../src/engine/surface.js';
 import type { MidiInputPort } from '../../../src/surfaces/midi/midi-port.js';
 import { parseMidiMap } from '../../../src/surfaces/midi/load-midi-map.js';
 import type { MidiControl, MidiMap } from '../../../src/surfaces/midi/midi-map.js';
 import { MidiSurface } from '../../../src/surfaces/midi/midi-surface.js';
 import { FakeMidiSystem, rtMidiOver } from '../../support/fake-midi.js';
+import { VirtualTime } from '../../support/virtual-time.js';
 
 const PORT = 'Test Deck';
 const PROGRAMMER_MODE = [0xf0, 0x00, 0x20, 0x29, 0x02, 0x0d, 0x0e, 0x01, 0xf7];
@@ -49,14 +51,14 @@ function setup(options: { map?: MidiMap; graceMs?: number } = {}) {
   system.plug(PORT);
   const midi = rtMidiOver(system);
   const log = recordingLog();
-  let clock = 1_000_000;
+  const time = new VirtualTime();
   const surface = new MidiSurface({
     map: options.map ?? testMap(),
     portName: PORT,
     input: midi.openInput(PORT),
     output: midi.openOutput(PORT),
     log,
-    now: () => clock,
+    time,
     ...(options.graceMs === undefined ? {} : { graceMs: options.graceMs }),
   });
   const inputs: SurfaceInput[] = [];
@@ -64,12 +66,20 @@ function setup(options: { map?: MidiMap; graceMs?: number } = {}) {
   const send = (...messages: number[][]) => {
     for (const bytes of messages) system.fromDevice(PORT, bytes);
   };
-  return { system, surface, inputs, log, send, sent: () => system.sent(PORT), advance: (ms: number) => (clock += ms) };
+  /** Hands items to the surface's output, as the engine does, and waits until they are written. */
+  const show = async (...items: OutputItem[]) => {
+    for (const item of items) surface.output.show(item);
+    await surface.output.flushed();
+  };
+  const led = (control: string, state: LedState) => show({ type: 'led', control, state });
+  const level = (control: string, value: number) => show({ type: 'level', control, level: value });
+  /** Moves the clock on: what falls due (a hand let go) is written. */
+  const advance = async (ms: number) => {
+    time.advanceTo(time.now() + ms);
+    await surface.output.flushed();
+  };
+  return { system, surface, inputs, log, send, sent: () => system.sent(PORT), advance, led, level, show };
 }
-
-afterEach(() => {
-  vi.useRealTimers();
-});
 
 describe('MIDI surface: input through @julusian/midi', () => {
   it('is a midi surface named after its port, with the map\'s controls', () => {
@@ -138,14 +148,14 @@ describe('MIDI surface: output through @julusian/midi', () => {
   });
 
   it('sends the exact bytes for note, CC and SysEx LEDs, on blink and pulse channels', async () => {
-    const { surface, sent } = setup();
-    await surface.setLed('pad0', 'recording');
-    await surface.setLed('pad0', 'paused');
-    await surface.setLed('pad0', 'wrong');
-    await surface.setLed('pad0', 'sync-recording'); // not in the map: falls back to recording
-    await surface.setLed('button0', 'active');
-    await surface.setLed('button0', 'idle'); // falls back to off
-    await surface.setLed('sx0', 'active');
+    const { led, sent } = setup();
+    await led('pad0', 'recording');
+    await led('pad0', 'paused');
+    await led('pad0', 'wrong');
+    await led('pad0', 'sync-recording'); // not in the map: falls back to recording
+    await led('button0', 'active');
+    await led('button0', 'idle'); // falls back to off
+    await led('sx0', 'active');
     expect(sent()).toEqual([
       [0x96, 0, 5],
       [0x99, 0, 13],
@@ -157,41 +167,46 @@ describe('MIDI surface: output through @julusian/midi', () => {
     ]);
   });
 
-  it('refuses an invalid value with an error naming the control and the value, and sends nothing', async () => {
+  it('refuses an invalid value with a warning naming the control and the value, and sends nothing', async () => {
     const map = testMap();
     const bad = (id: string, patch: Partial<MidiControl>): MidiMap => ({ ...map, controls: map.controls.map((c) => (c.id === id ? { ...c, ...patch } : c)) });
     const velocity = setup({ map: bad('pad0', { led: { kind: 'note', values: { off: 0, active: 128 } } }) });
-    await expect(velocity.surface.setLed('pad0', 'active')).rejects.toThrow('pad0: LED for "active": velocity 128 is not a data byte 0–127');
+    await velocity.led('pad0', 'active');
+    expect(velocity.log.lines).toEqual(['warn midi:Test deck: lighting pad0 failed: pad0: LED for "active": velocity 128 is not a data byte 0–127']);
     const channel = setup({ map: bad('button0', { led: { kind: 'cc', values: { off: 0, active: { value: 127, channel: 17 } } } }) });
-    await expect(channel.surface.setLed('button0', 'active')).rejects.toThrow('button0: LED for "active": channel 17 is not 1–16');
+    await channel.led('button0', 'active');
+    expect(channel.log.lines).toEqual(['warn midi:Test deck: lighting button0 failed: button0: LED for "active": channel 17 is not 1–16']);
     const sysex = setup({ map: bad('sx0', { led: { kind: 'sysex', values: { off: 0, active: 0x80 }, sysex: [0xf0, 0x00, 'value', 0xf7] } }) });
-    await expect(sysex.surface.setLed('sx0', 'active')).rejects.toThrow('sx0: LED for "active": SysEx: byte 2 is 128: between F0 and F7 only 7-bit data (0–127) may appear');
+    await sysex.led('sx0', 'active');
+    expect(sysex.log.lines).toEqual(['warn midi:Test deck: lighting sx0 failed: sx0: LED for "active": SysEx: byte 2 is 128: between F0 and F7 only 7-bit data (0–127) may appear (F0 00 80 F7)']);
     const init = setup({ map: { ...map, init: [[0xf0, 0x00, 0x20, 0x90, 0xf7]] } });
     await expect(init.surface.open()).rejects.toThrow('midi:Test deck: init[0]: byte 3 is 144');
     const level = setup();
-    await expect(level.surface.setLevel('motor0', 1.2)).rejects.toThrow('motor0: level 1.2 is not a number from 0 to 1');
+    await level.level('motor0', 1.2);
+    expect(level.log.lines).toEqual(['warn midi:Test deck: setting the level of motor0 failed: motor0: level 1.2 is not a number from 0 to 1']);
     for (const { sent } of [velocity, channel, sysex, init, level]) expect(sent()).toEqual([]);
   });
 
   it('puts every LED out on clear, and has no displays to draw', async () => {
-    const { surface, sent } = setup();
-    await surface.clear();
+    const { surface, sent, show, log } = setup();
+    await surface.output.clear();
     expect(sent()).toEqual([[0x90, 0, 0], [0xb0, 41, 0], [0xf0, 0x00, 0x20, 0x29, 0x02, 0x0d, 0x03, 0x00, 11, 0, 0xf7]]);
-    await expect(surface.drawKey('pad0', { width: 1, height: 1, data: Buffer.alloc(3) })).rejects.toThrow('a MIDI controller has no displays');
+    await show({ type: 'image', control: 'pad0', image: { width: 1, height: 1, data: Buffer.alloc(3) } });
+    expect(log.lines).toEqual(['warn midi:Test deck: drawing pad0 failed: midi:Test deck: "pad0" has no display; a MIDI controller has none']);
   });
 });
 
 describe('MIDI surface: faders', () => {
   it('soft takeover: a fader away from the gain does nothing until it reaches it, then follows', async () => {
-    const { surface, send, inputs, advance } = setup();
-    await surface.setLevel('fader0', 0.5); // the engine: the gain is at the middle of its range
+    const { level, send, inputs, advance } = setup();
+    await level('fader0', 0.5); // the engine: the gain is at the middle of its range
     send([0xb0, 48, 120]);
-    advance(10);
+    await advance(10);
     send([0xb0, 48, 90]);
     expect(inputs).toEqual([]);
-    advance(10);
+    await advance(10);
     send([0xb0, 48, 64]);
-    advance(10);
+    await advance(10);
     send([0xb0, 48, 30]);
     expect(inputs).toEqual([
       { type: 'fader', control: 'fader0', position: 64 / 127 },
@@ -199,18 +214,34 @@ describe('MIDI surface: faders', () => {
     ]);
   });
 
+  it('soft takeover with levels written only on change: a fader the gain did not follow lets go once the hand rests, though the gain never moved', async () => {
+    const { level, send, inputs, advance, surface } = setup({ graceMs: 500 });
+    await level('fader0', 0.5);
+    send([0xb0, 48, 64]); // reaches the gain: picked up
+    send([0xb0, 48, 30]); // moves it, but the gain's write is refused: it stays at 0.5
+    await level('fader0', 0.5); // a meter read while the hand is on it
+    await advance(500);
+    expect(surface.output.shown().levels.get('fader0')).toBe(0.5); // the gain, given again once the hand rested
+    await level('fader0', 0.5);
+    inputs.length = 0;
+    send([0xb0, 48, 32]); // the fader no longer moves the gain: it must pick it up again
+    expect(inputs).toEqual([]);
+    send([0xb0, 48, 64]);
+    expect(inputs).toEqual([{ type: 'fader', control: 'fader0', position: 64 / 127 }]);
+  });
+
   it('a motorised fader is moved to the gain, but not while the hand is on it', async () => {
-    vi.useFakeTimers();
-    const { surface, send, inputs, sent, advance } = setup({ graceMs: 500 });
-    await surface.setLevel('motor0', 0.5);
+    const { level, send, inputs, sent, advance } = setup({ graceMs: 500 });
+    await level('motor0', 0.5);
     expect(sent()).toEqual([[0xe1, 0x00, 0x40]]);
     send([0xe1, 0x00, 0x20]); // moved by hand: passed on at once, no takeover needed
     expect(inputs).toEqual([{ type: 'fader', control: 'motor0', position: 4096 / 16383 }]);
-    await surface.setLevel('motor0', 0.25);
-    await surface.setLevel('motor0', 0.3);
+    await level('motor0', 0.25);
+    await level('motor0', 0.3);
     expect(sent()).toHaveLength(1);
-    advance(500);
-    vi.advanceTimersByTime(500);
+    await advance(499);
+    expect(sent()).toHaveLength(1);
+    await advance(1);
     expect(sent()).toEqual([
       [0xe1, 0x00, 0x40],
       [0xe1, 0x33, 0x26], // 0.3 × 16383 = 4915 (the latest level), sent once the hand let go
@@ -218,17 +249,15 @@ describe('MIDI surface: faders', () => {
   });
 
   it('a motor is sent a level only when the device shows another: not again and again, but again after the hand moved it', async () => {
-    vi.useFakeTimers();
-    const { surface, send, sent, advance, system } = setup({ graceMs: 500 });
-    for (let read = 0; read < 5; read++) await surface.setLevel('motor0', 0.5);
-    await surface.setLevel('motor0', 0.50001); // the same message on the device
+    const { level, send, sent, advance, system } = setup({ graceMs: 500 });
+    for (let read = 0; read < 5; read++) await level('motor0', 0.5);
+    await level('motor0', 0.50001); // the same message on the device
     expect(sent()).toEqual([[0xe1, 0x00, 0x40]]);
 
     // The hand takes it to 0.25 and the gain does not follow (its write was refused): the gain goes back.
     send([0xe1, 0x00, 0x20]);
-    await surface.setLevel('motor0', 0.5);
-    advance(500);
-    vi.advanceTimersByTime(500);
+    await level('motor0', 0.5);
+    await advance(500);
     expect(sent()).toEqual([
       [0xe1, 0x00, 0x40],
       [0xe1, 0x00, 0x40],
@@ -237,15 +266,14 @@ describe('MIDI surface: faders', () => {
     // The hand takes it to 0.25 and the gain follows: nothing to send.
     system.clearSent();
     send([0xe1, 0x00, 0x20]);
-    advance(500);
-    vi.advanceTimersByTime(500);
-    await surface.setLevel('motor0', 4096 / 16383);
+    await advance(500);
+    await level('motor0', 4096 / 16383);
     expect(sent()).toEqual([]);
   });
 });
 
 describe('MIDI surface: garbage input', () => {
-  it('ignores malformed input with a log line and keeps working', () => {
+  it('ignores malformed input with a log line and keeps working', async () => {
     const { send, inputs, log, advance } = setup();
     const garbage: number[][] = [
       [0xf0, 0x00, 0x20], // a SysEx start, cut off by the next message
@@ -261,7 +289,7 @@ describe('MIDI surface: garbage input', () => {
       [0xb0, 48],
     ];
     for (const bytes of garbage) {
-      advance(20_000); // one line each: past the log limiter's window
+      await advance(20_000); // one line each: past the log limiter's window
       expect(() => send(bytes)).not.toThrow();
     }
     send([0x80, 0, 0]);
@@ -298,11 +326,11 @@ describe('MIDI surface: garbage input', () => {
     expect(log.lines).toEqual([]);
   });
 
-  it('keeps a flood of garbage to a few lines', () => {
+  it('keeps a flood of garbage to a few lines', async () => {
     const { send, log, advance } = setup();
     for (let i = 0; i < 8; i++) send([0xf4]);
     expect(log.lines).toHaveLength(5);
-    advance(10_000);
+    await advance(10_000);
     send([0xf5]);
     expect(log.lines.slice(5)).toEqual(['warn (3 more like that in the last 10 s were not logged)', 'warn midi:Test deck: ignored the undefined status byte F5 [F5]']);
   });

@@ -1,7 +1,7 @@
 // Soft takeover: a fader that is not where the gain is does nothing until it gets there (or crosses
-// it), then follows; a gain changed elsewhere makes it wait again. Motors wait for the hand to let go.
+// it), then follows; a gain changed elsewhere makes it wait again.
 import { describe, expect, it } from 'vitest';
-import { MotorFollower, SoftTakeover } from '../../../src/surfaces/midi/soft-takeover.js';
+import { SoftTakeover } from '../../../src/surfaces/midi/soft-takeover.js';
 
 describe('soft takeover', () => {
   it('passes everything on while no gain is known', () => {
@@ -53,15 +53,5 @@ describe('soft takeover', () => {
     expect(fader.pickedUp).toBe(false);
     expect(fader.move(0.55, 5100)).toBeNull();
     expect(fader.move(0.21, 5200)).toBe(0.21);
-  });
-});
-
-describe('motor follower', () => {
-  it('moves the fader at once, but not while the hand is on it', () => {
-    const motor = new MotorFollower(500);
-    expect(motor.waitMs(0)).toBe(0);
-    motor.moved(1000);
-    expect(motor.waitMs(1100)).toBe(400);
-    expect(motor.waitMs(1500)).toBe(0);
   });
 });

@@ -1,7 +1,8 @@
 // Shared by the Stream Deck tests: a logger that records, and surfaces over fake HID devices.
 import type { DeviceModelId, StreamDeck } from '@elgato-stream-deck/core';
+import type { OutputItem } from '../../../src/engine/device-output.js';
 import type { Logger } from '../../../src/engine/log.js';
-import type { SurfaceInput } from '../../../src/engine/surface.js';
+import type { RgbImage, SurfaceInput } from '../../../src/engine/surface.js';
 import type { StreamDeckBackend, StreamDeckListing } from '../../../src/surfaces/streamdeck/backend.js';
 import { StreamDeckSurface, type StreamDeckSurfaceOptions } from '../../../src/surfaces/streamdeck/streamdeck-surface.js';
 import { openFakeStreamDeck, type FakeHidDevice } from '../../support/fake-hid.js';
@@ -38,6 +39,15 @@ export async function fakeSurface(model: DeviceModelId, options: Partial<StreamD
   surface.input.subscribe((input) => inputs.push(input));
   return { surface, hid, log, inputs, failures };
 }
+
+/** Hands items to a surface's output, as the engine does, and waits until they are written. */
+export async function show(surface: { output: { show(item: OutputItem): void; flushed(): Promise<void> } }, ...items: OutputItem[]): Promise<void> {
+  for (const item of items) surface.output.show(item);
+  await surface.output.flushed();
+}
+
+/** An image for a control, as the engine hands it over. */
+export const image = (control: string, picture: RgbImage): OutputItem => ({ type: 'image', control, image: picture });
 
 /** Decks "plugged in" by path; each open builds a fresh library StreamDeck over a fresh fake HID device. */
 export class FakeStreamDeckBackend implements StreamDeckBackend {

@@ -4,7 +4,7 @@
 // our images go through that path (right key index, right colour order, right way up).
 import { DeviceModelId } from '@elgato-stream-deck/core';
 import { describe, expect, it } from 'vitest';
-import { fakeSurface } from './helpers.js';
+import { fakeSurface, image as imageOf, show } from './helpers.js';
 import { decodeBmp, decodeJpeg, gen1KeyImages, gen2KeyImages, lcdRegionImages, markedCorner, markedImage, near, neoLcdImages, pixelOf, solidImage, type DecodedImage, type Rgb } from './reports.js';
 
 const RED: Rgb = [220, 20, 20];
@@ -15,7 +15,7 @@ const centre = (image: DecodedImage) => pixelOf(image, Math.floor(image.width / 
 describe('key images on the device', () => {
   it('mk2: red on key0 and blue on key14 reach keys 0 and 14 as JPEGs, turned half a turn for the upside-down panel', async () => {
     const { surface, hid } = await fakeSurface(DeviceModelId.ORIGINALMK2);
-    await Promise.all([surface.drawKey('key0', markedImage(72, 72, RED)), surface.drawKey('key14', markedImage(72, 72, BLUE))]);
+    await show(surface, imageOf('key0', markedImage(72, 72, RED)), imageOf('key14', markedImage(72, 72, BLUE)));
     const images = gen2KeyImages(hid.reportsSince());
     expect(images.map((i) => i.hidIndex)).toEqual([0, 14]);
     const [key0, key14] = images.map((i) => decodeJpeg(i.jpeg)) as [DecodedImage, DecodedImage];
@@ -28,7 +28,7 @@ describe('key images on the device', () => {
 
   it('xl: key31 is addressed as 31, 96 x 96, turned like the mk2', async () => {
     const { surface, hid } = await fakeSurface(DeviceModelId.XL);
-    await surface.drawKey('key31', markedImage(96, 96, GREEN));
+    await show(surface, imageOf('key31', markedImage(96, 96, GREEN)));
     const [image] = gen2KeyImages(hid.reportsSince());
     expect(image?.hidIndex).toBe(31);
     const decoded = decodeJpeg(image?.jpeg as Buffer);
@@ -39,8 +39,8 @@ describe('key images on the device', () => {
 
   it('original: BMP in BGR, keys numbered right to left in hardware, so key0 goes to hardware key 4', async () => {
     const { surface, hid } = await fakeSurface(DeviceModelId.ORIGINAL);
-    await surface.drawKey('key0', markedImage(72, 72, RED));
-    await surface.drawKey('key14', markedImage(72, 72, BLUE));
+    await show(surface, imageOf('key0', markedImage(72, 72, RED)));
+    await show(surface, imageOf('key14', markedImage(72, 72, BLUE)));
     const images = gen1KeyImages(hid.reportsSince());
     expect(images.map((i) => i.hidIndex)).toEqual([4, 10]);
     const [key0, key14] = images.map((i) => decodeBmp(i.bmp)) as [DecodedImage, DecodedImage];
@@ -53,7 +53,7 @@ describe('key images on the device', () => {
 
   it('mini: BMP, 80 x 80, the panel turned a quarter (its picture is our picture transposed)', async () => {
     const { surface, hid } = await fakeSurface(DeviceModelId.MINI);
-    await surface.drawKey('key5', markedImage(80, 80, BLUE, 'top-right'));
+    await show(surface, imageOf('key5', markedImage(80, 80, BLUE, 'top-right')));
     const [image] = gen1KeyImages(hid.reportsSince());
     expect(image?.hidIndex).toBe(5);
     const decoded = decodeBmp(image?.bmp as Buffer);
@@ -64,7 +64,7 @@ describe('key images on the device', () => {
 
   it('plus: keys go as they are (no turn), 120 x 120', async () => {
     const { surface, hid } = await fakeSurface(DeviceModelId.PLUS);
-    await surface.drawKey('key7', markedImage(120, 120, RED));
+    await show(surface, imageOf('key7', markedImage(120, 120, RED)));
     const [image] = gen2KeyImages(hid.reportsSince());
     expect(image?.hidIndex).toBe(7);
     const decoded = decodeJpeg(image?.jpeg as Buffer);
@@ -74,7 +74,7 @@ describe('key images on the device', () => {
 
   it('studio: 144 x 112 keys, as they are', async () => {
     const { surface, hid } = await fakeSurface(DeviceModelId.STUDIO);
-    await surface.drawKey('key20', markedImage(144, 112, GREEN));
+    await show(surface, imageOf('key20', markedImage(144, 112, GREEN)));
     const [image] = gen2KeyImages(hid.reportsSince());
     expect(image?.hidIndex).toBe(20);
     const decoded = decodeJpeg(image?.jpeg as Buffer);
@@ -84,15 +84,16 @@ describe('key images on the device', () => {
 
   it('neo: keys turned like the mk2', async () => {
     const { surface, hid } = await fakeSurface(DeviceModelId.NEO);
-    await surface.drawKey('key3', markedImage(96, 96, BLUE));
+    await show(surface, imageOf('key3', markedImage(96, 96, BLUE)));
     const [image] = gen2KeyImages(hid.reportsSince());
     expect(image?.hidIndex).toBe(3);
     expect(markedCorner(decodeJpeg(image?.jpeg as Buffer))).toBe('bottom-right');
   });
 
   it('an image of the wrong size is refused before anything is sent, and the device stays open', async () => {
-    const { surface, hid, failures } = await fakeSurface(DeviceModelId.ORIGINALMK2);
-    await expect(surface.drawKey('key0', markedImage(96, 96, RED))).rejects.toThrow(/takes 72x72/);
+    const { surface, hid, failures, log } = await fakeSurface(DeviceModelId.ORIGINALMK2);
+    await show(surface, imageOf('key0', markedImage(96, 96, RED)));
+    expect(log.lines.map((l) => l.message)).toEqual(['streamdeck:CL00TEST: drawing key0 failed: streamdeck:CL00TEST: key0 takes 72x72 RGB, got 96x96 (27648 bytes)']);
     expect(hid.calls).toEqual([]);
     expect(failures).toEqual([]);
     expect(surface.isOpen).toBe(true);
@@ -102,14 +103,14 @@ describe('key images on the device', () => {
 describe('solid keys', () => {
   it('mk2: a one-colour image is sent as a colour fill (feature report 0x03 0x06), not as a picture', async () => {
     const { surface, hid } = await fakeSurface(DeviceModelId.ORIGINALMK2);
-    await surface.drawKey('key4', solidImage(72, 72, [10, 200, 30]));
+    await show(surface, imageOf('key4', solidImage(72, 72, [10, 200, 30])));
     expect(hid.reportsSince()).toEqual([]);
     expect(hid.featuresSince().map((f) => [...f])).toEqual([[0x03, 0x06, 4, 10, 200, 30]]);
   });
 
   it('original: the library has no colour fill for it and sends a full picture of the colour', async () => {
     const { surface, hid } = await fakeSurface(DeviceModelId.ORIGINAL);
-    await surface.drawKey('key0', solidImage(72, 72, [10, 200, 30]));
+    await show(surface, imageOf('key0', solidImage(72, 72, [10, 200, 30])));
     const [image] = gen1KeyImages(hid.reportsSince());
     expect(image?.hidIndex).toBe(4);
     expect(centre(decodeBmp(image?.bmp as Buffer))).toEqual([10, 200, 30]);
@@ -119,7 +120,7 @@ describe('solid keys', () => {
     const { surface, hid } = await fakeSurface(DeviceModelId.ORIGINALMK2);
     const image = solidImage(72, 72, [0, 0, 0]);
     image.data[72 * 72 * 3 - 1] = 1;
-    await surface.drawKey('key0', image);
+    await show(surface, imageOf('key0', image));
     expect(gen2KeyImages(hid.reportsSince())).toHaveLength(1);
     expect(hid.featuresSince()).toEqual([]);
   });
@@ -128,7 +129,7 @@ describe('solid keys', () => {
 describe('LCD strips and bars', () => {
   it('plus: a strip cell is drawn as its own region of the strip', async () => {
     const { surface, hid } = await fakeSurface(DeviceModelId.PLUS);
-    await surface.drawLcd('strip2', markedImage(200, 100, GREEN));
+    await show(surface, imageOf('strip2', markedImage(200, 100, GREEN)));
     const [region] = lcdRegionImages(hid.reportsSince());
     expect(region).toMatchObject({ x: 400, y: 0, width: 200, height: 100 });
     const decoded = decodeJpeg(region?.jpeg as Buffer);
@@ -139,7 +140,7 @@ describe('LCD strips and bars', () => {
 
   it('neo: the info bar is drawn whole, 248 x 58, turned like its keys', async () => {
     const { surface, hid } = await fakeSurface(DeviceModelId.NEO);
-    await surface.drawLcd('info', markedImage(248, 58, RED));
+    await show(surface, imageOf('info', markedImage(248, 58, RED)));
     const [bar] = neoLcdImages(hid.reportsSince());
     const decoded = decodeJpeg(bar as Buffer);
     expect(decoded).toMatchObject({ width: 248, height: 58 });

@@ -1,28 +1,34 @@
-// The manager over a fake backend whose decks are real library StreamDecks over fake HID devices.
+// The manager over a fake backend whose decks are real library StreamDecks over fake HID devices, on
+// virtual time: its periodic scans and the settling after a plug event run when the test moves the clock.
 import { DeviceModelId } from '@elgato-stream-deck/core';
-import { firstValueFrom, timeout } from 'rxjs';
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { StreamDeckManager, type StreamDeckSurfaceEvent } from '../../../src/surfaces/streamdeck/device-manager.js';
 import type { HotplugEvent } from '../../../src/surfaces/streamdeck/hotplug.js';
 import { nodeStreamDeckBackend } from '../../../src/surfaces/streamdeck/backend-node.js';
 import { LIBUSB_MISSING } from '../../../src/surfaces/streamdeck/problems.js';
 import type { StreamDeckBackend } from '../../../src/surfaces/streamdeck/backend.js';
-import { FakeStreamDeckBackend, recordingLogger } from './helpers.js';
+import type { StreamDeckSurface } from '../../../src/surfaces/streamdeck/streamdeck-surface.js';
+import { VirtualTime, advanceWithIo, settle } from '../../support/virtual-time.js';
+import { FakeStreamDeckBackend, recordingLogger, show } from './helpers.js';
 
 const managers: StreamDeckManager[] = [];
 afterEach(async () => {
   await Promise.all(managers.splice(0).map((m) => m.stop()));
 });
 
-function managed(backend: StreamDeckBackend, extra: { watchHotplug?: ConstructorParameters<typeof StreamDeckManager>[0]['watchHotplug'] } = {}) {
+type ManagerOptions = ConstructorParameters<typeof StreamDeckManager>[0];
+
+function managed(backend: StreamDeckBackend, extra: Partial<Pick<ManagerOptions, 'watchHotplug' | 'scanIntervalMs'>> = {}) {
   const log = recordingLogger();
-  // A long interval: these tests scan when they choose to.
-  const manager = new StreamDeckManager({ backend, log, scanIntervalMs: 60_000, watchHotplug: null, hotplugSettleMs: 0, ...extra });
+  const time = new VirtualTime();
+  // A long interval: these tests scan when they choose to (the clock moves only when they say).
+  const manager = new StreamDeckManager({ backend, log, scanIntervalMs: 60_000, watchHotplug: null, time, ...extra });
   managers.push(manager);
   const events: StreamDeckSurfaceEvent[] = [];
   manager.surfaces$.subscribe((event) => events.push(event));
   const summary = () => events.map((e) => (e.type === 'added' ? `added ${e.surface.id}` : `removed ${e.id}`));
-  return { manager, log, events, summary };
+  const advance = (ms: number) => advanceWithIo(time, ms, () => true);
+  return { manager, log, events, summary, advance };
 }
 
 describe('StreamDeckManager', () => {
@@ -58,8 +64,7 @@ describe('StreamDeckManager', () => {
     await Promise.resolve();
     expect(summary()).toEqual(['added streamdeck:CL4', 'removed streamdeck:CL4']);
     expect(manager.surfaces).toEqual([]);
-    await new Promise((resolve) => setTimeout(resolve, 0));
-    expect(firstHid?.closed).toBe(true);
+    await settle(() => firstHid?.closed === true, 'the device closed');
     expect(log.lines.filter((l) => l.level === 'error')).toHaveLength(1);
 
     await manager.scan();
@@ -77,7 +82,7 @@ describe('StreamDeckManager', () => {
     await manager.scan();
     const hid = backend.hidAt('/dev/hidraw1');
     if (hid) hid.writeError = new Error('could not write to HID device');
-    await expect(manager.surfaces[0]?.setBrightness(40)).rejects.toThrow('could not write');
+    await show(manager.surfaces[0] as StreamDeckSurface, { type: 'brightness', percent: 40 });
     expect(summary()).toEqual(['added streamdeck:CL5', 'removed streamdeck:CL5']);
     await manager.scan();
     expect(summary()).toEqual(['added streamdeck:CL5', 'removed streamdeck:CL5', 'added streamdeck:CL5']);
@@ -126,7 +131,7 @@ describe('StreamDeckManager', () => {
     const backend = new FakeStreamDeckBackend();
     let notify: ((event: HotplugEvent) => void) | null = null;
     let watchedVendor = 0;
-    const { manager, summary } = managed(backend, {
+    const { manager, summary, advance } = managed(backend, {
       watchHotplug: async (vendorId, onEvent) => {
         watchedVendor = vendorId;
         notify = onEvent;
@@ -137,34 +142,31 @@ describe('StreamDeckManager', () => {
     await manager.scan();
     expect(watchedVendor).toBe(0x0fd9);
     backend.plug('/dev/hidraw3', DeviceModelId.NEO, 'CL8NEO');
-    const added = firstValueFrom(manager.surfaces$.pipe(timeout(1000)));
     (notify as ((event: HotplugEvent) => void) | null)?.('attach');
-    // No scan asked for here: the event alone brings the deck in (the periodic scan is a minute away).
-    await added;
+    // No scan asked for here: the event alone brings the deck in once the device has settled (300 ms),
+    // though the periodic scan is half a minute away.
+    await advance(299);
+    expect(summary()).toEqual([]);
+    await advance(1);
     expect(summary()).toEqual(['added streamdeck:CL8NEO']);
     await manager.stop();
     expect(notify).toBeNull();
   });
 
   it('while hot-plug events are heard, the fallback scan runs every 30 s instead of every 5 s', async () => {
-    vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval', 'setTimeout', 'clearTimeout'] });
-    try {
-      const count = async (watchHotplug: ConstructorParameters<typeof StreamDeckManager>[0]['watchHotplug']) => {
-        const backend = new FakeStreamDeckBackend();
-        let listings = 0;
-        const list = backend.list.bind(backend);
-        backend.list = () => (listings++, list());
-        const manager = new StreamDeckManager({ backend, log: recordingLogger(), scanIntervalMs: 5000, watchHotplug });
-        manager.start();
-        await vi.advanceTimersByTimeAsync(60_000);
-        await manager.stop();
-        return listings;
-      };
-      expect(await count(null)).toBe(13); // at start, then every 5 s
-      expect(await count(async () => () => undefined)).toBe(3); // at start, then every 30 s
-    } finally {
-      vi.useRealTimers();
-    }
+    const count = async (watchHotplug: ManagerOptions['watchHotplug']) => {
+      const backend = new FakeStreamDeckBackend();
+      let listings = 0;
+      const list = backend.list.bind(backend);
+      backend.list = () => (listings++, list());
+      const { manager, advance } = managed(backend, { scanIntervalMs: 5000, watchHotplug });
+      manager.start();
+      await advance(60_000);
+      await manager.stop();
+      return listings;
+    };
+    expect(await count(null)).toBe(13); // at start, then every 5 s
+    expect(await count(async () => () => undefined)).toBe(3); // at start, then every 30 s
   });
 
   it('hot-plug unavailable: said once, and scanning carries on', async () => {

@@ -51,7 +51,7 @@ async function deckBridge(profile: string, decks: Array<{ path: string; model: D
   const bridge = new Bridge({ recorders: [{ name: 'main', client }], renderer: (thumbnails) => pictureRenderer({ thumbnails }), decodeThumbnail, log, pollMs: 100, slowMs: 500, meterMs: 100, thumbnailMs: 500, time });
   const backend = new FakeStreamDeckBackend();
   for (const deck of decks) backend.plug(deck.path, deck.model, deck.serial);
-  const manager = new StreamDeckManager({ backend, log, scanIntervalMs: 60_000, watchHotplug: null });
+  const manager = new StreamDeckManager({ backend, log, scanIntervalMs: 60_000, watchHotplug: null, time });
   manager.surfaces$.subscribe((event) => (event.type === 'added' ? bridge.addSurface(event.surface) : bridge.removeSurface(event.id)));
   const commands: CommandRecord[] = [];
   bridge.commands$.subscribe((record) => commands.push(record));

@@ -1,9 +1,10 @@
-// Everything else the surface writes, how it keeps to one writer per device, and what a failing device does.
+// Everything else the surface writes, how its output keeps to one writer per device and writes nothing the
+// deck shows already, and what a failing device does.
 import { DeviceModelId } from '@elgato-stream-deck/core';
 import { describe, expect, it } from 'vitest';
 import { LED_COLOURS, RING_COLOUR } from '../../../src/surfaces/streamdeck/led-colours.js';
 import { openFakeStreamDeck } from '../../support/fake-hid.js';
-import { fakeSurface } from './helpers.js';
+import { fakeSurface, image, show } from './helpers.js';
 import { markedImage, solidImage } from './reports.js';
 
 const bytes = (data: Uint8Array | undefined) => (data ? [...data] : undefined);
@@ -11,27 +12,27 @@ const bytes = (data: Uint8Array | undefined) => (data ? [...data] : undefined);
 describe('lights, rings, brightness, clearing', () => {
   it('neo: an LED touch key is lit in its state colour (RGB fill of key 8)', async () => {
     const { surface, hid } = await fakeSurface(DeviceModelId.NEO);
-    await surface.setLed('key8', 'recording');
+    await show(surface, { type: 'led', control: 'key8', state: 'recording' });
     expect(hid.featuresSince().map(bytes)).toEqual([[0x03, 0x06, 8, ...LED_COLOURS.recording]]);
   });
 
   it('a state already shown is not sent again', async () => {
     const { surface, hid } = await fakeSurface(DeviceModelId.NEO);
-    await surface.setLed('key9', 'armed');
-    await surface.setLed('key9', 'armed');
-    await surface.setLed('key9', 'idle');
+    await show(surface, { type: 'led', control: 'key9', state: 'armed' });
+    await show(surface, { type: 'led', control: 'key9', state: 'armed' });
+    await show(surface, { type: 'led', control: 'key9', state: 'idle' });
     expect(hid.featuresSince().map((f) => f[2])).toEqual([9, 9]);
   });
 
-  it('a pedal has no light: setLed sends nothing', async () => {
+  it('a pedal has no light: a light state sends nothing', async () => {
     const { surface, hid } = await fakeSurface(DeviceModelId.PEDAL);
-    await surface.setLed('pedal0', 'recording');
+    await show(surface, { type: 'led', control: 'pedal0', state: 'recording' });
     expect(hid.calls).toEqual([]);
   });
 
   it('studio: a level lights that share of the ring', async () => {
     const { surface, hid } = await fakeSurface(DeviceModelId.STUDIO);
-    await surface.setLevel('dial0', 0.5);
+    await show(surface, { type: 'level', control: 'dial0', level: 0.5 });
     const [report] = hid.reportsSince();
     expect(bytes(report?.subarray(0, 3))).toEqual([0x02, 0x0f, 0]);
     const lit = Array.from({ length: 24 }, (_, i) => report?.[3 + i * 3] !== 0);
@@ -41,9 +42,9 @@ describe('lights, rings, brightness, clearing', () => {
 
   it('studio: an unchanged ring is not sent again; an empty ring is one colour fill of black', async () => {
     const { surface, hid } = await fakeSurface(DeviceModelId.STUDIO);
-    await surface.setLevel('dial1', 0.5);
-    await surface.setLevel('dial1', 0.51); // still 12 of 24
-    await surface.setLevel('dial1', 0);
+    await show(surface, { type: 'level', control: 'dial1', level: 0.5 });
+    await show(surface, { type: 'level', control: 'dial1', level: 0.51 }); // still 12 of 24
+    await show(surface, { type: 'level', control: 'dial1', level: 0 });
     const reports = hid.reportsSince();
     expect(reports).toHaveLength(2);
     expect(bytes(reports[1]?.subarray(0, 9))).toEqual([0x02, 0x0f, 1, 0, 0, 0, 0, 0, 0]);
@@ -51,25 +52,25 @@ describe('lights, rings, brightness, clearing', () => {
 
   it('plus: dials without a ring take levels silently', async () => {
     const { surface, hid } = await fakeSurface(DeviceModelId.PLUS);
-    await surface.setLevel('dial0', 0.7);
+    await show(surface, { type: 'level', control: 'dial0', level: 0.7 });
     expect(hid.calls).toEqual([]);
   });
 
   it('brightness: gen 2 feature report 0x03 0x08, gen 1 0x05 0x55 0xaa 0xd1; clamped and rounded', async () => {
     const mk2 = await fakeSurface(DeviceModelId.ORIGINALMK2);
-    await mk2.surface.setBrightness(70.4);
-    await mk2.surface.setBrightness(70);
+    await show(mk2.surface, { type: 'brightness', percent: 70.4 });
+    await show(mk2.surface, { type: 'brightness', percent: 70 });
     expect(mk2.hid.featuresSince().map((f) => bytes(f.subarray(0, 3)))).toEqual([[0x03, 0x08, 70]]);
     const original = await fakeSurface(DeviceModelId.ORIGINAL);
-    await original.surface.setBrightness(140);
+    await show(original.surface, { type: 'brightness', percent: 140 });
     expect(original.hid.featuresSince().map((f) => bytes(f.subarray(0, 6)))).toEqual([[0x05, 0x55, 0xaa, 0xd1, 0x01, 100]]);
   });
 
   it('neo: clear blanks the panel, the info bar and the LED touch keys', async () => {
     const { surface, hid } = await fakeSurface(DeviceModelId.NEO);
-    await surface.setLed('key8', 'recording');
+    await show(surface, { type: 'led', control: 'key8', state: 'recording' });
     const mark = hid.calls.length;
-    await surface.clear();
+    await surface.output.clear();
     const features = hid.featuresSince(mark).map((f) => bytes(f.subarray(0, 6)));
     expect(features).toContainEqual([0x03, 0x05, 0, 0, 0, 0]);
     expect(features).toContainEqual([0x03, 0x06, 8, 0, 0, 0]);
@@ -77,7 +78,7 @@ describe('lights, rings, brightness, clearing', () => {
     expect(hid.reportsSince(mark).some((r) => r[0] === 0x02 && r[1] === 0x0b)).toBe(true);
     // After clearing, the same state is sent again: the device no longer shows it.
     const afterClear = hid.calls.length;
-    await surface.setLed('key8', 'recording');
+    await show(surface, { type: 'led', control: 'key8', state: 'recording' });
     expect(hid.featuresSince(afterClear)).toHaveLength(1);
   });
 });
@@ -91,12 +92,7 @@ describe('one writer per device', () => {
 
     const { surface, hid } = await fakeSurface(DeviceModelId.ORIGINALMK2);
     hid.writeDelayMs = 5;
-    await Promise.all([
-      surface.drawKey('key0', markedImage(72, 72, [200, 0, 0])),
-      surface.drawKey('key1', markedImage(72, 72, [0, 0, 200])),
-      surface.drawKey('key2', solidImage(72, 72, [0, 200, 0])),
-      surface.setBrightness(50),
-    ]);
+    await show(surface, image('key0', markedImage(72, 72, [200, 0, 0])), image('key1', markedImage(72, 72, [0, 0, 200])), image('key2', solidImage(72, 72, [0, 200, 0])), { type: 'brightness', percent: 50 });
     expect(hid.maxWritesInFlight).toBe(1);
     // In the order they were asked for.
     expect(hid.calls.map((c) => (c.type === 'reports' ? `image ${c.reports[0]?.[2]}` : c.type === 'feature' ? `feature ${c.data[1]}` : c.type))).toEqual(['image 0', 'image 1', 'feature 6', 'feature 8']);
@@ -109,15 +105,14 @@ describe('a failing device', () => {
     let completed = false;
     surface.input.subscribe({ complete: () => (completed = true) });
     hid.writeError = new Error('could not write to HID device');
-    const first = surface.drawKey('key0', markedImage(72, 72, [200, 0, 0]));
-    const queued = surface.drawKey('key1', markedImage(72, 72, [0, 0, 200]));
-    await expect(first).rejects.toThrow('could not write to HID device');
-    await expect(queued).resolves.toBeUndefined();
-    await surface.setBrightness(10);
+    await show(surface, image('key0', markedImage(72, 72, [200, 0, 0])), image('key1', markedImage(72, 72, [0, 0, 200])));
+    const callsAfterFailure = hid.calls.length;
+    await show(surface, { type: 'brightness', percent: 10 });
+    expect(hid.calls).toHaveLength(callsAfterFailure);
     expect(failures).toHaveLength(1);
     expect(surface.isOpen).toBe(false);
     expect(completed).toBe(true);
-    expect(log.lines.filter((l) => l.level === 'error').map((l) => l.message)).toEqual(['streamdeck:CL00TEST (Stream Deck MK.2): drawing key0 failed: could not write to HID device; closed until the device is seen again']);
+    expect(log.lines).toEqual([{ level: 'error', message: 'streamdeck:CL00TEST (Stream Deck MK.2): drawing key0 failed: could not write to HID device; closed until the device is seen again' }]);
     await surface.close();
     expect(hid.closed).toBe(true);
   });

@@ -1,0 +1,223 @@
+// One device's output: what it is asked to show goes through one writer, the newest content of each
+// control only, and nothing the device shows already (by content) is written again. Mirrors that read
+// `shown()` and follow `drawn$` from the same moment hold what the device shows, every control of it. The
+// transport is a fake device whose writes the test lets through one at a time; time is virtual.
+import { describe, expect, it } from 'vitest';
+import { DeviceOutput, type DeviceTransport, type OutputItem } from '../../src/engine/device-output.js';
+import type { LedState, RgbImage } from '../../src/engine/surface.js';
+import { VirtualTime } from '../support/virtual-time.js';
+
+/** A 4x4 image of one colour, always a new buffer: equal colours are equal content, never the same object. */
+const image = (red: number): RgbImage => ({ width: 4, height: 4, data: Buffer.alloc(48, red) });
+
+/** What a fake device was told, and shows: writes wait at a gate while it is shut. */
+class FakeDevice implements DeviceTransport {
+  readonly writes: string[] = [];
+  readonly shows = new Map<string, string>();
+  inFlight = 0;
+  mostInFlight = 0;
+  failNext: Error | null = null;
+  private gate: Promise<void> | null = null;
+  private openGate: () => void = () => undefined;
+
+  shut(): void {
+    this.gate = new Promise((resolve) => (this.openGate = resolve));
+  }
+
+  open(): void {
+    this.gate = null;
+    this.openGate();
+  }
+
+  image = (control: string, picture: RgbImage) => this.write(control, `image ${picture.data[0]}`);
+  led = (control: string, state: LedState) => this.write(control, `led ${state}`);
+  level = (control: string, level: number) => this.write(control, `level ${level}`);
+  brightness = (percent: number) => this.write('brightness', `${percent}`);
+  clear = async () => {
+    this.writes.push('clear');
+    this.shows.clear();
+  };
+  /** Like a ring of 10 segments. */
+  levelShown = (_control: string, level: number) => Math.round(level * 10);
+
+  private async write(slot: string, what: string): Promise<void> {
+    this.inFlight++;
+    this.mostInFlight = Math.max(this.mostInFlight, this.inFlight);
+    try {
+      await this.gate;
+      const failure = this.failNext;
+      this.failNext = null;
+      if (failure) throw failure;
+      this.writes.push(`${slot}: ${what}`);
+      this.shows.set(slot, what);
+    } finally {
+      this.inFlight--;
+    }
+  }
+}
+
+function setup() {
+  const device = new FakeDevice();
+  const time = new VirtualTime();
+  const warnings: string[] = [];
+  const output = new DeviceOutput(device, { name: 'test:deck', log: { info: () => undefined, warn: (m) => warnings.push(m), error: (m) => warnings.push(m) }, time });
+  return { device, output, time, warnings };
+}
+
+/** A mirror as a page is one: what `shown()` says at the start, then every change on `drawn$`. */
+function mirror(output: DeviceOutput): Map<string, string> {
+  const held = new Map<string, string>();
+  const take = (item: OutputItem) => {
+    if (item.type === 'image') held.set(item.control, `image ${item.image.data[0]}`);
+    else if (item.type === 'led') held.set(item.control, `led ${item.state}`);
+    else if (item.type === 'level') held.set(item.control, `level ${item.level}`);
+    else held.set('brightness', `${item.percent}`);
+  };
+  const shown = output.shown();
+  for (const [control, picture] of shown.images) take({ type: 'image', control, image: picture });
+  for (const [control, state] of shown.leds) take({ type: 'led', control, state });
+  for (const [control, level] of shown.levels) take({ type: 'level', control, level });
+  if (shown.brightness !== null) take({ type: 'brightness', percent: shown.brightness });
+  output.drawn$.subscribe(take);
+  return held;
+}
+
+describe('DeviceOutput', () => {
+  it('writes only what the device does not show, compared by content and as the device shows it', async () => {
+    const { device, output } = setup();
+    const show = async (item: OutputItem) => {
+      output.show(item);
+      await output.flushed();
+    };
+    await show({ type: 'image', control: 'key0', image: image(200) });
+    await show({ type: 'image', control: 'key0', image: image(200) }); // other buffer, the same pixels
+    await show({ type: 'image', control: 'key0', image: image(10) });
+    await show({ type: 'image', control: 'key0', image: image(200) }); // back to the first: the key shows 10 now
+    await show({ type: 'led', control: 'pad0', state: 'recording' });
+    await show({ type: 'led', control: 'pad0', state: 'recording' });
+    await show({ type: 'level', control: 'dial0', level: 0.5 });
+    await show({ type: 'level', control: 'dial0', level: 0.52 }); // still 5 of 10 segments
+    await show({ type: 'level', control: 'dial0', level: 0.6 });
+    await show({ type: 'brightness', percent: 70.4 });
+    await show({ type: 'brightness', percent: 70 }); // rounded: the same
+    await show({ type: 'brightness', percent: 140 }); // clamped
+    expect(device.writes).toEqual(['key0: image 200', 'key0: image 10', 'key0: image 200', 'pad0: led recording', 'dial0: level 0.5', 'dial0: level 0.6', 'brightness: 70', 'brightness: 100']);
+  });
+
+  it('one writer: writes never overlap, the newest content of a control replaces what waits, in its place in line', async () => {
+    const { device, output } = setup();
+    device.shut();
+    output.show({ type: 'image', control: 'key0', image: image(1) }); // under way
+    output.show({ type: 'image', control: 'key1', image: image(2) });
+    output.show({ type: 'image', control: 'key0', image: image(3) });
+    output.show({ type: 'brightness', percent: 50 });
+    output.show({ type: 'image', control: 'key0', image: image(4) }); // replaces 3, where 3 stood
+    output.show({ type: 'image', control: 'key1', image: image(5) }); // replaces 2
+    expect(output.idle).toBe(false);
+    device.open();
+    await output.flushed();
+    expect(device.writes).toEqual(['key0: image 1', 'key1: image 5', 'key0: image 4', 'brightness: 50']);
+    expect(device.mostInFlight).toBe(1);
+    expect(output.idle).toBe(true);
+  });
+
+  it('a mirror that starts late holds what the device shows, every key: a write under way reaches it when done, content the device shows already is not sent again', async () => {
+    const { device, output } = setup();
+    output.show({ type: 'image', control: 'key0', image: image(7) });
+    output.show({ type: 'image', control: 'key1', image: image(8) });
+    await output.flushed();
+
+    device.shut();
+    output.show({ type: 'image', control: 'key1', image: image(9) }); // under way when the mirror starts
+    output.show({ type: 'image', control: 'key0', image: image(20) });
+    output.show({ type: 'image', control: 'key0', image: image(7) }); // a newer picture, the same pixels as shown
+    output.show({ type: 'image', control: 'key2', image: image(30) }); // never drawn before: waiting
+    const page = mirror(output);
+    expect([...page]).toEqual([
+      ['key0', 'image 7'],
+      ['key1', 'image 8'],
+    ]);
+    device.open();
+    await output.flushed();
+    expect(device.writes.slice(2)).toEqual(['key1: image 9', 'key2: image 30']);
+    expect(page).toEqual(device.shows);
+  });
+
+  it('a write that fails leaves the control unknown: the next content is written, even the one that failed', async () => {
+    const { device, output, warnings } = setup();
+    device.failNext = new Error('cable pulled');
+    output.show({ type: 'image', control: 'key0', image: image(1) });
+    await output.flushed();
+    expect(warnings).toEqual(['test:deck: drawing key0 failed: cable pulled']);
+    expect(output.shown().images.size).toBe(0);
+    output.show({ type: 'image', control: 'key0', image: image(1) });
+    await output.flushed();
+    expect(device.writes).toEqual(['key0: image 1']);
+  });
+
+  it('clear: what waited is dropped, the device is blanked after the write under way, then every control is unknown', async () => {
+    const { device, output } = setup();
+    output.show({ type: 'led', control: 'pad0', state: 'recording' });
+    await output.flushed();
+    device.shut();
+    output.show({ type: 'led', control: 'pad1', state: 'idle' }); // under way
+    output.show({ type: 'led', control: 'pad2', state: 'idle' }); // waiting: dropped
+    const cleared = output.clear();
+    output.show({ type: 'led', control: 'pad0', state: 'recording' }); // asked for after the clear: written after it
+    device.open();
+    await cleared;
+    await output.flushed();
+    expect(device.writes).toEqual(['pad0: led recording', 'pad1: led idle', 'clear', 'pad0: led recording']);
+  });
+
+  it('a hand on a control: it shows where the hand left it, no level is written while the hand is on it, then the newest if the device shows another', async () => {
+    const { device, output, time } = setup();
+    const page = mirror(output);
+    output.show({ type: 'level', control: 'fader0', level: 0.5 });
+    await output.flushed();
+    output.handOn('fader0', 0.2, 500);
+    expect(page.get('fader0')).toBe('level 0.2');
+    output.show({ type: 'level', control: 'fader0', level: 0.3 });
+    output.show({ type: 'level', control: 'fader0', level: 0.5 }); // the gain did not follow the hand
+    await output.flushed(); // waiting for time, not for the device
+    expect(device.writes).toEqual(['fader0: level 0.5']);
+    time.advanceTo(time.now() + 499);
+    await output.flushed();
+    expect(device.writes).toHaveLength(1);
+    time.advanceTo(time.now() + 1);
+    await output.flushed();
+    expect(device.writes).toEqual(['fader0: level 0.5', 'fader0: level 0.5']);
+
+    // The hand takes it to 0.2 and the gain follows: nothing to write.
+    output.handOn('fader0', 0.2, 500);
+    output.show({ type: 'level', control: 'fader0', level: 0.21 });
+    time.advanceTo(time.now() + 500);
+    await output.flushed();
+    expect(device.writes).toHaveLength(2);
+    // Where the hand leaves a control unknown, the next level is written whatever it is.
+    output.handOn('fader0', null, 500);
+    output.show({ type: 'level', control: 'fader0', level: 0.21 });
+    time.advanceTo(time.now() + 500);
+    await output.flushed();
+    expect(device.writes.at(-1)).toBe('fader0: level 0.21');
+  });
+
+  it('close: what waits is dropped, the write under way ends first, drawn$ completes', async () => {
+    const { device, output } = setup();
+    let completed = false;
+    output.drawn$.subscribe({ complete: () => (completed = true) });
+    device.shut();
+    output.show({ type: 'led', control: 'pad0', state: 'idle' });
+    output.show({ type: 'led', control: 'pad1', state: 'idle' });
+    let closed = false;
+    const closing = output.close().then(() => (closed = true));
+    await Promise.resolve();
+    expect(closed).toBe(false);
+    device.open();
+    await closing;
+    output.show({ type: 'led', control: 'pad2', state: 'idle' });
+    await output.flushed();
+    expect(device.writes).toEqual(['pad0: led idle']);
+    expect(completed).toBe(true);
+  });
+});
