@@ -5,7 +5,8 @@ import { HELP_WIDTH, helpText, usageLine, wrap, type CommandSpec } from './flags
 import { UsageError } from './usage-error.js';
 
 interface Command {
-  run: (args: string[]) => Promise<void>;
+  /** Resolves to the exit status where it is not simply 0 (a check that found problems). */
+  run: (args: string[]) => Promise<void | number>;
   spec: CommandSpec;
 }
 
@@ -21,6 +22,7 @@ const commands: Record<string, () => Promise<Command>> = {
   call: async () => { const m = await import('./call.js'); return { run: (args) => m.call(args), spec: m.callCommand }; },
   watch: async () => { const m = await import('./watch.js'); return { run: (args) => m.watch(args), spec: m.watchCommand }; },
   bus: async () => { const m = await import('./bus-keys.js'); return { run: (args) => m.bus(args), spec: m.busKeygenCommand }; },
+  profiles: async () => { const m = await import('./profiles-check.js'); return { run: (args) => m.profiles(args), spec: m.profilesCheckCommand }; },
 };
 
 /** The version in package.json (two folders up from both src/cli and dist/cli). */
@@ -37,7 +39,7 @@ async function usage(): Promise<string> {
     '       recdeck --version',
     '',
     'Commands:',
-    ...specs.flatMap((spec) => wrap(spec.summary, HELP_WIDTH - 14).map((line, i) => `  ${(i === 0 ? spec.name : '').padEnd(10)}  ${line}`)),
+    ...specs.flatMap((spec) => wrap(spec.summary, HELP_WIDTH - 18).map((line, i) => `  ${(i === 0 ? spec.name : '').padEnd(14)}  ${line}`)),
     '',
   ].join('\n');
 }
@@ -69,8 +71,7 @@ async function main(argv: string[]): Promise<number> {
     return 0;
   }
   try {
-    await command.run(args);
-    return 0;
+    return (await command.run(args)) ?? 0;
   } catch (error) {
     if (error instanceof UsageError) {
       process.stderr.write(`recdeck ${name}: ${error.message}\nusage: ${usageLine(command.spec)}\n`);
