@@ -22,6 +22,7 @@ const commands: Record<string, () => Promise<Command>> = {
   call: async () => { const m = await import('./call.js'); return { run: (args) => m.call(args), spec: m.callCommand }; },
   watch: async () => { const m = await import('./watch.js'); return { run: (args) => m.watch(args), spec: m.watchCommand }; },
   bus: async () => { const m = await import('./bus-keys.js'); return { run: (args) => m.bus(args), spec: m.busKeygenCommand }; },
+  service: async () => { const m = await import('./service.js'); return { run: (args) => m.service(args), spec: m.serviceCommand }; },
   profiles: async () => { const m = await import('./profiles-check.js'); return { run: (args) => m.profiles(args), spec: m.profilesCheckCommand }; },
 };
 
