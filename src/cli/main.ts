@@ -1,25 +1,29 @@
 #!/usr/bin/env -S node --max-semi-space-size=2 --heap-growing-percent=100
 // The `recdeck` command.
 import { readFileSync } from 'node:fs';
-import { bus, busKeygenCommand } from './bus-keys.js';
-import { call, callCommand } from './call.js';
-import { devices, devicesCommand } from './devices.js';
 import { HELP_WIDTH, helpText, usageLine, wrap, type CommandSpec } from './flags.js';
-import { run, runCommand } from './run.js';
-import { setupUdev, setupUdevCommand } from './setup-udev.js';
-import { simulate, simulateCommand } from './simulate.js';
 import { UsageError } from './usage-error.js';
-import { watch, watchCommand } from './watch.js';
 
-const commands: Record<string, { run: (args: string[]) => Promise<void>; spec: CommandSpec }> = {
-  run: { run, spec: runCommand },
-  simulate: { run: simulate, spec: simulateCommand },
-  devices: { run: (args) => devices(args), spec: devicesCommand },
-  'setup-udev': { run: (args) => setupUdev(args), spec: setupUdevCommand },
+interface Command {
+  /** Resolves to the exit status where it is not simply 0 (a check that found problems). */
+  run: (args: string[]) => Promise<void | number>;
+  spec: CommandSpec;
+}
+
+// Each command's module is imported only when that command runs (or its help is asked for): loading
+// every command (the bridge, the simulator, Stream Deck, MIDI, sharp) cost `recdeck --version` a second
+// of CPU, paid by every script and test that calls the CLI (timings: scripts/cli-timing.sh).
+const commands: Record<string, () => Promise<Command>> = {
+  run: async () => { const m = await import('./run.js'); return { run: m.run, spec: m.runCommand }; },
+  simulate: async () => { const m = await import('./simulate.js'); return { run: m.simulate, spec: m.simulateCommand }; },
+  devices: async () => { const m = await import('./devices.js'); return { run: (args) => m.devices(args), spec: m.devicesCommand }; },
+  'setup-udev': async () => { const m = await import('./setup-udev.js'); return { run: (args) => m.setupUdev(args), spec: m.setupUdevCommand }; },
   // call prints its own help: the flags and every operation.
-  call: { run: (args) => call(args), spec: callCommand },
-  watch: { run: (args) => watch(args), spec: watchCommand },
-  bus: { run: (args) => bus(args), spec: busKeygenCommand },
+  call: async () => { const m = await import('./call.js'); return { run: (args) => m.call(args), spec: m.callCommand }; },
+  watch: async () => { const m = await import('./watch.js'); return { run: (args) => m.watch(args), spec: m.watchCommand }; },
+  bus: async () => { const m = await import('./bus-keys.js'); return { run: (args) => m.bus(args), spec: m.busKeygenCommand }; },
+  service: async () => { const m = await import('./service.js'); return { run: (args) => m.service(args), spec: m.serviceCommand }; },
+  profiles: async () => { const m = await import('./profiles-check.js'); return { run: (args) => m.profiles(args), spec: m.profilesCheckCommand }; },
 };
 
 /** The version in package.json (two folders up from both src/cli and dist/cli). */
@@ -28,14 +32,18 @@ function version(): string {
   return (JSON.parse(text) as { version: string }).version;
 }
 
-const usage = [
-  'usage: recdeck COMMAND [OPTION …]   (recdeck COMMAND --help: its options, their meaning and defaults)',
-  '       recdeck --version',
-  '',
-  'Commands:',
-  ...Object.values(commands).flatMap(({ spec }) => wrap(spec.summary, HELP_WIDTH - 14).map((line, i) => `  ${(i === 0 ? spec.name : '').padEnd(10)}  ${line}`)),
-  '',
-].join('\n');
+/** The overview: every command's summary, so it loads every command (only when asked for). */
+async function usage(): Promise<string> {
+  const specs = await Promise.all(Object.values(commands).map(async (load) => (await load()).spec));
+  return [
+    'usage: recdeck COMMAND [OPTION …]   (recdeck COMMAND --help: its options, their meaning and defaults)',
+    '       recdeck --version',
+    '',
+    'Commands:',
+    ...specs.flatMap((spec) => wrap(spec.summary, HELP_WIDTH - 18).map((line, i) => `  ${(i === 0 ? spec.name : '').padEnd(14)}  ${line}`)),
+    '',
+  ].join('\n');
+}
 
 /** --help anywhere before a lone "--" (so a value after "--" is never taken for it). */
 function asksForHelp(args: readonly string[]): boolean {
@@ -46,25 +54,25 @@ function asksForHelp(args: readonly string[]): boolean {
 async function main(argv: string[]): Promise<number> {
   const [name, ...args] = argv;
   if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
-    process.stdout.write(usage);
+    process.stdout.write(await usage());
     return 0;
   }
   if (name === '--version' || name === '-v') {
     process.stdout.write(`recdeck ${version()}\n`);
     return 0;
   }
-  const command = commands[name];
-  if (!command) {
-    process.stderr.write(`recdeck: unknown command ${JSON.stringify(name)}\n${usage}`);
+  const load = Object.hasOwn(commands, name) ? commands[name] : undefined;
+  if (!load) {
+    process.stderr.write(`recdeck: unknown command ${JSON.stringify(name)}\n${await usage()}`);
     return 2;
   }
+  const command = await load();
   if (name !== 'call' && asksForHelp(args)) {
     process.stdout.write(helpText(command.spec));
     return 0;
   }
   try {
-    await command.run(args);
-    return 0;
+    return (await command.run(args)) ?? 0;
   } catch (error) {
     if (error instanceof UsageError) {
       process.stderr.write(`recdeck ${name}: ${error.message}\nusage: ${usageLine(command.spec)}\n`);
@@ -75,4 +83,12 @@ async function main(argv: string[]): Promise<number> {
   }
 }
 
-process.exitCode = await main(process.argv.slice(2));
+const args = process.argv.slice(2);
+const code = await main(args);
+if (args[0] === 'call') {
+  // One request, then out: Node would otherwise stay at exit until V8 has finished compiling undici's
+  // HTTP parser (WebAssembly) to optimised code in the background, begun at the first request and never
+  // used again: a quarter second of CPU, and up to a second here when the machine is busy (npm run
+  // bench:cli). Exits once what was written to stdout and stderr is flushed.
+  process.stdout.write('', () => process.stderr.write('', () => process.exit(code)));
+} else process.exitCode = code;

@@ -6,11 +6,7 @@ import { pino, type Logger as Pino } from 'pino';
 import pretty from 'pino-pretty';
 import type { Logger } from '../engine/log.js';
 import { escapeControl } from './log-line.js';
-
-export const LOG_FORMATS = ['pretty', 'json'] as const;
-export type LogFormat = (typeof LOG_FORMATS)[number];
-export const LOG_LEVELS = ['debug', 'info', 'warn', 'error', 'silent'] as const;
-export type LogLevel = (typeof LOG_LEVELS)[number];
+import type { LogFormat, LogLevel } from './log-options.js';
 
 /** Fields that hold secrets, wherever they appear in a logged value. */
 export const REDACTED_PATHS = ['token', '*.token', 'password', '*.password', 'authorization', '*.authorization', '*.headers.authorization', '*.headers.cookie'];

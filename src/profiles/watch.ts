@@ -112,6 +112,11 @@ export function watchProfiles(paths: readonly string[], options: WatchProfilesOp
   });
 }
 
+/** Every profile under the paths, read once (nothing watched): what `recdeck profiles check` checks. */
+export function loadProfileSet(paths: readonly string[]): Promise<ProfileSet> {
+  return loadAll(paths, new Map());
+}
+
 /** Reads every profile under the paths; `lastGood` is updated in place and fills in for bad files. */
 async function loadAll(paths: readonly string[], lastGood: Map<string, LoadedProfile>): Promise<ProfileSet> {
   const { files, problems } = await listProfileFiles(paths);

@@ -15,6 +15,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { callCommand } from '../../src/cli/call.js';
 import { devicesCommand } from '../../src/cli/devices.js';
 import type { CommandSpec } from '../../src/cli/flags.js';
+import { profilesCheckCommand } from '../../src/cli/profiles-check.js';
 import { runCommand, startBridge, type RunningBridge } from '../../src/cli/run.js';
 import { setupUdevCommand } from '../../src/cli/setup-udev.js';
 import { simulateCommand } from '../../src/cli/simulate.js';
@@ -43,7 +44,7 @@ describe('--help and --version', () => {
   it('recdeck --help lists every command with what it does', async () => {
     const { code, stdout } = await recdeck(['--help']).exit;
     expect(code).toBe(0);
-    for (const spec of COMMANDS) expect(unwrapped(stdout)).toContain(`  ${spec.name.padEnd(10)}  ${spec.summary}`);
+    for (const spec of [...COMMANDS, profilesCheckCommand]) expect(unwrapped(stdout)).toContain(`  ${spec.name.padEnd(14)}  ${spec.summary}`);
   });
 
   it.each(COMMANDS.map((spec) => [spec.name, spec] as const))('recdeck %s --help: every flag of its table with its meaning and default, exit 0', async (name, spec) => {
