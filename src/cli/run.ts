@@ -30,6 +30,8 @@ import { assertPortFree } from './port-free.js';
 import { LOG_FORMATS, LOG_LEVELS, pinoLogger, type LogFormat, type LogLevel } from './pino-logger.js';
 import { BUS_FLAGS, busSettings, connectBusRecorders, splitBusRecorders, type BusSettings } from './bus-setup.js';
 import { recordersFrom, type RecorderConfig } from './recorder-config.js';
+import { checkGroupNames, recorderGroupsFrom } from './recorder-groups.js';
+import type { RecorderGroups } from '../engine/recorder-group.js';
 import { readSecretFile } from './secret-file.js';
 import { UsageError } from './usage-error.js';
 
@@ -40,6 +42,7 @@ export const runCommand = {
   flags: {
     recorder: { type: 'string', multiple: true, default: [], value: '[NAME=]URL', description: 'a recorder to drive (NAME defaults to main)', shownDefault: 'RECDECK_RECORDER, else the embedded simulator' },
     'token-file': { type: 'string', multiple: true, default: [], value: '[NAME=]FILE', description: "a file holding a recorder's token", shownDefault: 'RECDECK_TOKEN[_FILE], RECDECK_TOKEN_<NAME>[_FILE]' },
+    'recorder-group': { type: 'string', multiple: true, default: [], value: 'NAME=REC,REC…', description: 'recorders driven as one: a binding with recorder: NAME sends each command to every member once and shows REC only when all record' },
     token: { type: 'string', multiple: true, default: [], value: '[NAME=]TOKEN', description: "a recorder's token (visible in ps: prefer --token-file or the environment)" },
     profile: { type: 'string', multiple: true, default: [], value: 'FILE|DIR', description: "your own profiles, bound beside the shipped ones (watched: edits are reloaded); where one fits a surface as specifically as a shipped one, yours is used", shownDefault: 'none: the shipped profiles/ only' },
     'no-shipped-profiles': { type: 'boolean', default: false, description: 'bind only the --profile files and folders, not the shipped profiles/' },
@@ -101,6 +104,8 @@ export interface WebSetup {
 
 export interface BridgeSetup {
   recorderFlags: string[];
+  /** --recorder-group: names that stand for several recorders. */
+  groups?: RecorderGroups;
   tokenFlags: string[];
   /** `[NAME=]FILE` of --token-file. */
   tokenFiles?: string[];
@@ -142,6 +147,7 @@ export function parseRunArgs(args: string[], env: NodeJS.ProcessEnv): RunOptions
   const auditMaxMb = wholeNumber('--audit-max-mb', values['audit-max-mb'], 1, Number.MAX_SAFE_INTEGER, 'MB');
   return {
     recorderFlags: values.recorder,
+    groups: recorderGroupsFrom(values['recorder-group']),
     tokenFlags: values.token,
     tokenFiles: values['token-file'],
     profilePaths: profilePaths(values.profile, values['no-shipped-profiles']),
@@ -242,10 +248,11 @@ export async function startBridge(setup: BridgeSetup, log: Logger = pinoLogger({
       recorders = [{ name: 'main', url: simulator.url, token: simulator.token }];
       log.info(`no recorder given (--recorder or RECDECK_RECORDER): using the embedded simulator at ${simulator.url}`);
     }
+    checkGroupNames(setup.groups ?? new Map(), [...recorders.map((r) => r.name), ...onBus.followed]);
     const clients = recorders.map((r) => ({ name: r.name, client: new RecorderClient({ url: r.url, token: r.token ?? '' }) }));
     const polledHere = clients.map((c, i) => ({ ...c, token: recorders[i]?.token ?? '' }));
     const bus = setup.mqtt ? await connectBusRecorders(setup.mqtt, polledHere, onBus.followed, setup.pollMs, log, audit ? (record) => audit.write(record) : undefined) : null;
-    const running = new Bridge({ recorders: bus?.recorders ?? clients, renderer: (thumbnails) => pictureRenderer({ thumbnails }), decodeThumbnail, log, pollMs: setup.pollMs });
+    const running = new Bridge({ recorders: bus?.recorders ?? clients, renderer: (thumbnails) => pictureRenderer({ thumbnails }), decodeThumbnail, log, pollMs: setup.pollMs, ...(setup.groups ? { groups: setup.groups } : {}) });
     running.start();
     const auditing = audit && running.commands$.subscribe((record) => audit.write(record));
     running.setProfiles(latest.profiles);

@@ -11,11 +11,14 @@ import type { CommandRecord, Logger } from './log.js';
 import { RecorderExtras } from './recorder-extras.js';
 import { pollingLink, type RecorderLink } from './recorder-link.js';
 import { RecorderPoller } from './recorder-poller.js';
+import { declaredGroups, membersOf, type RecorderGroups } from './recorder-group.js';
 import { recordersUsedBy } from './recorders-in-use.js';
 import type { RecorderState } from './recorder-state.js';
 import type { RgbImage, Surface } from './surface.js';
 import type { BoundProfile, PictureRenderer, RecorderHandle } from './session-services.js';
 import { SurfaceSession } from './surface-session.js';
+
+const NO_GROUPS: RecorderGroups = new Map();
 
 export interface BridgeOptions {
   /** The first is the default recorder of bindings that name none. */
@@ -24,6 +27,8 @@ export interface BridgeOptions {
   renderer: (thumbnails: (key: string) => RgbImage | undefined) => PictureRenderer;
   decodeThumbnail: (png: Uint8Array) => Promise<RgbImage>;
   log: Logger;
+  /** Recorder groups by name (`--recorder-group studio=main,backup`); a profile's own win over these. */
+  groups?: RecorderGroups;
   pollMs?: number;
   slowMs?: number;
   thumbnailMs?: number;
@@ -70,6 +75,11 @@ export class Bridge {
     return this.commands.asObservable();
   }
 
+  /** The command line's recorder groups (each profile adds its own). */
+  get groups(): RecorderGroups {
+    return this.options.groups ?? NO_GROUPS;
+  }
+
   get defaultRecorder(): string {
     return this.options.recorders[0]?.name as string;
   }
@@ -107,7 +117,11 @@ export class Bridge {
     const bound = new Set(this.surfaceSessions().map((session) => session.profileFile));
     if (bound.size === 0) return [this.defaultRecorder];
     const used = new Set<string>();
-    for (const { profile, file } of this.profiles) if (bound.has(file)) for (const name of recordersUsedBy(profile.pages, this.defaultRecorder)) used.add(name);
+    for (const { profile, file } of this.profiles) {
+      if (!bound.has(file)) continue;
+      const groups = new Map([...this.groups, ...declaredGroups(profile.recorders)]);
+      for (const name of recordersUsedBy(profile.pages, this.defaultRecorder)) for (const member of membersOf(name, groups)) used.add(member);
+    }
     const configured = [...this.handles.keys()];
     return [...configured.filter((name) => used.has(name)), ...[...used].filter((name) => !this.handles.has(name)).sort()];
   }
@@ -192,6 +206,7 @@ export class Bridge {
     }
     const bound = boundProfile(chosen);
     for (const problem of checkBindings(chosen.profile, surface.controls)) this.options.log.warn(`${chosen.file}: ${problem}`);
+    for (const problem of groupProblems(bound.groups, this.handles)) this.options.log.warn(`${chosen.file}: ${problem}`);
     if (current && current.profileFile === chosen.file) {
       current.setProfile(bound);
       this.sessionChanges.next();
@@ -200,6 +215,7 @@ export class Bridge {
     current?.stop();
     const session = new SurfaceSession(surface, bound, {
       recorders: this.handles,
+      groups: this.groups,
       defaultRecorder: this.defaultRecorder,
       renderer: this.renderer,
       log: this.options.log,
@@ -260,11 +276,23 @@ export class Bridge {
   }
 }
 
+/** A profile's group that shadows a recorder, or names one not configured, is said (its commands would be refused). */
+function groupProblems(groups: RecorderGroups, recorders: ReadonlyMap<string, unknown>): string[] {
+  const problems: string[] = [];
+  for (const [name, members] of groups) {
+    if (recorders.has(name)) problems.push(`recorders.${name}: a recorder is configured by this name; the group takes it over in this profile's bindings`);
+    const missing = members.filter((m) => !recorders.has(m));
+    if (missing.length > 0) problems.push(`recorders.${name}: no recorder is configured as ${missing.map((m) => `"${m}"`).join(', ')}; commands to the group are refused until it is`);
+  }
+  return problems;
+}
+
 function boundProfile({ profile, file }: LoadedProfile): BoundProfile {
   return {
     name: profile.name,
     file,
     pages: profile.pages,
+    groups: declaredGroups(profile.recorders),
     ...(profile.brightness === undefined ? {} : { brightness: profile.brightness }),
     ...(profile.overlays?.dialog === undefined ? {} : { dialogPage: profile.overlays.dialog }),
   };

@@ -6,6 +6,7 @@ import type { EngineTime } from './engine-time.js';
 import type { CommandRecord, Logger } from './log.js';
 import type { Picture } from './picture.js';
 import type { RecorderExtras } from './recorder-extras.js';
+import type { RecorderGroups } from './recorder-group.js';
 import type { RecorderLink } from './recorder-link.js';
 import type { LedState, PixelSize, RgbImage } from './surface.js';
 
@@ -29,6 +30,8 @@ export interface PictureRenderer {
 
 export interface SessionServices {
   recorders: ReadonlyMap<string, RecorderHandle>;
+  /** Recorder groups given on the command line (a profile's own are in its BoundProfile). */
+  groups: RecorderGroups;
   defaultRecorder: string;
   renderer: PictureRenderer;
   log: Logger;
@@ -40,6 +43,8 @@ export interface BoundProfile {
   name: string;
   file: string;
   pages: readonly Page[];
+  /** The recorder groups the profile declares (`recorders: { studio: [main, backup] }`). */
+  groups: RecorderGroups;
   brightness?: number;
   dialogPage?: string;
 }

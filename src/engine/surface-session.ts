@@ -16,6 +16,8 @@ import { transition, type SessionEvent } from './session/session-transition.js';
 import type { BoundProfile, SessionServices } from './session-services.js';
 import { flashReason, pictureFor, questionKeys, showOf, type ResolvedShow, type ShowInputs } from './show.js';
 import { PicturePainter } from './picture-painter.js';
+import { groupPicture } from './group-picture.js';
+import type { RecorderGroups } from './recorder-group.js';
 import type { ControlDefinition, Surface } from './surface.js';
 
 /** Pictures are recomputed at least this often, so clocks tick and data ages show without new answers. */
@@ -59,6 +61,11 @@ export class SurfaceSession {
       },
       services.log,
     );
+  }
+
+  /** The recorder groups this session's bindings may name: the command line's, and its profile's (which win). */
+  private get groups(): RecorderGroups {
+    return this.profile.groups.size === 0 ? this.services.groups : new Map([...this.services.groups, ...this.profile.groups]);
   }
 
   get profileName(): string {
@@ -216,6 +223,7 @@ export class SurfaceSession {
       at,
       input: effect.input,
       recorders: this.services.recorders,
+      groups: this.groups,
       defaultRecorder: this.services.defaultRecorder,
       time: this.services.time,
       log: this.services.log,
@@ -284,13 +292,20 @@ export class SurfaceSession {
       const binding = bindingOn(page, control.id, this.controls);
       const slot = question.indexOf(control.id);
       const show: ResolvedShow | null = slot >= 0 ? { question: { slot, slots: question.length } } : binding ? showOf(binding) : null;
-      const picture = show !== null ? pictureFor(show, inputsFor(binding?.recorder ?? this.services.defaultRecorder)) : BLANK;
+      const picture = show !== null ? this.pictureOf(show, binding?.recorder ?? this.services.defaultRecorder, inputsFor) : BLANK;
       // An LCD cell that shows its encoder's binding shows that encoder's ring and marks too.
       const marked = control.kind === 'lcd' && page.controls[control.id] === undefined ? (encoderOf(control.id, this.controls) ?? control.id) : control.id;
       const overlay = overlayOf(this.state, marked, page.name, now, binding);
       pictures.set(control.id, overlay ? { ...picture, overlay: { ...picture.overlay, ...overlay } } : picture);
     }
     return pictures;
+  }
+
+  /** A show drawn from one recorder, or from each member of a group and made one (group-picture.ts). */
+  private pictureOf(show: ResolvedShow, recorder: string, inputsFor: (name: string) => ShowInputs): Picture {
+    const members = this.groups.get(recorder);
+    if (members === undefined) return pictureFor(show, inputsFor(recorder));
+    return groupPicture(recorder, members.map((name) => ({ name, picture: pictureFor(show, inputsFor(name)) })));
   }
 
   private showInputs(name: string, now: number, page: ShowInputs['page'], questionShown: boolean): ShowInputs {
