@@ -5,6 +5,7 @@ import { Subject, Subscription, pairwise, startWith, type Observable } from 'rxj
 import type { RecorderClient, RequestRecord } from '../api/client.js';
 import { checkBindings, chooseProfile, tieOf, type ProfileTie } from './profile-match.js';
 import type { LoadedProfile } from '../profiles/schema.js';
+import { DEFAULT_DISK_TIME, DiskTimes, type DiskTimeLeft, type DiskTimeSettings } from './disk-time.js';
 import { DurationClock } from './duration-clock.js';
 import { realTime, type EngineTime } from './engine-time.js';
 import type { CommandRecord, Logger } from './log.js';
@@ -27,6 +28,8 @@ export interface BridgeOptions {
   renderer: (thumbnails: (key: string) => RgbImage | undefined) => PictureRenderer;
   decodeThumbnail: (png: Uint8Array) => Promise<RgbImage>;
   log: Logger;
+  /** When a disk's time left turns the resources key amber and red, and the window its rate is measured over. */
+  diskTime?: Partial<DiskTimeSettings>;
   /** Recorder groups by name (`--recorder-group studio=main,backup`); a profile's own win over these. */
   groups?: RecorderGroups;
   pollMs?: number;
@@ -61,7 +64,8 @@ export class Bridge {
       const link = 'link' in recorder ? recorder.link : pollingLink(new RecorderPoller(name, recorder.client, { pollMs: options.pollMs ?? 250, slowMs: options.slowMs ?? 5000, time: this.time }));
       const extras = new RecorderExtras(link, { decodeThumbnail: options.decodeThumbnail, thumbnailMs: options.thumbnailMs ?? 1000, meterMs: options.meterMs ?? 250, time: this.time });
       const durations = new DurationClock();
-      this.handles.set(name, { name, link, extras, durations });
+      const diskTimes = new DiskTimes({ ...DEFAULT_DISK_TIME, ...options.diskTime });
+      this.handles.set(name, { name, link, extras, durations, diskTimes });
     }
   }
 
@@ -101,6 +105,11 @@ export class Bridge {
   /** A channel's take duration in seconds, interpolated between polls (null when not recording). */
   durationOf(recorder: string, index: number): number | null {
     return this.handles.get(recorder)?.durations.read(`${index}`, this.time.now()) ?? null;
+  }
+
+  /** Time left on each of a recorder's recording disks now (empty while nothing records or for no such recorder). */
+  diskTimesLeft(recorder: string): DiskTimeLeft[] {
+    return this.handles.get(recorder)?.diskTimes.read(this.time.now()) ?? [];
   }
 
   /** Each recorder's name and address (never its token). */
@@ -146,6 +155,7 @@ export class Bridge {
   start(): void {
     for (const handle of this.handles.values()) {
       this.subscription.add(handle.link.state$.pipe(startWith(null), pairwise()).subscribe(([previous, state]) => state && this.observeDurations(handle, state, previous)));
+      this.subscription.add(handle.link.state$.subscribe((state) => handle.diskTimes.observe(state)));
       this.subscription.add(this.trackReachability(handle));
       handle.link.start();
       handle.extras.start();

@@ -1,6 +1,7 @@
 // What a surface session is given: the recorders (with their pipelines), the renderer, the log and the
 // audit trail, and the profile it is bound to.
 import type { Page } from '../profiles/schema.js';
+import type { DiskTimes } from './disk-time.js';
 import type { DurationClock } from './duration-clock.js';
 import type { EngineTime } from './engine-time.js';
 import type { CommandRecord, Logger } from './log.js';
@@ -16,6 +17,8 @@ export interface RecorderHandle {
   link: RecorderLink;
   extras: RecorderExtras;
   durations: DurationClock;
+  /** Time left on its recording disks, from its resources reads (disk-time.ts). */
+  diskTimes: DiskTimes;
 }
 
 /** Turns pictures into what controls take; supplied by the render layer. */

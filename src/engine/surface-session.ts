@@ -315,6 +315,7 @@ export class SurfaceSession {
       recorderName: name,
       now,
       durationOf: (index) => handle?.durations.read(`${index}`, now) ?? null,
+      diskTimesLeft: () => handle?.diskTimes.read(now) ?? [],
       thumbnailOf: (index) => handle?.extras.thumbnailKey(index) ?? null,
       meterOf: (source) => handle?.extras.meter(source) ?? null,
       selectedChannel: this.state.selectedChannel,

@@ -96,6 +96,7 @@ describe('the action table', () => {
       recorderName: 'main',
       now: 1000,
       durationOf: () => null,
+      diskTimesLeft: () => [],
       thumbnailOf: () => null,
       meterOf: () => ({ db: -6, freshness: 'live', ageS: null, levels: [-20, -18] }),
       selectedChannel: 2,
