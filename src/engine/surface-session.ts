@@ -335,6 +335,7 @@ export class SurfaceSession {
     this.demandBasis = basis;
     const demand = pageDemand(page, {
       defaultRecorder: this.services.defaultRecorder,
+      groups: this.groups,
       stateOf: (name) => this.services.recorders.get(name)?.link.state,
       selectedChannel: selected,
     });

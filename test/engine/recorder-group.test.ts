@@ -4,7 +4,10 @@ import { describe, expect, it } from 'vitest';
 import { refuse, send } from '../../src/engine/command-plan.js';
 import { groupPicture } from '../../src/engine/group-picture.js';
 import type { ChannelPicture, ChannelState } from '../../src/engine/picture.js';
+import { pageDemand } from '../../src/engine/extras-demand.js';
 import { decideGroup, groupOutcome } from '../../src/engine/recorder-group.js';
+import { initialRecorderState } from '../../src/engine/recorder-state.js';
+import { Page } from '../../src/profiles/schema.js';
 
 const start = send({ method: 'recStart', args: [0] });
 const stop = send({ method: 'recStop', args: [0] });
@@ -81,5 +84,17 @@ describe('groupPicture', () => {
     const page = { kind: 'page' as const, name: 'one', number: 1, count: 2 };
     expect(groupPicture('studio', [{ name: 'main', picture: page }, { name: 'backup', picture: page }])).toEqual(page);
     expect(groupPicture('studio', [{ name: 'main', picture: page }, { name: 'backup', picture: { ...page, number: 2 } }])).toMatchObject({ kind: 'label', text: 'STUDIO\nMEMBERS DIFFER' });
+  });
+});
+
+describe('what a group key needs fetched', () => {
+  it('previews and meters from every member, each by its own channel list', () => {
+    const page = Page.parse({ name: 'p', controls: { key0: { recorder: 'studio', show: { channel: 2, thumbnail: true } }, key1: { recorder: 'studio', show: { meter: 1 } } } });
+    const stateOf = (name: string) => ({ ...initialRecorderState(name, 100), channels: [{ SourceName: `${name} cam` }] }) as unknown as ReturnType<typeof initialRecorderState>;
+    const demand = pageDemand(page, { defaultRecorder: 'main', groups: new Map([['studio', ['main', 'backup']]]), stateOf, selectedChannel: 1 });
+    expect([...demand].map(([name, d]) => [name, [...d.thumbnails], [...d.meters]])).toEqual([
+      ['main', [1], ['main cam']],
+      ['backup', [1], ['backup cam']],
+    ]);
   });
 });

@@ -57,6 +57,8 @@ describe('a recorder group', () => {
       ['main', 'PUT /api/channels/0/rec-start', 'ok'],
     ]);
     expect(pictureOf(f, 'key0')).toMatchObject({ kind: 'channel', state: 'recording', warning: null });
+    // Readiness waits for the members, not for a recorder named "studio".
+    expect(f.bridge.recordersInUse()).toEqual(['main', 'backup']);
   });
 
   it('a member that refuses is named on the key, and only its own request failed', async () => {
