@@ -5,6 +5,7 @@
 import { distinctUntilChanged, filter, firstValueFrom, last, map, merge, take, takeWhile, timer } from 'rxjs';
 import type { Binding } from '../profiles/schema.js';
 import { expectedEffect, planCommand, pressReadOf, type RecorderCommand } from './actions/index.js';
+import type { PressRead } from './actions/entry.js';
 import type { ExpectedEffect } from './command-effect.js';
 import { describeCall, type CommandPlan } from './command-plan.js';
 import type { EngineTime } from './engine-time.js';
@@ -54,14 +55,17 @@ export function runCommand(action: RecorderCommand, context: CommandContext): Pr
   return members === undefined ? runOnRecorder(action, context, name) : runOnGroup(action, context, name, members);
 }
 
-async function runOnRecorder(action: RecorderCommand, context: CommandContext, name: string): Promise<CommandOutcome> {
+function runOnRecorder(action: RecorderCommand, context: CommandContext, name: string): Promise<CommandOutcome> {
   const audited = auditedRun(action, context, name);
   const handle = context.recorders.get(name);
-  if (!handle) return audited.outcome('refused', null, `no recorder named "${name}"`);
-  const prepared = await prepare(action, handle, context);
-  if (prepared.kind === 'outcome') return audited.outcome(prepared.result, null, prepared.message);
-  const done = await carryOut(action, handle, prepared.plan, context, audited.timing);
-  return audited.outcome(done.result, done.request, done.message);
+  if (!handle) return Promise.resolve(audited.outcome('refused', null, `no recorder named "${name}"`));
+  const run = (prepared: Prepared): CommandOutcome | Promise<CommandOutcome> => {
+    if (prepared.kind === 'outcome') return audited.outcome(prepared.result, null, prepared.message);
+    return carryOut(action, handle, prepared.plan, context, audited.timing).then((done) => audited.outcome(done.result, done.request, done.message));
+  };
+  const prepared = prepare(action, handle, context);
+  // Planning from the state at hand waits for nothing: a refusal is audited, and a request sent, within the press.
+  return Promise.resolve(prepared instanceof Promise ? prepared.then(run) : run(prepared));
 }
 
 /**
@@ -115,44 +119,53 @@ function auditedRun(action: RecorderCommand, context: CommandContext, recorder: 
 
 type Prepared = { kind: 'plan'; plan: Extract<CommandPlan, { kind: 'send' }> } | { kind: 'outcome'; result: 'failed' | 'refused'; message: string };
 
-/** Plans a command on one recorder: from its state, with what the action reads at the press read first. */
-async function prepare(action: RecorderCommand, handle: RecorderHandle, context: CommandContext): Promise<Prepared> {
-  const { time } = context;
-  let state = handle.link.state;
-  // Toggles of the slow group decide from a value read at the press, never from the last slow poll.
+/** Plans a command on one recorder: from its state, with what the action reads at the press read first (only then is there anything to wait for). */
+function prepare(action: RecorderCommand, handle: RecorderHandle, context: CommandContext): Prepared | Promise<Prepared> {
   const readFirst = pressReadOf(action);
-  if (readFirst) {
-    const sentAt = time.now();
-    try {
-      const value = readFirst === 'schedule' ? await handle.link.call({ method: 'getSchedule', args: [] }) : await handle.link.call({ method: 'getConversionConfig', args: [] });
-      state = { ...state, [readFirst]: value, readAt: { ...state.readAt, [readFirst]: sentAt } };
-    } catch (error) {
-      return { kind: 'outcome', result: 'failed', message: `could not read the ${readFirst} to toggle it: ${messageOf(error)}` };
-    }
+  return readFirst ? readThenPlan(action, handle, context, readFirst) : planFrom(action, handle, context, handle.link.state);
+}
+
+/** Toggles of the slow group decide from a value read at the press, never from the last slow poll. */
+async function readThenPlan(action: RecorderCommand, handle: RecorderHandle, context: CommandContext, part: PressRead): Promise<Prepared> {
+  const state = handle.link.state;
+  const sentAt = context.time.now();
+  const read = part === 'schedule' ? handle.link.call({ method: 'getSchedule', args: [] }) : handle.link.call({ method: 'getConversionConfig', args: [] });
+  let value: Awaited<typeof read>;
+  try {
+    value = await read;
+  } catch (error) {
+    return { kind: 'outcome', result: 'failed', message: `could not read the ${part} to toggle it: ${messageOf(error)}` };
   }
+  return planFrom(action, handle, context, { ...state, [part]: value, readAt: { ...state.readAt, [part]: sentAt } });
+}
+
+function planFrom(action: RecorderCommand, handle: RecorderHandle, context: CommandContext, state: RecorderState): Prepared | Promise<Prepared> {
   const planNow = () =>
     planCommand(action, {
       state,
-      now: time.now(),
+      now: context.time.now(),
       amount: context.input.amount,
       position: context.input.position,
       liveGain: (source) => handle.extras.liveGain(source),
     });
-  let plan = planNow();
-  if (plan.kind === 'read-gain-first') {
-    // No live gain to step from (nothing shows it, or its reads are old or failing): read it now, and
-    // step from it; a step never starts from a gain past its age.
-    const { sourceName } = plan;
-    try {
-      await handle.extras.readGain(sourceName);
-    } catch (error) {
-      return { kind: 'outcome', result: 'refused', message: `cannot read the gain of "${sourceName}"; a step never starts from an old gain: ${messageOf(error)}` };
-    }
-    plan = planNow();
-    if (plan.kind === 'read-gain-first') return { kind: 'outcome', result: 'refused', message: `the gain of "${sourceName}" is not live even as read at the press (the recorder is offline)` };
+  const plan = planNow();
+  if (plan.kind === 'read-gain-first') return readGainThenPlan(handle, plan.sourceName, planNow);
+  return plan.kind === 'refuse' ? { kind: 'outcome', result: 'refused', message: plan.reason } : { kind: 'plan', plan };
+}
+
+/**
+ * No live gain to step from (nothing shows it, or its reads are old or failing): read it now, and step
+ * from it; a step never starts from a gain past its age.
+ */
+async function readGainThenPlan(handle: RecorderHandle, sourceName: string, planNow: () => CommandPlan): Promise<Prepared> {
+  try {
+    await handle.extras.readGain(sourceName);
+  } catch (error) {
+    return { kind: 'outcome', result: 'refused', message: `cannot read the gain of "${sourceName}"; a step never starts from an old gain: ${messageOf(error)}` };
   }
-  if (plan.kind === 'refuse') return { kind: 'outcome', result: 'refused', message: plan.reason };
-  return { kind: 'plan', plan };
+  const plan = planNow();
+  if (plan.kind === 'read-gain-first') return { kind: 'outcome', result: 'refused', message: `the gain of "${sourceName}" is not live even as read at the press (the recorder is offline)` };
+  return plan.kind === 'refuse' ? { kind: 'outcome', result: 'refused', message: plan.reason } : { kind: 'plan', plan };
 }
 
 /** Sends a planned call exactly once, has what it touched read again, and checks its effect shows (the caller audits the outcome). */
