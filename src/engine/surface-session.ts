@@ -305,6 +305,9 @@ export class SurfaceSession {
   private pictureOf(show: ResolvedShow, recorder: string, inputsFor: (name: string) => ShowInputs): Picture {
     const members = this.groups.get(recorder);
     if (members === undefined) return pictureFor(show, inputsFor(recorder));
+    // A member not configured: its own NO RECORDER picture names it (the others' would hide it).
+    const missing = members.find((name) => !this.services.recorders.has(name));
+    if (missing !== undefined) return pictureFor(show, inputsFor(missing));
     return groupPicture(recorder, members.map((name) => ({ name, picture: pictureFor(show, inputsFor(name)) })));
   }
 
