@@ -42,8 +42,8 @@ export const runCommand = {
   flags: {
     recorder: { type: 'string', multiple: true, default: [], value: '[NAME=]URL', description: 'a recorder to drive (NAME defaults to main)', shownDefault: 'RECDECK_RECORDER, else the embedded simulator' },
     'token-file': { type: 'string', multiple: true, default: [], value: '[NAME=]FILE', description: "a file holding a recorder's token", shownDefault: 'RECDECK_TOKEN[_FILE], RECDECK_TOKEN_<NAME>[_FILE]' },
-    'recorder-group': { type: 'string', multiple: true, default: [], value: 'NAME=REC,REC…', description: 'recorders driven as one: a binding with recorder: NAME sends each command to every member once and shows REC only when all record' },
     token: { type: 'string', multiple: true, default: [], value: '[NAME=]TOKEN', description: "a recorder's token (visible in ps: prefer --token-file or the environment)" },
+    'recorder-group': { type: 'string', multiple: true, default: [], value: 'NAME=REC,REC', description: 'recorders driven as one: a binding with recorder: NAME sends each command to every member once and shows REC only when all record' },
     profile: { type: 'string', multiple: true, default: [], value: 'FILE|DIR', description: "your own profiles, bound beside the shipped ones (watched: edits are reloaded); where one fits a surface as specifically as a shipped one, yours is used", shownDefault: 'none: the shipped profiles/ only' },
     'no-shipped-profiles': { type: 'boolean', default: false, description: 'bind only the --profile files and folders, not the shipped profiles/' },
     ...BUS_FLAGS,
