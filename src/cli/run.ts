@@ -34,6 +34,8 @@ import { pinoLogger } from './pino-logger.js';
 import { BUS_FLAGS } from './bus-flags.js';
 import { busSettings, connectBusRecorders, splitBusRecorders, type BusSettings } from './bus-setup.js';
 import { recordersFrom, type RecorderConfig } from './recorder-config.js';
+import { checkGroupNames, recorderGroupsFrom } from './recorder-groups.js';
+import type { RecorderGroups } from '../engine/recorder-group.js';
 import { readSecretFile } from './secret-file.js';
 import { UsageError } from './usage-error.js';
 
@@ -45,10 +47,13 @@ export const runCommand = {
     recorder: { type: 'string', multiple: true, default: [], value: '[NAME=]URL', description: 'a recorder to drive (NAME defaults to main)', shownDefault: 'RECDECK_RECORDER, else the embedded simulator' },
     'token-file': { type: 'string', multiple: true, default: [], value: '[NAME=]FILE', description: "a file holding a recorder's token", shownDefault: 'RECDECK_TOKEN[_FILE], RECDECK_TOKEN_<NAME>[_FILE]' },
     token: { type: 'string', multiple: true, default: [], value: '[NAME=]TOKEN', description: "a recorder's token (visible in ps: prefer --token-file or the environment)" },
+    'recorder-group': { type: 'string', multiple: true, default: [], value: 'NAME=REC,REC', description: 'recorders driven as one: a binding with recorder: NAME sends each command to every member once and shows REC only when all record' },
     profile: { type: 'string', multiple: true, default: [], value: 'FILE|DIR', description: "your own profiles, bound beside the shipped ones (watched: edits are reloaded); where one fits a surface as specifically as a shipped one, yours is used", shownDefault: 'none: the shipped profiles/ only' },
     'allow-edit': { type: 'boolean', default: false, description: 'let the page and the API edit your profile files (GET /profiles reads them always; shipped ones are copied, never edited)' },
     'no-shipped-profiles': { type: 'boolean', default: false, description: 'bind only the --profile files and folders, not the shipped profiles/' },
     ...BUS_FLAGS,
+    'disk-amber-min': { type: 'string', default: '30', value: 'N', description: "a resources key turns amber when a recording disk is full in under N minutes at the rate it fills" },
+    'disk-red-min': { type: 'string', default: '10', value: 'N', description: 'and red under N minutes' },
     'poll-ms': { type: 'string', default: '250', value: 'N', description: 'poll the recorder every N ms (50 to 10000)' },
     'web-port': { type: 'string', default: '7900', value: 'PORT', description: 'port of the web deck and remote API (0: any free port)' },
     'web-host': { type: 'string', default: '127.0.0.1', value: 'HOST', description: 'address the web deck listens on (beyond loopback it needs a password)' },
@@ -106,6 +111,10 @@ export interface WebSetup {
 
 export interface BridgeSetup {
   recorderFlags: string[];
+  /** --disk-amber-min, --disk-red-min, in seconds. */
+  diskTime?: { amberS: number; redS: number };
+  /** --recorder-group: names that stand for several recorders. */
+  groups?: RecorderGroups;
   tokenFlags: string[];
   /** `[NAME=]FILE` of --token-file. */
   tokenFiles?: string[];
@@ -149,6 +158,8 @@ export function parseRunArgs(args: string[], env: NodeJS.ProcessEnv): RunOptions
   const auditMaxMb = wholeNumber('--audit-max-mb', values['audit-max-mb'], 1, Number.MAX_SAFE_INTEGER, 'MB');
   return {
     recorderFlags: values.recorder,
+    groups: recorderGroupsFrom(values['recorder-group']),
+    diskTime: diskThresholds(values['disk-amber-min'], values['disk-red-min']),
     tokenFlags: values.token,
     tokenFiles: values['token-file'],
     profilePaths: profilePaths(values.profile, values['no-shipped-profiles']),
@@ -177,6 +188,13 @@ function webPassword(flag: string | undefined, file: string | undefined, env: No
   if (env.RECDECK_WEB_PASSWORD !== undefined) return { password: env.RECDECK_WEB_PASSWORD, passwordFile: null };
   if (env.RECDECK_WEB_PASSWORD_FILE !== undefined) return fromFile(env.RECDECK_WEB_PASSWORD_FILE, 'RECDECK_WEB_PASSWORD_FILE');
   return { password: null, passwordFile: null };
+}
+
+function diskThresholds(amber: string, red: string): { amberS: number; redS: number } {
+  const amberMin = wholeNumber('--disk-amber-min', amber, 1, 24 * 60, 'minutes');
+  const redMin = wholeNumber('--disk-red-min', red, 0, 24 * 60, 'minutes');
+  if (redMin >= amberMin) throw new UsageError(`--disk-red-min (${redMin}) must be less than --disk-amber-min (${amberMin})`);
+  return { amberS: amberMin * 60, redS: redMin * 60 };
 }
 
 function webTrustProxies(specs: string[]): string[] {
@@ -251,10 +269,11 @@ export async function startBridge(setup: BridgeSetup, log: Logger = pinoLogger({
       recorders = [{ name: 'main', url: simulator.url, token: simulator.token }];
       log.info(`no recorder given (--recorder or RECDECK_RECORDER): using the embedded simulator at ${simulator.url}`);
     }
+    checkGroupNames(setup.groups ?? new Map(), [...recorders.map((r) => r.name), ...onBus.followed]);
     const clients = recorders.map((r) => ({ name: r.name, client: new RecorderClient({ url: r.url, token: r.token ?? '' }) }));
     const polledHere = clients.map((c, i) => ({ ...c, token: recorders[i]?.token ?? '' }));
     const bus = setup.mqtt ? await connectBusRecorders(setup.mqtt, polledHere, onBus.followed, setup.pollMs, log, audit ? (record) => audit.write(record) : undefined) : null;
-    const running = new Bridge({ recorders: bus?.recorders ?? clients, renderer: (thumbnails) => pictureRenderer({ thumbnails }), decodeThumbnail, log, pollMs: setup.pollMs });
+    const running = new Bridge({ recorders: bus?.recorders ?? clients, renderer: (thumbnails) => pictureRenderer({ thumbnails }), decodeThumbnail, log, pollMs: setup.pollMs, ...(setup.groups ? { groups: setup.groups } : {}), ...(setup.diskTime ? { diskTime: setup.diskTime } : {}) });
     running.start();
     const auditing = audit && running.commands$.subscribe((record) => audit.write(record));
     running.setProfiles(latest.profiles);

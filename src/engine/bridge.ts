@@ -5,17 +5,21 @@ import { Subject, Subscription, pairwise, startWith, type Observable } from 'rxj
 import type { RecorderClient, RequestRecord } from '../api/client.js';
 import { checkBindings, chooseProfile, tieOf, type ProfileTie } from './profile-match.js';
 import type { LoadedProfile } from '../profiles/schema.js';
+import { DEFAULT_DISK_TIME, DiskTimes, type DiskTimeLeft, type DiskTimeSettings } from './disk-time.js';
 import { DurationClock } from './duration-clock.js';
 import { realTime, type EngineTime } from './engine-time.js';
 import type { CommandRecord, Logger } from './log.js';
 import { RecorderExtras } from './recorder-extras.js';
 import { pollingLink, type RecorderLink } from './recorder-link.js';
 import { RecorderPoller } from './recorder-poller.js';
+import { declaredGroups, membersOf, type RecorderGroups } from './recorder-group.js';
 import { recordersUsedBy } from './recorders-in-use.js';
 import type { RecorderState } from './recorder-state.js';
 import type { RgbImage, Surface } from './surface.js';
 import type { BoundProfile, PictureRenderer, RecorderHandle } from './session-services.js';
 import { SurfaceSession } from './surface-session.js';
+
+const NO_GROUPS: RecorderGroups = new Map();
 
 export interface BridgeOptions {
   /** The first is the default recorder of bindings that name none. */
@@ -24,6 +28,10 @@ export interface BridgeOptions {
   renderer: (thumbnails: (key: string) => RgbImage | undefined) => PictureRenderer;
   decodeThumbnail: (png: Uint8Array) => Promise<RgbImage>;
   log: Logger;
+  /** When a disk's time left turns the resources key amber and red, and the window its rate is measured over. */
+  diskTime?: Partial<DiskTimeSettings>;
+  /** Recorder groups by name (`--recorder-group studio=main,backup`); a profile's own win over these. */
+  groups?: RecorderGroups;
   pollMs?: number;
   slowMs?: number;
   thumbnailMs?: number;
@@ -56,7 +64,8 @@ export class Bridge {
       const link = 'link' in recorder ? recorder.link : pollingLink(new RecorderPoller(name, recorder.client, { pollMs: options.pollMs ?? 250, slowMs: options.slowMs ?? 5000, time: this.time }));
       const extras = new RecorderExtras(link, { decodeThumbnail: options.decodeThumbnail, thumbnailMs: options.thumbnailMs ?? 1000, meterMs: options.meterMs ?? 250, time: this.time });
       const durations = new DurationClock();
-      this.handles.set(name, { name, link, extras, durations });
+      const diskTimes = new DiskTimes({ ...DEFAULT_DISK_TIME, ...options.diskTime });
+      this.handles.set(name, { name, link, extras, durations, diskTimes });
     }
   }
 
@@ -68,6 +77,11 @@ export class Bridge {
   /** Every command carried out or refused, for the audit log. */
   get commands$(): Observable<CommandRecord> {
     return this.commands.asObservable();
+  }
+
+  /** The command line's recorder groups (each profile adds its own). */
+  get groups(): RecorderGroups {
+    return this.options.groups ?? NO_GROUPS;
   }
 
   get defaultRecorder(): string {
@@ -93,6 +107,11 @@ export class Bridge {
     return this.handles.get(recorder)?.durations.read(`${index}`, this.time.now()) ?? null;
   }
 
+  /** Time left on each of a recorder's recording disks now (empty while nothing records or for no such recorder). */
+  diskTimesLeft(recorder: string): DiskTimeLeft[] {
+    return this.handles.get(recorder)?.diskTimes.read(this.time.now()) ?? [];
+  }
+
   /** Each recorder's name and address (never its token). */
   recorderAddresses(): Array<{ name: string; url: string }> {
     return [...this.handles.values()].map((h) => ({ name: h.name, url: h.link.address }));
@@ -107,7 +126,11 @@ export class Bridge {
     const bound = new Set(this.surfaceSessions().map((session) => session.profileFile));
     if (bound.size === 0) return [this.defaultRecorder];
     const used = new Set<string>();
-    for (const { profile, file } of this.profiles) if (bound.has(file)) for (const name of recordersUsedBy(profile.pages, this.defaultRecorder)) used.add(name);
+    for (const { profile, file } of this.profiles) {
+      if (!bound.has(file)) continue;
+      const groups = new Map([...this.groups, ...declaredGroups(profile.recorders)]);
+      for (const name of recordersUsedBy(profile.pages, this.defaultRecorder)) for (const member of membersOf(name, groups)) used.add(member);
+    }
     const configured = [...this.handles.keys()];
     return [...configured.filter((name) => used.has(name)), ...[...used].filter((name) => !this.handles.has(name)).sort()];
   }
@@ -132,6 +155,7 @@ export class Bridge {
   start(): void {
     for (const handle of this.handles.values()) {
       this.subscription.add(handle.link.state$.pipe(startWith(null), pairwise()).subscribe(([previous, state]) => state && this.observeDurations(handle, state, previous)));
+      this.subscription.add(handle.link.state$.subscribe((state) => handle.diskTimes.observe(state)));
       this.subscription.add(this.trackReachability(handle));
       handle.link.start();
       handle.extras.start();
@@ -202,6 +226,7 @@ export class Bridge {
     }
     const bound = boundProfile(chosen);
     for (const problem of checkBindings(chosen.profile, surface.controls)) this.options.log.warn(`${chosen.file}: ${problem}`);
+    for (const problem of groupProblems(bound.groups, this.handles)) this.options.log.warn(`${chosen.file}: ${problem}`);
     if (current && current.profileFile === chosen.file) {
       current.setProfile(bound);
       this.sessionChanges.next();
@@ -210,6 +235,7 @@ export class Bridge {
     current?.stop();
     const session = new SurfaceSession(surface, bound, {
       recorders: this.handles,
+      groups: this.groups,
       defaultRecorder: this.defaultRecorder,
       renderer: this.renderer,
       log: this.options.log,
@@ -270,11 +296,23 @@ export class Bridge {
   }
 }
 
+/** A profile's group that shadows a recorder, or names one not configured, is said (its commands would be refused). */
+function groupProblems(groups: RecorderGroups, recorders: ReadonlyMap<string, unknown>): string[] {
+  const problems: string[] = [];
+  for (const [name, members] of groups) {
+    if (recorders.has(name)) problems.push(`recorders.${name}: a recorder is configured by this name; the group takes it over in this profile's bindings`);
+    const missing = members.filter((m) => !recorders.has(m));
+    if (missing.length > 0) problems.push(`recorders.${name}: no recorder is configured as ${missing.map((m) => `"${m}"`).join(', ')}; commands to the group are refused until it is`);
+  }
+  return problems;
+}
+
 function boundProfile({ profile, file }: LoadedProfile): BoundProfile {
   return {
     name: profile.name,
     file,
     pages: profile.pages,
+    groups: declaredGroups(profile.recorders),
     ...(profile.brightness === undefined ? {} : { brightness: profile.brightness }),
     ...(profile.overlays?.dialog === undefined ? {} : { dialogPage: profile.overlays.dialog }),
   };

@@ -6,11 +6,14 @@ import { gainTargetOf } from './actions/index.js';
 import { channelOf, type ChannelRef } from './actions/parameters.js';
 import { bindingSteps } from './binding-actions.js';
 import type { ExtrasDemand } from './recorder-extras.js';
+import { membersOf, type RecorderGroups } from './recorder-group.js';
 import type { RecorderState } from './recorder-state.js';
 import { showOf } from './show.js';
 
 export interface DemandInputs {
   defaultRecorder: string;
+  /** A binding on a group wants its previews and meters from every member (each member's own picture is drawn from them). */
+  groups: RecorderGroups;
   stateOf: (recorder: string) => RecorderState | undefined;
   /** 1-based channel that "selected" stands for. */
   selectedChannel: number;
@@ -24,20 +27,23 @@ export function pageDemand(page: Page, inputs: DemandInputs): Map<string, Extras
     return entry;
   };
   const channel = (ref: ChannelRef) => channelOf(ref, inputs.selectedChannel);
+  const sourceOn = (name: string, ref: ChannelRef) => inputs.stateOf(name)?.channels?.[channel(ref) - 1]?.SourceName ?? null;
   for (const binding of Object.values(page.controls)) {
-    const name = binding.recorder ?? inputs.defaultRecorder;
-    const state = inputs.stateOf(name);
-    const sourceOn = (ref: ChannelRef) => state?.channels?.[channel(ref) - 1]?.SourceName ?? null;
+    const members = membersOf(binding.recorder ?? inputs.defaultRecorder, inputs.groups);
     const show = showOf(binding);
-    if (typeof show === 'object' && 'channel' in show && show.thumbnail) want(name).thumbnails.add(channel(show.channel) - 1);
-    if (typeof show === 'object' && 'meter' in show) {
-      const source = sourceOn(show.meter);
-      if (source) want(name).meters.add(source);
+    for (const name of members) {
+      if (typeof show === 'object' && 'channel' in show && show.thumbnail) want(name).thumbnails.add(channel(show.channel) - 1);
+      if (typeof show === 'object' && 'meter' in show) {
+        const source = sourceOn(name, show.meter);
+        if (source) want(name).meters.add(source);
+      }
     }
     for (const action of bindingSteps(binding)) {
       const target = gainTargetOf(action);
-      const source = target?.source ?? (target?.channel === undefined ? null : sourceOn(target.channel));
-      if (source) want(target?.recorder ?? name).meters.add(source);
+      for (const name of target?.recorder === undefined ? members : membersOf(target.recorder, inputs.groups)) {
+        const source = target?.source ?? (target?.channel === undefined ? null : sourceOn(name, target.channel));
+        if (source) want(name).meters.add(source);
+      }
     }
   }
   return demand;

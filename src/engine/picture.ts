@@ -113,6 +113,8 @@ export interface ResourcesPicture {
   ram: number | null;
   /** The fullest disk. */
   disk: { label: string; used: number } | null;
+  /** The disk that fills first while channels record, once its rate is steady: whole minutes left, and how urgent (amber, red). */
+  timeLeft: { disk: string; minutes: number; level: 'ok' | 'amber' | 'red' } | null;
   /** Something is above 90 %. */
   warning: boolean;
   freshness: Freshness;

@@ -1,11 +1,13 @@
 // What a surface session is given: the recorders (with their pipelines), the renderer, the log and the
 // audit trail, and the profile it is bound to.
 import type { Page } from '../profiles/schema.js';
+import type { DiskTimes } from './disk-time.js';
 import type { DurationClock } from './duration-clock.js';
 import type { EngineTime } from './engine-time.js';
 import type { CommandRecord, Logger } from './log.js';
 import type { Picture } from './picture.js';
 import type { RecorderExtras } from './recorder-extras.js';
+import type { RecorderGroups } from './recorder-group.js';
 import type { RecorderLink } from './recorder-link.js';
 import type { LedState, PixelSize, RgbImage } from './surface.js';
 
@@ -15,6 +17,8 @@ export interface RecorderHandle {
   link: RecorderLink;
   extras: RecorderExtras;
   durations: DurationClock;
+  /** Time left on its recording disks, from its resources reads (disk-time.ts). */
+  diskTimes: DiskTimes;
 }
 
 /** Turns pictures into what controls take; supplied by the render layer. */
@@ -29,6 +33,8 @@ export interface PictureRenderer {
 
 export interface SessionServices {
   recorders: ReadonlyMap<string, RecorderHandle>;
+  /** Recorder groups given on the command line (a profile's own are in its BoundProfile). */
+  groups: RecorderGroups;
   defaultRecorder: string;
   renderer: PictureRenderer;
   log: Logger;
@@ -40,6 +46,8 @@ export interface BoundProfile {
   name: string;
   file: string;
   pages: readonly Page[];
+  /** The recorder groups the profile declares (`recorders: { studio: [main, backup] }`). */
+  groups: RecorderGroups;
   brightness?: number;
   dialogPage?: string;
 }

@@ -5,7 +5,8 @@ import { dialogOffersCancel } from '../api/app.js';
 import type { Binding, Page, Show } from '../profiles/schema.js';
 import { defaultShowOf } from './actions/index.js';
 import { channelOf } from './actions/parameters.js';
-import type { ChannelPicture, ChannelState, DialogPicture, Freshness, Picture, SyncGroupState, SyncKeyAction } from './picture.js';
+import type { ChannelPicture, ChannelState, DialogPicture, Freshness, Picture, ResourcesPicture, SyncGroupState, SyncKeyAction } from './picture.js';
+import type { DiskTimeLeft } from './disk-time.js';
 import { bindingActions } from './binding-actions.js';
 import { takeDuration } from './duration-clock.js';
 import type { GainTruth } from './gain-truth.js';
@@ -42,6 +43,8 @@ export interface ShowInputs {
   now: number;
   /** Interpolated durations by 0-based channel index; when the one read next changes is noted in `changes`. */
   durationOf: (index: number, changes: NextChange) => number | null;
+  /** Time left on the recorder's recording disks (asked only by a resources key). */
+  diskTimesLeft: () => readonly DiskTimeLeft[];
   /** Thumbnail store keys by 0-based channel index. */
   thumbnailOf: (index: number) => string | null;
   /** A source's gain and levels by name, each as current as its own reads and writes (gain-truth.ts). */
@@ -107,7 +110,10 @@ export function pictureFor(show: ResolvedShow, inputs: ShowInputs): Picture {
         const ram = r && r.TotalRAM > 0 ? Math.round((r.CurrentRAM / r.TotalRAM) * 100) : null;
         const fullest = r?.DiskInfo.reduce<{ label: string; used: number } | null>((top, d) => (top === null || d.Value > top.used ? { label: d.Key, used: d.Value } : top), null) ?? null;
         const cpu = r ? Math.round(r.TotalCPU) : null;
-        return { kind: 'resources', cpu, ram, disk: fullest, warning: [cpu, ram, fullest?.used].some((v) => v !== null && v !== undefined && v > 90), freshness: freshnessShown(recorder, inputs, ['resources']) };
+        const resources = freshnessShown(recorder, inputs, ['resources']);
+        // Time left is shown only from live reads: an estimate from old ones would count down a guess.
+        const timeLeft = resources === 'live' ? soonestFull(inputs.diskTimesLeft()) : null;
+        return { kind: 'resources', cpu, ram, disk: fullest, timeLeft, warning: [cpu, ram, fullest?.used].some((v) => v !== null && v !== undefined && v > 90), freshness: resources };
       }
       case 'schedule': {
         const s = recorder.schedule;
@@ -159,6 +165,14 @@ export function pictureFor(show: ResolvedShow, inputs: ShowInputs): Picture {
     return { kind: 'meter', channel: number, source, levels: meter.levels, gainDb: meter.db, freshness: meter.freshness, ageS: meter.ageS };
   }
   return { kind: 'label', text: show.label, icon: show.icon ?? null, color: show.color ?? null, active: null };
+}
+
+/** The disk that fills first, in whole minutes (a key redrawn once a minute, not each frame), while its estimate is steady. */
+function soonestFull(disks: readonly DiskTimeLeft[]): ResourcesPicture['timeLeft'] {
+  let soonest: DiskTimeLeft | null = null;
+  for (const d of disks) if (d.secondsLeft !== null && (soonest === null || d.secondsLeft < (soonest.secondsLeft as number))) soonest = d;
+  if (soonest === null || soonest.secondsLeft === null || soonest.level === null) return null;
+  return { disk: soonest.disk, minutes: Math.floor(soonest.secondsLeft / 60), level: soonest.level };
 }
 
 /**

@@ -23,6 +23,8 @@ import { transition, type SessionEvent } from './session/session-transition.js';
 import type { BoundProfile, SessionServices } from './session-services.js';
 import { flashReason, pictureFor, questionKeys, showOf, type ResolvedShow, type ShowInputs } from './show.js';
 import { PicturePainter } from './picture-painter.js';
+import { groupPicture } from './group-picture.js';
+import type { RecorderGroups } from './recorder-group.js';
 import type { ControlDefinition, Surface } from './surface.js';
 
 /** Changes that arrive within this long of each other are drawn together. */
@@ -77,6 +79,11 @@ export class SurfaceSession {
       },
       services.log,
     );
+  }
+
+  /** The recorder groups this session's bindings may name: the command line's, and its profile's (which win). */
+  private get groups(): RecorderGroups {
+    return this.profile.groups.size === 0 ? this.services.groups : new Map([...this.services.groups, ...this.profile.groups]);
   }
 
   get profileName(): string {
@@ -239,6 +246,7 @@ export class SurfaceSession {
       at,
       input: effect.input,
       recorders: this.services.recorders,
+      groups: this.groups,
       defaultRecorder: this.services.defaultRecorder,
       time: this.services.time,
       log: this.services.log,
@@ -349,13 +357,24 @@ export class SurfaceSession {
       const binding = bindingOn(page, control.id, this.controls);
       const slot = question.indexOf(control.id);
       const show: ResolvedShow | null = slot >= 0 ? { question: { slot, slots: question.length } } : binding ? showOf(binding) : null;
-      const picture = show !== null ? pictureFor(show, this.showInputs(binding?.recorder ?? this.services.defaultRecorder, changes, shownPage, question.length > 0)) : BLANK;
+      const inputsFor = (name: string): ShowInputs => this.showInputs(name, changes, shownPage, question.length > 0);
+      const picture = show !== null ? this.pictureOf(show, binding?.recorder ?? this.services.defaultRecorder, inputsFor) : BLANK;
       // An LCD cell that shows its encoder's binding shows that encoder's ring and marks too.
       const marked = control.kind === 'lcd' && page.controls[control.id] === undefined ? (encoderOf(control.id, this.controls) ?? control.id) : control.id;
       const overlay = overlayOf(this.state, marked, page.name, now, binding, changes);
       pictures.set(control.id, { picture: overlay ? { ...picture, overlay: { ...picture.overlay, ...overlay } } : picture, changesAt: changes.moment });
     }
     return pictures;
+  }
+
+  /** A show drawn from one recorder, or from each member of a group and made one (group-picture.ts). */
+  private pictureOf(show: ResolvedShow, recorder: string, inputsFor: (name: string) => ShowInputs): Picture {
+    const members = this.groups.get(recorder);
+    if (members === undefined) return pictureFor(show, inputsFor(recorder));
+    // A member not configured: its own NO RECORDER picture names it (the others' would hide it).
+    const missing = members.find((name) => !this.services.recorders.has(name));
+    if (missing !== undefined) return pictureFor(show, inputsFor(missing));
+    return groupPicture(recorder, members.map((name) => ({ name, picture: pictureFor(show, inputsFor(name)) })));
   }
 
   private showInputs(name: string, changes: NextChange, page: ShowInputs['page'], questionShown: boolean): ShowInputs {
@@ -366,6 +385,7 @@ export class SurfaceSession {
       recorderName: name,
       now,
       durationOf: (index, noted) => handle?.durations.read(`${index}`, now, noted) ?? null,
+      diskTimesLeft: () => handle?.diskTimes.read(now) ?? [],
       thumbnailOf: (index) => handle?.extras.thumbnailKey(index) ?? null,
       meterOf: (source) => handle?.extras.meter(source, changes) ?? null,
       selectedChannel: this.state.selectedChannel,
@@ -385,6 +405,7 @@ export class SurfaceSession {
     this.demandBasis = basis;
     const demand = pageDemand(page, {
       defaultRecorder: this.services.defaultRecorder,
+      groups: this.groups,
       stateOf: (name) => this.services.recorders.get(name)?.link.state,
       selectedChannel: selected,
     });

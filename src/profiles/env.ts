@@ -21,6 +21,7 @@ export function resolveRecorders(loaded: LoadedProfile, env: NodeJS.ProcessEnv):
   const recorders: ResolvedRecorder[] = [];
   const problems: ProfileProblem[] = [];
   for (const [name, declaration] of Object.entries(loaded.profile.recorders ?? {})) {
+    if (Array.isArray(declaration)) continue; // a group: its members are recorders declared elsewhere
     let usable = true;
     const problem = (field: 'url' | 'token', message: string) => {
       usable = false;

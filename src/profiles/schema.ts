@@ -60,6 +60,14 @@ export const RecorderDeclaration = z.strictObject({
     .describe('A ${ENV_NAME} reference to the token'),
 });
 
+const recorderName = z.string().regex(/^[a-z][a-z0-9-]*$/, { error: 'expected a recorder name: lower-case letters, digits and -' });
+
+export const RecorderGroup = z
+  .array(recorderName)
+  .min(2, { error: 'a group has at least two members' })
+  .refine((members) => new Set(members).size === members.length, { error: 'a member is named twice; each member gets each command once' })
+  .describe('A recorder group: the recorders every command to it goes to (each once, at the same time); a key on it shows REC only when all record');
+
 export const Page = z.strictObject({
   name: z.string().min(1),
   controls: z.record(z.string().min(1), Binding).describe('Bindings by control id (key0, dial1, strip2, pedal0, …)'),
@@ -81,7 +89,7 @@ export const Profile = z
         serial: z.string().min(1).optional().describe('Pin one device by serial number'),
       })
       .describe('The surfaces this profile fits; the most specific match wins (serial, then name, then model, then kind)'),
-    recorders: z.record(z.string().regex(/^[a-z][a-z0-9-]*$/), RecorderDeclaration).optional(),
+    recorders: z.record(recorderName, z.union([RecorderDeclaration, RecorderGroup])).optional().describe('Recorders this profile declares (url and token by ${ENV} reference), and groups of recorders by name'),
     brightness: z.number().int().min(0).max(100).optional(),
     pages: z.array(Page).min(1),
     overlays: z
@@ -93,6 +101,12 @@ export const Profile = z
     names.forEach((name, i) => {
       if (names.indexOf(name) !== i) context.addIssue({ code: 'custom', path: ['pages', i, 'name'], message: `page name "${name}" is used twice` });
     });
+    for (const [name, declared] of Object.entries(profile.recorders ?? {})) {
+      if (!Array.isArray(declared)) continue;
+      declared.forEach((member, i) => {
+        if (Array.isArray(profile.recorders?.[member])) context.addIssue({ code: 'custom', path: ['recorders', name, i], message: `"${member}" is a group: a group's members are recorders, groups do not nest` });
+      });
+    }
     const overlay = profile.overlays?.dialog;
     if (overlay !== undefined && !names.includes(overlay)) {
       context.addIssue({ code: 'custom', path: ['overlays', 'dialog'], message: `expected the name of a page (${names.join(', ')}), got "${overlay}"` });

@@ -4,6 +4,7 @@
 import type { Bridge } from '../engine/bridge.js';
 import type { ChannelState, Freshness } from '../engine/picture.js';
 import type { ProfileTie } from '../engine/profile-match.js';
+import type { DiskLevel, DiskTimeLeft } from '../engine/disk-time.js';
 import { takeDuration } from '../engine/duration-clock.js';
 import { ageSeconds, freshnessOf } from '../engine/recorder-state.js';
 import { channelStateOf } from '../engine/show.js';
@@ -18,6 +19,21 @@ export interface RecorderView {
   channels: ChannelView[];
   sync: { recording: boolean; paused: boolean } | null;
   dialog: { shown: boolean; text: string; buttons: string } | null;
+  /** Each recording disk while channels record: time left once its rate is steady (src/engine/disk-time.ts). */
+  disks: DiskView[];
+}
+
+export interface DiskView {
+  disk: string;
+  usedPercent: number;
+  /** Seconds until full at the measured rate; null until the rate is steady, or while the reads are not live. */
+  secondsLeft: number | null;
+  percentPerMinute: number | null;
+  /** amber or red under the thresholds (--disk-amber-min, --disk-red-min); null without an estimate. */
+  level: DiskLevel | null;
+  /** The resources reads' freshness and age, which the estimate is as old as. */
+  freshness: Freshness;
+  ageS: number | null;
 }
 
 export interface ChannelView {
@@ -50,6 +66,19 @@ export interface StateView {
   surfaces: SurfaceView[];
 }
 
+function diskViews(disks: readonly DiskTimeLeft[], freshness: Freshness, ageS: number | null): DiskView[] {
+  const live = freshness === 'live';
+  return disks.map((d) => ({
+    disk: d.disk,
+    usedPercent: d.used,
+    secondsLeft: live && d.secondsLeft !== null ? Math.round(d.secondsLeft) : null,
+    percentPerMinute: live ? d.percentPerMinute : null,
+    level: live ? d.level : null,
+    freshness,
+    ageS,
+  }));
+}
+
 export function stateView(bridge: Bridge): StateView {
   const now = bridge.time.now();
   const addresses = new Map(bridge.recorderAddresses().map((r) => [r.name, r.url]));
@@ -75,6 +104,7 @@ export function stateView(bridge: Bridge): StateView {
       })),
       sync: state.sync ? { recording: state.sync.IsSyncRecording, paused: state.sync.IsSyncRecordingPause } : null,
       dialog: state.dialog ? { shown: state.dialog.IsDialog, text: state.dialog.DialogContent, buttons: state.dialog.Buttons } : null,
+      disks: diskViews(bridge.diskTimesLeft(state.name), freshnessOf(state, now, ['resources']), ageSeconds(state, now, ['resources'])),
     };
   });
   const surfaces = bridge.surfaceSessions().map((session): SurfaceView => ({

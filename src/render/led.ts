@@ -31,7 +31,8 @@ export function ledStateOf(picture: Picture): LedState {
     case 'label':
       return picture.active === true ? 'active' : 'idle';
     case 'resources':
-      return picture.freshness !== 'live' ? picture.freshness : picture.warning ? 'wrong' : 'idle';
+      // A disk short of time is a problem as urgent as a resource over 90 %: the pad says it too.
+      return picture.freshness !== 'live' ? picture.freshness : picture.warning || (picture.timeLeft !== null && picture.timeLeft.level !== 'ok') ? 'wrong' : 'idle';
     case 'schedule':
       return picture.freshness !== 'live' ? picture.freshness : picture.enabled ? 'active' : 'idle';
     case 'meter':

@@ -139,6 +139,9 @@ export const SELECTED_FRAME = '#FFFFFF';
 /** A take's problems (drops, breaks) and resources above 90 %: orange strip, dark text. */
 export const WARNING = { box: OKABE_ITO.orange, ink: '#1A1A1A' } as const;
 
+/** A disk's time left: amber under the first threshold (the warning look), red under the second (the failure's red). */
+export const DISK_LEFT = { amber: WARNING, red: { box: FLASH.failed.tint, ink: FLASH.failed.ink } } as const;
+
 /** Dialog keys: bright while flashing on, dim otherwise. */
 export const DIALOG = {
   message: { bright: OKABE_ITO.skyBlue, ink: '#1A1A1A' },

@@ -4,6 +4,7 @@ import type { GridSize } from '../api/channel.js';
 import { CONVERSION_LISTS } from '../api/conversion.js';
 import type { Operations, OperationId, PathParams, RequestBody, ResponseValue } from '../api/operations.js';
 import { AUDIO_DEVICES, TIMECODES, VIDEO_DEVICES } from './catalogue.js';
+import type { SimulatedDisk } from './disk.js';
 import type { HostResources } from './host.js';
 import type { PreviewRenderer } from './preview.js';
 import { emptyProject } from './demo.js';
@@ -15,6 +16,8 @@ export interface SimulatorServices {
   recorder: SimulatedRecorder;
   preview: PreviewRenderer;
   host: HostResources;
+  /** A simulated recording disk reported instead of the host's, when one is set up. */
+  disk: SimulatedDisk | null;
   now: () => number;
   recordingsFolder: string;
 }
@@ -99,7 +102,10 @@ export const handlers: Handlers = {
     recorder.replaceProject(project, `load ${body.Path}`);
     return ACK;
   },
-  getResources: (_, { recorder, host }) => host.sample(recorder.project.destinations.filter((d) => d.Type === 'Local File Recording').map((d) => d.Location)),
+  getResources: async (_, { recorder, host, disk }) => {
+    const sample = await host.sample(recorder.project.destinations.filter((d) => d.Type === 'Local File Recording').map((d) => d.Location));
+    return disk === null ? sample : { ...sample, DiskInfo: [disk.reading(recorder)] };
+  },
   getSyncState: (_, { recorder }) => recorder.syncState(),
   getSchedule: (_, { recorder }) => recorder.schedule(),
   setSchedule: ({ body }, { recorder }) => done(() => recorder.setSchedule(body)),

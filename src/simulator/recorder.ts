@@ -55,6 +55,8 @@ export class SimulatedRecorder {
   settings: Settings;
   private runs: ChannelRun[] = Array.from({ length: MAX_CHANNELS }, idleRun);
   private syncPaused = false;
+  /** Time written by takes that have ended, summed over channels (a simulated disk fills from it). */
+  private endedTakesMs = 0;
   private dialog: PendingDialog | null = null;
   private lastTickAt: number;
   private readonly now: () => number;
@@ -79,7 +81,7 @@ export class SimulatedRecorder {
     const run = this.run(index);
     const source = config.SourceName === null ? null : this.project.sourceByName(config.SourceName);
     const running = run.recording && !run.paused;
-    const elapsed = run.accumulatedMs + (run.segmentStartedAt === null ? 0 : this.now() - run.segmentStartedAt);
+    const elapsed = this.recordedInTake(run);
     return {
       Index: index,
       SourceName: config.SourceName,
@@ -377,6 +379,18 @@ export class SimulatedRecorder {
 
   // Internals --------------------------------------------------------------------------------------
 
+  /**
+   * Channel-time written since the recorder started, summed over channels (two channels recording for a
+   * second write two seconds; a paused one writes nothing), on the recorder's clock.
+   */
+  recordedMs(): number {
+    return this.endedTakesMs + this.runs.reduce((sum, run) => sum + (run.recording ? this.recordedInTake(run) : 0), 0);
+  }
+
+  private recordedInTake(run: ChannelRun): number {
+    return run.accumulatedMs + (run.segmentStartedAt === null ? 0 : this.now() - run.segmentStartedAt);
+  }
+
   private run(index: number): ChannelRun {
     return this.runs[index] as ChannelRun;
   }
@@ -399,6 +413,7 @@ export class SimulatedRecorder {
   /** The take ends; its counters stay readable until the next start. */
   private end(run: ChannelRun): void {
     if (!run.recording) return;
+    this.endedTakesMs += this.recordedInTake(run);
     Object.assign(run, { recording: false, paused: false, inSyncRec: false, accumulatedMs: 0, segmentStartedAt: null });
     if (!this.runs.some((r) => r.inSyncRec)) this.syncPaused = false;
   }

@@ -17,6 +17,7 @@ import { handleControl } from './control.js';
 import { demoProject } from './demo.js';
 import { FaultInjector } from './faults.js';
 import { handlers, type SimulatorServices } from './handlers.js';
+import { SimulatedDisk, type SimulatedDiskOptions } from './disk.js';
 import { HostResources } from './host.js';
 import { PreviewRenderer } from './preview.js';
 import { readProject } from './project-file.js';
@@ -45,6 +46,8 @@ export interface SimulatorOptions {
   stillPreviews?: boolean;
   /** Tick period in ms (counters, schedule); 0 leaves ticking to the caller. Default 1000. */
   tickMs?: number;
+  /** A simulated recording disk that fills as channels record, reported instead of the host's disks. */
+  disk?: SimulatedDiskOptions;
 }
 
 export interface RunningSimulator {
@@ -53,6 +56,8 @@ export interface RunningSimulator {
   token: string;
   port: number;
   recorder: () => SimulatedRecorder;
+  /** The simulated disk, when one was set up (its true time left, for tests). */
+  disk: SimulatedDisk | null;
   log: RequestLog;
   faults: FaultInjector;
   tick: () => void;
@@ -88,6 +93,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
     recorder: new SimulatedRecorder({ now, random: seededRandom(seed), project, settings: DEFAULT_SETTINGS(join(recordingsFolder, '..', 'logs')) }),
     preview: new PreviewRenderer(options.stillPreviews ?? false),
     host: new HostResources(),
+    disk: options.disk ? new SimulatedDisk(options.disk) : null,
     now,
     recordingsFolder,
   };
@@ -194,6 +200,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
     token,
     port,
     recorder: () => services.recorder,
+    disk: services.disk,
     log,
     faults,
     tick,

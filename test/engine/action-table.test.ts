@@ -97,6 +97,7 @@ describe('the action table', () => {
       recorderName: 'main',
       now: 1000,
       durationOf: () => null,
+      diskTimesLeft: () => [],
       thumbnailOf: () => null,
       meterOf: () => ({ db: -6, freshness: 'live', ageS: null, levels: [-20, -18], changesAt: null }),
       selectedChannel: 2,

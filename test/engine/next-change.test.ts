@@ -50,6 +50,7 @@ function derive(world: World, show: ResolvedShow, control: string, now: number):
     recorderName: 'main',
     now,
     durationOf: (index, noted) => world.durations.read(`${index}`, now, noted),
+    diskTimesLeft: () => [],
     thumbnailOf: () => null,
     meterOf: () => {
       const truth = gainTruth({ read: world.gain, written: null, now, liveForMs: METER_LIVE_MS, offline: false });

@@ -17,6 +17,7 @@
 import { Subject } from 'rxjs';
 import { describe, expect, it } from 'vitest';
 import type { Channel } from '../../src/api/channel.js';
+import { DEFAULT_DISK_TIME, DiskTimes } from '../../src/engine/disk-time.js';
 import { DurationClock } from '../../src/engine/duration-clock.js';
 import { samePicture, type Picture } from '../../src/engine/picture.js';
 import { RecorderExtras } from '../../src/engine/recorder-extras.js';
@@ -157,15 +158,16 @@ class Scenario {
     });
     this.extras = new RecorderExtras(this.link, { decodeThumbnail: async () => ({ width: 1, height: 1, data: Buffer.alloc(3) }), meterMs: POLL_MS, time: this.time });
     const services: SessionServices = {
-      recorders: new Map([['main', { name: 'main', link: this.link, extras: this.extras, durations: this.durations }]]),
+      recorders: new Map([['main', { name: 'main', link: this.link, extras: this.extras, durations: this.durations, diskTimes: new DiskTimes(DEFAULT_DISK_TIME) }]]),
       defaultRecorder: 'main',
+      groups: new Map(),
       renderer,
       log: { info: () => undefined, warn: () => undefined, error: () => undefined },
       audit: () => undefined,
       time: this.time,
     };
     const { profile, file } = parseTestProfile(PROFILE);
-    this.session = new SurfaceSession(this.surface, { name: profile.name, file, pages: profile.pages }, services);
+    this.session = new SurfaceSession(this.surface, { name: profile.name, file, pages: profile.pages, groups: new Map() }, services);
   }
 
   async run(): Promise<{ ticks: number }> {

@@ -32,6 +32,7 @@ function inputs(over: Partial<RecorderState> = {}, now = 1000): ShowInputs {
     recorderName: 'main',
     now,
     durationOf: () => null,
+    diskTimesLeft: () => [],
     thumbnailOf: () => null,
     meterOf: () => null,
     selectedChannel: 1,

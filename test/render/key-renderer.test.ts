@@ -120,8 +120,8 @@ describe('fast paths', () => {
         { kind: 'meter', channel: 1, source: 'A', levels: null, gainDb: 1.5, freshness: 'stale', ageS: 6 },
       ],
       [
-        { kind: 'resources', cpu: 10, ram: 20, disk: { label: 'D:', used: 30 }, warning: false, freshness: 'live' },
-        { kind: 'resources', cpu: 11, ram: 22, disk: { label: 'D:', used: 31 }, warning: false, freshness: 'live' },
+        { kind: 'resources', timeLeft: null, cpu: 10, ram: 20, disk: { label: 'D:', used: 30 }, warning: false, freshness: 'live' },
+        { kind: 'resources', timeLeft: null, cpu: 11, ram: 22, disk: { label: 'D:', used: 31 }, warning: false, freshness: 'live' },
       ],
     ];
     for (const [before, after] of pairs) {

@@ -236,3 +236,27 @@ describe('dialog text stays legible', () => {
     expect(differingPixels(first, later)).toBe(0);
   });
 });
+
+describe('recorder groups and disk time (issue 24)', () => {
+  it('a group key names the member that does not record in the warning strip; a resources key says the time left, amber then red', async () => {
+    const resources = (timeLeft: Extract<Picture, { kind: 'resources' }>['timeLeft']): Picture => ({ kind: 'resources', timeLeft, cpu: 23, ram: 41, disk: { label: 'D:', used: 83 }, warning: false, freshness: 'live' });
+    const keys = [
+      await draw(channel('idle', { warning: 'BACKUP NOT REC' }), SMALL),
+      await draw(channel('offline', { warning: 'BACKUP OFFLINE' }), SMALL),
+      await draw(recording({ warning: 'BACKUP DROP 3' }), SMALL),
+      await draw(resources({ disk: 'D:', minutes: 95, level: 'ok' }), SMALL),
+      await draw(resources({ disk: 'D:', minutes: 24, level: 'amber' }), SMALL),
+      await draw(resources({ disk: 'D:', minutes: 7, level: 'red' }), SMALL),
+    ];
+    await saveSheet('groups-disk', keys);
+    // The member's name is in the warning strip at the foot of the key.
+    const footer = stateTileLayout(SMALL).footer;
+    expect(isColour(keys[0] as RgbImage, footer.x + 2, footer.y + footer.height - 3, WARNING.box, 8)).toBe(true);
+    // The title band: neutral with time to spare, amber, then red.
+    expect(isColour(keys[3] as RgbImage, 70, 3, WARNING.box, 8)).toBe(false);
+    expect(isColour(keys[4] as RgbImage, 70, 3, WARNING.box, 8)).toBe(true);
+    expect(isColour(keys[5] as RgbImage, 70, 3, FLASH.failed.tint, 8)).toBe(true);
+    // The time itself is written there: 24 and 7 minutes look different.
+    expect(differingPixels(keys[4] as RgbImage, await draw(resources({ disk: 'D:', minutes: 7, level: 'amber' }), SMALL))).toBeGreaterThan(20);
+  });
+});

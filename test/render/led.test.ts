@@ -38,8 +38,8 @@ describe('ledStateOf', () => {
     expect(ledStateOf(label(null))).toBe('idle');
     expect(ledStateOf({ kind: 'blank' })).toBe('off');
     expect(ledStateOf({ kind: 'page', name: 'A', number: 1, count: 2 })).toBe('idle');
-    expect(ledStateOf({ kind: 'resources', cpu: 95, ram: 10, disk: null, warning: true, freshness: 'live' })).toBe('wrong');
-    expect(ledStateOf({ kind: 'resources', cpu: 95, ram: 10, disk: null, warning: true, freshness: 'offline' })).toBe('offline');
+    expect(ledStateOf({ kind: 'resources', timeLeft: null, cpu: 95, ram: 10, disk: null, warning: true, freshness: 'live' })).toBe('wrong');
+    expect(ledStateOf({ kind: 'resources', timeLeft: null, cpu: 95, ram: 10, disk: null, warning: true, freshness: 'offline' })).toBe('offline');
     expect(ledStateOf({ kind: 'schedule', enabled: true, start: null, stop: null, type: '', freshness: 'live' })).toBe('active');
     expect(ledStateOf({ kind: 'meter', channel: 1, source: 'A', levels: null, gainDb: 0, freshness: 'stale', ageS: 4 })).toBe('stale');
   });

@@ -7,7 +7,7 @@
 // sleeps: a recorder that answers at once, polled exactly when the test says.
 import { firstValueFrom, filter, timeout } from 'rxjs';
 import { RecorderClient } from '../../src/api/client.js';
-import { Bridge } from '../../src/engine/bridge.js';
+import { Bridge, type BridgeOptions } from '../../src/engine/bridge.js';
 import type { CommandRecord, Logger } from '../../src/engine/log.js';
 import type { ControlDefinition } from '../../src/engine/surface.js';
 import { parseProfile } from '../../src/profiles/load.js';
@@ -49,6 +49,10 @@ export interface BridgeFixtureOptions {
   profile: string;
   controls?: readonly ControlDefinition[];
   pollMs?: number;
+  /** The slow group's interval (resources, schedule, …); 500 ms by default. */
+  slowMs?: number;
+  /** When disks' time left turns amber and red (the bridge's defaults otherwise). */
+  diskTime?: BridgeOptions['diskTime'];
   simulator?: SimulatorOptions;
   /** The token the bridge sends (default: the simulator's own). */
   token?: string;
@@ -89,7 +93,7 @@ export async function startBridgeFixture(options: BridgeFixtureOptions): Promise
       decoding--;
     }
   };
-  const bridge = new Bridge({ recorders: [{ name: 'main', client }, ...more], renderer: (thumbnails) => (made.renderer = pictureRenderer({ thumbnails })), decodeThumbnail: decode, log, pollMs: options.pollMs ?? 100, slowMs: 500, meterMs: 100, thumbnailMs: 500, time });
+  const bridge = new Bridge({ recorders: [{ name: 'main', client }, ...more], renderer: (thumbnails) => (made.renderer = pictureRenderer({ thumbnails })), decodeThumbnail: decode, log, pollMs: options.pollMs ?? 100, slowMs: options.slowMs ?? 500, ...(options.diskTime ? { diskTime: options.diskTime } : {}), meterMs: 100, thumbnailMs: 500, time });
   const commands: CommandRecord[] = [];
   bridge.commands$.subscribe((record) => commands.push(record));
   const surface = new MemorySurface({ id: 'memory:test', model: 'test-15', controls: options.controls ?? keyGrid(3, 5, 96) });

@@ -121,6 +121,8 @@ export interface PanelOptions {
   profile?: string;
   brokerUrl?: string;
   reconnectPeriod?: number;
+  /** Recorders the panel polls itself beside main on the bus (a group may hold both). */
+  moreRecorders?: ReadonlyArray<{ name: string; client: RecorderClient }>;
 }
 
 export async function startPanel(broker: Broker, pollMs: number, options: PanelOptions): Promise<Panel> {
@@ -128,7 +130,7 @@ export async function startPanel(broker: Broker, pollMs: number, options: PanelO
   const connection = sendWithoutDelay(await connect(options.brokerUrl ?? broker.url, { ...busClientOptions(authority.id), reconnectPeriod: options.reconnectPeriod ?? 0, ...options.connect }));
   const log = keptLog();
   const link = new BusRecorder('main', connection, { authority, pollMs, log, ...(options.deadlineMs === undefined ? {} : { deadlineMs: options.deadlineMs }) });
-  const bridge = new Bridge({ recorders: [{ name: 'main', link }], renderer: (thumbnails) => pictureRenderer({ thumbnails }), decodeThumbnail, log: quiet, pollMs });
+  const bridge = new Bridge({ recorders: [{ name: 'main', link }, ...(options.moreRecorders ?? [])], renderer: (thumbnails) => pictureRenderer({ thumbnails }), decodeThumbnail, log: quiet, pollMs });
   const commands: CommandRecord[] = [];
   bridge.commands$.subscribe((record) => commands.push(record));
   const surface = new MemorySurface({ id: options.surfaceId ?? `memory:${authority.id}`, model: 'test-15', controls: keyGrid(3, 5, 72) });

@@ -1,9 +1,11 @@
 // The recorder's CPU, RAM and fullest disk as rows of label, percentage and bar. Values change with every
 // poll, so they and the bars are painted in JS; a row above 90 % gets the warning look (orange box, dark
-// text) in the base, which changes only when a value crosses the line.
+// text) in the base, which changes only when a value crosses the line. While channels record and a disk's
+// rate is steady, the title band says how long until the first disk is full, amber or red when short
+// (it changes once a minute).
 import type { ResourcesPicture } from '../../engine/picture.js';
 import type { PixelSize } from '../../engine/surface.js';
-import { NEUTRAL, OKABE_ITO, WARNING, dimmed } from '../palette.js';
+import { DISK_LEFT, NEUTRAL, OKABE_ITO, WARNING, dimmed } from '../palette.js';
 import { offlinePlan } from './offline.js';
 import type { PaintOp, Rect, TilePlan } from './plan.js';
 import { symbolSvg } from './symbols.js';
@@ -41,7 +43,7 @@ export function resourcesPlan(picture: ResourcesPicture, size: PixelSize): TileP
   if (picture.freshness === 'offline') return offlinePlan('SYSTEM', size);
   const stale = picture.freshness === 'stale';
   const rows = rowsOf(picture);
-  const shown = { labels: rows.map((r) => r.label), over: rows.map((r) => r.value !== null && r.value > OVER), warning: picture.warning, stale };
+  const shown = { labels: rows.map((r) => r.label), over: rows.map((r) => r.value !== null && r.value > OVER), warning: picture.warning, stale, left: picture.timeLeft === null ? null : { text: leftText(picture.timeLeft.minutes), level: picture.timeLeft.level } };
   const { rows: rects } = layout(size);
   const ops: PaintOp[] = [];
   rows.forEach((row, i) => {
@@ -58,21 +60,39 @@ export function resourcesPlan(picture: ResourcesPicture, size: PixelSize): TileP
   return { baseKey: JSON.stringify(['resources', shown]), baseSvg: () => resourcesSvg(shown, size), thumbnail: null, ops };
 }
 
-function resourcesSvg(shown: { labels: string[]; over: boolean[]; warning: boolean; stale: boolean }, size: PixelSize): string {
+/** Minutes left as the title says it: "28 MIN", "1H 05". */
+function leftText(minutes: number): string {
+  return minutes < 60 ? `${minutes} MIN` : `${Math.floor(minutes / 60)}H ${String(minutes % 60).padStart(2, '0')}`;
+}
+
+interface Shown {
+  labels: string[];
+  over: boolean[];
+  warning: boolean;
+  stale: boolean;
+  /** The disk's time left, when known. */
+  left: { text: string; level: 'ok' | 'amber' | 'red' } | null;
+}
+
+function resourcesSvg(shown: Shown, size: PixelSize): string {
   const { pad, title, rows } = layout(size);
   let svg = rectSvg({ x: 0, y: 0, width: size.width, height: size.height }, NEUTRAL.body);
-  // The title band says whether all is well, with a symbol as well as a colour.
-  const titleBackground = shown.stale ? dimmed(NEUTRAL.idle, 0.8) : shown.warning ? WARNING.box : NEUTRAL.idle;
-  const titleInk = shown.stale ? NEUTRAL.muted : shown.warning ? WARNING.ink : NEUTRAL.text;
+  // The title band says whether all is well, with a symbol as well as a colour; a disk short of time
+  // takes it over in amber or red.
+  const urgent = shown.left !== null && shown.left.level !== 'ok' ? DISK_LEFT[shown.left.level] : null;
+  const titleBackground = shown.stale ? dimmed(NEUTRAL.idle, 0.8) : urgent ? urgent.box : shown.warning ? WARNING.box : NEUTRAL.idle;
+  const titleInk = shown.stale ? NEUTRAL.muted : urgent ? urgent.ink : shown.warning ? WARNING.ink : NEUTRAL.text;
   svg += rectSvg(title, titleBackground);
   const symbolSide = title.height * 0.6;
   const titleText: Rect = { x: pad, y: 0, width: title.width - 2 * pad, height: title.height };
-  if (shown.warning && !shown.stale) {
+  const hazard = (shown.warning || urgent !== null) && !shown.stale;
+  if (hazard) {
     svg += symbolSvg('hazard', { x: pad, y: (title.height - symbolSide) / 2, width: symbolSide, height: symbolSide }, titleInk, titleBackground);
     titleText.x += symbolSide + pad * 0.6;
     titleText.width -= symbolSide + pad * 0.6;
   }
-  svg += textLine({ text: shown.stale ? 'STALE' : 'SYSTEM', face: 'bold', rect: titleText, fill: titleInk, anchor: shown.warning && !shown.stale ? 'start' : 'middle', maxSize: title.height * 0.6 });
+  const titleWord = shown.stale ? 'STALE' : shown.left !== null ? shown.left.text : 'SYSTEM';
+  svg += textLine({ text: titleWord, face: 'bold', rect: titleText, fill: titleInk, anchor: hazard ? 'start' : 'middle', maxSize: title.height * 0.6 });
   rows.forEach((row, i) => {
     const over = shown.over[i] as boolean;
     if (over) svg += rectSvg({ ...row.box, y: row.box.y + 1, height: row.box.height - 2 }, WARNING.box);
