@@ -3,7 +3,7 @@
 import { DeviceModelId } from '@elgato-stream-deck/core';
 import { afterEach, describe, expect, it } from 'vitest';
 import { StreamDeckManager, type StreamDeckSurfaceEvent } from '../../../src/surfaces/streamdeck/device-manager.js';
-import type { HotplugEvent } from '../../../src/surfaces/streamdeck/hotplug.js';
+import type { HotplugEvent } from '../../../src/surfaces/usb-device-manager.js';
 import { nodeStreamDeckBackend } from '../../../src/surfaces/streamdeck/backend-node.js';
 import { LIBUSB_MISSING } from '../../../src/surfaces/streamdeck/problems.js';
 import type { StreamDeckBackend } from '../../../src/surfaces/streamdeck/backend.js';
