@@ -10,7 +10,7 @@ import { realTime, type EngineTime } from '../../engine/engine-time.js';
 import type { Logger } from '../../engine/log.js';
 import type { ControlDefinition, LedState, RgbImage, Surface, SurfaceInput, TouchGesture } from '../../engine/surface.js';
 import { cellAt, deckLayout, type DeckLayout, type DeckTarget } from './controls.js';
-import { LED_COLOURS, RING_COLOUR } from './led-colours.js';
+import { LED_COLOURS, RING_COLOUR } from '../../render/led-colours.js';
 import { shortModelId } from './models.js';
 import { messageOf } from './problems.js';
 import { solidColourOf } from './solid-colour.js';
