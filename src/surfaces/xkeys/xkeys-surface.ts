@@ -5,12 +5,11 @@
 // closes the surface and tells whoever opened it, which reopens it when it is seen again.
 import type { Product, XKeys } from '@xkeys-lib/core';
 import type { EventEmitter } from 'node:events';
-import { Subject, type Observable } from 'rxjs';
 import { DeviceOutput } from '../../engine/device-output.js';
 import { realTime, type EngineTime } from '../../engine/engine-time.js';
 import type { Logger } from '../../engine/log.js';
-import type { ControlDefinition, LedState, Surface, SurfaceInput } from '../../engine/surface.js';
-import { messageOf } from '../hid-support.js';
+import type { ControlDefinition, LedState, Surface } from '../../engine/surface.js';
+import { OpenedDevice } from '../opened-device.js';
 import { backlightFor } from './backlights.js';
 import { analogId, panelLayout, type PanelLayout } from './controls.js';
 import { modelIdOf } from './models.js';
@@ -27,7 +26,7 @@ export interface XkeysSurfaceOptions {
   time?: EngineTime;
 }
 
-export class XkeysSurface implements Surface {
+export class XkeysSurface extends OpenedDevice implements Surface {
   readonly id: string;
   readonly kind = 'xkeys' as const;
   readonly model: string;
@@ -37,17 +36,14 @@ export class XkeysSurface implements Surface {
   readonly unitId: number;
   readonly controls: readonly ControlDefinition[];
   readonly layout: PanelLayout;
-  readonly input: Observable<SurfaceInput>;
   readonly output: DeviceOutput;
-  private readonly inputs = new Subject<SurfaceInput>();
   private readonly product: Product;
-  private failed = false;
-  private closing: Promise<void> | null = null;
 
   constructor(
     private readonly panel: XKeys,
-    private readonly options: XkeysSurfaceOptions,
+    options: XkeysSurfaceOptions,
   ) {
+    super(options.log, (error) => options.onFailure?.(this, error));
     this.product = options.product;
     this.unitId = panel.unitId;
     this.serial = String(panel.unitId);
@@ -56,7 +52,6 @@ export class XkeysSurface implements Surface {
     this.id = `xkeys:${this.model}:${panel.unitId}`;
     this.layout = panelLayout(this.product);
     this.controls = this.layout.controls;
-    this.input = this.inputs.asObservable();
     this.output = new DeviceOutput(
       {
         image: async (control) => {
@@ -74,21 +69,6 @@ export class XkeysSurface implements Surface {
     // Heard for as long as the panel object lives: an 'error' with no listener would throw.
     panel.on('error', this.handlers.error);
     this.wire('on');
-  }
-
-  /** False once the panel failed or the surface was closed. */
-  get isOpen(): boolean {
-    return this.closing === null;
-  }
-
-  inject(input: SurfaceInput): void {
-    this.inputs.next(input);
-  }
-
-  /** Stops listening and closes the panel once the write under way is done. Idempotent. */
-  close(): Promise<void> {
-    this.closing ??= this.shutDown();
-    return this.closing;
   }
 
   private async light(control: string, state: LedState): Promise<void> {
@@ -116,25 +96,12 @@ export class XkeysSurface implements Surface {
     if (this.failed) throw new Error(`${this.id}: ${what} failed: the panel failed`);
   }
 
-  private fail(what: string, error: unknown): void {
-    if (this.failed) return;
-    this.failed = true;
-    if (this.closing !== null) {
-      this.options.log.warn(`${this.id} (${this.name}): ${what} while closing: ${messageOf(error)}`);
-      return;
-    }
-    this.options.log.error(`${this.id} (${this.name}): ${what}: ${messageOf(error)}; closed until the panel is seen again`);
-    void this.close();
-    this.options.onFailure?.(this, error);
+  protected detach(): void {
+    this.wire('off');
   }
 
-  private async shutDown(): Promise<void> {
-    this.wire('off');
-    this.inputs.complete();
-    await this.output.close();
-    await this.panel.close().catch((error: unknown) => {
-      if (!this.failed) this.options.log.warn(`${this.id} (${this.name}): closing: ${messageOf(error)}`);
-    });
+  protected closeDevice(): Promise<void> {
+    return this.panel.close();
   }
 
   // Input ------------------------------------------------------------------------------------------

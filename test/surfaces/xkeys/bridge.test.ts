@@ -4,17 +4,11 @@
 // a key's backlight follows its channel from blue to red when it records.
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { RecorderClient } from '../../../src/api/client.js';
-import { Bridge } from '../../../src/engine/bridge.js';
-import type { CommandRecord } from '../../../src/engine/log.js';
 import { loadProfileFile } from '../../../src/profiles/load.js';
-import { pictureRenderer } from '../../../src/render/picture-renderer.js';
-import { decodeThumbnail } from '../../../src/render/thumbnail.js';
 import { XkeysManager } from '../../../src/surfaces/xkeys/device-manager.js';
+import { deviceBridge } from '../../support/device-bridge.js';
 import type { FakeXkeysHid } from '../../support/fake-xkeys-hid.js';
-import { lastSeq, startFixture, writesSince } from '../../support/simulator.js';
-import { RequestCounter, VirtualTime, advanceWithIo, untilWithIo } from '../../support/virtual-time.js';
-import { FakeXkeysBackend, recordingLogger } from './helpers.js';
+import { FakeXkeysBackend } from './helpers.js';
 
 const PROFILES = join(import.meta.dirname, '../../../profiles');
 
@@ -31,40 +25,18 @@ async function shipped(file: string) {
 
 /** The bridge over the simulator with one panel plugged in, bound to a shipped profile. */
 async function panelUnderBridge(productKey: 'XK3FOOT' | 'XK24', file: string) {
-  const time = new VirtualTime();
-  const fixture = await startFixture({ now: time.now, grid: 16 });
-  cleanups.push(() => fixture.close());
-  const log = recordingLogger();
-  const client = new RecorderClient({ url: fixture.sim.url, token: fixture.sim.token });
-  const requests = new RequestCounter(client, time);
-  const bridge = new Bridge({ recorders: [{ name: 'main', client }], renderer: (thumbnails) => pictureRenderer({ thumbnails }), decodeThumbnail, log, pollMs: 100, slowMs: 500, meterMs: 100, thumbnailMs: 500, time });
+  const t = await deviceBridge();
+  cleanups.push(t.close);
   const backend = new FakeXkeysBackend();
   backend.plug('/dev/hidraw4', productKey);
-  const manager = new XkeysManager({ backend, log, scanIntervalMs: 60_000, watchHotplug: null, time });
-  manager.surfaces$.subscribe((event) => (event.type === 'added' ? bridge.addSurface(event.surface) : bridge.removeSurface(event.id)));
-  const commands: CommandRecord[] = [];
-  bridge.commands$.subscribe((record) => commands.push(record));
-  const quiet = () => requests.quiet() && bridge.surfaceSessions().every((s) => s.idle);
-  cleanups.push(async () => {
-    await bridge.stop();
-    await manager.stop();
-    await client.close();
-  });
-  bridge.start();
-  bridge.setProfiles([await shipped(file)]);
+  const manager = new XkeysManager({ backend, log: t.log, scanIntervalMs: 60_000, watchHotplug: null, time: t.time });
+  t.follow(manager);
+  cleanups.push(() => manager.stop());
+  t.bridge.setProfiles([await shipped(file)]);
   manager.start();
   await manager.scan();
   const hid = backend.hidAt('/dev/hidraw4') as FakeXkeysHid;
-  return {
-    bridge,
-    hid,
-    log,
-    commands,
-    mark: () => lastSeq(fixture.sim),
-    writesSince: (mark: number) => writesSince(fixture.sim, mark),
-    until: (check: () => boolean, what: string) => untilWithIo(time, quiet, check, what),
-    advance: (ms: number) => advanceWithIo(time, ms, quiet),
-  };
+  return { ...t, hid };
 }
 
 describe('X-keys under the bridge, with the shipped profiles', () => {

@@ -1,34 +1,18 @@
 // The X-keys manager over a fake backend whose panels are the real library's XKeys over fake HID
 // devices, on virtual time: found at a scan, hot-plugged, unplugged, failed and reopened, told apart by
 // unit id, and a panel that never answers given up on in bounded time.
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { HotplugEvent } from '../../../src/surfaces/usb-device-manager.js';
 import { nodeXkeysBackend } from '../../../src/surfaces/xkeys/backend-node.js';
 import type { XkeysBackend } from '../../../src/surfaces/xkeys/backend.js';
-import { XkeysManager, type XkeysSurfaceEvent } from '../../../src/surfaces/xkeys/device-manager.js';
+import { XkeysManager } from '../../../src/surfaces/xkeys/device-manager.js';
 import { XKEYS_LIBUSB_MISSING } from '../../../src/surfaces/xkeys/problems.js';
-import { VirtualTime, advanceWithIo, settle } from '../../support/virtual-time.js';
-import { FakeXkeysBackend, recordingLogger } from './helpers.js';
+import { managerHarness, type ManagerTiming } from '../../support/usb-managers.js';
+import { settle } from '../../support/virtual-time.js';
+import { FakeXkeysBackend } from './helpers.js';
 
-const managers: XkeysManager[] = [];
-afterEach(async () => {
-  await Promise.all(managers.splice(0).map((m) => m.stop()));
-});
-
-type ManagerOptions = ConstructorParameters<typeof XkeysManager>[0];
-
-function managed(backend: XkeysBackend, extra: Partial<Pick<ManagerOptions, 'watchHotplug' | 'scanIntervalMs'>> = {}) {
-  const log = recordingLogger();
-  const time = new VirtualTime();
-  // A long interval: these tests scan when they choose to (the clock moves only when they say).
-  const manager = new XkeysManager({ backend, log, scanIntervalMs: 60_000, watchHotplug: null, time, ...extra });
-  managers.push(manager);
-  const events: XkeysSurfaceEvent[] = [];
-  manager.surfaces$.subscribe((event) => events.push(event));
-  const summary = () => events.map((e) => (e.type === 'added' ? `added ${e.surface.id}` : `removed ${e.id}`));
-  const advance = (ms: number) => advanceWithIo(time, ms, () => true);
-  return { manager, log, events, summary, advance };
-}
+const harness = managerHarness();
+const managed = (backend: XkeysBackend, timing: ManagerTiming = {}) => harness((options) => new XkeysManager({ ...options, backend }), timing);
 
 describe('XkeysManager', () => {
   it('opens the panels plugged in, as surfaces named by model and unit id', async () => {
@@ -77,7 +61,7 @@ describe('XkeysManager', () => {
     await settle(() => first?.closed === true, 'the device closed');
     expect(summary()).toEqual(['added xkeys:xk-3-foot-pedal:0', 'removed xkeys:xk-3-foot-pedal:0']);
     expect(log.lines.filter((l) => l.level === 'error').map((l) => l.message)).toEqual([
-      'xkeys:xk-3-foot-pedal:0 (XK-3 Foot Pedal): disconnected: the panel went away; closed until the panel is seen again',
+      'xkeys:xk-3-foot-pedal:0 (XK-3 Foot Pedal): disconnected: the panel went away; closed until the device is seen again',
     ]);
     await manager.scan();
     expect(summary()).toEqual(['added xkeys:xk-3-foot-pedal:0', 'removed xkeys:xk-3-foot-pedal:0', 'added xkeys:xk-3-foot-pedal:0']);

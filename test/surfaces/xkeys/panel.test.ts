@@ -128,7 +128,7 @@ describe('an X-keys panel as a surface', () => {
     expect(failures).toHaveLength(1);
     expect(surface.isOpen).toBe(false);
     expect(log.lines.filter((l) => l.level === 'error').map((l) => l.message)).toEqual([
-      'xkeys:xk-24:0 (XK-24): device error: could not write to HID device; closed until the panel is seen again',
+      'xkeys:xk-24:0 (XK-24): device error: could not write to HID device; closed until the device is seen again',
     ]);
     await surface.close();
     expect(hid.closed).toBe(true);
