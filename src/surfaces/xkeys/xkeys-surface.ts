@@ -60,9 +60,9 @@ export class XkeysSurface extends OpenedDevice implements Surface {
         led: (control, state) => this.light(control, state),
         // A jog, shuttle or T-bar shows nothing; keys have no levels.
         level: async () => undefined,
-        // 0-100 % of the LEDs' full intensity, red and blue alike.
-        brightness: (percent) => this.write('setting brightness', (p) => p.setBacklightIntensity(Math.round((percent * 255) / 100))),
-        clear: () => (this.layout.backlit ? this.write('clearing', (p) => p.setAllBacklights(false)) : Promise.resolve()),
+        // 0-100 % of the LEDs' full intensity, red and blue alike. A panel without lights is sent nothing.
+        brightness: (percent) => this.backlit('setting brightness', (p) => p.setBacklightIntensity(Math.round((percent * 255) / 100))),
+        clear: () => this.backlit('clearing', (p) => p.setAllBacklights(false)),
       },
       { name: this.id, log: options.log, time: options.time ?? realTime },
     );
@@ -74,9 +74,13 @@ export class XkeysSurface extends OpenedDevice implements Surface {
   private async light(control: string, state: LedState): Promise<void> {
     const keyIndex = this.layout.keyIndexes.get(control);
     if (keyIndex === undefined) throw new Error(`${this.id}: no key "${control}"`);
-    if (!this.layout.backlit) return; // a pedal without lights: nothing to light
     const { color, flashing } = backlightFor(this.product.backLightType, state);
-    await this.write(`lighting ${control}`, (p) => p.setBacklight(keyIndex, color, flashing));
+    await this.backlit(`lighting ${control}`, (p) => p.setBacklight(keyIndex, color, flashing));
+  }
+
+  /** A write to the backlights; nothing on a panel that has none (the XK-3 foot pedal). */
+  private backlit(what: string, op: (panel: XKeys) => void): Promise<void> {
+    return this.layout.backlit ? this.write(what, op) : Promise.resolve();
   }
 
   /**

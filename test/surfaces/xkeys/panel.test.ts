@@ -1,6 +1,7 @@
 // One X-keys panel as a surface, through the real xkeys library over a fake panel: its controls in
 // reading order, what a press, a jog, a shuttle and a T-bar send, and what each LED state lights.
 import { describe, expect, it } from 'vitest';
+import { LED_COLOURS } from '../../../src/render/led-colours.js';
 import { show } from '../streamdeck/helpers.js';
 import { fakePanel } from './helpers.js';
 
@@ -34,9 +35,10 @@ describe('an X-keys panel as a surface', () => {
       { type: 'down', control: 'key1' },
       { type: 'up', control: 'key1' },
     ]);
-    // Lighting a pedal writes nothing: it has no LED.
+    // Lighting a pedal, or its brightness, writes nothing: it has no LED.
     const before = hid.writes.length;
-    await show(surface, { type: 'led', control: 'key1', state: 'recording' });
+    await show(surface, { type: 'led', control: 'key1', state: 'recording' }, { type: 'brightness', percent: 50 });
+    await surface.output.clear();
     expect(hid.writes.length).toBe(before);
   });
 
@@ -107,6 +109,20 @@ describe('an X-keys panel as a surface', () => {
     // What the panel shows already is not written again.
     expect(await lit({ type: 'led', control: 'key4', state: 'sync-recording' })).toEqual([backlight(1, 0), backlight(33, 1)]);
     expect(await lit({ type: 'led', control: 'key4', state: 'sync-recording' })).toEqual([]);
+  });
+
+  it('an RGB model (XK-24M-RGB) takes the key tiles’ colours, flashing for the same states', async () => {
+    const { surface, hid } = await fakePanel('XK24RGB');
+    const from = hid.writes.length;
+    await show(surface, { type: 'led', control: 'key0', state: 'recording' });
+    await show(surface, { type: 'led', control: 'key0', state: 'paused' });
+    // The library's RGB report for these keys: [0, 181, LED, green, red, blue, 1 flashing].
+    const [r, g, b] = LED_COLOURS.recording;
+    const [pr, pg, pb] = LED_COLOURS.paused;
+    expect(hid.writesSince(from)).toEqual([
+      [0, 181, 0, g, r, b, 0, 0],
+      [0, 181, 0, pg, pr, pb, 1, 0],
+    ]);
   });
 
   it('brightness sets both banks’ intensity; a clear darkens every key', async () => {
