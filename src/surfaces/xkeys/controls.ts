@@ -41,7 +41,7 @@ export function panelLayout(product: Product): PanelLayout {
   const controls: ControlDefinition[] = [];
   for (const { keyIndex, row, col } of placed.sort((a, b) => a.row - b.row || a.col - b.col)) {
     const id = `key${(row - 1) * product.colCount + (col - 1)}`;
-    if (keyIndexes.has(id)) continue; // two switches under one key cap: the first answers for it
+    if (keyIndexes.has(id)) continue; // a place the product table gives two switches: the first answers for it
     keys.set(keyIndex, id);
     keyIndexes.set(id, keyIndex);
     controls.push({ kind: 'button', id, feedback: backlit ? 'led' : 'none' });
