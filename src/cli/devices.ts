@@ -1,6 +1,8 @@
-// `recdeck devices`: the Stream Decks and MIDI ports this machine can see, or why it cannot see them.
+// `recdeck devices`: the Stream Decks, X-keys panels and MIDI ports this machine can see, or why it cannot see them.
 import { describeStreamDecks } from '../surfaces/streamdeck/describe.js';
 import { nodeStreamDeckBackend } from '../surfaces/streamdeck/backend-node.js';
+import { nodeXkeysBackend } from '../surfaces/xkeys/backend-node.js';
+import { describeXkeys } from '../surfaces/xkeys/describe.js';
 import type { MidiBackendLoader } from '../surfaces/midi/midi-port.js';
 import { loadRtMidi } from '../surfaces/midi/rtmidi.js';
 import { midiUnavailableReason } from '../surfaces/midi/unavailable.js';
@@ -8,7 +10,7 @@ import { HELP_FLAG, parseFlags, type CommandSpec } from './flags.js';
 
 export const devicesCommand = {
   name: 'devices',
-  summary: 'Lists the Stream Decks (model, serial, firmware) and MIDI ports this machine can see, or why it cannot see them.',
+  summary: 'Lists the Stream Decks (model, serial, firmware), X-keys panels (model, unit id, firmware) and MIDI ports this machine can see, or why it cannot see them.',
   flags: { ...HELP_FLAG },
 } satisfies CommandSpec;
 
@@ -16,6 +18,7 @@ export async function devices(args: string[], print: (text: string) => void = (t
   parseFlags(devicesCommand, args);
   const decks = await describeStreamDecks(nodeStreamDeckBackend());
   print(`Stream Decks:\n${decks.map((line) => `  ${line}`).join('\n')}\n`);
+  print(`X-keys:\n${(await describeXkeys(nodeXkeysBackend())).map((line) => `  ${line}`).join('\n')}\n`);
   print(`MIDI ports:\n${(await describeMidiPorts(loadRtMidi)).map((line) => `  ${line}`).join('\n')}\n`);
 }
 

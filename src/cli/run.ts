@@ -14,6 +14,8 @@ import { WEB_LAYOUTS, type WebLayout } from '../surfaces/web/layouts.js';
 import { WebSurface } from '../surfaces/web/web-surface.js';
 import { nodeStreamDeckBackend } from '../surfaces/streamdeck/backend-node.js';
 import { StreamDeckManager } from '../surfaces/streamdeck/device-manager.js';
+import { nodeXkeysBackend } from '../surfaces/xkeys/backend-node.js';
+import { XkeysManager } from '../surfaces/xkeys/device-manager.js';
 import { formatMidiMapProblem, loadMidiMapFolder } from '../surfaces/midi/load-midi-map.js';
 import { MidiManager } from '../surfaces/midi/midi-manager.js';
 import type { MidiMap } from '../surfaces/midi/midi-map.js';
@@ -42,7 +44,7 @@ import { UsageError } from './usage-error.js';
 /** `recdeck run`'s flags: what it parses, its usage line and its --help. */
 export const runCommand = {
   name: 'run',
-  summary: 'Runs the bridge: binds the profiles to every Stream Deck, MIDI controller and web deck it finds, and drives them from the recorder. With no recorder given it starts the embedded simulator.',
+  summary: 'Runs the bridge: binds the profiles to every Stream Deck, X-keys panel, MIDI controller and web deck it finds, and drives them from the recorder. With no recorder given it starts the embedded simulator.',
   flags: {
     recorder: { type: 'string', multiple: true, default: [], value: '[NAME=]URL', description: 'a recorder to drive (NAME defaults to main)', shownDefault: 'RECDECK_RECORDER, else the embedded simulator' },
     'token-file': { type: 'string', multiple: true, default: [], value: '[NAME=]FILE', description: "a file holding a recorder's token", shownDefault: 'RECDECK_TOKEN[_FILE], RECDECK_TOKEN_<NAME>[_FILE]' },
@@ -433,7 +435,11 @@ export async function run(args: string[]): Promise<void> {
   for (const flag of ['--token', '--web-password']) {
     if (args.some((a) => a === flag || a.startsWith(`${flag}=`))) log.warn(`${flag} is visible to every user of this machine (ps); give ${flag}-file or the environment instead`);
   }
-  const sources: SurfaceSource[] = [new StreamDeckManager({ backend: nodeStreamDeckBackend(), log }), await midiManager(setup.midiMapFolders, log)];
+  const sources: SurfaceSource[] = [
+    new StreamDeckManager({ backend: nodeStreamDeckBackend(), log }),
+    new XkeysManager({ backend: nodeXkeysBackend(), log }),
+    await midiManager(setup.midiMapFolders, log),
+  ];
   const running = await startBridge({ ...setup, surfaces: [], sources }, log);
   // Listened for before the ready lines, like the stop signals (see interrupted.ts).
   const reread = () => running.rereadWebPassword();

@@ -2,7 +2,12 @@
 // folders made and the commands run, in order. The command prints this plan and then carries it out, so
 // --dry-run shows exactly what would be written; the tests check the unit with systemd-analyze.
 import { BRIDGE_NODE_FLAGS } from './node-flags.js';
-import { streamDeckUdevRules, UDEV_RELOAD_COMMANDS } from '../surfaces/streamdeck/udev.js';
+import { streamDeckUdevRules } from '../surfaces/streamdeck/udev.js';
+import { UDEV_RELOAD_COMMANDS } from '../surfaces/udev.js';
+import { xkeysUdevRules } from '../surfaces/xkeys/udev.js';
+
+/** The USB device families' udev rules, for the service's group. */
+const udevFiles = () => [streamDeckUdevRules('headless'), xkeysUdevRules('headless')];
 
 export const SERVICE_NAME = 'recdeck';
 export const UNIT_PATH = `/etc/systemd/system/${SERVICE_NAME}.service`;
@@ -12,7 +17,7 @@ export const PROFILE_FOLDER = `${CONFIG_FOLDER}/profiles`;
 /** systemd's StateDirectory=recdeck: made and owned for the service's user, writable under ProtectSystem=strict. */
 export const STATE_FOLDER = '/var/lib/recdeck';
 export const AUDIT_FILE = `${STATE_FOLDER}/audit.jsonl`;
-/** Stream Decks through the udev rules' group; MIDI through ALSA's. */
+/** Stream Decks and X-keys through the udev rules' group; MIDI through ALSA's. */
 export const SERVICE_GROUPS = ['plugdev', 'audio'] as const;
 
 export interface PlannedFile {
@@ -108,7 +113,6 @@ export function environmentFile(): string {
 }
 
 export function installPlan(setup: ServiceSetup): ServicePlan {
-  const udev = streamDeckUdevRules('headless');
   const user = setup.createUser
     ? [['useradd', '--system', '--home-dir', STATE_FOLDER, '--no-create-home', '--shell', '/usr/sbin/nologin', '--groups', SERVICE_GROUPS.join(','), setup.user]]
     : [['usermod', '--append', '--groups', SERVICE_GROUPS.join(','), setup.user]];
@@ -118,7 +122,7 @@ export function installPlan(setup: ServiceSetup): ServicePlan {
     files: [
       { path: ENV_FILE, mode: 0o600, text: environmentFile(), keepExisting: true },
       { path: UNIT_PATH, mode: 0o644, text: serviceUnit(setup), keepExisting: false },
-      { path: udev.path, mode: 0o644, text: udev.text, keepExisting: false },
+      ...udevFiles().map((udev) => ({ path: udev.path, mode: 0o644, text: udev.text, keepExisting: false })),
     ],
     after: [...UDEV_RELOAD_COMMANDS.map((command) => command.split(' ')), ['systemctl', 'daemon-reload'], ['systemctl', 'enable', SERVICE_NAME]],
     removed: [],
@@ -127,13 +131,12 @@ export function installPlan(setup: ServiceSetup): ServicePlan {
 }
 
 export function uninstallPlan(): ServicePlan {
-  const udev = streamDeckUdevRules('headless');
   return {
     before: [['systemctl', 'disable', '--now', SERVICE_NAME]],
     folders: [],
     files: [],
     after: [['systemctl', 'daemon-reload'], ...UDEV_RELOAD_COMMANDS.map((command) => command.split(' '))],
-    removed: [UNIT_PATH, udev.path],
+    removed: [UNIT_PATH, ...udevFiles().map((udev) => udev.path)],
     note: `Kept: ${CONFIG_FOLDER} (settings and profiles), ${STATE_FOLDER} (the audit file) and the service's user.`,
   };
 }

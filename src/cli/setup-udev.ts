@@ -1,15 +1,17 @@
-// `recdeck setup-udev`: lets recdeck open Stream Decks without root on Linux. It says what it will
-// write before writing, needs root, and reloads udev so decks already plugged in are covered.
+// `recdeck setup-udev`: lets recdeck open Stream Decks and X-keys without root on Linux. It says what it
+// will write before writing, needs root, and reloads udev so devices already plugged in are covered.
 import { execFile } from 'node:child_process';
 import { writeFile } from 'node:fs/promises';
 import { promisify } from 'node:util';
-import { STREAMDECK_UDEV_RULES_PATH, UDEV_RELOAD_COMMANDS, streamDeckUdevRules } from '../surfaces/streamdeck/udev.js';
+import { streamDeckUdevRules } from '../surfaces/streamdeck/udev.js';
+import { UDEV_RELOAD_COMMANDS } from '../surfaces/udev.js';
+import { xkeysUdevRules } from '../surfaces/xkeys/udev.js';
 import { HELP_FLAG, parseFlags, type CommandSpec } from './flags.js';
 import { UsageError } from './usage-error.js';
 
 export const setupUdevCommand = {
   name: 'setup-udev',
-  summary: 'Writes the udev rules that let recdeck open Stream Decks without root (Linux; run with sudo) and reloads udev.',
+  summary: 'Writes the udev rules that let recdeck open Stream Decks and X-keys without root (Linux; run with sudo) and reloads udev.',
   flags: {
     headless: { type: 'boolean', default: false, description: 'rules for a machine without a desktop session (group plugdev instead of uaccess)' },
     'dry-run': { type: 'boolean', default: false, description: 'only print the rules and the commands, change nothing' },
@@ -36,11 +38,13 @@ const realDeps: SetupUdevDeps = {
 
 export async function setupUdev(args: string[], deps: SetupUdevDeps = realDeps): Promise<void> {
   const { values } = parseFlags(setupUdevCommand, args);
-  const { path, text } = streamDeckUdevRules(values.headless ? 'headless' : 'desktop');
-  deps.print(`recdeck will write ${path}:\n\n${text}\nthen run:\n${UDEV_RELOAD_COMMANDS.map((c) => `  ${c}`).join('\n')}\n`);
+  const variant = values.headless ? 'headless' : 'desktop';
+  const files = [streamDeckUdevRules(variant), xkeysUdevRules(variant)];
+  for (const { path, text } of files) deps.print(`recdeck will write ${path}:\n\n${text}\n`);
+  deps.print(`then run:\n${UDEV_RELOAD_COMMANDS.map((c) => `  ${c}`).join('\n')}\n`);
   if (values['dry-run']) return;
-  if (!deps.isRoot()) throw new UsageError(`writing ${STREAMDECK_UDEV_RULES_PATH} needs root: run it with sudo (or --dry-run to only see it)`);
-  await deps.write(path, text);
+  if (!deps.isRoot()) throw new UsageError(`writing ${files.map((f) => f.path).join(' and ')} needs root: run it with sudo (or --dry-run to only see it)`);
+  for (const { path, text } of files) await deps.write(path, text);
   for (const command of UDEV_RELOAD_COMMANDS) await deps.run(command);
-  deps.print(`done: unplug and plug in any Stream Deck that was attached${values.headless ? '; add the user that runs recdeck to plugdev' : ''}.\n`);
+  deps.print(`done: unplug and plug in any Stream Deck or X-keys that was attached${values.headless ? '; add the user that runs recdeck to plugdev' : ''}.\n`);
 }

@@ -5,7 +5,7 @@
 import type { Observable } from 'rxjs';
 import type { DeviceOutput } from './device-output.js';
 
-export type SurfaceKind = 'streamdeck' | 'midi' | 'web' | 'memory';
+export type SurfaceKind = 'streamdeck' | 'xkeys' | 'midi' | 'web' | 'memory';
 
 export interface PixelSize {
   width: number;

@@ -20,6 +20,8 @@ describe('recdeck setup-udev', () => {
     await setupUdev(['--dry-run'], f.deps);
     expect(f.printed()).toContain('/etc/udev/rules.d/50-recdeck-streamdeck.rules');
     expect(f.printed()).toContain('SUBSYSTEM=="hidraw", KERNEL=="hidraw*", ATTRS{idVendor}=="0fd9", TAG+="uaccess"');
+    expect(f.printed()).toContain('/etc/udev/rules.d/50-recdeck-xkeys.rules');
+    expect(f.printed()).toContain('SUBSYSTEM=="hidraw", KERNEL=="hidraw*", ATTRS{idVendor}=="05f3", TAG+="uaccess"');
     expect(f.printed()).toContain('udevadm control --reload-rules');
     expect(f.done).toEqual([]);
   });
@@ -37,6 +39,7 @@ describe('recdeck setup-udev', () => {
     expect(f.printed()).toContain('GROUP="plugdev", MODE="0660"');
     expect(f.done).toEqual([
       'write /etc/udev/rules.d/50-recdeck-streamdeck.rules (5 lines)',
+      'write /etc/udev/rules.d/50-recdeck-xkeys.rules (5 lines)',
       'run udevadm control --reload-rules',
       'run udevadm trigger --subsystem-match=usb --subsystem-match=hidraw',
     ]);

@@ -4,15 +4,14 @@
 // write into the library's calls. The device's first failure closes the surface and tells whoever
 // opened it, which reopens it (as a new surface with the same id, so a new record) when it is seen again.
 import type { LcdPosition, StreamDeck, StreamDeckButtonControlDefinition, StreamDeckEncoderControlDefinition, StreamDeckLcdSegmentControlDefinition } from '@elgato-stream-deck/core';
-import { Subject, type Observable } from 'rxjs';
 import { DeviceOutput } from '../../engine/device-output.js';
 import { realTime, type EngineTime } from '../../engine/engine-time.js';
 import type { Logger } from '../../engine/log.js';
-import type { ControlDefinition, LedState, RgbImage, Surface, SurfaceInput, TouchGesture } from '../../engine/surface.js';
+import type { ControlDefinition, LedState, RgbImage, Surface, TouchGesture } from '../../engine/surface.js';
+import { OpenedDevice } from '../opened-device.js';
 import { cellAt, deckLayout, type DeckLayout, type DeckTarget } from './controls.js';
-import { LED_COLOURS, RING_COLOUR } from './led-colours.js';
+import { LED_COLOURS, RING_COLOUR } from '../../render/led-colours.js';
 import { shortModelId } from './models.js';
-import { messageOf } from './problems.js';
 import { solidColourOf } from './solid-colour.js';
 
 export interface StreamDeckSurfaceOptions {
@@ -26,7 +25,7 @@ export interface StreamDeckSurfaceOptions {
 
 type ButtonOrEncoder = StreamDeckButtonControlDefinition | StreamDeckEncoderControlDefinition;
 
-export class StreamDeckSurface implements Surface {
+export class StreamDeckSurface extends OpenedDevice implements Surface {
   readonly id: string;
   readonly kind = 'streamdeck' as const;
   readonly model: string;
@@ -34,17 +33,14 @@ export class StreamDeckSurface implements Surface {
   readonly serial: string;
   readonly controls: readonly ControlDefinition[];
   readonly layout: DeckLayout;
-  readonly input: Observable<SurfaceInput>;
   readonly output: DeviceOutput;
-  private readonly inputs = new Subject<SurfaceInput>();
   private readonly definitions: ReadonlyMap<string, ControlDefinition>;
-  private failed = false;
-  private closing: Promise<void> | null = null;
 
   constructor(
     private readonly deck: StreamDeck,
-    private readonly options: StreamDeckSurfaceOptions,
+    options: StreamDeckSurfaceOptions,
   ) {
+    super(options.log, (error) => options.onFailure?.(this, error));
     this.serial = options.serial;
     this.id = `streamdeck:${options.serial}`;
     this.model = shortModelId(deck.MODEL);
@@ -52,7 +48,6 @@ export class StreamDeckSurface implements Surface {
     this.layout = deckLayout(deck.MODEL, deck.CONTROLS);
     this.controls = this.layout.controls;
     this.definitions = new Map(this.controls.map((c) => [c.id, c]));
-    this.input = this.inputs.asObservable();
     this.output = new DeviceOutput(
       {
         image: (control, image) => this.drawImage(control, image),
@@ -65,21 +60,6 @@ export class StreamDeckSurface implements Surface {
       { name: this.id, log: options.log, time: options.time ?? realTime },
     );
     this.wire('on');
-  }
-
-  /** False once the device failed or the surface was closed. */
-  get isOpen(): boolean {
-    return this.closing === null;
-  }
-
-  inject(input: SurfaceInput): void {
-    this.inputs.next(input);
-  }
-
-  /** Stops listening and closes the device once the write under way is done. Idempotent. */
-  close(): Promise<void> {
-    this.closing ??= this.shutDown();
-    return this.closing;
   }
 
   // Writing: what the output hands over, as the library's calls ---------------------------------------
@@ -152,25 +132,12 @@ export class StreamDeckSurface implements Surface {
     }
   }
 
-  private fail(what: string, error: unknown): void {
-    if (this.failed) return;
-    this.failed = true;
-    if (this.closing !== null) {
-      this.options.log.warn(`${this.id} (${this.name}): ${what} while closing: ${messageOf(error)}`);
-      return;
-    }
-    this.options.log.error(`${this.id} (${this.name}): ${what}: ${messageOf(error)}; closed until the device is seen again`);
-    void this.close();
-    this.options.onFailure?.(this, error);
+  protected detach(): void {
+    this.wire('off');
   }
 
-  private async shutDown(): Promise<void> {
-    this.wire('off');
-    this.inputs.complete();
-    await this.output.close();
-    await this.deck.close().catch((error: unknown) => {
-      if (!this.failed) this.options.log.warn(`${this.id} (${this.name}): closing: ${messageOf(error)}`);
-    });
+  protected closeDevice(): Promise<void> {
+    return this.deck.close();
   }
 
   private targetOf(control: string): DeckTarget {

@@ -4,17 +4,11 @@
 // Time is virtual: the bridge, the manager and the simulator share one clock the test moves.
 import { DeviceModelId } from '@elgato-stream-deck/core';
 import { afterEach, describe, expect, it } from 'vitest';
-import { RecorderClient } from '../../../src/api/client.js';
-import { Bridge } from '../../../src/engine/bridge.js';
-import type { CommandRecord } from '../../../src/engine/log.js';
-import { pictureRenderer } from '../../../src/render/picture-renderer.js';
-import { decodeThumbnail } from '../../../src/render/thumbnail.js';
 import { StreamDeckManager } from '../../../src/surfaces/streamdeck/device-manager.js';
 import { parseTestProfile } from '../../support/bridge.js';
+import { deviceBridge } from '../../support/device-bridge.js';
 import type { FakeHidDevice } from '../../support/fake-hid.js';
-import { startFixture } from '../../support/simulator.js';
-import { RequestCounter, VirtualTime, untilWithIo } from '../../support/virtual-time.js';
-import { FakeStreamDeckBackend, recordingLogger } from './helpers.js';
+import { FakeStreamDeckBackend } from './helpers.js';
 import { gen2KeyImages, lcdRegionImages } from './reports.js';
 
 const PROFILE = `
@@ -38,27 +32,13 @@ const drewStrip0 = (hid: FakeHidDevice | undefined) => hid !== undefined && lcdR
 
 describe('a Stream Deck + under the bridge', () => {
   it('is drawn, drives the recorder, and is redrawn in full when it comes back after an error', async () => {
-    const time = new VirtualTime();
-    const fixture = await startFixture({ now: time.now, grid: 16 });
-    cleanups.push(() => fixture.close());
-    const log = recordingLogger();
-    const client = new RecorderClient({ url: fixture.sim.url, token: fixture.sim.token });
-    const requests = new RequestCounter(client, time);
-    const bridge = new Bridge({ recorders: [{ name: 'main', client }], renderer: (thumbnails) => pictureRenderer({ thumbnails }), decodeThumbnail, log, pollMs: 100, slowMs: 500, meterMs: 100, thumbnailMs: 500, time });
+    const { time, log, bridge, commands, until, follow, close } = await deviceBridge();
+    cleanups.push(close);
     const backend = new FakeStreamDeckBackend();
     backend.plug('/dev/hidraw1', DeviceModelId.PLUS, 'CLE2E');
     const manager = new StreamDeckManager({ backend, log, scanIntervalMs: 60_000, watchHotplug: null, time });
-    manager.surfaces$.subscribe((event) => (event.type === 'added' ? bridge.addSurface(event.surface) : bridge.removeSurface(event.id)));
-    const commands: CommandRecord[] = [];
-    bridge.commands$.subscribe((record) => commands.push(record));
-    const quiet = () => requests.quiet() && bridge.surfaceSessions().every((s) => s.idle);
-    const until = (check: () => boolean, what: string) => untilWithIo(time, quiet, check, what);
-    cleanups.push(async () => {
-      await bridge.stop();
-      await manager.stop();
-      await client.close();
-    });
-    bridge.start();
+    follow(manager);
+    cleanups.push(() => manager.stop());
     bridge.setProfiles([parseTestProfile(PROFILE)]);
     manager.start();
     await manager.scan();

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { watchUsbHotplug } from '../../../src/surfaces/streamdeck/hotplug.js';
+import { watchUsbHotplug } from '../../../src/surfaces/usb-device-manager.js';
 
 describe('USB hot-plug watching', () => {
   it('the real `usb` package loads lazily, watches, and stops (no Stream Deck needed)', async () => {

@@ -1,35 +1,19 @@
 // The manager over a fake backend whose decks are real library StreamDecks over fake HID devices, on
 // virtual time: its periodic scans and the settling after a plug event run when the test moves the clock.
 import { DeviceModelId } from '@elgato-stream-deck/core';
-import { afterEach, describe, expect, it } from 'vitest';
-import { StreamDeckManager, type StreamDeckSurfaceEvent } from '../../../src/surfaces/streamdeck/device-manager.js';
-import type { HotplugEvent } from '../../../src/surfaces/streamdeck/hotplug.js';
+import { describe, expect, it } from 'vitest';
+import { StreamDeckManager } from '../../../src/surfaces/streamdeck/device-manager.js';
+import type { HotplugEvent } from '../../../src/surfaces/usb-device-manager.js';
 import { nodeStreamDeckBackend } from '../../../src/surfaces/streamdeck/backend-node.js';
 import { LIBUSB_MISSING } from '../../../src/surfaces/streamdeck/problems.js';
 import type { StreamDeckBackend } from '../../../src/surfaces/streamdeck/backend.js';
 import type { StreamDeckSurface } from '../../../src/surfaces/streamdeck/streamdeck-surface.js';
-import { VirtualTime, advanceWithIo, settle } from '../../support/virtual-time.js';
-import { FakeStreamDeckBackend, recordingLogger, show } from './helpers.js';
+import { managerHarness, type ManagerTiming } from '../../support/usb-managers.js';
+import { settle } from '../../support/virtual-time.js';
+import { FakeStreamDeckBackend, show } from './helpers.js';
 
-const managers: StreamDeckManager[] = [];
-afterEach(async () => {
-  await Promise.all(managers.splice(0).map((m) => m.stop()));
-});
-
-type ManagerOptions = ConstructorParameters<typeof StreamDeckManager>[0];
-
-function managed(backend: StreamDeckBackend, extra: Partial<Pick<ManagerOptions, 'watchHotplug' | 'scanIntervalMs'>> = {}) {
-  const log = recordingLogger();
-  const time = new VirtualTime();
-  // A long interval: these tests scan when they choose to (the clock moves only when they say).
-  const manager = new StreamDeckManager({ backend, log, scanIntervalMs: 60_000, watchHotplug: null, time, ...extra });
-  managers.push(manager);
-  const events: StreamDeckSurfaceEvent[] = [];
-  manager.surfaces$.subscribe((event) => events.push(event));
-  const summary = () => events.map((e) => (e.type === 'added' ? `added ${e.surface.id}` : `removed ${e.id}`));
-  const advance = (ms: number) => advanceWithIo(time, ms, () => true);
-  return { manager, log, events, summary, advance };
-}
+const harness = managerHarness();
+const managed = (backend: StreamDeckBackend, timing: ManagerTiming = {}) => harness((options) => new StreamDeckManager({ ...options, backend }), timing);
 
 describe('StreamDeckManager', () => {
   it('opens what is plugged in, as surfaces with ids from their serial numbers', async () => {
@@ -154,7 +138,7 @@ describe('StreamDeckManager', () => {
   });
 
   it('while hot-plug events are heard, the fallback scan runs every 30 s instead of every 5 s', async () => {
-    const count = async (watchHotplug: ManagerOptions['watchHotplug']) => {
+    const count = async (watchHotplug: ManagerTiming['watchHotplug']) => {
       const backend = new FakeStreamDeckBackend();
       let listings = 0;
       const list = backend.list.bind(backend);

@@ -6,16 +6,14 @@
 import { readFileSync } from 'node:fs';
 import { DeviceModelId } from '@elgato-stream-deck/core';
 import { afterEach, describe, expect, it } from 'vitest';
-import { RecorderClient } from '../../../src/api/client.js';
-import { Bridge } from '../../../src/engine/bridge.js';
+import type { Bridge } from '../../../src/engine/bridge.js';
 import type { CommandRecord } from '../../../src/engine/log.js';
-import { pictureRenderer } from '../../../src/render/picture-renderer.js';
-import { decodeThumbnail } from '../../../src/render/thumbnail.js';
 import { StreamDeckManager } from '../../../src/surfaces/streamdeck/device-manager.js';
 import { parseTestProfile } from '../../support/bridge.js';
-import { lastSeq, startFixture, writesSince, type SimulatorFixture } from '../../support/simulator.js';
-import { RequestCounter, VirtualTime, advanceWithIo, untilWithIo } from '../../support/virtual-time.js';
-import { FakeStreamDeckBackend, recordingLogger } from './helpers.js';
+import { deviceBridge } from '../../support/device-bridge.js';
+import type { SimulatorFixture } from '../../support/simulator.js';
+import type { RequestCounter, VirtualTime } from '../../support/virtual-time.js';
+import { FakeStreamDeckBackend } from './helpers.js';
 
 const gen2Keys = (keyCount: number, pressed: number[]) => [0x00, keyCount, 0x00, ...Array.from({ length: keyCount }, (_, i) => (pressed.includes(i) ? 1 : 0))];
 /** A Stream Deck + dial report: turn (signed detents) of each of the four dials. */
@@ -43,44 +41,18 @@ interface DeckBridge {
 }
 
 async function deckBridge(profile: string, decks: Array<{ path: string; model: DeviceModelId; serial: string }>): Promise<DeckBridge> {
-  const time = new VirtualTime();
-  const fixture = await startFixture({ now: time.now, grid: 16 });
-  const log = recordingLogger();
-  const client = new RecorderClient({ url: fixture.sim.url, token: fixture.sim.token });
-  const requests = new RequestCounter(client, time);
-  const bridge = new Bridge({ recorders: [{ name: 'main', client }], renderer: (thumbnails) => pictureRenderer({ thumbnails }), decodeThumbnail, log, pollMs: 100, slowMs: 500, meterMs: 100, thumbnailMs: 500, time });
+  const d = await deviceBridge();
+  cleanups.push(d.close);
   const backend = new FakeStreamDeckBackend();
   for (const deck of decks) backend.plug(deck.path, deck.model, deck.serial);
-  const manager = new StreamDeckManager({ backend, log, scanIntervalMs: 60_000, watchHotplug: null, time });
-  manager.surfaces$.subscribe((event) => (event.type === 'added' ? bridge.addSurface(event.surface) : bridge.removeSurface(event.id)));
-  const commands: CommandRecord[] = [];
-  bridge.commands$.subscribe((record) => commands.push(record));
-  cleanups.push(async () => {
-    await bridge.stop();
-    await manager.stop();
-    await client.close();
-    await fixture.close();
-  });
-  bridge.start();
-  bridge.setProfiles([parseTestProfile(profile)]);
+  const manager = new StreamDeckManager({ backend, log: d.log, scanIntervalMs: 60_000, watchHotplug: null, time: d.time });
+  d.follow(manager);
+  cleanups.push(() => manager.stop());
+  d.bridge.setProfiles([parseTestProfile(profile)]);
   manager.start();
   await manager.scan();
-  const quiet = () => requests.quiet() && bridge.surfaceSessions().every((s) => s.idle);
-  const advance = (ms: number) => advanceWithIo(time, ms, quiet);
-  await advance(0);
-  return {
-    fixture,
-    bridge,
-    backend,
-    requests,
-    commands,
-    time,
-    advance,
-    until: (check, what, ms) => untilWithIo(time, quiet, check, what, ms),
-    writesSince: (mark) => writesSince(fixture.sim, mark),
-    mark: () => lastSeq(fixture.sim),
-    keys: (path, keyCount, pressed) => backend.hidAt(path)?.input(gen2Keys(keyCount, pressed)),
-  };
+  await d.advance(0);
+  return { ...d, backend, keys: (path, keyCount, pressed) => backend.hidAt(path)?.input(gen2Keys(keyCount, pressed)) };
 }
 
 const MK2 = { path: '/dev/hidraw1', model: DeviceModelId.ORIGINALMK2, serial: 'CLMK2' };

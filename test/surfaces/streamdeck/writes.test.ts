@@ -2,7 +2,7 @@
 // deck shows already, and what a failing device does.
 import { DeviceModelId } from '@elgato-stream-deck/core';
 import { describe, expect, it } from 'vitest';
-import { LED_COLOURS, RING_COLOUR } from '../../../src/surfaces/streamdeck/led-colours.js';
+import { LED_COLOURS, RING_COLOUR } from '../../../src/render/led-colours.js';
 import { openFakeStreamDeck } from '../../support/fake-hid.js';
 import { fakeSurface, image, show } from './helpers.js';
 import { markedImage, solidImage } from './reports.js';

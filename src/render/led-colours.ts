@@ -1,7 +1,7 @@
 // What an RGB-lit control shows for each LED state. The colours are the ones the keys use for the same
 // states (render/palette.ts), so a lit touch key and a key tile say the same thing the same way.
-import type { LedState } from '../../engine/surface.js';
-import { CHANNEL_LOOKS, HOLD_RING, NEUTRAL, OKABE_ITO, dimmed, hexToRgb, type Rgb } from '../../render/palette.js';
+import type { LedState } from '../engine/surface.js';
+import { CHANNEL_LOOKS, HOLD_RING, NEUTRAL, OKABE_ITO, dimmed, hexToRgb, type Rgb } from './palette.js';
 
 export const LED_COLOURS: Readonly<Record<LedState, Rgb>> = {
   off: [0, 0, 0],
