@@ -74,7 +74,7 @@ describe('recdeck service', () => {
     expect(dry.done).toEqual([]);
     const real = fakeSystem();
     await service(['install'], real.deps);
-    expect([...real.written.keys()]).toEqual([ENV_FILE, UNIT_PATH, '/etc/udev/rules.d/50-recdeck-streamdeck.rules']);
+    expect([...real.written.keys()]).toEqual([ENV_FILE, UNIT_PATH, '/etc/udev/rules.d/50-recdeck-streamdeck.rules', '/etc/udev/rules.d/50-recdeck-xkeys.rules']);
     for (const [path, { text, mode }] of real.written) expect(dry.printed()).toContain(`write ${path} (mode ${mode.toString(8).padStart(4, '0')}${path === ENV_FILE ? ', only if absent' : ''}):\n${text}\n`);
     for (const command of real.done.filter((d) => !d.startsWith('write ') && !d.startsWith('mkdir '))) expect(dry.printed()).toContain(`run: ${command}\n`);
     expect(real.done).toEqual([
@@ -84,6 +84,7 @@ describe('recdeck service', () => {
       `write ${ENV_FILE}`,
       `write ${UNIT_PATH}`,
       'write /etc/udev/rules.d/50-recdeck-streamdeck.rules',
+      'write /etc/udev/rules.d/50-recdeck-xkeys.rules',
       'udevadm control --reload-rules',
       'udevadm trigger --subsystem-match=usb --subsystem-match=hidraw',
       'systemctl daemon-reload',
@@ -110,7 +111,7 @@ describe('recdeck service', () => {
     expect(user.done).toEqual([]);
     const gone = fakeSystem();
     await service(['uninstall'], gone.deps);
-    expect(gone.done).toEqual(['systemctl disable --now recdeck', `rm ${UNIT_PATH}`, 'rm /etc/udev/rules.d/50-recdeck-streamdeck.rules', 'systemctl daemon-reload', 'udevadm control --reload-rules', 'udevadm trigger --subsystem-match=usb --subsystem-match=hidraw']);
+    expect(gone.done).toEqual(['systemctl disable --now recdeck', `rm ${UNIT_PATH}`, 'rm /etc/udev/rules.d/50-recdeck-streamdeck.rules', 'rm /etc/udev/rules.d/50-recdeck-xkeys.rules', 'systemctl daemon-reload', 'udevadm control --reload-rules', 'udevadm trigger --subsystem-match=usb --subsystem-match=hidraw']);
     expect(gone.printed()).toContain('Kept: /etc/recdeck');
     await expect(service(['reinstall'], fakeSystem().deps)).rejects.toThrow('expected install or uninstall');
   });
