@@ -12,6 +12,7 @@ import { busClientOptions, sendWithoutDelay } from '../bus/connection.js';
 import { BusAuthority, type Facility, type FacilityPanel, type FacilityPoller } from '../bus/facility.js';
 import { operationsIn, type OperationGroup } from '../bus/operation-groups.js';
 import { Bridge } from '../engine/bridge.js';
+import { realTime } from '../engine/engine-time.js';
 import type { Logger } from '../engine/log.js';
 import { pollingLink } from '../engine/recorder-link.js';
 import { RecorderPoller } from '../engine/recorder-poller.js';
@@ -93,7 +94,7 @@ export async function measureBusFacility(panelCount: number, seconds: number, sa
     const { authority } = generatedFacility('main', ['poller-main'], panelIds);
     const instance = newInstance();
     const pollerAuthority = authority('poller-main');
-    const pollerConnection = sendWithoutDelay(await mqtt.connectAsync(broker.url, { ...busClientOptions('poller-main'), ...pollerWill(pollerAuthority, 'main', instance, Date.now()) }));
+    const pollerConnection = sendWithoutDelay(await mqtt.connectAsync(broker.url, { ...busClientOptions('poller-main'), ...pollerWill(pollerAuthority, 'main', instance, realTime.now()) }));
     connections.push(pollerConnection);
     const poller = new BusPoller('main', pollingLink(new RecorderPoller('main', client, { pollMs })), pollerConnection, { authority: pollerAuthority, identity: recorderIdentity(sim.url, sim.token), instance, pollMs });
     poller.start();

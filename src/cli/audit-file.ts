@@ -2,6 +2,7 @@
 // size (FILE.1 is the newest full one, up to FILE.<keep>). Lines are written in order, one at a time;
 // each append opens the file anew, so an outside logrotate that moves it is followed too.
 import { appendFile, rename, stat } from 'node:fs/promises';
+import { messageOf } from '../api/errors.js';
 import type { CommandRecord, Logger } from '../engine/log.js';
 import { UsageError } from './usage-error.js';
 
@@ -33,7 +34,7 @@ export class AuditFile {
       const { size } = await stat(options.path);
       return new AuditFile({ keep: 5, ...options }, size);
     } catch (error) {
-      throw new UsageError(`--audit-file: cannot write ${options.path}: ${(error as Error).message}`);
+      throw new UsageError(`--audit-file: cannot write ${options.path}: ${messageOf(error)}`);
     }
   }
 
@@ -56,7 +57,7 @@ export class AuditFile {
       this.lastProblem = null;
     } catch (error) {
       // The bridge keeps running; the operator hears of each new problem once, not once per command.
-      const problem = `audit file ${this.options.path}: a command was not recorded: ${(error as Error).message}`;
+      const problem = `audit file ${this.options.path}: a command was not recorded: ${messageOf(error)}`;
       if (problem !== this.lastProblem) this.options.log.error(problem);
       this.lastProblem = problem;
     }

@@ -3,6 +3,7 @@
 // once; then have the state it touched read again at once, and check in those reads that the recorder
 // did what it answered OK to. Every outcome goes to the audit trail.
 import { distinctUntilChanged, filter, firstValueFrom, last, map, merge, take, takeWhile, timer } from 'rxjs';
+import { messageOf } from '../api/errors.js';
 import type { Binding } from '../profiles/schema.js';
 import { expectedEffect, planCommand, pressReadOf, type RecorderCommand } from './actions/index.js';
 import type { ExpectedEffect } from './command-effect.js';
@@ -68,7 +69,7 @@ export async function runCommand(action: RecorderCommand, context: CommandContex
       const value = readFirst === 'schedule' ? await handle.link.call({ method: 'getSchedule', args: [] }) : await handle.link.call({ method: 'getConversionConfig', args: [] });
       state = { ...state, [readFirst]: value, readAt: { ...state.readAt, [readFirst]: sentAt } };
     } catch (error) {
-      return outcome('failed', null, `could not read the ${readFirst} to toggle it: ${messageOf(error)}`);
+      return outcome('failed', null, `could not read the ${readFirst} to toggle it: ${reasonOf(error)}`);
     }
   }
   const planNow = () =>
@@ -87,7 +88,7 @@ export async function runCommand(action: RecorderCommand, context: CommandContex
     try {
       await handle.extras.readGain(sourceName);
     } catch (error) {
-      return outcome('refused', null, `cannot read the gain of "${sourceName}"; a step never starts from an old gain: ${messageOf(error)}`);
+      return outcome('refused', null, `cannot read the gain of "${sourceName}"; a step never starts from an old gain: ${reasonOf(error)}`);
     }
     plan = planNow();
     if (plan.kind === 'read-gain-first') return outcome('refused', null, `the gain of "${sourceName}" is not live even as read at the press (the recorder is offline)`);
@@ -106,8 +107,8 @@ export async function runCommand(action: RecorderCommand, context: CommandContex
     latencyMs = time.precise() - at.precise;
     handle.link.refresh(plan.touchesSlowState);
     // A link that knows the request never reached the recorder says so (see RecorderLink.call).
-    if ((error as { notRun?: unknown }).notRun === true) return outcome('refused', null, messageOf(error));
-    return outcome('failed', request, messageOf(error));
+    if ((error as { notRun?: unknown }).notRun === true) return outcome('refused', null, reasonOf(error));
+    return outcome('failed', request, reasonOf(error));
   }
   latencyMs = time.precise() - at.precise;
   const effect = expectedEffect(action, plan.call);
@@ -141,6 +142,6 @@ function confirmed(handle: RecorderHandle, effect: ExpectedEffect, readsAfter: n
   return firstValueFrom(merge(verdict$, giveUp$).pipe(take(1)));
 }
 
-function messageOf(error: unknown): string {
-  return (error as { serviceMessage?: string }).serviceMessage ?? (error as Error).message;
+function reasonOf(error: unknown): string {
+  return (error as { serviceMessage?: string }).serviceMessage ?? messageOf(error);
 }

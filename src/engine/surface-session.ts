@@ -4,6 +4,7 @@
 // carries out the effects (timers on the injected scheduler, commands through the runner) and derives
 // everything shown from the state: pictures, the page, and which previews and meters to fetch.
 import { EMPTY, Subscription, auditTime, merge, of, switchMap, tap, timer, type Observable } from 'rxjs';
+import { messageOf } from '../api/errors.js';
 import type { Binding } from '../profiles/schema.js';
 import { runCommand, type InputMoment } from './command-runner.js';
 import { demandKey, pageDemand } from './extras-demand.js';
@@ -119,7 +120,7 @@ export class SurfaceSession {
         next: (input) => this.dispatch({ type: 'input', input }),
         // Input that ends can report no more releases: what is held is let go without firing.
         error: (error: unknown) => {
-          this.services.log.warn(`${this.surface.id}: input failed: ${(error as Error).message}`);
+          this.services.log.warn(`${this.surface.id}: input failed: ${messageOf(error)}`);
           this.dispatch({ type: 'input', input: { type: 'lost' } });
         },
         complete: () => this.dispatch({ type: 'input', input: { type: 'lost' } }),

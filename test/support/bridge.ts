@@ -64,7 +64,7 @@ export function parseTestProfile(text: string, file = 'test-profile.yaml') {
 
 export async function startBridgeFixture(options: BridgeFixtureOptions): Promise<BridgeFixture> {
   const time = new VirtualTime();
-  const fixture = await startFixture({ now: time.now, grid: 16, ...options.simulator });
+  const fixture = await startFixture({ clock: time, grid: 16, ...options.simulator });
   const logs: BridgeFixture['logs'] = [];
   const log: Logger = {
     info: (message) => logs.push({ level: 'info', message }),

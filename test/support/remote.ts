@@ -3,6 +3,7 @@
 import { once } from 'node:events';
 import { request } from 'undici';
 import { WebSocket } from 'ws';
+import { realClock } from '../../src/api/clock.js';
 import { startBridge, type RunningBridge } from '../../src/cli/run.js';
 import type { Logger } from '../../src/engine/log.js';
 import { startFixture, type SimulatorFixture } from './simulator.js';
@@ -19,7 +20,7 @@ export interface RemoteFixture {
 }
 
 export async function startRemoteFixture(options: { password?: string; pollMs?: number } = {}): Promise<RemoteFixture> {
-  const sim = await startFixture({ now: Date.now, grid: 16, tickMs: 1000 });
+  const sim = await startFixture({ clock: realClock, grid: 16, tickMs: 1000 });
   const logs: string[] = [];
   const log: Logger = { info: (m) => logs.push(m), warn: (m) => logs.push(m), error: (m) => logs.push(m) };
   const running = await startBridge(

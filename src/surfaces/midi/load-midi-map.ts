@@ -2,6 +2,7 @@
 // loader as profiles (file:line:column: path: message), because the person reading them is editing YAML.
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
+import { messageOf } from '../../api/errors.js';
 import { loadYamlFile, parseYamlFile, type ProfileProblem, type YamlFileKind, type YamlFileResult } from '../../profiles/load.js';
 import { MidiMap } from './midi-map.js';
 
@@ -30,7 +31,7 @@ export async function loadMidiMapFolder(folder: string): Promise<{ maps: LoadedM
   try {
     names = (await readdir(folder, { withFileTypes: true })).filter((e) => (e.isFile() || e.isSymbolicLink()) && MAP_FILE.test(e.name)).map((e) => e.name).sort();
   } catch (error) {
-    return { maps: [], problems: [{ file: folder, line: null, column: null, path: '', message: `cannot read the folder: ${error instanceof Error ? error.message : String(error)}` }] };
+    return { maps: [], problems: [{ file: folder, line: null, column: null, path: '', message: `cannot read the folder: ${messageOf(error)}` }] };
   }
   const maps: LoadedMidiMap[] = [];
   const problems: MidiMapProblem[] = [];

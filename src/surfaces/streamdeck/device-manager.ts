@@ -2,13 +2,14 @@
 // fallback; opens what appeared, closes what went away or failed. A device that failed is reopened by a
 // later scan as a new surface with the same id, so the bridge binds it again and redraws everything.
 import { Subject, Subscription, interval, type Observable } from 'rxjs';
+import { messageOf } from '../../api/errors.js';
 import { realTime, type EngineTime } from '../../engine/engine-time.js';
 import type { Logger } from '../../engine/log.js';
 import type { SurfaceSource } from '../../engine/surface.js';
 import type { StreamDeckBackend, StreamDeckListing } from './backend.js';
 import { watchUsbHotplug, type WatchHotplug } from './hotplug.js';
 import { ELGATO_VENDOR_ID, hasOwnControls, shortModelId } from './models.js';
-import { describeDevice, explainOpenError, messageOf } from './problems.js';
+import { describeDevice, explainOpenError } from './problems.js';
 import { StreamDeckSurface } from './streamdeck-surface.js';
 
 export type StreamDeckSurfaceEvent = { type: 'added'; surface: StreamDeckSurface } | { type: 'removed'; id: string };

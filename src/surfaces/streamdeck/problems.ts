@@ -1,4 +1,5 @@
 // What went wrong with Stream Deck support or one device, said so that an operator can act on it.
+import { messageOf } from '../../api/errors.js';
 
 export const LIBUSB_MISSING = 'Stream Deck support needs libusb at run time: install the libusb-1.0-0 package (Debian/Ubuntu: apt-get install libusb-1.0-0)';
 
@@ -8,10 +9,6 @@ export class StreamDeckSupportError extends Error {
     super(message, options);
     this.name = 'StreamDeckSupportError';
   }
-}
-
-export function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }
 
 /** Why '@elgato-stream-deck/node' (or node-hid under it) could not be loaded or could not list devices. */

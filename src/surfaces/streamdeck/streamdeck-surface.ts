@@ -5,6 +5,7 @@
 // opened it, which reopens it (as a new surface with the same id, so a new record) when it is seen again.
 import type { LcdPosition, StreamDeck, StreamDeckButtonControlDefinition, StreamDeckEncoderControlDefinition, StreamDeckLcdSegmentControlDefinition } from '@elgato-stream-deck/core';
 import { Subject, type Observable } from 'rxjs';
+import { messageOf } from '../../api/errors.js';
 import { DeviceOutput } from '../../engine/device-output.js';
 import { realTime, type EngineTime } from '../../engine/engine-time.js';
 import type { Logger } from '../../engine/log.js';
@@ -12,7 +13,6 @@ import type { ControlDefinition, LedState, RgbImage, Surface, SurfaceInput, Touc
 import { cellAt, deckLayout, type DeckLayout, type DeckTarget } from './controls.js';
 import { LED_COLOURS, RING_COLOUR } from './led-colours.js';
 import { shortModelId } from './models.js';
-import { messageOf } from './problems.js';
 import { solidColourOf } from './solid-colour.js';
 
 export interface StreamDeckSurfaceOptions {

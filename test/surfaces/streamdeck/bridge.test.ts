@@ -39,7 +39,7 @@ const drewStrip0 = (hid: FakeHidDevice | undefined) => hid !== undefined && lcdR
 describe('a Stream Deck + under the bridge', () => {
   it('is drawn, drives the recorder, and is redrawn in full when it comes back after an error', async () => {
     const time = new VirtualTime();
-    const fixture = await startFixture({ now: time.now, grid: 16 });
+    const fixture = await startFixture({ clock: time, grid: 16 });
     cleanups.push(() => fixture.close());
     const log = recordingLogger();
     const client = new RecorderClient({ url: fixture.sim.url, token: fixture.sim.token });

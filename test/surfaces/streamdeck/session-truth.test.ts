@@ -44,7 +44,7 @@ interface DeckBridge {
 
 async function deckBridge(profile: string, decks: Array<{ path: string; model: DeviceModelId; serial: string }>): Promise<DeckBridge> {
   const time = new VirtualTime();
-  const fixture = await startFixture({ now: time.now, grid: 16 });
+  const fixture = await startFixture({ clock: time, grid: 16 });
   const log = recordingLogger();
   const client = new RecorderClient({ url: fixture.sim.url, token: fixture.sim.token });
   const requests = new RequestCounter(client, time);
