@@ -3,6 +3,7 @@
 // each append opens the file anew, so an outside logrotate that moves it is followed too.
 import { appendFile, rename, stat } from 'node:fs/promises';
 import { messageOf } from '../api/errors.js';
+import { SaidOnce } from '../engine/log-limit.js';
 import type { CommandRecord, Logger } from '../engine/log.js';
 import { UsageError } from './usage-error.js';
 
@@ -18,7 +19,7 @@ export interface AuditFileOptions {
 export class AuditFile {
   private size: number;
   private queue: Promise<void> = Promise.resolve();
-  private lastProblem: string | null = null;
+  private readonly problems = new SaidOnce();
 
   private constructor(
     private readonly options: AuditFileOptions & { keep: number },
@@ -54,12 +55,11 @@ export class AuditFile {
       if (this.size > 0 && this.size + bytes > this.options.maxBytes) await this.rotate();
       await appendFile(this.options.path, line);
       this.size += bytes;
-      this.lastProblem = null;
+      this.problems.forget('append');
     } catch (error) {
       // The bridge keeps running; the operator hears of each new problem once, not once per command.
       const problem = `audit file ${this.options.path}: a command was not recorded: ${messageOf(error)}`;
-      if (problem !== this.lastProblem) this.options.log.error(problem);
-      this.lastProblem = problem;
+      this.problems.say('append', problem, (message) => this.options.log.error(message));
     }
   }
 

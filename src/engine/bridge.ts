@@ -7,6 +7,7 @@ import { checkBindings, chooseProfile, tieOf, type ProfileTie } from './profile-
 import type { LoadedProfile } from '../profiles/schema.js';
 import { DurationClock } from './duration-clock.js';
 import { realTime, type EngineTime } from './engine-time.js';
+import { SaidOnce } from './log-limit.js';
 import type { CommandRecord, Logger } from './log.js';
 import { RecorderExtras } from './recorder-extras.js';
 import { pollingLink, type RecorderLink } from './recorder-link.js';
@@ -40,7 +41,7 @@ export class Bridge {
   private readonly sessionChanges = new Subject<void>();
   private readonly subscription = new Subscription();
   /** The tie last reported per surface, so that a reload leaving it unchanged does not say it again. */
-  private readonly reportedTies = new Map<string, string>();
+  private readonly reportedTies = new SaidOnce();
   private profiles: readonly LoadedProfile[] = [];
   /** The engine's one clock: what reads the bridge's state beside it (the page, the API, metrics) ages it on this too. */
   readonly time: EngineTime;
@@ -153,7 +154,7 @@ export class Bridge {
     this.sessions.get(id)?.stop();
     this.sessions.delete(id);
     this.surfaces.delete(id);
-    this.reportedTies.delete(id);
+    this.reportedTies.forget(id);
     this.sessionChanges.next();
   }
 
@@ -223,12 +224,8 @@ export class Bridge {
       tie === null
         ? ''
         : `${surface.id} (${surface.name}): profiles tie: ${tie.winner} is in use; ${tie.others.join(', ')} ${one ? 'fits' : 'fit'} it just as well (as specific a match, ${whose}) and ${one ? 'loses' : 'lose'} by file name only: make the one meant more specific (match: name or serial) or remove the others`;
-    if (text === (this.reportedTies.get(surface.id) ?? '')) return;
-    if (text === '') this.reportedTies.delete(surface.id);
-    else {
-      this.reportedTies.set(surface.id, text);
-      this.options.log.warn(text);
-    }
+    if (text === '') this.reportedTies.forget(surface.id);
+    else this.reportedTies.say(surface.id, text, (message) => this.options.log.warn(message));
   }
 
   /** Each new channel read narrows the durations' windows, at the time its answer came. */

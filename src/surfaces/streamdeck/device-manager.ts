@@ -4,6 +4,7 @@
 import { Subject, Subscription, interval, type Observable } from 'rxjs';
 import { messageOf } from '../../api/errors.js';
 import { realTime, type EngineTime } from '../../engine/engine-time.js';
+import { SaidOnce } from '../../engine/log-limit.js';
 import type { Logger } from '../../engine/log.js';
 import type { SurfaceSource } from '../../engine/surface.js';
 import type { StreamDeckBackend, StreamDeckListing } from './backend.js';
@@ -37,7 +38,7 @@ export class StreamDeckManager implements SurfaceSource {
   /** Open devices by HID path. */
   private readonly open = new Map<string, StreamDeckSurface>();
   /** Problems already told, by what they are about, so a problem that persists is said once. */
-  private readonly told = new Map<string, string>();
+  private readonly told = new SaidOnce();
   private running = false;
   private scanning: Promise<void> | null = null;
   private scanAgain = false;
@@ -160,7 +161,7 @@ export class StreamDeckManager implements SurfaceSource {
       await surface.close();
       return;
     }
-    this.told.delete(about);
+    this.told.forget(about);
     this.open.set(listing.path, surface);
     this.options.log.info(`${surface.id} (${surface.name}): connected at ${listing.path}`);
     this.events.next({ type: 'added', surface });
@@ -208,14 +209,12 @@ export class StreamDeckManager implements SurfaceSource {
   }
 
   private tell(about: string, level: 'info' | 'warn', message: string): void {
-    if (this.told.get(about) === message) return;
-    this.told.set(about, message);
-    this.options.log[level](message);
+    this.told.say(about, message, (text) => this.options.log[level](text));
   }
 
   /** A problem told before is gone: say so once. */
   private settled(about: string, message: string): void {
-    if (!this.told.delete(about)) return;
+    if (!this.told.forget(about)) return;
     this.options.log.info(message);
   }
 }
