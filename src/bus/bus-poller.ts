@@ -187,6 +187,7 @@ export class BusPoller implements RecorderLink {
 
   private step(event: LeaseEvent): void {
     const { state, effects } = leaseTransition(this.lease, event, this.settings, randomUUID);
+    if (state.holding !== this.lease.holding) this.log.debug?.(`recorder "${this.name}": ${state.holding ? 'this poller holds the lease now' : 'this poller no longer holds the lease'}`);
     this.lease = state;
     if (state.holding && state.own) this.heldTerm = state.own.term;
     for (const effect of effects) this.apply(effect);

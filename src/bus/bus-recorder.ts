@@ -221,6 +221,7 @@ export class BusRecorder implements RecorderLink {
     // nothing: a fresh poller that never saw it (a forged retained lease hid it) claims epoch 1, and
     // must not be ignored by a panel that still remembers the dead holder's higher epoch.
     if (!isNewer(lease, this.lease) && !this.leaseExpired()) return;
+    if (lease.holder !== this.lease?.holder || lease.term !== this.lease.term) this.log.debug?.(`${this.topics.base}: the lease is "${lease.holder}"'s now (term ${lease.term.slice(0, 8)}, epoch ${lease.epoch})`);
     this.lease = lease;
     if (retained) return;
     this.offset.sample(this.time.now(), lease.renewedAt);

@@ -242,8 +242,12 @@ export class Bridge {
   /** Says once when a recorder stops answering and once when it is back. */
   private trackReachability(handle: RecorderHandle): Subscription {
     let reachable: boolean | null = null;
+    let failures = 0;
     return handle.link.state$.subscribe((state) => {
       if (state.lastGoodAt === null && state.failures === 0) return; // not asked yet
+      // Every failed read, below the warnings that wait for three in a row: the poller tries again, backing off.
+      if (state.failures > failures) this.options.log.debug?.(`recorder "${handle.name}": a read failed (${state.failures} in a row: ${state.lastError ?? 'no answer'}); tried again`);
+      failures = state.failures;
       const now = state.failures === 0 ? state.lastGoodAt !== null : false;
       if (now === reachable || (state.failures > 0 && state.failures < 3)) return;
       reachable = now;

@@ -98,6 +98,7 @@ export async function runCommand(action: RecorderCommand, context: CommandContex
   const request = describeCall(plan.call);
   const send = () => {
     requestAfterMs = time.precise() - at.precise;
+    log.debug?.(`${where}: ${action.action}: sending ${request} to "${name}"`);
     return handle.link.call(plan.call);
   };
   try {
@@ -111,6 +112,7 @@ export async function runCommand(action: RecorderCommand, context: CommandContex
     return outcome('failed', request, reasonOf(error));
   }
   latencyMs = time.precise() - at.precise;
+  log.debug?.(`${where}: ${request}: answered OK in ${Math.round(latencyMs)} ms`);
   const effect = expectedEffect(action, plan.call);
   // Only reads sent from now on can show the write's effect.
   const readsAfter = effect ? effect.parts.map((part) => handle.link.nextReadNumber(part)) : [];

@@ -39,6 +39,8 @@ export class StreamDeckManager implements SurfaceSource {
   private readonly open = new Map<string, StreamDeckSurface>();
   /** Problems already told, by what they are about, so a problem that persists is said once. */
   private readonly told = new SaidOnce();
+  /** What the last scan listed, so that the debug log tells a device found or lost, not every scan. */
+  private lastListed: string | null = null;
   private running = false;
   private scanning: Promise<void> | null = null;
   private scanAgain = false;
@@ -113,6 +115,9 @@ export class StreamDeckManager implements SurfaceSource {
       return;
     }
     this.settled('list', 'Stream Deck support is working again');
+    const listed = listings.length === 0 ? 'none found' : listings.map((l) => l.path).join(', ');
+    if (listed !== this.lastListed) this.options.log.debug?.(`Stream Deck scan: ${listed}`);
+    this.lastListed = listed;
     if (!this.running) return;
     const present = new Set(listings.map((l) => l.path));
     for (const [path, surface] of this.open) {
