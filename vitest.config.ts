@@ -1,13 +1,102 @@
 import { defineConfig } from 'vitest/config';
 
+// Three projects, so that a change can be checked at the speed its kind of test allows (`npx vitest run
+// --project pure`), while `npm test` runs all three:
+// - pure: no socket, no process, no timer of its own (decisions, rendering, schemas, devices over fakes);
+// - integration: the real HTTP path against the simulator in this process, the engine on virtual time
+//   (every test file not named in the other two lists, so a new file lands here by default);
+// - e2e: real processes (the built CLI), Mosquitto and chromium, waited on with bounded polls.
+const PURE = [
+  'test/api/wire.test.ts',
+  'test/architecture/*.test.ts',
+  'test/bus/envelope.test.ts',
+  'test/bus/json-schemas.test.ts',
+  'test/bus/lease.test.ts',
+  'test/cli/devices.test.ts',
+  'test/cli/profile-secrets.test.ts',
+  'test/cli/setup-udev.test.ts',
+  'test/engine/action-table.test.ts',
+  'test/engine/device-output.test.ts',
+  'test/engine/duration-clock.test.ts',
+  'test/engine/fetch-pacer.test.ts',
+  'test/engine/gain-truth.test.ts',
+  'test/engine/profile-match.test.ts',
+  'test/engine/same-picture.test.ts',
+  'test/engine/session-transition.test.ts',
+  'test/engine/show.test.ts',
+  'test/profiles/*.test.ts',
+  'test/remote/client-address.test.ts',
+  'test/remote/deck-fold.test.ts',
+  'test/remote/login-throttle.test.ts',
+  'test/render/*.test.ts',
+  'test/simulator/host.test.ts',
+  'test/simulator/preview.test.ts',
+  'test/surfaces/midi/decode-encode.test.ts',
+  'test/surfaces/midi/led-controls.test.ts',
+  'test/surfaces/midi/map-json-schema.test.ts',
+  'test/surfaces/midi/midi-manager.test.ts',
+  'test/surfaces/midi/midi-map.test.ts',
+  'test/surfaces/midi/midi-surface.test.ts',
+  'test/surfaces/midi/shipped.test.ts',
+  'test/surfaces/midi/soft-takeover.test.ts',
+  'test/surfaces/streamdeck/backend-node.test.ts',
+  'test/surfaces/streamdeck/controls.test.ts',
+  'test/surfaces/streamdeck/describe.test.ts',
+  'test/surfaces/streamdeck/hotplug.test.ts',
+  'test/surfaces/streamdeck/images.test.ts',
+  'test/surfaces/streamdeck/input.test.ts',
+  'test/surfaces/streamdeck/manager.test.ts',
+  'test/surfaces/streamdeck/shipped-profiles.test.ts',
+  'test/surfaces/streamdeck/udev.test.ts',
+  'test/surfaces/streamdeck/writes.test.ts',
+];
+
+const E2E = [
+  'test/bus/bus-recorder.test.ts',
+  'test/bus/deadlines.test.ts',
+  'test/bus/deployed-broker.test.ts',
+  'test/bus/exactly-once.test.ts',
+  'test/bus/facility.test.ts',
+  'test/bus/forgery.test.ts',
+  'test/bus/hung-poller.test.ts',
+  'test/bus/lease-failover.test.ts',
+  'test/bus/limits.test.ts',
+  'test/bus/recorder-group.test.ts',
+  'test/bus/run-mqtt.test.ts',
+  'test/bus/tls.test.ts',
+  'test/cli/call.test.ts',
+  'test/cli/explains-itself.test.ts',
+  'test/cli/node-flags.test.ts',
+  'test/cli/npm-start.test.ts',
+  'test/cli/package.test.ts',
+  'test/cli/run.test.ts',
+  'test/cli/simulate.test.ts',
+  'test/cli/watch.test.ts',
+  'test/remote/browser.test.ts',
+  'test/remote/deck-view.test.ts',
+  'test/remote/editor-browser.test.ts',
+  'test/remote/framing.test.ts',
+  'test/remote/hardware.test.ts',
+  'test/remote/image-frames.test.ts',
+  'test/remote/readable-deck.test.ts',
+  'test/remote/status-panels.test.ts',
+  'test/remote/tls.test.ts',
+  'test/remote/touch.test.ts',
+  'test/surfaces/midi/alsa-silence.test.ts',
+];
+
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts'],
     // Tests start real HTTP servers on loopback; keep files isolated but bounded to the 2 cores we have
     // (the default leaves one core unused: files would run one at a time). Engine timing runs on virtual
     // time, so two files side by side do not race each other's clocks.
     pool: 'forks',
     maxWorkers: 2,
     testTimeout: 15_000,
+    projects: [
+      { extends: true, test: { name: 'pure', include: PURE } },
+      { extends: true, test: { name: 'integration', include: ['test/**/*.test.ts'], exclude: [...PURE, ...E2E] } },
+      { extends: true, test: { name: 'e2e', include: E2E } },
+    ],
   },
 });

@@ -1,10 +1,11 @@
 import { Pool } from 'undici';
 import * as z from 'zod';
+import { realClock, type Clock } from './clock.js';
 import type { ProjectPath, ScheduleWrite, SettingsWrite } from './app.js';
 import type { GridSize } from './channel.js';
 import type { ConversionWrite } from './conversion.js';
 import type { DestinationWrite } from './destination.js';
-import { RecorderError } from './errors.js';
+import { messageOf, RecorderError } from './errors.js';
 import { describeIssues } from './issues.js';
 import { Ack, expandPath, operations, type Operation, type PathParams, type RequestBody, type ResponseValue } from './operations.js';
 import type { PresetWrite } from './preset.js';
@@ -21,6 +22,8 @@ export interface RecorderClientOptions {
   timeoutMs?: number;
   /** Keep-alive connections for reads (default 4); writes have their own two. */
   connections?: number;
+  /** Times each request (its limit, its record); default the real clock. */
+  clock?: Clock;
 }
 
 export interface RequestOptions {
@@ -63,6 +66,7 @@ export class RecorderClient {
   /** Applied to every text the recorder sends, before anything else reads it. */
   private readonly mask: (text: string) => string;
   private readonly timeoutMs: number;
+  private readonly clock: Clock;
   private readonly observers = new Set<(record: RequestRecord) => void>();
 
   constructor(options: RecorderClientOptions) {
@@ -71,6 +75,7 @@ export class RecorderClient {
     this.authorization = authorizationHeader(options.token);
     this.mask = secretMask(options.token);
     this.timeoutMs = options.timeoutMs ?? 2000;
+    this.clock = options.clock ?? realClock;
     this.reads = new Pool(this.url, { connections: options.connections ?? 4, pipelining: 1 });
     this.writes = new Pool(this.url, { connections: 2, pipelining: 1 });
     this.stateReads = new Pool(this.url, { connections: 3, pipelining: 1 });
@@ -94,9 +99,9 @@ export class RecorderClient {
     options: RequestOptions = {},
   ): Promise<ResponseValue<O>> {
     const path = expandPath(operation.path, params as Record<string, string | number>);
-    const startedAt = Date.now();
+    const startedAt = this.clock.now();
     const report = (status: number | undefined, error?: RecorderError) => {
-      const record: RequestRecord = { method: operation.method, path, startedAt, durationMs: Date.now() - startedAt, status };
+      const record: RequestRecord = { method: operation.method, path, startedAt, durationMs: this.clock.now() - startedAt, status };
       if (error) record.error = error;
       for (const observer of this.observers) observer(record);
     };
@@ -105,7 +110,7 @@ export class RecorderClient {
       report(200);
       return value;
     } catch (error) {
-      const failure = error instanceof RecorderError ? error : new RecorderError('network', operation.method, path, String(error));
+      const failure = error instanceof RecorderError ? error : new RecorderError('network', operation.method, path, messageOf(error));
       report(failure.status, failure);
       throw failure;
     }
@@ -117,7 +122,7 @@ export class RecorderClient {
     // A timer cleared at the answer, not AbortSignal.timeout: that one fires for every request, answered
     // or not (an abort event and an exception object each, a dozen times a second while polling).
     const timeout = new AbortController();
-    const timer = setTimeout(() => timeout.abort(), timeoutMs).unref();
+    const timer = this.clock.scheduler.schedule(() => timeout.abort(), timeoutMs);
     const signal = options.signal ? AbortSignal.any([options.signal, timeout.signal]) : timeout.signal;
     const payload = operation.request === undefined ? undefined : JSON.stringify(z.encode(operation.request, body));
 
@@ -143,7 +148,7 @@ export class RecorderClient {
       if (timeout.signal.aborted) throw new RecorderError('timeout', method, path, `no answer within ${timeoutMs} ms`, undefined, { cause: error });
       throw new RecorderError('network', method, path, this.mask(networkMessage(error)), undefined, { cause: error });
     } finally {
-      clearTimeout(timer);
+      timer.unsubscribe();
     }
 
     if (status !== 200) throw new RecorderError('status', method, path, serviceMessage(text), status);

@@ -34,3 +34,8 @@ export class RecorderError extends Error {
     return this.status === 401 || (this.status === 400 && /authori[sz]|token/i.test(this.serviceMessage));
   }
 }
+
+/** What a caught value says: an Error's message, anything else as text (a library may throw a string). */
+export function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

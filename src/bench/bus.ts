@@ -18,6 +18,7 @@ import { BusAuthority, publicKeyText, type Facility, type FacilityPanel, type Fa
 import { operationsIn, type OperationGroup } from '../bus/operation-groups.js';
 import { BRIDGE_NODE_FLAGS } from '../cli/node-flags.js';
 import { Bridge } from '../engine/bridge.js';
+import { realTime } from '../engine/engine-time.js';
 import type { Logger } from '../engine/log.js';
 import { freshnessOf } from '../engine/recorder-state.js';
 import { keyGrid } from '../engine/surface.js';
@@ -150,7 +151,7 @@ export async function measureBusFacility(panelCount: number, seconds: number, sa
     }
     // Every panel live from the bus (the poller process started and claimed the lease), then a second more.
     const deadline = preciseNow() + 30_000;
-    while (!bridges.every((bridge) => bridge.recorderStates().every((state) => freshnessOf(state, Date.now()) === 'live'))) {
+    while (!bridges.every((bridge) => bridge.recorderStates().every((state) => freshnessOf(state, realTime.now()) === 'live'))) {
       if (preciseNow() > deadline) throw new Error('(h): the panels were not live from the bus within 30 s of the poller starting');
       await sleep(100);
     }

@@ -15,6 +15,7 @@ import type { IClientOptions, IPublishPacket, MqttClient } from 'mqtt';
 import { BehaviorSubject, Subscription, switchMap, timer, type Observable } from 'rxjs';
 import * as z from 'zod';
 import type { RequestRecord } from '../api/client.js';
+import { messageOf } from '../api/errors.js';
 import { operations } from '../api/operations.js';
 import type { ClientCall } from '../engine/command-plan.js';
 import { realTime, type EngineTime } from '../engine/engine-time.js';
@@ -126,7 +127,7 @@ export class BusPoller implements RecorderLink {
     this.view.start();
     this.lease = initialLease(this.time.now());
     this.mqtt.on('message', this.onMessage);
-    void this.mqtt.subscribeAsync([this.topics.lease, this.topics.cmds, this.topics.refresh], { qos: 1 }).catch((error: unknown) => this.log.warn(`${this.topics.all}: could not subscribe: ${String(error)}`));
+    void this.mqtt.subscribeAsync([this.topics.lease, this.topics.cmds, this.topics.refresh], { qos: 1 }).catch((error: unknown) => this.log.warn(`${this.topics.all}: could not subscribe: ${messageOf(error)}`));
     this.schedule();
   }
 
@@ -186,6 +187,7 @@ export class BusPoller implements RecorderLink {
 
   private step(event: LeaseEvent): void {
     const { state, effects } = leaseTransition(this.lease, event, this.settings, randomUUID);
+    if (state.holding !== this.lease.holding) this.log.debug?.(`recorder "${this.name}": ${state.holding ? 'this poller holds the lease now' : 'this poller no longer holds the lease'}`);
     this.lease = state;
     if (state.holding && state.own) this.heldTerm = state.own.term;
     for (const effect of effects) this.apply(effect);
@@ -258,10 +260,10 @@ export class BusPoller implements RecorderLink {
     try {
       checked = checkedTopic(this.name, topic);
     } catch (error) {
-      return this.log.error(`recorder "${this.name}": not published: ${(error as Error).message}`);
+      return this.log.error(`recorder "${this.name}": not published: ${messageOf(error)}`);
     }
     if (!this.mqtt.connected) return;
-    void this.mqtt.publishAsync(checked, this.options.authority.seal(checked, this.time.now(), body), { qos, retain }).catch((error: unknown) => this.bad.say(`${checked}: could not publish: ${String(error)}`));
+    void this.mqtt.publishAsync(checked, this.options.authority.seal(checked, this.time.now(), body), { qos, retain }).catch((error: unknown) => this.bad.say(`${checked}: could not publish: ${messageOf(error)}`));
   }
 
   private onRefresh(payload: Buffer, retained: boolean): void {
@@ -305,7 +307,7 @@ export class BusPoller implements RecorderLink {
     if (duplicate) this.log.info(`${topic}: command ${command.id} delivered again; answered as before, not run again`);
     void result.then(
       (reply) => this.send(this.topics.reply(from), reply, 1, false),
-      (error: unknown) => this.log.error(`${topic}: command ${command.id}: ${String(error)}`),
+      (error: unknown) => this.log.error(`${topic}: command ${command.id}: ${messageOf(error)}`),
     );
   }
 
@@ -348,7 +350,7 @@ export class BusPoller implements RecorderLink {
       return finish({ id, ok: true, ...(value === undefined ? {} : { value: z.encode(response, value) }), readsAfter }, 'ok');
     } catch (error) {
       const serviceMessage = (error as { serviceMessage?: string }).serviceMessage;
-      return finish({ id, ok: false, sent: true, error: (error as Error).message, ...(serviceMessage === undefined ? {} : { serviceMessage }) }, 'failed');
+      return finish({ id, ok: false, sent: true, error: messageOf(error), ...(serviceMessage === undefined ? {} : { serviceMessage }) }, 'failed');
     }
   }
 }

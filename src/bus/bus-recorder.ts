@@ -12,6 +12,7 @@ import { randomUUID } from 'node:crypto';
 import type { IPublishPacket, MqttClient } from 'mqtt';
 import { BehaviorSubject, Subscription, timer, type Observable } from 'rxjs';
 import * as z from 'zod';
+import { messageOf } from '../api/errors.js';
 import { operations } from '../api/operations.js';
 import type { ClientCall } from '../engine/command-plan.js';
 import { realTime, type EngineTime } from '../engine/engine-time.js';
@@ -113,7 +114,7 @@ export class BusRecorder implements RecorderLink {
     this.mqtt.on('close', this.onBrokerLost);
     this.expectRenewal();
     // The lease first: the retained states that follow are judged by who holds it.
-    void this.mqtt.subscribeAsync([this.topics.lease, this.topics.health, ...PARTS.map((part) => this.topics.part(part)), this.replyTopic], { qos: 1 }).catch((error: unknown) => this.log.warn(`${this.address}: could not subscribe: ${String(error)}`));
+    void this.mqtt.subscribeAsync([this.topics.lease, this.topics.health, ...PARTS.map((part) => this.topics.part(part)), this.replyTopic], { qos: 1 }).catch((error: unknown) => this.log.warn(`${this.address}: could not subscribe: ${messageOf(error)}`));
   }
 
   stop(): void {
@@ -220,6 +221,7 @@ export class BusRecorder implements RecorderLink {
     // nothing: a fresh poller that never saw it (a forged retained lease hid it) claims epoch 1, and
     // must not be ignored by a panel that still remembers the dead holder's higher epoch.
     if (!isNewer(lease, this.lease) && !this.leaseExpired()) return;
+    if (lease.holder !== this.lease?.holder || lease.term !== this.lease.term) this.log.debug?.(`${this.topics.base}: the lease is "${lease.holder}"'s now (term ${lease.term.slice(0, 8)}, epoch ${lease.epoch})`);
     this.lease = lease;
     if (retained) return;
     this.offset.sample(this.time.now(), lease.renewedAt);

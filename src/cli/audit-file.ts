@@ -2,6 +2,8 @@
 // size (FILE.1 is the newest full one, up to FILE.<keep>). Lines are written in order, one at a time;
 // each append opens the file anew, so an outside logrotate that moves it is followed too.
 import { appendFile, rename, stat } from 'node:fs/promises';
+import { messageOf } from '../api/errors.js';
+import { SaidOnce } from '../engine/log-limit.js';
 import type { CommandRecord, Logger } from '../engine/log.js';
 import type { ProfileEditRecord } from '../remote/profiles-api.js';
 import { UsageError } from './usage-error.js';
@@ -18,7 +20,7 @@ export interface AuditFileOptions {
 export class AuditFile {
   private size: number;
   private queue: Promise<void> = Promise.resolve();
-  private lastProblem: string | null = null;
+  private readonly problems = new SaidOnce();
 
   private constructor(
     private readonly options: AuditFileOptions & { keep: number },
@@ -34,7 +36,7 @@ export class AuditFile {
       const { size } = await stat(options.path);
       return new AuditFile({ keep: 5, ...options }, size);
     } catch (error) {
-      throw new UsageError(`--audit-file: cannot write ${options.path}: ${(error as Error).message}`);
+      throw new UsageError(`--audit-file: cannot write ${options.path}: ${messageOf(error)}`);
     }
   }
 
@@ -55,12 +57,11 @@ export class AuditFile {
       if (this.size > 0 && this.size + bytes > this.options.maxBytes) await this.rotate();
       await appendFile(this.options.path, line);
       this.size += bytes;
-      this.lastProblem = null;
+      this.problems.forget('append');
     } catch (error) {
       // The bridge keeps running; the operator hears of each new problem once, not once per command.
-      const problem = `audit file ${this.options.path}: a command was not recorded: ${(error as Error).message}`;
-      if (problem !== this.lastProblem) this.options.log.error(problem);
-      this.lastProblem = problem;
+      const problem = `audit file ${this.options.path}: a command was not recorded: ${messageOf(error)}`;
+      this.problems.say('append', problem, (message) => this.options.log.error(message));
     }
   }
 

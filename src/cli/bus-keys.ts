@@ -4,6 +4,7 @@
 import { createPrivateKey, createPublicKey, generateKeyPairSync, type KeyObject } from 'node:crypto';
 import { statSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
+import { messageOf } from '../api/errors.js';
 import { publicKeyText } from '../bus/facility.js';
 import { BusId } from '../bus/topics.js';
 import { HELP_FLAG, parseFlags, type CommandSpec } from './flags.js';
@@ -36,7 +37,7 @@ export async function bus(args: string[], print: (text: string) => void = (text)
     await writeFile(values.out, privateKey.export({ type: 'pkcs8', format: 'pem' }), { mode: 0o600, flag: 'wx' });
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    throw new UsageError(`--out: cannot write ${values.out}: ${code === 'EEXIST' ? 'it exists already (a key is never overwritten)' : (error as Error).message}`);
+    throw new UsageError(`--out: cannot write ${values.out}: ${code === 'EEXIST' ? 'it exists already (a key is never overwritten)' : messageOf(error)}`);
   }
   const key = publicKeyText(publicKey);
   print(

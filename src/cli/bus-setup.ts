@@ -9,6 +9,7 @@ import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import type { IClientOptions, MqttClient } from 'mqtt';
 import type { RecorderClient } from '../api/client.js';
+import { messageOf } from '../api/errors.js';
 import { BusPoller, newInstance, pollerWill, recorderIdentity } from '../bus/bus-poller.js';
 import { BusRecorder } from '../bus/bus-recorder.js';
 import { busClientOptions, sendWithoutDelay } from '../bus/connection.js';
@@ -100,7 +101,7 @@ function tlsFiles(url: URL, values: BusFlagValues, env: NodeJS.ProcessEnv): BusS
     try {
       return readFileSync(file, 'utf8');
     } catch (error) {
-      throw new UsageError(`${what}: cannot read ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+      throw new UsageError(`${what}: cannot read ${file}: ${(error as NodeJS.ErrnoException).code ?? messageOf(error)}`);
     }
   };
   return {
@@ -194,7 +195,7 @@ export async function connectBusRecorders(
   try {
     connection = sendWithoutDelay(await mqtt.connectAsync(bus.url, options));
   } catch (error) {
-    throw new UsageError(`--mqtt: cannot connect to ${bus.url} as "${bus.id}": ${(error as Error).message}`);
+    throw new UsageError(`--mqtt: cannot connect to ${bus.url} as "${bus.id}": ${messageOf(error)}`);
   }
   followConnection(connection, bus.url, log);
   const recorders: BusRecorders['recorders'] = [];

@@ -5,7 +5,7 @@ import { readFile } from 'node:fs/promises';
 import { text } from 'node:stream/consumers';
 import * as z from 'zod';
 import { RecorderClient } from '../api/client.js';
-import { RecorderError } from '../api/errors.js';
+import { messageOf, RecorderError } from '../api/errors.js';
 import { describeIssues } from '../api/issues.js';
 import { operations, pathParamNames, type Operation, type OperationId, type RequestBody } from '../api/operations.js';
 import { HELP_FLAG, helpText, parseFlags, wholeNumber, type CommandSpec } from './flags.js';
@@ -151,13 +151,13 @@ async function requestBody(id: OperationId, schema: z.ZodType, source: string | 
   try {
     raw = source === '-' ? await text(stdin) : from === '--body' ? source : await readFile(source, 'utf8');
   } catch (error) {
-    throw new UsageError(`--body: cannot read ${source}: ${(error as Error).message}`);
+    throw new UsageError(`--body: cannot read ${source}: ${messageOf(error)}`);
   }
   let json: unknown;
   try {
     json = JSON.parse(raw);
   } catch (error) {
-    throw new UsageError(`--body: ${from} is not JSON: ${(error as Error).message}`);
+    throw new UsageError(`--body: ${from} is not JSON: ${messageOf(error)}`);
   }
   const decoded = schema.safeParse(json, { reportInput: true });
   if (!decoded.success) throw new UsageError(`--body: ${describeIssues(decoded.error)}`);

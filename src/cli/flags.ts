@@ -2,6 +2,7 @@
 // person needs (the value's name, its meaning, its default as said in words). The usage line and --help
 // are generated from the table, so they can never drift from what the command accepts.
 import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { messageOf } from '../api/errors.js';
 import { UsageError } from './usage-error.js';
 
 export type Flag = NonNullable<ParseArgsConfig['options']>[string] & {
@@ -47,7 +48,7 @@ export function parseFlags<T extends FlagTable>(spec: { name: string; flags: T }
     return parseArgs({ args: joined, options: spec.flags, strict: true, allowPositionals });
   } catch (error) {
     if (!(error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) throw error;
-    const message = (error as Error).message.split('. ')[0] ?? '';
+    const message = messageOf(error).split('. ')[0] ?? '';
     throw new UsageError(`${message}; recdeck ${spec.name} --help lists the options`);
   }
 }

@@ -1,6 +1,7 @@
 #!/usr/bin/env -S node --max-semi-space-size=2 --heap-growing-percent=100
 // The `recdeck` command.
 import { readFileSync } from 'node:fs';
+import { messageOf } from '../api/errors.js';
 import { HELP_WIDTH, helpText, usageLine, wrap, type CommandSpec } from './flags.js';
 import { UsageError } from './usage-error.js';
 
@@ -78,7 +79,7 @@ async function main(argv: string[]): Promise<number> {
       process.stderr.write(`recdeck ${name}: ${error.message}\nusage: ${usageLine(command.spec)}\n`);
       return 2;
     }
-    process.stderr.write(`recdeck ${name}: ${(error as Error).message}\n`);
+    process.stderr.write(`recdeck ${name}: ${messageOf(error)}\n`);
     return 1;
   }
 }

@@ -32,5 +32,6 @@ export function pinoLogger(options: LogOptions): Logger {
     info: (message) => logger.info(escapeControl(message)),
     warn: (message) => logger.warn(escapeControl(message)),
     error: (message) => logger.error(escapeControl(message)),
+    debug: (message) => logger.debug(escapeControl(message)),
   };
 }

@@ -4,6 +4,7 @@ import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Subscription } from 'rxjs';
 import { RecorderClient } from '../api/client.js';
+import { messageOf } from '../api/errors.js';
 import { Bridge } from '../engine/bridge.js';
 import type { Logger } from '../engine/log.js';
 import type { Surface, SurfaceSource } from '../engine/surface.js';
@@ -203,7 +204,7 @@ function webTrustProxies(specs: string[]): string[] {
   try {
     trustedProxies(specs);
   } catch (error) {
-    throw new UsageError(`--web-trust-proxy: ${(error as Error).message}`);
+    throw new UsageError(`--web-trust-proxy: ${messageOf(error)}`);
   }
   return specs;
 }
@@ -316,12 +317,12 @@ export async function startBridge(setup: BridgeSetup, log: Logger = pinoLogger({
         try {
           password = readSecretFile(source.file, source.what); // its errors name the file
         } catch (error) {
-          return unchanged((error as Error).message);
+          return unchanged(messageOf(error));
         }
         try {
           remote.changePassword(password);
         } catch (error) {
-          return unchanged(`${source.what}: ${source.file}: ${(error as Error).message}`);
+          return unchanged(`${source.what}: ${source.file}: ${messageOf(error)}`);
         }
         log.info(`${source.what}: the web password was read again from ${source.file}; every web session has ended`);
       },
@@ -401,7 +402,7 @@ function followSource(source: SurfaceSource, bridge: Bridge, log: Logger): () =>
         bridge.removeSurface(event.id);
       }
     },
-    error: (error: unknown) => log.error(`${source.name}: stopped: ${(error as Error).message}`),
+    error: (error: unknown) => log.error(`${source.name}: stopped: ${messageOf(error)}`),
   });
   source.start();
   return async () => {

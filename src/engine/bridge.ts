@@ -8,6 +8,7 @@ import type { LoadedProfile } from '../profiles/schema.js';
 import { DEFAULT_DISK_TIME, DiskTimes, type DiskTimeLeft, type DiskTimeSettings } from './disk-time.js';
 import { DurationClock } from './duration-clock.js';
 import { realTime, type EngineTime } from './engine-time.js';
+import { SaidOnce } from './log-limit.js';
 import type { CommandRecord, Logger } from './log.js';
 import { RecorderExtras } from './recorder-extras.js';
 import { pollingLink, type RecorderLink } from './recorder-link.js';
@@ -48,7 +49,7 @@ export class Bridge {
   private readonly sessionChanges = new Subject<void>();
   private readonly subscription = new Subscription();
   /** The tie last reported per surface, so that a reload leaving it unchanged does not say it again. */
-  private readonly reportedTies = new Map<string, string>();
+  private readonly reportedTies = new SaidOnce();
   private profiles: readonly LoadedProfile[] = [];
   /** The engine's one clock: what reads the bridge's state beside it (the page, the API, metrics) ages it on this too. */
   readonly time: EngineTime;
@@ -177,7 +178,7 @@ export class Bridge {
     this.sessions.get(id)?.stop();
     this.sessions.delete(id);
     this.surfaces.delete(id);
-    this.reportedTies.delete(id);
+    this.reportedTies.forget(id);
     this.sessionChanges.next();
   }
 
@@ -259,12 +260,8 @@ export class Bridge {
       tie === null
         ? ''
         : `${surface.id} (${surface.name}): profiles tie: ${tie.winner} is in use; ${tie.others.join(', ')} ${one ? 'fits' : 'fit'} it just as well (as specific a match, ${whose}) and ${one ? 'loses' : 'lose'} by file name only: make the one meant more specific (match: name or serial) or remove the others`;
-    if (text === (this.reportedTies.get(surface.id) ?? '')) return;
-    if (text === '') this.reportedTies.delete(surface.id);
-    else {
-      this.reportedTies.set(surface.id, text);
-      this.options.log.warn(text);
-    }
+    if (text === '') this.reportedTies.forget(surface.id);
+    else this.reportedTies.say(surface.id, text, (message) => this.options.log.warn(message));
   }
 
   /** Each new channel read narrows the durations' windows, at the time its answer came. */
@@ -281,8 +278,12 @@ export class Bridge {
   /** Says once when a recorder stops answering and once when it is back. */
   private trackReachability(handle: RecorderHandle): Subscription {
     let reachable: boolean | null = null;
+    let failures = 0;
     return handle.link.state$.subscribe((state) => {
       if (state.lastGoodAt === null && state.failures === 0) return; // not asked yet
+      // Every failed read, below the warnings that wait for three in a row: the poller tries again, backing off.
+      if (state.failures > failures) this.options.log.debug?.(`recorder "${handle.name}": a read failed (${state.failures} in a row: ${state.lastError ?? 'no answer'}); tried again`);
+      failures = state.failures;
       const now = state.failures === 0 ? state.lastGoodAt !== null : false;
       if (now === reachable || (state.failures > 0 && state.failures < 3)) return;
       reachable = now;

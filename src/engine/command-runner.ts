@@ -3,6 +3,7 @@
 // once; then have the state it touched read again at once, and check in those reads that the recorder
 // did what it answered OK to. Every outcome goes to the audit trail.
 import { distinctUntilChanged, filter, firstValueFrom, last, map, merge, take, takeWhile, timer } from 'rxjs';
+import { messageOf } from '../api/errors.js';
 import type { Binding } from '../profiles/schema.js';
 import { expectedEffect, planCommand, pressReadOf, type RecorderCommand } from './actions/index.js';
 import type { PressRead } from './actions/entry.js';
@@ -134,7 +135,7 @@ async function readThenPlan(action: RecorderCommand, handle: RecorderHandle, con
   try {
     value = await read;
   } catch (error) {
-    return { kind: 'outcome', result: 'failed', message: `could not read the ${part} to toggle it: ${messageOf(error)}` };
+    return { kind: 'outcome', result: 'failed', message: `could not read the ${part} to toggle it: ${reasonOf(error)}` };
   }
   return planFrom(action, handle, context, { ...state, [part]: value, readAt: { ...state.readAt, [part]: sentAt } });
 }
@@ -161,7 +162,7 @@ async function readGainThenPlan(handle: RecorderHandle, sourceName: string, plan
   try {
     await handle.extras.readGain(sourceName);
   } catch (error) {
-    return { kind: 'outcome', result: 'refused', message: `cannot read the gain of "${sourceName}"; a step never starts from an old gain: ${messageOf(error)}` };
+    return { kind: 'outcome', result: 'refused', message: `cannot read the gain of "${sourceName}"; a step never starts from an old gain: ${reasonOf(error)}` };
   }
   const plan = planNow();
   if (plan.kind === 'read-gain-first') return { kind: 'outcome', result: 'refused', message: `the gain of "${sourceName}" is not live even as read at the press (the recorder is offline)` };
@@ -174,6 +175,7 @@ async function carryOut(action: RecorderCommand, handle: RecorderHandle, plan: E
   const request = describeCall(plan.call);
   const send = () => {
     timing.requestAfterMs = time.precise() - at.precise;
+    context.log.debug?.(`${context.surface}: ${context.control}: ${action.action}: sending ${request} to "${handle.name}"`);
     return handle.link.call(plan.call);
   };
   try {
@@ -183,10 +185,11 @@ async function carryOut(action: RecorderCommand, handle: RecorderHandle, plan: E
     timing.latencyMs = time.precise() - at.precise;
     handle.link.refresh(plan.touchesSlowState);
     // A link that knows the request never reached the recorder says so (see RecorderLink.call).
-    if ((error as { notRun?: unknown }).notRun === true) return { result: 'refused', request: null, message: messageOf(error) };
-    return { result: 'failed', request, message: messageOf(error) };
+    if ((error as { notRun?: unknown }).notRun === true) return { result: 'refused', request: null, message: reasonOf(error) };
+    return { result: 'failed', request, message: reasonOf(error) };
   }
   timing.latencyMs = time.precise() - at.precise;
+  context.log.debug?.(`${context.surface}: ${context.control}: ${request}: answered OK in ${Math.round(timing.latencyMs)} ms`);
   const effect = expectedEffect(action, plan.call);
   // Only reads sent from now on can show the write's effect.
   const readsAfter = effect ? effect.parts.map((part) => handle.link.nextReadNumber(part)) : [];
@@ -218,6 +221,6 @@ function confirmed(handle: RecorderHandle, effect: ExpectedEffect, readsAfter: n
   return firstValueFrom(merge(verdict$, giveUp$).pipe(take(1)));
 }
 
-function messageOf(error: unknown): string {
-  return (error as { serviceMessage?: string }).serviceMessage ?? (error as Error).message;
+function reasonOf(error: unknown): string {
+  return (error as { serviceMessage?: string }).serviceMessage ?? messageOf(error);
 }

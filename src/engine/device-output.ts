@@ -16,6 +16,7 @@
 // - Mirrors (a page viewing a web deck, or mirroring a hardware deck) read `shown()` and follow
 //   `drawn$` from the same moment: they hold what the device shows, every control of it, at all times.
 import { Subject, type Observable, type Subscription } from 'rxjs';
+import { messageOf } from '../api/errors.js';
 import type { EngineTime } from './engine-time.js';
 import type { Logger } from './log.js';
 
@@ -247,7 +248,7 @@ export class DeviceOutput {
       // Whether the device shows it is not known: the next content is written, whatever it is.
       this.record.delete(slot);
       // A device that failed for good closes its output (the adapter says why); nothing more to say.
-      if (!this.closed) this.options.log.warn(`${this.options.name}: ${describe(item)} failed: ${error instanceof Error ? error.message : String(error)}`);
+      if (!this.closed) this.options.log.warn(`${this.options.name}: ${describe(item)} failed: ${messageOf(error)}`);
       return;
     } finally {
       this.writingSlot = null;
@@ -261,7 +262,7 @@ export class DeviceOutput {
     try {
       await this.transport.clear();
     } catch (error) {
-      this.options.log.warn(`${this.options.name}: clearing failed: ${error instanceof Error ? error.message : String(error)}`);
+      this.options.log.warn(`${this.options.name}: clearing failed: ${messageOf(error)}`);
     }
     this.record.clear();
     for (const resolve of asked) resolve();

@@ -31,3 +31,26 @@ export class LogLimiter {
     }
   }
 }
+
+/**
+ * A condition that lasts (a device that cannot be opened, a file that cannot be written, profiles that
+ * tie) is said once per subject, and again only when what there is to say changes; a subject forgotten
+ * (the condition is gone) is said anew if it comes back. The one "say it once" of the program: floods of
+ * distinct messages go through LogLimiter above instead.
+ */
+export class SaidOnce {
+  private readonly said = new Map<string, string>();
+
+  /** Writes the message unless it is what was said last about the subject; true when written. */
+  say(about: string, message: string, write: (message: string) => void): boolean {
+    if (this.said.get(about) === message) return false;
+    this.said.set(about, message);
+    write(message);
+    return true;
+  }
+
+  /** The condition is gone; true when something had been said about it. */
+  forget(about: string): boolean {
+    return this.said.delete(about);
+  }
+}

@@ -3,6 +3,8 @@ export interface Logger {
   info(message: string): void;
   warn(message: string): void;
   error(message: string): void;
+  /** What an operator chasing a fault wants and nobody else: each request and answer, each failed read, each device and lease change. */
+  debug?(message: string): void;
 }
 
 /** One command, for the audit log: who pressed what, what was sent, and how it went. */

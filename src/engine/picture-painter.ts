@@ -2,6 +2,7 @@
 // picture (latest wins) rendered to its native form (an image for a key or LCD cell, an LED state, a ring
 // or fader level) and handed to the surface's DeviceOutput, which writes only what the device does not
 // show yet. A picture like the last one is not rendered again.
+import { messageOf } from '../api/errors.js';
 import { GAIN_DB } from '../api/scalars.js';
 import type { Logger } from './log.js';
 import { LatestWinsQueue } from './output-queue.js';
@@ -33,7 +34,7 @@ export class PicturePainter {
     this.controls = new Map(surface.controls.map((c) => [c.id, c]));
     this.renders = new LatestWinsQueue(
       (id, picture) => this.render(id, picture),
-      (id, error) => log.warn(`${surface.id}: drawing ${id} failed: ${(error as Error).message}`),
+      (id, error) => log.warn(`${surface.id}: drawing ${id} failed: ${messageOf(error)}`),
     );
   }
 

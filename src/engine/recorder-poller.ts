@@ -6,7 +6,7 @@
 // normal pace (and shown stale with its error), so keys are live again at its first good answer.
 import { BehaviorSubject, Subject, Subscription, exhaustMap, filter, from, merge, timer, type Observable } from 'rxjs';
 import type { RecorderClient, RequestOptions } from '../api/client.js';
-import { RecorderError } from '../api/errors.js';
+import { messageOf, RecorderError } from '../api/errors.js';
 import { realTime, type EngineTime } from './engine-time.js';
 import { FAST_PARTS, SLOW_PARTS, initialRecorderState, type RecorderState, type StatePart } from './recorder-state.js';
 
@@ -230,5 +230,5 @@ export class RecorderPoller {
 }
 
 function asRecorderError(error: unknown): RecorderError {
-  return error instanceof RecorderError ? error : new RecorderError('network', 'GET', '(poll)', String(error));
+  return error instanceof RecorderError ? error : new RecorderError('network', 'GET', '(poll)', messageOf(error));
 }

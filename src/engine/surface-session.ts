@@ -10,6 +10,7 @@
 // time alone (next-change.ts): the session refreshes that control at that moment, with one timer for
 // the earliest, instead of recomputing every picture at a fixed frame rate.
 import { EMPTY, Subscription, auditTime, merge, of, switchMap, tap, type Observable } from 'rxjs';
+import { messageOf } from '../api/errors.js';
 import type { Binding } from '../profiles/schema.js';
 import { runCommand, type InputMoment } from './command-runner.js';
 import { demandKey, pageDemand } from './extras-demand.js';
@@ -148,7 +149,7 @@ export class SurfaceSession {
         next: (input) => this.dispatch({ type: 'input', input }),
         // Input that ends can report no more releases: what is held is let go without firing.
         error: (error: unknown) => {
-          this.services.log.warn(`${this.surface.id}: input failed: ${(error as Error).message}`);
+          this.services.log.warn(`${this.surface.id}: input failed: ${messageOf(error)}`);
           this.dispatch({ type: 'input', input: { type: 'lost' } });
         },
         complete: () => this.dispatch({ type: 'input', input: { type: 'lost' } }),

@@ -5,6 +5,7 @@
 import { readFile } from 'node:fs/promises';
 import { LineCounter, parseDocument, type YAMLError } from 'yaml';
 import type * as z from 'zod';
+import { messageOf } from '../api/errors.js';
 import { explainIssue } from './explain.js';
 import { formatPath, offsetOf, position } from './locate.js';
 import { profileOrigin } from './origin.js';
@@ -79,7 +80,7 @@ export function parseYamlFile<S extends z.ZodType>(text: string, file: string, k
   try {
     data = doc.toJS({ maxAliasCount: 100 });
   } catch (error) {
-    return { ok: false, problems: [{ file, ...at(doc.contents.range?.[0]), path: '', message: error instanceof Error ? error.message : String(error) }] };
+    return { ok: false, problems: [{ file, ...at(doc.contents.range?.[0]), path: '', message: messageOf(error) }] };
   }
   if (data !== null && typeof data !== 'object') {
     // Some other file (a key, a script, notes) reads as one scalar: its first bytes are not repeated, they may be a secret.
@@ -108,7 +109,7 @@ function readFailure(error: unknown): string {
   if (code === 'ENOENT') return 'no such file';
   if (code === 'EACCES' || code === 'EPERM') return 'permission denied';
   if (code === 'EISDIR') return 'it is a directory';
-  return error instanceof Error ? error.message : String(error);
+  return messageOf(error);
 }
 
 function syntaxMessage(error: YAMLError, text: string): string {

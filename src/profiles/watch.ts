@@ -4,7 +4,9 @@
 import { watch, type FSWatcher } from 'node:fs';
 import { access, readdir, stat } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
-import { Observable } from 'rxjs';
+import { Observable, type Subscription } from 'rxjs';
+import { realClock, type Clock } from '../api/clock.js';
+import { messageOf } from '../api/errors.js';
 import { loadProfileFile, type ProfileProblem } from './load.js';
 import type { LoadedProfile } from './schema.js';
 
@@ -18,6 +20,8 @@ export interface ProfileSet {
 export interface WatchProfilesOptions {
   /** Quiet time after the last change before reloading; editors write a file in several steps. */
   debounceMs?: number;
+  /** The clock the quiet time runs on; default the real one. */
+  clock?: Clock;
 }
 
 const PROFILE_FILE = /\.ya?ml$/i;
@@ -29,19 +33,20 @@ const PROFILE_FILE = /\.ya?ml$/i;
  */
 export function watchProfiles(paths: readonly string[], options: WatchProfilesOptions = {}): Observable<ProfileSet> {
   const debounceMs = options.debounceMs ?? 100;
+  const clock = options.clock ?? realClock;
   return new Observable<ProfileSet>((subscriber) => {
     const lastGood = new Map<string, LoadedProfile>();
     const watchers = new Map<string, { watcher: FSWatcher; inode: number }>();
     let closed = false;
-    let timer: NodeJS.Timeout | undefined;
+    let timer: Subscription | undefined;
     let reloading = false;
     let reloadAgain = false;
     let lastSent: string | null = null;
 
     const schedule = () => {
       if (closed) return;
-      clearTimeout(timer);
-      timer = setTimeout(() => void reload(), debounceMs);
+      timer?.unsubscribe();
+      timer = clock.scheduler.schedule(() => void reload(), debounceMs);
     };
 
     /** Watches each directory a change could come from; a directory replaced since is watched anew. */
@@ -105,7 +110,7 @@ export function watchProfiles(paths: readonly string[], options: WatchProfilesOp
     void reload();
     return () => {
       closed = true;
-      clearTimeout(timer);
+      timer?.unsubscribe();
       for (const { watcher } of watchers.values()) watcher.close();
       watchers.clear();
     };
@@ -201,5 +206,5 @@ function sortedByFile(profiles: LoadedProfile[]): LoadedProfile[] {
 }
 
 function unexpected(error: unknown): ProfileProblem {
-  return { file: '', line: null, column: null, path: '', message: `reloading the profiles failed: ${error instanceof Error ? error.message : String(error)}` };
+  return { file: '', line: null, column: null, path: '', message: `reloading the profiles failed: ${messageOf(error)}` };
 }

@@ -1,8 +1,8 @@
 // The remote-control API: JSON over HTTP for integrators (and the tests). Every surface can be driven,
 // hardware ones too; every answer names what was wrong when something was.
 import type { IncomingMessage } from 'node:http';
+import { delay } from '../api/clock.js';
 import type { Bridge } from '../engine/bridge.js';
-import type { EngineTime } from '../engine/engine-time.js';
 import type { SurfaceSession } from '../engine/surface-session.js';
 import type { ControlDefinition, SurfaceInput } from '../engine/surface.js';
 import { pngOf } from './png.js';
@@ -71,7 +71,6 @@ function integerParam(url: URL, name: string, min: number, max: number, fallback
 }
 
 /** Waits on the engine's clock, which the hold it measures runs on too. */
-const sleep = (time: EngineTime, ms: number) => new Promise<void>((resolve) => time.scheduler.schedule(() => resolve(), ms));
 
 export type ApiAnswer = { status: number; type: string; body: string | Buffer };
 const json = (value: unknown, status = 200): ApiAnswer => ({ status, type: 'application/json; charset=utf-8', body: JSON.stringify(value) });
@@ -136,7 +135,7 @@ export async function answerApi(request: IncomingMessage, url: URL, context: Api
       case 'press': {
         const holdMs = integerParam(url, 'holdMs', 0, 10_000, 0);
         send({ type: 'down', control: control.id });
-        if (holdMs > 0) await sleep(bridge.time, holdMs);
+        if (holdMs > 0) await delay(bridge.time, holdMs);
         send({ type: 'up', control: control.id });
         break;
       }

@@ -6,6 +6,7 @@ import { createServer as createTlsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { WebSocketServer } from 'ws';
+import { messageOf } from '../api/errors.js';
 import type { Bridge } from '../engine/bridge.js';
 import type { EngineTime } from '../engine/engine-time.js';
 import type { Logger } from '../engine/log.js';
@@ -120,7 +121,7 @@ export async function startRemoteServer(options: RemoteServerOptions): Promise<R
 
   const handle = (request: IncomingMessage, response: ServerResponse) => {
     serve(request, response).catch((error: unknown) => {
-      log.error(`remote server: ${request.method} ${request.url}: ${(error as Error).message}`);
+      log.error(`remote server: ${request.method} ${request.url}: ${messageOf(error)}`);
       if (!response.headersSent) sendJson(response, 500, { error: 'internal error' });
     });
   };

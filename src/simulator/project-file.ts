@@ -9,6 +9,7 @@ import { SCHEDULE_TYPES } from '../api/app.js';
 import { GRID_SIZES } from '../api/channel.js';
 import { ConversionWrite } from '../api/conversion.js';
 import { DestinationWrite } from '../api/destination.js';
+import { messageOf } from '../api/errors.js';
 import { describeIssues } from '../api/issues.js';
 import { PresetWrite } from '../api/preset.js';
 import { clockMinutesText } from '../api/scalars.js';
@@ -65,7 +66,7 @@ export async function saveProject(project: Project, path: string): Promise<void>
     await rename(temporary, path);
   } catch (error) {
     await rm(temporary, { force: true });
-    throw new SimError(`Path: cannot write ${path}: ${(error as Error).message}`);
+    throw new SimError(`Path: cannot write ${path}: ${messageOf(error)}`);
   }
 }
 
@@ -77,7 +78,7 @@ export async function readProject(path: string, defaultLocation: string): Promis
     text = await readFile(path, 'utf8');
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    throw new SimError(code === 'ENOENT' ? `Path: no project file at ${path}` : `Path: cannot read ${path}: ${(error as Error).message}`);
+    throw new SimError(code === 'ENOENT' ? `Path: no project file at ${path}` : `Path: cannot read ${path}: ${messageOf(error)}`);
   }
   return projectFromJson(text, path, defaultLocation);
 }
@@ -87,7 +88,7 @@ export function projectFromJson(text: string, origin: string, defaultLocation: s
   try {
     json = JSON.parse(text);
   } catch (error) {
-    throw new SimError(`project file ${origin} is not valid JSON: ${(error as Error).message}`);
+    throw new SimError(`project file ${origin} is not valid JSON: ${messageOf(error)}`);
   }
   const decoded = ProjectFile.safeParse(json, { reportInput: true });
   if (!decoded.success) throw new SimError(`project file ${origin}: ${describeIssues(decoded.error, 'file')}`);

@@ -6,10 +6,11 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import * as z from 'zod';
 import type { Settings } from '../api/app.js';
 import type { GridSize } from '../api/channel.js';
+import { delay, realClock, type Clock } from '../api/clock.js';
+import { messageOf } from '../api/errors.js';
 import { describeIssues } from '../api/issues.js';
 import { operations, type Operation } from '../api/operations.js';
 import { authorizationHeader } from '../api/token.js';
@@ -38,8 +39,8 @@ export interface SimulatorOptions {
   projectFile?: string;
   /** Seed of the live values and fault decisions (default 1). */
   seed?: number;
-  /** Clock in ms; tests pass their own to move time. */
-  now?: () => number;
+  /** The recorder's clock (its counters, schedule, ticks and injected delays); tests pass virtual time. */
+  clock?: Clock;
   /** Folder that file destinations record into (created); default a folder under the OS temp dir. */
   recordingsFolder?: string;
   /** Previews are still pictures (benchmarks of an unchanged preview); default false. */
@@ -79,7 +80,8 @@ const DEFAULT_SETTINGS = (logFolder: string): Settings => ({
 const MAX_BODY_BYTES = 1 << 20;
 
 export async function startSimulator(options: SimulatorOptions = {}): Promise<RunningSimulator> {
-  const now = options.now ?? Date.now;
+  const clock = options.clock ?? realClock;
+  const now = () => clock.now();
   const seed = options.seed ?? 1;
   const token = `perm:${options.token?.replace(/^bearer\s+/i, '').replace(/^perm:/, '') ?? randomUUID()}`;
   const expectedAuthorization = authorizationHeader(token);
@@ -105,7 +107,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
   const server = createServer((request, response) => {
     void serve(request, response).catch((error: unknown) => {
       process.stderr.write(`simulator: internal error on ${request.method} ${request.url}: ${String((error as Error).stack ?? error)}\n`);
-      if (!response.headersSent) answer(response, 500, { Error: `internal simulator error: ${(error as Error).message}` });
+      if (!response.headersSent) answer(response, 500, { Error: `internal simulator error: ${messageOf(error)}` });
     });
   });
 
@@ -152,7 +154,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
     }
 
     const plan = faults.plan(method, path);
-    if (plan.delayMs > 0) await sleep(plan.delayMs);
+    if (plan.delayMs > 0) await delay(clock, plan.delayMs);
     if (plan.outcome === 'hang') return void record(0, match.id);
     if (plan.outcome === 'reset') {
       record(0, match.id);
@@ -185,8 +187,11 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
     return answer(response, status, result);
   }
 
-  const ticker = options.tickMs === 0 ? null : setInterval(tick, options.tickMs ?? 1000);
-  ticker?.unref();
+  const tickMs = options.tickMs ?? 1000;
+  const ticker = tickMs === 0 ? null : clock.scheduler.schedule(function repeat() {
+    tick();
+    this.schedule(undefined, tickMs);
+  }, tickMs);
 
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -205,7 +210,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
     faults,
     tick,
     close: async () => {
-      if (ticker) clearInterval(ticker);
+      ticker?.unsubscribe();
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },

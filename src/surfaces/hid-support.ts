@@ -2,9 +2,7 @@
 // said so that an operator can act on it. Stream Decks and X-keys both reach their devices through
 // node-hid, so they fail the same ways; each family names itself and the programs that hold its devices.
 
-export function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}
+import { messageOf } from '../api/errors.js';
 
 export interface HidFamilyWords {
   /** "Stream Deck" */

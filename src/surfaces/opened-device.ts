@@ -6,7 +6,7 @@ import { Subject, type Observable } from 'rxjs';
 import type { DeviceOutput } from '../engine/device-output.js';
 import type { Logger } from '../engine/log.js';
 import type { SurfaceInput } from '../engine/surface.js';
-import { messageOf } from './hid-support.js';
+import { messageOf } from '../api/errors.js';
 
 export abstract class OpenedDevice {
   abstract readonly id: string;

@@ -5,9 +5,10 @@
 // (how to list and open one, how to name it, what went wrong) is the family's; the keeping is here.
 import { Subject, Subscription, interval, type Observable } from 'rxjs';
 import { realTime, type EngineTime } from '../engine/engine-time.js';
+import { SaidOnce } from '../engine/log-limit.js';
 import type { Logger } from '../engine/log.js';
 import type { Surface, SurfaceSource } from '../engine/surface.js';
-import { messageOf } from './hid-support.js';
+import { messageOf } from '../api/errors.js';
 import { watchUsbEvents } from './usb-events.js';
 
 export type HotplugEvent = 'attach' | 'detach';
@@ -78,7 +79,9 @@ export class UsbDeviceManager<L extends UsbListing, S extends DeviceSurface> imp
   /** Open devices by path. */
   private readonly open = new Map<string, S>();
   /** Problems already told, by what they are about, so a problem that persists is said once. */
-  private readonly told = new Map<string, string>();
+  private readonly told = new SaidOnce();
+  /** What the last scan listed, so that the debug log tells a device found or lost, not every scan. */
+  private lastListed: string | null = null;
   private running = false;
   private scanning: Promise<void> | null = null;
   private scanAgain = false;
@@ -157,6 +160,9 @@ export class UsbDeviceManager<L extends UsbListing, S extends DeviceSurface> imp
       return;
     }
     this.settled('list', `${this.family.name} support is working again`);
+    const listed = listings.length === 0 ? 'none found' : listings.map((l) => l.path).join(', ');
+    if (listed !== this.lastListed) this.options.log.debug?.(`${this.family.name} scan: ${listed}`);
+    this.lastListed = listed;
     if (!this.running) return;
     const present = new Set(listings.map((l) => l.path));
     for (const [path, surface] of this.open) {
@@ -195,7 +201,7 @@ export class UsbDeviceManager<L extends UsbListing, S extends DeviceSurface> imp
       await surface.close();
       return;
     }
-    this.told.delete(about);
+    this.told.forget(about);
     this.open.set(listing.path, surface);
     this.options.log.info(`${surface.id} (${surface.name}): connected at ${listing.path}`);
     this.events.next({ type: 'added', surface });
@@ -243,14 +249,12 @@ export class UsbDeviceManager<L extends UsbListing, S extends DeviceSurface> imp
   }
 
   private tell(about: string, level: 'info' | 'warn', message: string): void {
-    if (this.told.get(about) === message) return;
-    this.told.set(about, message);
-    this.options.log[level](message);
+    this.told.say(about, message, (text) => this.options.log[level](text));
   }
 
   /** A problem told before is gone: say so once. */
   private settled(about: string, message: string): void {
-    if (!this.told.delete(about)) return;
+    if (!this.told.forget(about)) return;
     this.options.log.info(message);
   }
 }

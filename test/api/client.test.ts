@@ -4,6 +4,7 @@ import { RecorderClient, type RequestRecord } from '../../src/api/client.js';
 import { RecorderError } from '../../src/api/errors.js';
 import { authorizationHeader } from '../../src/api/token.js';
 import { startFixture, type SimulatorFixture } from '../support/simulator.js';
+import { until } from '../support/until.js';
 
 const uuid = randomUUID();
 
@@ -116,7 +117,8 @@ describe('RecorderClient against the simulator', () => {
     await f.raw('PUT', '/_sim/faults', { body: JSON.stringify({ rules: [{ kind: 'hang', path: '/api/app/dialog', count: 1 }] }) });
     const controller = new AbortController();
     const pending = f.client.getDialog({ signal: controller.signal });
-    setTimeout(() => controller.abort(), 20);
+    await until(() => f.sim.log.list().some((r) => r.path === '/api/app/dialog'), 'the request to reach the recorder');
+    controller.abort();
     await expect(pending).rejects.toMatchObject({ kind: 'aborted', path: '/api/app/dialog' });
   });
 

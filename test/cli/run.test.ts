@@ -196,9 +196,9 @@ describe('profiles that tie for a surface', () => {
 });
 
 describe('recdeck run as a process', () => {
-  it('prints the surfaces and their profiles and the URL to open, answers SIGHUP, and exits cleanly on SIGINT', async () => {
+  it('prints the surfaces and their profiles and the URL to open, at --log-level debug each request and answer, answers SIGHUP, and exits cleanly on SIGINT', async () => {
     const main = fileURLToPath(new URL('../../dist/cli/main.js', import.meta.url));
-    const child = spawn(process.execPath, [main, 'run', '--web-port', '0', '--log-format', 'pretty'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [main, 'run', '--web-port', '0', '--log-format', 'pretty', '--log-level', 'debug'], { stdio: ['ignore', 'pipe', 'pipe'] });
     let output = '';
     child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
     child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
@@ -213,6 +213,12 @@ describe('recdeck run as a process', () => {
     // Readiness waits on the recorder every web deck uses, the embedded simulator (live or not yet: both are answers).
     const ready = await request(`${url}/readyz`);
     expect({ status: ready.statusCode, body: await ready.body.json() }).toMatchObject({ status: expect.toBeOneOf([200, 503]), body: { recorders: [{ name: 'main' }] } });
+    // At debug, a command is followed from the press to the recorder's answer.
+    const press = await request(`${url}/surfaces/web:web-15/keys/0/press`, { method: 'POST' });
+    expect(press.statusCode).toBe(200);
+    await press.body.dump();
+    await until(() => output.includes('web:web-15: key0: PUT /api/channels/0/rec-start: answered OK'), 'the answer at debug', 10_000);
+    expect(output).toMatch(/DEBUG.*web:web-15: key0: rec-start: sending PUT \/api\/channels\/0\/rec-start to "main"/);
     // SIGHUP reads the web password file again; with none it says so and runs on (its default would end the process).
     child.kill('SIGHUP');
     await until(() => output.includes('SIGHUP: the web password is not from a file; nothing to read again'), 'SIGHUP to be answered', 10_000);

@@ -5,6 +5,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { Picture } from '../../src/engine/picture.js';
 import { startBridgeFixture, type BridgeFixture } from '../support/bridge.js';
 import { lastSeq, startFixture, writesSince, type SimulatorFixture } from '../support/simulator.js';
+import { VirtualTime } from '../support/virtual-time.js';
 
 const PROFILE = `
 name: redundant
@@ -29,11 +30,10 @@ afterEach(async () => {
 
 /** The bridge with main (its own simulator) and backup (a second one on the same virtual clock). */
 async function start(): Promise<{ f: BridgeFixture; backup: SimulatorFixture }> {
-  // The backup's simulator is made first (the bridge needs its URL) and follows the bridge's clock once it runs.
-  let clock: () => number = () => Date.UTC(2026, 10, 23, 9, 0, 0);
-  backup = await startFixture({ now: () => clock(), grid: 16 });
-  f = await startBridgeFixture({ profile: PROFILE, moreRecorders: [{ name: 'backup', url: backup.sim.url, token: backup.sim.token }] });
-  clock = f.now;
+  // The backup's simulator runs on the bridge's virtual time too.
+  const time = new VirtualTime();
+  backup = await startFixture({ clock: time, grid: 16 });
+  f = await startBridgeFixture({ profile: PROFILE, moreRecorders: [{ name: 'backup', url: backup.sim.url, token: backup.sim.token }], time });
   const fixture = f;
   await fixture.until(() => fixture.bridge.recorderStates().every((s) => s.channels !== null), 'both recorders to be read');
   return { f: fixture, backup };

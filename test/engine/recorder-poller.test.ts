@@ -49,7 +49,7 @@ describe('RecorderPoller', () => {
     expect(freshnessOf(v.poller.state, v.time.now())).toBe('offline');
     expect(v.poller.state.lastError).toMatch(/127\.0\.0\.1|ECONNREFUSED|connect/i);
 
-    sim = await startSimulator({ port, token: TOKEN, tickMs: 0, now: v.time.now });
+    sim = await startSimulator({ port, token: TOKEN, tickMs: 0, clock: v.time });
     await v.advance(400); // the next attempt, within the cap
     // The attempt at 1500 answers; from it on, every 50 ms again.
     expect(attempts.slice(5).map((t) => t - start)).toEqual([1500, 1550, 1600]);

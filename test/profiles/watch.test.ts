@@ -1,9 +1,16 @@
 import { mkdir, mkdtemp, rm, unlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
+import { watch } from 'node:fs';
 import { join } from 'node:path';
-import { filter, firstValueFrom, ReplaySubject, timeout, type Observable, type Subscription } from 'rxjs';
+import type { Observable, Subscription } from 'rxjs';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { watchProfiles, type ProfileSet } from '../../src/profiles/watch.js';
+import { until } from '../support/until.js';
+import { settle, VirtualTime } from '../support/virtual-time.js';
+
+// The quiet time after a change runs on virtual time; the files and their change events are real, so
+// they are waited for with a bounded poll that moves virtual time past the quiet time each round.
+const DEBOUNCE_MS = 20;
 
 // Counts the fs watchers the module opens and closes, to check that unsubscribing leaves none open.
 const watchers = vi.hoisted(() => ({ open: 0 }));
@@ -29,24 +36,23 @@ function profileText(name: string, kind = 'memory'): string {
 }
 
 /** Everything the watcher emits, so each step can wait for the set it expects. */
-function record(sets: Observable<ProfileSet>): { next: (check: (set: ProfileSet) => boolean, what: string) => Promise<ProfileSet>; subscription: Subscription } {
-  const replay = new ReplaySubject<ProfileSet>();
-  const subscription = sets.subscribe(replay);
+function record(sets: (time: VirtualTime) => Observable<ProfileSet>): { next: (check: (set: ProfileSet) => boolean, what: string) => Promise<ProfileSet>; subscription: Subscription } {
+  const time = new VirtualTime();
+  const emitted: ProfileSet[] = [];
+  const subscription = sets(time).subscribe((set) => emitted.push(set));
   let seen = 0;
   return {
     subscription,
     // Waits for the first set after the ones already looked at that passes the check.
     next: async (check, what) => {
-      let index = 0;
-      const set = await firstValueFrom(
-        replay.pipe(
-          filter(() => index++ >= seen),
-          filter(check),
-          timeout({ first: 5000, with: () => Promise.reject(new Error(`timed out waiting for ${what}`)) }),
-        ),
-      );
-      seen = index;
-      return set;
+      let found = -1;
+      await until(() => {
+        found = emitted.findIndex((set, index) => index >= seen && check(set));
+        if (found < 0) time.advance(DEBOUNCE_MS); // a change seen since ends its quiet time
+        return found >= 0;
+      }, what);
+      seen = found + 1;
+      return emitted[found] as ProfileSet;
     },
   };
 }
@@ -71,7 +77,7 @@ describe('watchProfiles', () => {
     await writeFile(join(directory, 'b.yaml'), profileText('B'));
     await writeFile(join(directory, 'a.yml'), profileText('A'));
     await writeFile(join(directory, 'notes.txt'), 'not a profile');
-    const watched = record(watchProfiles([directory], { debounceMs: 20 }));
+    const watched = record((clock) => watchProfiles([directory], { debounceMs: DEBOUNCE_MS, clock }));
     subscription = watched.subscription;
 
     const initial = await watched.next(() => true, 'the initial set');
@@ -109,7 +115,7 @@ describe('watchProfiles', () => {
     const file = join(directory, 'studio.yaml');
     await writeFile(file, 'name: [\n');
     const missing = join(directory, 'absent');
-    const watched = record(watchProfiles([file, missing], { debounceMs: 20 }));
+    const watched = record((clock) => watchProfiles([file, missing], { debounceMs: DEBOUNCE_MS, clock }));
     subscription = watched.subscription;
 
     const initial = await watched.next(() => true, 'the initial set');
@@ -132,7 +138,8 @@ describe('watchProfiles', () => {
     const emitted: ProfileSet[] = [];
     let firstSet: () => void = () => undefined;
     const loaded = new Promise<void>((resolve) => (firstSet = resolve));
-    const own = watchProfiles([directory], { debounceMs: 10 }).subscribe((set) => {
+    const time = new VirtualTime();
+    const own = watchProfiles([directory], { debounceMs: DEBOUNCE_MS, clock: time }).subscribe((set) => {
       emitted.push(set);
       firstSet();
     });
@@ -140,9 +147,19 @@ describe('watchProfiles', () => {
     expect(watchers.open).toBeGreaterThan(0);
     own.unsubscribe();
     expect(watchers.open).toBe(0);
-    await writeFile(join(directory, 'a.yaml'), profileText('A2'));
-    // Long enough for a debounced reload to have happened, had anything still been watching.
-    await new Promise((resolve) => setTimeout(resolve, 150));
+    // A watcher of the test's own sees the edit; once it has, the unsubscribed one has nothing scheduled.
+    let seenByTest = false;
+    const witness = watch(directory, () => (seenByTest = true));
+    try {
+      await writeFile(join(directory, 'a.yaml'), profileText('A2'));
+      await until(() => seenByTest, 'the edit to be seen');
+      await settle(() => true, 'the change events');
+    } finally {
+      witness.close();
+    }
+    expect(time.nextDue()).toBeNull();
+    time.advance(DEBOUNCE_MS);
+    await settle(() => true, 'a reload');
     expect(emitted.map(names)).toEqual([['A']]);
   });
 });

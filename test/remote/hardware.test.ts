@@ -3,6 +3,7 @@
 import { DeviceModelId } from '@elgato-stream-deck/core';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { realClock } from '../../src/api/clock.js';
 import { startBridge, type RunningBridge } from '../../src/cli/run.js';
 import { StreamDeckSurface } from '../../src/surfaces/streamdeck/streamdeck-surface.js';
 import { openFakeStreamDeck } from '../support/fake-hid.js';
@@ -15,7 +16,7 @@ let sim: SimulatorFixture;
 let running: RunningBridge;
 
 beforeAll(async () => {
-  sim = await startFixture({ now: Date.now, grid: 16, tickMs: 1000 });
+  sim = await startFixture({ clock: realClock, grid: 16, tickMs: 1000 });
   const { deck } = await openFakeStreamDeck(DeviceModelId.XL, { serial: 'CL00REMOTE' });
   const surface = new StreamDeckSurface(deck, { serial: 'CL00REMOTE', log: quiet, onFailure: () => undefined });
   const neo = await openFakeStreamDeck(DeviceModelId.NEO, { serial: 'CL00NEO' });

@@ -2,6 +2,7 @@
 // bridge carries it: /state, the WebSocket's state and command messages, /metrics, the log.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
+import { realClock } from '../../src/api/clock.js';
 import { startBridge, type RunningBridge } from '../../src/cli/run.js';
 import { ECHO_SHAPES, startEchoRecorder, type EchoRecorder } from '../support/echo-recorder.js';
 import { until } from '../support/until.js';
@@ -15,7 +16,7 @@ const logs: string[] = [];
 const messages: string[] = [];
 
 beforeAll(async () => {
-  sim = await startFixture({ now: Date.now, grid: 16, tickMs: 1000 });
+  sim = await startFixture({ clock: realClock, grid: 16, tickMs: 1000 });
   echo = await startEchoRecorder(sim.sim.url);
   const log = { info: (m: string) => logs.push(m), warn: (m: string) => logs.push(m), error: (m: string) => logs.push(m) };
   running = await startBridge(

@@ -5,6 +5,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { RecorderError } from '../../src/api/errors.js';
 import { startSimulator } from '../../src/simulator/server.js';
 import { startFixture, type SimulatorFixture } from '../support/simulator.js';
+import { until } from '../support/until.js';
+import { settle } from '../support/virtual-time.js';
 
 let f: SimulatorFixture;
 beforeEach(async () => {
@@ -117,10 +119,10 @@ describe('schedule', () => {
   };
 
   it('All channels: starts every channel that can record at StartTime and stops them at StopTime', async () => {
-    f.clock.ms = Math.floor(f.clock.ms / 60_000) * 60_000 + 30_000; // half past a minute
+    f.clock.advanceTo(Math.floor(f.clock.now() / 60_000) * 60_000 + 90_000); // half past a minute
     f.sim.tick();
     await f.client.syncOn(3);
-    await f.client.setSchedule({ IsEnabled: true, StartTime: hhmm(f.clock.ms + 60_000), StopTime: hhmm(f.clock.ms + 180_000) });
+    await f.client.setSchedule({ IsEnabled: true, StartTime: hhmm(f.clock.now() + 60_000), StopTime: hhmm(f.clock.now() + 180_000) });
     f.clock.advance(20_000);
     f.sim.tick();
     expect((await f.client.listChannels()).some((c) => c.IsRecording)).toBe(false);
@@ -135,10 +137,10 @@ describe('schedule', () => {
   });
 
   it('In-sync only: runs the sync group alone', async () => {
-    f.clock.ms = Math.floor(f.clock.ms / 60_000) * 60_000 + 30_000;
+    f.clock.advanceTo(Math.floor(f.clock.now() / 60_000) * 60_000 + 90_000);
     f.sim.tick();
     await f.client.syncOn(1);
-    await f.client.setSchedule({ IsEnabled: true, StartTime: hhmm(f.clock.ms + 60_000), StopTime: hhmm(f.clock.ms + 120_000), ScheduleType: 'In-sync only' });
+    await f.client.setSchedule({ IsEnabled: true, StartTime: hhmm(f.clock.now() + 60_000), StopTime: hhmm(f.clock.now() + 120_000), ScheduleType: 'In-sync only' });
     f.clock.advance(40_000);
     f.sim.tick();
     expect((await f.client.listChannels()).map((c) => c.IsRecording)).toEqual([false, true, false, false]);
@@ -149,9 +151,9 @@ describe('schedule', () => {
   });
 
   it('a disabled schedule does nothing at its times', async () => {
-    f.clock.ms = Math.floor(f.clock.ms / 60_000) * 60_000 + 30_000;
+    f.clock.advanceTo(Math.floor(f.clock.now() / 60_000) * 60_000 + 90_000);
     f.sim.tick();
-    await f.client.setSchedule({ IsEnabled: false, StartTime: hhmm(f.clock.ms + 60_000), StopTime: hhmm(f.clock.ms + 120_000) });
+    await f.client.setSchedule({ IsEnabled: false, StartTime: hhmm(f.clock.now() + 60_000), StopTime: hhmm(f.clock.now() + 120_000) });
     f.clock.advance(40_000);
     f.sim.tick();
     expect((await f.client.listChannels()).some((c) => c.IsRecording)).toBe(false);
@@ -193,9 +195,14 @@ describe('control routes and faults', () => {
 
   it('latency delays the answer', async () => {
     await f.raw('PUT', '/_sim/faults', { body: JSON.stringify({ rules: [{ kind: 'latency', latencyMs: 120, count: 1 }] }) });
-    const started = Date.now();
-    await f.client.getSyncState();
-    expect(Date.now() - started).toBeGreaterThanOrEqual(110);
+    let answered = false;
+    const answer = f.client.getSyncState().then(() => (answered = true));
+    await until(() => f.clock.nextDue() !== null, 'the request to arrive and wait'); // its delay is the only timer
+    f.clock.advance(119);
+    await settle(() => true);
+    expect(answered).toBe(false);
+    f.clock.advance(1);
+    await answer;
   });
 
   it('probabilistic faults replay exactly for the same seed', async () => {

@@ -58,6 +58,8 @@ export interface BridgeFixtureOptions {
   token?: string;
   /** More recorders after the simulator (named main, the default), each at its own URL. */
   moreRecorders?: ReadonlyArray<{ name: string; url: string; token: string }>;
+  /** The virtual time to run on, when another simulator (a more recorder's) runs on it too. */
+  time?: VirtualTime;
 }
 
 export function parseTestProfile(text: string, file = 'test-profile.yaml') {
@@ -67,8 +69,8 @@ export function parseTestProfile(text: string, file = 'test-profile.yaml') {
 }
 
 export async function startBridgeFixture(options: BridgeFixtureOptions): Promise<BridgeFixture> {
-  const time = new VirtualTime();
-  const fixture = await startFixture({ now: time.now, grid: 16, ...options.simulator });
+  const time = options.time ?? new VirtualTime();
+  const fixture = await startFixture({ clock: time, grid: 16, ...options.simulator });
   const logs: BridgeFixture['logs'] = [];
   const log: Logger = {
     info: (message) => logs.push({ level: 'info', message }),

@@ -13,7 +13,7 @@ import { RequestCounter, VirtualTime, advanceWithIo, untilWithIo } from './virtu
 /** Starts it; `close` stops the bridge and closes the recorder client and the simulator. */
 export async function deviceBridge() {
   const time = new VirtualTime();
-  const fixture = await startFixture({ now: time.now, grid: 16 });
+  const fixture = await startFixture({ clock: time, grid: 16 });
   const log = recordingLogger();
   const client = new RecorderClient({ url: fixture.sim.url, token: fixture.sim.token });
   const requests = new RequestCounter(client, time);

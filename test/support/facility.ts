@@ -4,6 +4,7 @@
 import mqtt, { type MqttClient } from 'mqtt';
 import { firstValueFrom, filter, timeout } from 'rxjs';
 import { afterEach } from 'vitest';
+import { realClock } from '../../src/api/clock.js';
 import { RecorderClient } from '../../src/api/client.js';
 import { generatedFacility } from '../../src/bench/bus.js';
 import { busClientOptions, sendWithoutDelay } from '../../src/bus/connection.js';
@@ -142,7 +143,7 @@ export async function startPanel(broker: Broker, pollMs: number, options: PanelO
 }
 
 export async function startSimulator(): Promise<SimulatorFixture> {
-  return startFixture({ now: () => Date.now(), grid: 16 });
+  return startFixture({ clock: realClock, grid: 16 });
 }
 
 /** The pictures a panel's key shows. */

@@ -18,8 +18,11 @@ export class FakeHidDevice extends EventEmitter<HIDDeviceEvents> implements HIDD
   readonly featureAnswers = new Map<number, Uint8Array>();
   /** When set, every write fails with it, as a write to an unplugged device does. */
   writeError: Error | null = null;
-  /** How long each write takes: lets a test see whether writes overlap. */
-  writeDelayMs = 0;
+  /**
+   * Each write finishes only on a later turn of the event loop, as a real USB write does: a second write
+   * started without waiting for the first overlaps it, which lets a test see whether writes overlap.
+   */
+  slowWrites = false;
   /** The most writes ever in progress at once. */
   maxWritesInFlight = 0;
   closed = false;
@@ -81,7 +84,7 @@ export class FakeHidDevice extends EventEmitter<HIDDeviceEvents> implements HIDD
     this.writesInFlight += 1;
     this.maxWritesInFlight = Math.max(this.maxWritesInFlight, this.writesInFlight);
     try {
-      if (this.writeDelayMs > 0) await new Promise((resolve) => setTimeout(resolve, this.writeDelayMs));
+      if (this.slowWrites) await new Promise((resolve) => setImmediate(resolve));
       if (this.writeError) throw this.writeError;
       this.calls.push(call);
     } finally {

@@ -3,6 +3,7 @@
 import { once } from 'node:events';
 import { request } from 'undici';
 import { WebSocket } from 'ws';
+import { realClock } from '../../src/api/clock.js';
 import { startBridge, type RunningBridge } from '../../src/cli/run.js';
 import type { Logger } from '../../src/engine/log.js';
 import type { Surface } from '../../src/engine/surface.js';
@@ -34,7 +35,7 @@ export interface RemoteFixtureOptions {
 }
 
 export async function startRemoteFixture(options: RemoteFixtureOptions = {}): Promise<RemoteFixture> {
-  const sim = await startFixture({ now: Date.now, grid: 16, tickMs: 1000 });
+  const sim = await startFixture({ clock: realClock, grid: 16, tickMs: 1000 });
   const logs: string[] = [];
   const log: Logger = { info: (m) => logs.push(m), warn: (m) => logs.push(m), error: (m) => logs.push(m) };
   const running = await startBridge(

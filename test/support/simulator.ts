@@ -4,12 +4,13 @@ import { join } from 'node:path';
 import { request } from 'undici';
 import { RecorderClient } from '../../src/api/client.js';
 import { startSimulator, type RunningSimulator, type SimulatorOptions } from '../../src/simulator/server.js';
-import { ManualClock } from './clock.js';
+import { VirtualTime } from './virtual-time.js';
 
 export interface SimulatorFixture {
   sim: RunningSimulator;
   client: RecorderClient;
-  clock: ManualClock;
+  /** The simulator's clock: nothing moves until the test moves it. */
+  clock: VirtualTime;
   /** A scratch folder for project files and recordings, removed on close. */
   folder: string;
   /** Sends a raw request (for bodies and paths the typed client would never produce). */
@@ -36,11 +37,11 @@ export function jsonOrUndefined(text: string): unknown {
   }
 }
 
-/** A simulator on a free loopback port with a hand-moved clock and no background ticks. */
+/** A simulator on a free loopback port on virtual time (nothing moves until the test moves it) with no background ticks. */
 export async function startFixture(options: SimulatorOptions = {}): Promise<SimulatorFixture> {
   const folder = await mkdtemp(join(tmpdir(), 'recdeck-test-'));
-  const clock = new ManualClock();
-  const sim = await startSimulator({ port: 0, tickMs: 0, now: clock.now, recordingsFolder: join(folder, 'recordings'), ...options });
+  const clock = new VirtualTime();
+  const sim = await startSimulator({ port: 0, tickMs: 0, clock, recordingsFolder: join(folder, 'recordings'), ...options });
   const client = new RecorderClient({ url: sim.url, token: sim.token });
   const raw: SimulatorFixture['raw'] = async (method, path, init = {}) => {
     const headers: Record<string, string> = { 'content-type': 'application/json' };

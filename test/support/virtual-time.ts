@@ -19,6 +19,11 @@ export class VirtualTime implements EngineTime {
     return this.scheduler.actions[0]?.delay ?? null;
   }
 
+  /** Runs every timer due in the next `ms`, in order, and leaves the clock `ms` on. */
+  advance(ms: number): void {
+    this.advanceTo(this.now() + ms);
+  }
+
   /** Runs every timer due up to `target`, in order, and leaves the clock there. */
   advanceTo(target: number): void {
     this.scheduler.maxFrames = target;

@@ -2,6 +2,7 @@
 // corrupt message has missing or out-of-range bytes), matched to the map's control, and turned into a
 // press, a release, a position or a turn.
 import type { SurfaceInput } from '../../engine/surface.js';
+import { hexByte, isInt, show } from './bytes.js';
 import { inputKey, type Encoding, type MidiControl, type MidiMap } from './midi-map.js';
 
 /** One channel message, channels counted 1–16 as in the map. */
@@ -86,16 +87,4 @@ export function relativeAmount(value: number, encoding: Encoding): number {
       // 0x40 alone is "counter-clockwise by nothing": no turn, and 0 rather than -0.
       return value & 0x40 ? -(value & 0x3f) || 0 : value & 0x3f;
   }
-}
-
-function isInt(value: unknown, min: number, max: number): value is number {
-  return typeof value === 'number' && Number.isInteger(value) && value >= min && value <= max;
-}
-
-function show(value: unknown): string {
-  return value === undefined ? 'missing' : JSON.stringify(value) ?? String(value);
-}
-
-function hexByte(byte: number): string {
-  return byte.toString(16).toUpperCase().padStart(2, '0');
 }

@@ -3,6 +3,7 @@
 // message type and a value of 128 would corrupt the stream (a Buffer wraps it). A value out of range is
 // a MidiValueError naming the control and the value; nothing is sent.
 import type { LedState } from '../../engine/surface.js';
+import { hex, isInt, show } from './bytes.js';
 import { wholeMessageProblem, type Led, type LedValue, type MidiControl } from './midi-map.js';
 
 export class MidiValueError extends Error {
@@ -85,8 +86,8 @@ export function levelValue(control: MidiControl, level: number): number {
 
 /** A whole message from the map (init), checked the same way. */
 export function checkedMessage(where: string, what: string, bytes: readonly unknown[]): number[] {
-  const bad = bytes.findIndex((b) => typeof b !== 'number' || !Number.isInteger(b) || b < 0 || b > 255);
-  if (bad >= 0) throw new MidiValueError(where, `${what}: byte ${bad} is ${JSON.stringify(bytes[bad]) ?? String(bytes[bad])}, not a byte 0–255`);
+  const bad = bytes.findIndex((b) => !isInt(b, 0, 255));
+  if (bad >= 0) throw new MidiValueError(where, `${what}: byte ${bad} is ${show(bytes[bad])}, not a byte 0–255`);
   const numbers = bytes as number[];
   const problem = wholeMessageProblem(numbers);
   if (problem !== null) throw new MidiValueError(where, `${what}: ${problem} (${hex(numbers)})`);
@@ -99,16 +100,4 @@ function channelMessage(control: string, what: string, status: number, channel: 
     if (!isInt(value, 0, 127)) throw new MidiValueError(control, `${what}: ${name} ${show(value)} is not a data byte 0–127`);
   }
   return [status | (channel - 1), ...data.map(([, value]) => value as number)];
-}
-
-function isInt(value: unknown, min: number, max: number): value is number {
-  return typeof value === 'number' && Number.isInteger(value) && value >= min && value <= max;
-}
-
-function show(value: unknown): string {
-  return value === undefined ? 'missing' : JSON.stringify(value) ?? String(value);
-}
-
-export function hex(bytes: readonly number[]): string {
-  return bytes.map((b) => (Number.isInteger(b) && b >= 0 && b <= 255 ? b.toString(16).toUpperCase().padStart(2, '0') : String(b))).join(' ');
 }

@@ -4,6 +4,7 @@
 // data byte above 127. Real-time bytes are dropped (never used here), SysEx is reassembled and only
 // checked (the bridge reads none), and malformed messages are reported and dropped. Nothing here throws
 // on any input; the surface calls it inside a try/catch all the same.
+import { hexByte, isInt } from './bytes.js';
 
 /** What to do with one raw message as RtMidi delivered it. */
 export interface RawVerdict {
@@ -26,7 +27,7 @@ export class RawScreen {
   constructor(private readonly maxSysexBytes = DEFAULT_MAX_SYSEX) {}
 
   screen(raw: unknown): RawVerdict {
-    if (!Array.isArray(raw) || raw.some((b) => typeof b !== 'number' || !Number.isInteger(b) || b < 0 || b > 255)) return drop('not a list of bytes');
+    if (!Array.isArray(raw) || raw.some((b) => !isInt(b, 0, 255))) return drop('not a list of bytes');
     const bytes = raw as number[];
     const first = bytes[0];
     if (first === undefined) return drop('an empty message');
@@ -89,8 +90,4 @@ function drop(garbage?: string): RawVerdict {
 
 function dataBytes(bytes: readonly number[]): boolean {
   return bytes.slice(1).every((b) => b <= 0x7f);
-}
-
-function hexByte(byte: number): string {
-  return byte.toString(16).toUpperCase().padStart(2, '0');
 }

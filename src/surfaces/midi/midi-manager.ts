@@ -14,6 +14,7 @@
 // Without MIDI on the machine (no ALSA sequencer, no native backend) the manager says so once and the
 // rest of the bridge carries on.
 import { Observable, Subject, Subscription, interval } from 'rxjs';
+import { messageOf } from '../../api/errors.js';
 import { realTime, type EngineTime } from '../../engine/engine-time.js';
 import type { Logger } from '../../engine/log.js';
 import type { SurfaceSource } from '../../engine/surface.js';
@@ -296,8 +297,4 @@ export class MidiManager implements SurfaceSource {
       this.options.log.info(`MIDI ports left unused, their map being in use on another port: "${spare.join('", "')}" (a second identical controller needs a copy of the map with a new name and its exact port name)`);
     }
   }
-}
-
-function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }

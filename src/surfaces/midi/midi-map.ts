@@ -3,6 +3,7 @@
 // says what a control does, a map says which bytes that control is. This schema is the single source of
 // truth: the loader validates with it and the surface, decoder and encoder take their types from it.
 import * as z from 'zod';
+import { messageOf } from '../../api/errors.js';
 import type { LedState } from '../../engine/surface.js';
 
 export const LED_STATES = ['off', 'idle', 'active', 'recording', 'paused', 'armed', 'sync-recording', 'wrong', 'no-source', 'stale', 'offline', 'dialog', 'holding'] as const;
@@ -34,7 +35,7 @@ function regexError(pattern: string): string {
     new RegExp(slashed?.[1] ?? pattern, slashed?.[2]);
     return 'unknown problem';
   } catch (error) {
-    return error instanceof Error ? error.message : String(error);
+    return messageOf(error);
   }
 }
 

@@ -6,6 +6,7 @@
 // changes what the device shows too: a fader or knob moved is recorded where the hand left it, and
 // nothing is written to it while the hand is on it (a motor would fight the hand).
 import { Subject, type Observable } from 'rxjs';
+import { messageOf } from '../../api/errors.js';
 import { DeviceOutput } from '../../engine/device-output.js';
 import { realTime, type EngineTime } from '../../engine/engine-time.js';
 import type { Logger } from '../../engine/log.js';
@@ -13,7 +14,8 @@ import { LogLimiter } from '../../engine/log-limit.js';
 import type { ControlDefinition, LedState, Surface, SurfaceInput } from '../../engine/surface.js';
 import { controlDefinitions } from './controls.js';
 import { ControlIndex, decode, fromBytes } from './decode.js';
-import { checkedMessage, encodeLed, encodeLevel, hex, levelValue, MidiValueError } from './encode.js';
+import { hex } from './bytes.js';
+import { checkedMessage, encodeLed, encodeLevel, levelValue, MidiValueError } from './encode.js';
 import { RawScreen } from './input-guard.js';
 import type { MidiControl, MidiMap } from './midi-map.js';
 import type { MidiInputPort, MidiOutputPort } from './midi-port.js';
@@ -106,7 +108,7 @@ export class MidiSurface implements Surface {
       try {
         this.send(`exit[${i}]`, checkedMessage(this.id, `exit[${i}]`, message));
       } catch (error) {
-        this.options.log.warn(error instanceof Error ? error.message : String(error));
+        this.options.log.warn(messageOf(error));
       }
     }
     this.closed = true;
@@ -169,7 +171,7 @@ export class MidiSurface implements Surface {
       handle();
     } catch (error) {
       try {
-        this.reportGarbage(`input that could not be handled (${error instanceof Error ? error.message : String(error)})`);
+        this.reportGarbage(`input that could not be handled (${messageOf(error)})`);
       } catch {
         // The log itself failed: nothing is left to tell, and throwing here would end the process.
       }
@@ -196,7 +198,7 @@ export class MidiSurface implements Surface {
     try {
       output.send(bytes);
     } catch (error) {
-      throw new Error(`${this.id}: ${what}: sending ${hex(bytes)} failed: ${error instanceof Error ? error.message : String(error)}`);
+      throw new Error(`${this.id}: ${what}: sending ${hex(bytes)} failed: ${messageOf(error)}`);
     }
   }
 
@@ -224,7 +226,7 @@ export class MidiSurface implements Surface {
       try {
         this.send(control.id, encodeLed(control, 'off'));
       } catch (error) {
-        failures.push(error instanceof Error ? error.message : String(error));
+        failures.push(messageOf(error));
       }
     }
     if (failures.length > 0) throw new Error(`${this.id}: clearing failed: ${failures.join('; ')}`);

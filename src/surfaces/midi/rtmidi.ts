@@ -4,6 +4,7 @@
 // must never stop the bridge from starting, and a machine without it gets a clear reason instead.
 import { accessSync, constants } from 'node:fs';
 import { createRequire } from 'node:module';
+import { messageOf } from '../../api/errors.js';
 import type { MidiBackend, MidiBackendLoader, MidiInputPort, MidiOutputPort } from './midi-port.js';
 
 /** The part of @julusian/midi's Input used here (its public class). */
@@ -50,7 +51,7 @@ export function alsaSequencerProblem(device = '/dev/snd/seq'): string | null {
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     // A missing device gets its hint (what to load or pass in) from midiUnavailableReason.
-    return code === 'ENOENT' ? 'RtMidi not started' : `RtMidi not started: ${device} cannot be opened (${code ?? (error as Error).message})`;
+    return code === 'ENOENT' ? 'RtMidi not started' : `RtMidi not started: ${device} cannot be opened (${code ?? messageOf(error)})`;
   }
 }
 

@@ -1,9 +1,10 @@
 // `recdeck devices`: one line per Stream Deck plugged in, or why none can be seen. Each device is opened
 // briefly to read its firmware version, so one held by another program (or a running recdeck) says so.
 import type { StreamDeck } from '@elgato-stream-deck/core';
+import { messageOf } from '../../api/errors.js';
 import type { StreamDeckBackend, StreamDeckListing } from './backend.js';
 import { shortModelId } from './models.js';
-import { explainOpenError, messageOf } from './problems.js';
+import { explainOpenError } from './problems.js';
 
 export async function describeStreamDecks(backend: StreamDeckBackend): Promise<string[]> {
   let listings: StreamDeckListing[];

@@ -2,8 +2,6 @@
 // wording shared with other HID families is in ../hid-support.ts).
 import { explainHidOpenError, libusbMissing, supportProblem } from '../hid-support.js';
 
-export { messageOf } from '../hid-support.js';
-
 const STREAM_DECK = { name: 'Stream Deck', plural: 'Stream Decks' };
 
 export const LIBUSB_MISSING = libusbMissing(STREAM_DECK);

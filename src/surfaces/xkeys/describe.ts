@@ -2,7 +2,7 @@
 // briefly to read its unit id and firmware version, so one held by another program (or a running
 // recdeck) says so.
 import { realTime, type EngineTime } from '../../engine/engine-time.js';
-import { messageOf } from '../hid-support.js';
+import { messageOf } from '../../api/errors.js';
 import type { XkeysBackend, XkeysListing } from './backend.js';
 import { modelIdOf, xkeysProduct } from './models.js';
 import { openPanel } from './panel.js';

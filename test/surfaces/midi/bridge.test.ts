@@ -4,6 +4,7 @@
 // plugged in again (also between two checks, under the same name) every LED is sent again.
 import { filter, firstValueFrom, timeout } from 'rxjs';
 import { afterEach, describe, expect, it } from 'vitest';
+import { realClock } from '../../../src/api/clock.js';
 import { RecorderClient } from '../../../src/api/client.js';
 import { Bridge } from '../../../src/engine/bridge.js';
 import type { Logger } from '../../../src/engine/log.js';
@@ -32,7 +33,7 @@ function leds(sent: number[][]): Map<number, number[]> {
 
 describe('an APC mini mk2 under the bridge', () => {
   it('lights its LEDs, drives the recorder, and is lit again in full when it comes back', async () => {
-    const fixture = await startFixture({ now: Date.now, grid: 16 });
+    const fixture = await startFixture({ clock: realClock, grid: 16 });
     cleanups.push(() => fixture.close());
     const lines: string[] = [];
     const log: Logger = { info: (m) => lines.push(m), warn: (m) => lines.push(`warn ${m}`), error: (m) => lines.push(`error ${m}`) };

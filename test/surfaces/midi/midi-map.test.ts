@@ -15,6 +15,17 @@ function problems(text: string): string[] {
 }
 
 describe('MIDI map loading', () => {
+  it('is read by the same loader as profiles: a repeated key is named, a file of text is not quoted, a pasted secret is masked', () => {
+    expect(problems(`${HEAD}name: Again\ncontrols: []\n`)).toEqual(['map.yaml:4:1: duplicate key "name": each key may appear only once in a mapping']);
+    expect(problems('perm:0123456789abcdef\n')).toEqual([
+      'map.yaml:1:1: not a MIDI map: a MIDI map is a YAML mapping with name, model, ports and controls, and this file holds text (not repeated here)',
+    ]);
+    const secret = 'Bearer 3f2a9c1e-7b4d-4e8a-9c1f-2d3e4f5a6b7c';
+    const masked = problems(`${HEAD}controls:\n  - {id: pad0, type: note, channel: 1, number: 0, role: "${secret}"}\n`);
+    expect(masked.join('\n')).toContain('***');
+    expect(masked.join('\n')).not.toContain('3f2a9c1e');
+  });
+
   it('resolves LED styles by name and fills defaults', () => {
     const result = parseMidiMap(
       `${HEAD}leds:

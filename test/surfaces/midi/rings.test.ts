@@ -24,7 +24,7 @@ afterEach(async () => {
 
 async function xTouchBridge() {
   const time = new VirtualTime();
-  const fixture = await startFixture({ now: time.now, grid: 16 });
+  const fixture = await startFixture({ clock: time, grid: 16 });
   const warnings: string[] = [];
   const log = { info: () => undefined, warn: (m: string) => warnings.push(m), error: (m: string) => warnings.push(m) };
   const client = new RecorderClient({ url: fixture.sim.url, token: fixture.sim.token });

@@ -86,12 +86,12 @@ describe('lights, rings, brightness, clearing', () => {
 describe('one writer per device', () => {
   it('writes to one device never overlap, though the library itself would overlap them', async () => {
     const direct = await openFakeStreamDeck(DeviceModelId.ORIGINALMK2);
-    direct.hid.writeDelayMs = 5;
+    direct.hid.slowWrites = true;
     await Promise.all([direct.deck.fillKeyBuffer(0, markedImage(72, 72, [200, 0, 0]).data), direct.deck.fillKeyBuffer(1, markedImage(72, 72, [0, 0, 200]).data)]);
     expect(direct.hid.maxWritesInFlight).toBe(2);
 
     const { surface, hid } = await fakeSurface(DeviceModelId.ORIGINALMK2);
-    hid.writeDelayMs = 5;
+    hid.slowWrites = true;
     await show(surface, image('key0', markedImage(72, 72, [200, 0, 0])), image('key1', markedImage(72, 72, [0, 0, 200])), image('key2', solidImage(72, 72, [0, 200, 0])), { type: 'brightness', percent: 50 });
     expect(hid.maxWritesInFlight).toBe(1);
     // In the order they were asked for.

@@ -1,0 +1,22 @@
+// The one clock every timed part reads and schedules on. It lives here, at the base, because the
+// recorder client (a request's time limit, its latency) and the simulator (ticks, injected delays) are
+// timed parts too and may not import the engine; the engine's `EngineTime` is this clock plus a
+// precise timer for latencies, so one real clock, or one virtual clock in tests, drives them all.
+import { asyncScheduler, type SchedulerLike } from 'rxjs';
+
+export interface Clock {
+  /** Wall-clock milliseconds since the epoch. */
+  now(): number;
+  /** Runs every timer of the part that was given this clock. */
+  readonly scheduler: SchedulerLike;
+}
+
+export const realClock: Clock = {
+  now: () => Date.now(),
+  scheduler: asyncScheduler,
+};
+
+/** Resolves after `ms` on the clock (a delay the part itself decides, never a test waiting for I/O). */
+export function delay(clock: Clock, ms: number): Promise<void> {
+  return new Promise((resolve) => clock.scheduler.schedule(() => resolve(), ms));
+}

@@ -1,0 +1,49 @@
+// Knowledge that lives in one place only, checked from the sources: time is read and timers are set
+// through the one clock (api/clock.ts, which EngineTime extends), and a caught error is turned into
+// words by one function (messageOf). A second home for either is how the two drift apart.
+import { readFileSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+
+function sourceFiles(folder: string): string[] {
+  return readdirSync(join(ROOT, folder), { withFileTypes: true }).flatMap((entry) => {
+    const path = `${folder}/${entry.name}`;
+    if (entry.isDirectory()) return sourceFiles(path);
+    return entry.name.endsWith('.ts') && !entry.name.endsWith('.d.ts') ? [path] : [];
+  });
+}
+
+/** Each source's text without its comments, so that a comment naming Date.now is not a use of it. */
+const sources = sourceFiles('src').map((file) => ({ file, code: readFileSync(join(ROOT, file), 'utf8').replace(/\/\*[\s\S]*?\*\/|(^|[^:'"`])\/\/.*$/gm, '$1') }));
+
+/** Where real time may still be read or waited on, and why. */
+const REAL_TIME: Record<string, string> = {
+  'src/api/clock.ts': 'the clock itself',
+  'src/bench/bare-poller.ts': "the benchmarks' floor: a process of its own polling on real timers, as lean as a poller gets",
+  'src/bench/broker.ts': 'waits for the Mosquitto process it starts to listen',
+  'src/bench/stats.ts': "the benchmarks' measuring windows are real time by definition",
+};
+
+describe('one clock', () => {
+  it('no Date.now, setTimeout or setInterval in src/ outside the clock and the process plumbing listed', () => {
+    const found = sources.filter(({ file, code }) => /\bDate\.now\(|\bset(Timeout|Interval)\b/.test(code) && !(file in REAL_TIME)).map(({ file }) => file);
+    expect(found).toEqual([]);
+  });
+
+  it('the list names no file that no longer needs it', () => {
+    const users = new Set(sources.filter(({ code }) => /\bDate\.now\(|\bset(Timeout|Interval)\b/.test(code)).map(({ file }) => file));
+    expect(Object.keys(REAL_TIME).filter((file) => !users.has(file))).toEqual([]);
+  });
+});
+
+describe('one messageOf', () => {
+  it('a caught error becomes words only through messageOf (api/errors.ts)', () => {
+    const other = /\binstanceof Error \? \w+\.message : String\(|\(\w+ as Error\)\.message/;
+    const found = sources.filter(({ file, code }) => file !== 'src/api/errors.ts' && other.test(code)).map(({ file }) => file);
+    expect(found).toEqual([]);
+    expect(sources.filter(({ code }) => /\bfunction messageOf\b/.test(code)).map(({ file }) => file)).toEqual(['src/api/errors.ts']);
+  });
+});
