@@ -2,6 +2,7 @@
 // a file's text and parsed value with its ETag, and the edits that write it. Reading is always open (as
 // /state is); writing needs --allow-edit, and every write goes through ProfileFiles (inside the profile
 // folders, checked by the loader, atomic, kept as FILE.bak) and into the audit log.
+import { messageOf } from '../api/errors.js';
 import type { IncomingMessage } from 'node:http';
 import * as z from 'zod';
 import type { Bridge } from '../engine/bridge.js';
@@ -133,7 +134,7 @@ async function readJson(request: IncomingMessage): Promise<unknown> {
   try {
     return JSON.parse(Buffer.concat(chunks).toString('utf8'));
   } catch (error) {
-    throw new EditError(400, `the body is not JSON: ${(error as Error).message}`);
+    throw new EditError(400, `the body is not JSON: ${messageOf(error)}`);
   }
 }
 

@@ -214,7 +214,7 @@ export async function startRemoteServer(options: RemoteServerOptions): Promise<R
     try {
       parts = url.pathname.split('/').slice(1).map(decodePart);
     } catch (error) {
-      return sendJson(response, 400, { error: (error as Error).message });
+      return sendJson(response, 400, { error: messageOf(error) });
     }
     const answer = await answerProfiles(request, parts, options.bridge, editing, `${address} (${how})`);
     if (answer === null) return sendJson(response, 404, { error: `no route ${method} ${url.pathname}` });

@@ -23,10 +23,15 @@ export class FakeHidDevice extends EventEmitter<HIDDeviceEvents> implements HIDD
    * started without waiting for the first overlaps it, which lets a test see whether writes overlap.
    */
   slowWrites = false;
+  /**
+   * When set, every write waits for it, as writes to a device that is busy do: a test holds the writes,
+   * sees how many the library has started at once (`writesInFlight`), then lets them finish.
+   */
+  heldUntil: Promise<void> | null = null;
   /** The most writes ever in progress at once. */
   maxWritesInFlight = 0;
   closed = false;
-  private writesInFlight = 0;
+  writesInFlight = 0;
 
   constructor(readonly info: HIDDeviceInfo) {
     super();
@@ -85,6 +90,7 @@ export class FakeHidDevice extends EventEmitter<HIDDeviceEvents> implements HIDD
     this.maxWritesInFlight = Math.max(this.maxWritesInFlight, this.writesInFlight);
     try {
       if (this.slowWrites) await new Promise((resolve) => setImmediate(resolve));
+      if (this.heldUntil) await this.heldUntil;
       if (this.writeError) throw this.writeError;
       this.calls.push(call);
     } finally {

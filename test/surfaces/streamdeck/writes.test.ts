@@ -4,6 +4,7 @@ import { DeviceModelId } from '@elgato-stream-deck/core';
 import { describe, expect, it } from 'vitest';
 import { LED_COLOURS, RING_COLOUR } from '../../../src/render/led-colours.js';
 import { openFakeStreamDeck } from '../../support/fake-hid.js';
+import { until } from '../../support/until.js';
 import { fakeSurface, image, show } from './helpers.js';
 import { markedImage, solidImage } from './reports.js';
 
@@ -85,9 +86,15 @@ describe('lights, rings, brightness, clearing', () => {
 
 describe('one writer per device', () => {
   it('writes to one device never overlap, though the library itself would overlap them', async () => {
+    // The library alone: two images asked for at once are written at once (their JPEG encoding runs on
+    // other threads, so the writes are held until both have started, however the encodings finish).
     const direct = await openFakeStreamDeck(DeviceModelId.ORIGINALMK2);
-    direct.hid.slowWrites = true;
-    await Promise.all([direct.deck.fillKeyBuffer(0, markedImage(72, 72, [200, 0, 0]).data), direct.deck.fillKeyBuffer(1, markedImage(72, 72, [0, 0, 200]).data)]);
+    let release = () => undefined as void;
+    direct.hid.heldUntil = new Promise<void>((resolve) => (release = resolve));
+    const both = Promise.all([direct.deck.fillKeyBuffer(0, markedImage(72, 72, [200, 0, 0]).data), direct.deck.fillKeyBuffer(1, markedImage(72, 72, [0, 0, 200]).data)]);
+    await until(() => direct.hid.writesInFlight === 2, 'both of the library\'s writes started at once');
+    release();
+    await both;
     expect(direct.hid.maxWritesInFlight).toBe(2);
 
     const { surface, hid } = await fakeSurface(DeviceModelId.ORIGINALMK2);
