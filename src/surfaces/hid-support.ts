@@ -30,6 +30,31 @@ export function supportProblem(family: HidFamilyWords, error: unknown, stage: 'l
   return `${family.plural} could not be listed: ${text}`;
 }
 
+/** A family's library could not be loaded or could not list devices; none of its devices can be used until fixed. */
+export class HidSupportError extends Error {
+  constructor(family: HidFamilyWords, error: unknown, stage: 'load' | 'list') {
+    super(supportProblem(family, error, stage), { cause: error });
+    this.name = `${family.name.replace(/[^A-Za-z]/g, '')}SupportError`;
+  }
+}
+
+/**
+ * The family's library, loaded at the first call: a failure to load it is a HidSupportError, and is
+ * tried again at the next call (the missing package may be installed while recdeck runs).
+ */
+export function lazyLibrary<T>(family: HidFamilyWords, load: () => Promise<T>): () => Promise<T> {
+  let loading: Promise<T> | null = null;
+  return async () => {
+    try {
+      loading ??= load();
+      return await loading;
+    } catch (error) {
+      loading = null;
+      throw new HidSupportError(family, error, 'load');
+    }
+  };
+}
+
 /** Why a listed device (`who`) could not be opened; `holders` names the programs that may hold it. */
 export function explainHidOpenError(who: string, error: unknown, holders: string): string {
   const text = messageOf(error);

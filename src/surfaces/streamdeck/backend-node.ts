@@ -1,9 +1,10 @@
 // The real backend: @elgato-stream-deck/node over node-hid. It is loaded only when first needed, and
-// any failure to load it (node-hid's native module needs libusb on Linux) becomes a StreamDeckSupportError
+// any failure to load it (node-hid's native module needs libusb on Linux) becomes a HidSupportError
 // with a message that says what to install, so the rest of recdeck runs on without Stream Decks.
 import type { StreamDeck } from '@elgato-stream-deck/core';
 import type { StreamDeckBackend, StreamDeckListing } from './backend.js';
-import { supportError } from './problems.js';
+import { HidSupportError, lazyLibrary } from '../hid-support.js';
+import { STREAM_DECK } from './problems.js';
 
 /** The part of '@elgato-stream-deck/node' used here. */
 export interface StreamDeckNodeLibrary {
@@ -20,18 +21,7 @@ const loadNodeLibrary = (): Promise<StreamDeckNodeLibrary> => import('@elgato-st
 
 export function nodeStreamDeckBackend(options: NodeBackendOptions = {}): StreamDeckBackend {
   const load = options.load ?? loadNodeLibrary;
-  let loading: Promise<StreamDeckNodeLibrary> | null = null;
-
-  async function library(): Promise<StreamDeckNodeLibrary> {
-    try {
-      loading ??= load();
-      return await loading;
-    } catch (error) {
-      // Tried again on the next scan: the missing package may be installed while recdeck runs.
-      loading = null;
-      throw supportError(error, 'load');
-    }
-  }
+  const library = lazyLibrary(STREAM_DECK, load);
 
   return {
     async list(): Promise<StreamDeckListing[]> {
@@ -41,7 +31,7 @@ export function nodeStreamDeckBackend(options: NodeBackendOptions = {}): StreamD
         found = await sdk.listStreamDecks();
       } catch (error) {
         // node-hid loads its native module on first use, so a missing libusb shows up here.
-        throw supportError(error, 'list');
+        throw new HidSupportError(STREAM_DECK, error, 'list');
       }
       return found.map((d) => ({ path: d.path, model: d.model, ...(d.serialNumber ? { serialNumber: d.serialNumber } : {}) }));
     },

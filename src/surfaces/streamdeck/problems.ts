@@ -1,23 +1,13 @@
 // What went wrong with Stream Deck support or one device, said so that an operator can act on it (the
 // wording shared with other HID families is in ../hid-support.ts).
-import { explainHidOpenError, libusbMissing, supportProblem } from '../hid-support.js';
+import { explainHidOpenError, HidSupportError, libusbMissing } from '../hid-support.js';
 
-const STREAM_DECK = { name: 'Stream Deck', plural: 'Stream Decks' };
+export const STREAM_DECK = { name: 'Stream Deck', plural: 'Stream Decks' };
 
 export const LIBUSB_MISSING = libusbMissing(STREAM_DECK);
 
-/** The library could not be loaded or could not list devices; no Stream Deck can be used until fixed. */
-export class StreamDeckSupportError extends Error {
-  constructor(message: string, options?: { cause?: unknown }) {
-    super(message, options);
-    this.name = 'StreamDeckSupportError';
-  }
-}
-
-/** Why '@elgato-stream-deck/node' (or node-hid under it) could not be loaded or could not list devices. */
-export function supportError(error: unknown, stage: 'load' | 'list'): StreamDeckSupportError {
-  return new StreamDeckSupportError(supportProblem(STREAM_DECK, error, stage), { cause: error });
-}
+/** '@elgato-stream-deck/node' (or node-hid under it) could not be loaded or could not list devices. */
+export { HidSupportError as StreamDeckSupportError };
 
 export interface DeviceWhereabouts {
   path: string;

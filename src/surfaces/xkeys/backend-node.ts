@@ -1,11 +1,12 @@
 // The real backend: node-hid lists HID devices and opens them, the xkeys package's NodeHIDDevice wraps
 // one as the library's transport. Both are loaded only when first needed, and any failure to load them
-// (node-hid's native module needs libusb on Linux) becomes an XkeysSupportError that says what to
+// (node-hid's native module needs libusb on Linux) becomes a HidSupportError that says what to
 // install, so the rest of recdeck runs on without X-keys.
 import type { HIDDevice } from '@xkeys-lib/core';
 import type { XkeysBackend, XkeysListing } from './backend.js';
 import { XKEYS_VENDOR_ID, xkeysProduct } from './models.js';
-import { xkeysSupportError } from './problems.js';
+import { HidSupportError, lazyLibrary } from '../hid-support.js';
+import { XKEYS } from './problems.js';
 
 /** The parts of 'node-hid' and 'xkeys' used here. */
 export interface XkeysNodeLibrary {
@@ -28,18 +29,7 @@ const loadNodeLibrary = async (): Promise<XkeysNodeLibrary> => {
 
 export function nodeXkeysBackend(options: XkeysNodeBackendOptions = {}): XkeysBackend {
   const load = options.load ?? loadNodeLibrary;
-  let loading: Promise<XkeysNodeLibrary> | null = null;
-
-  async function library(): Promise<XkeysNodeLibrary> {
-    try {
-      loading ??= load();
-      return await loading;
-    } catch (error) {
-      // Tried again on the next scan: the missing package may be installed while recdeck runs.
-      loading = null;
-      throw xkeysSupportError(error, 'load');
-    }
-  }
+  const library = lazyLibrary(XKEYS, load);
 
   return {
     async list(): Promise<XkeysListing[]> {
@@ -49,7 +39,7 @@ export function nodeXkeysBackend(options: XkeysNodeBackendOptions = {}): XkeysBa
         found = await hid.devicesAsync();
       } catch (error) {
         // node-hid loads its native module on first use, so a missing libusb shows up here.
-        throw xkeysSupportError(error, 'list');
+        throw new HidSupportError(XKEYS, error, 'list');
       }
       const listings: XkeysListing[] = [];
       for (const d of found) {

@@ -1,25 +1,12 @@
 // What went wrong with X-keys support or one panel, said so that an operator can act on it (the wording
 // shared with other HID families is in ../hid-support.ts).
-import { explainHidOpenError, libusbMissing, supportProblem } from '../hid-support.js';
+import { explainHidOpenError, libusbMissing } from '../hid-support.js';
 import type { XkeysListing } from './backend.js';
 import { modelIdOf, xkeysProduct } from './models.js';
 
-const XKEYS = { name: 'X-keys', plural: 'X-keys panels' };
+export const XKEYS = { name: 'X-keys', plural: 'X-keys panels' };
 
 export const XKEYS_LIBUSB_MISSING = libusbMissing(XKEYS);
-
-/** The library could not be loaded or could not list devices; no X-keys can be used until fixed. */
-export class XkeysSupportError extends Error {
-  constructor(message: string, options?: { cause?: unknown }) {
-    super(message, options);
-    this.name = 'XkeysSupportError';
-  }
-}
-
-/** Why 'xkeys' (or node-hid under it) could not be loaded or could not list devices. */
-export function xkeysSupportError(error: unknown, stage: 'load' | 'list'): XkeysSupportError {
-  return new XkeysSupportError(supportProblem(XKEYS, error, stage), { cause: error });
-}
 
 /** "X-keys xk-24 unit 3 at /dev/hidraw5" (the unit id once the panel has said it). */
 export function describePanel(listing: XkeysListing, unitId?: number): string {
