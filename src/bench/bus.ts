@@ -11,11 +11,14 @@ import { join } from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import mqtt, { type MqttClient } from 'mqtt';
+import { stringify } from 'yaml';
+import type * as z from 'zod';
 import { filter, firstValueFrom } from 'rxjs';
 import { BusRecorder } from '../bus/bus-recorder.js';
 import { busClientOptions, sendWithoutDelay } from '../bus/connection.js';
 import { BusAuthority, publicKeyText, type Facility, type FacilityPanel, type FacilityPoller } from '../bus/facility.js';
 import { operationsIn, type OperationGroup } from '../bus/operation-groups.js';
+import type { FacilityFile } from '../cli/facility-file.js';
 import { BRIDGE_NODE_FLAGS } from '../cli/node-flags.js';
 import { Bridge } from '../engine/bridge.js';
 import { realTime } from '../engine/engine-time.js';
@@ -76,12 +79,12 @@ export function generatedFacility(
     authority: (id) => BusAuthority.signed(id, pairOf(id).privateKey, facility),
     // The facility file and one member's key file, as `recdeck run --mqtt-facility --mqtt-key-file` reads them.
     writeFiles: async (folder, id) => {
-      const lines = ['pollers:'];
-      for (const poller of pollerIds) lines.push(`  ${poller}:`, `    publicKey: ${publicKeyText(publicKey(poller))}`, `    recorders: [${recorder}]`);
-      lines.push('panels:');
-      for (const panel of panelIds) lines.push(`  ${panel}:`, `    publicKey: ${publicKeyText(publicKey(panel))}`, `    may: { ${recorder}: [${(groups[panel] ?? ['read', 'control']).join(', ')}] }`);
+      const file: z.input<typeof FacilityFile> = {
+        pollers: Object.fromEntries(pollerIds.map((poller) => [poller, { publicKey: publicKeyText(publicKey(poller)), recorders: [recorder] }])),
+        panels: Object.fromEntries(panelIds.map((panel) => [panel, { publicKey: publicKeyText(publicKey(panel)), may: { [recorder]: [...(groups[panel] ?? ['read', 'control'])] } }])),
+      };
       const files = { facility: join(folder, 'facility.yaml'), keyFile: join(folder, `${id}.pem`) };
-      await writeFile(files.facility, `${lines.join('\n')}\n`);
+      await writeFile(files.facility, stringify(file));
       await writeFile(files.keyFile, pairOf(id).privateKey.export({ type: 'pkcs8', format: 'pem' }), { mode: 0o600 });
       return files;
     },

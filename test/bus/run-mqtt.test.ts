@@ -10,7 +10,7 @@ import { busSettings, splitBusRecorders, type BusSettings } from '../../src/cli/
 import { parseRunArgs, startBridge, type RunningBridge } from '../../src/cli/run.js';
 import { keyGrid } from '../../src/engine/surface.js';
 import { MemorySurface } from '../../src/surfaces/memory/memory-surface.js';
-import { PANEL_PROFILE, keptLog, startSimulator, until } from '../support/facility.js';
+import { PANEL_PROFILE, keygen, keptLog, startSimulator, until } from '../support/facility.js';
 import { startBroker } from '../support/mosquitto.js';
 import { until as waitUntil } from '../support/until.js';
 
@@ -23,15 +23,6 @@ async function tempFolder(): Promise<string> {
   const folder = await mkdtemp(join(tmpdir(), 'recdeck-bus-'));
   cleanups.push(() => rm(folder, { recursive: true, force: true }));
   return folder;
-}
-
-/** `recdeck bus keygen ID --out FOLDER/ID.pem`: the public key it prints. */
-async function keygen(folder: string, id: string): Promise<string> {
-  let printed = '';
-  await bus(['keygen', id, '--out', join(folder, `${id}.pem`)], (text) => (printed += text));
-  const key = /publicKey: (\S+)/.exec(printed)?.[1];
-  if (key === undefined) throw new Error(`keygen printed no key: ${printed}`);
-  return key;
 }
 
 const bare = (url: string): BusSettings => ({ url, facility: null, id: 'x', tls: {}, keepaliveS: 5 });

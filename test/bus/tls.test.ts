@@ -9,11 +9,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { connectAsync, type IClientOptions } from 'mqtt';
 import { afterEach, describe, expect, it } from 'vitest';
-import { bus } from '../../src/cli/bus-keys.js';
 import { parseRunArgs, startBridge, type RunningBridge } from '../../src/cli/run.js';
 import { keyGrid } from '../../src/engine/surface.js';
 import { MemorySurface } from '../../src/surfaces/memory/memory-surface.js';
-import { PANEL_PROFILE, keptLog, startSimulator, until } from '../support/facility.js';
+import { PANEL_PROFILE, keygen, keptLog, startSimulator, until } from '../support/facility.js';
 import { DEPLOY, startBroker, type RestartableBroker } from '../support/mosquitto.js';
 
 const cleanups: Array<() => Promise<unknown>> = [];
@@ -89,14 +88,6 @@ async function tryConnect(rig: TlsRig, files: { ca: string; cert: string | null;
   return 'connected';
 }
 
-async function keygen(folder: string, id: string): Promise<string> {
-  let printed = '';
-  await bus(['keygen', id, '--out', join(folder, `${id}-signing.pem`)], (text) => (printed += text));
-  const key = /publicKey: (\S+)/.exec(printed)?.[1];
-  if (key === undefined) throw new Error(`keygen printed no key: ${printed}`);
-  return key;
-}
-
 describe('the state bus over TLS', () => {
   it('recdeck run with --mqtt-ca, --mqtt-cert and --mqtt-key: a panel drives the recorder a poller publishes, each known to the broker by its certificate', async () => {
     const rig = await tlsBroker();
@@ -104,7 +95,7 @@ describe('the state bus over TLS', () => {
     cleanups.push(() => sim.close());
     await writeFile(rig.file('panel.yaml'), PANEL_PROFILE);
     const facility = rig.file('facility.yaml');
-    await writeFile(facility, `pollers:\n  poller-main:\n    publicKey: ${await keygen(rig.folder, 'poller-main')}\n    recorders: [main]\npanels:\n  desk-1:\n    publicKey: ${await keygen(rig.folder, 'desk-1')}\n    may: { main: [read, control] }\n`);
+    await writeFile(facility, `pollers:\n  poller-main:\n    publicKey: ${await keygen(rig.folder, 'poller-main', rig.file('poller-main-signing.pem'))}\n    recorders: [main]\npanels:\n  desk-1:\n    publicKey: ${await keygen(rig.folder, 'desk-1', rig.file('desk-1-signing.pem'))}\n    may: { main: [read, control] }\n`);
     const start = async (id: string, args: string[], env: NodeJS.ProcessEnv, surfaces: MemorySurface[]): Promise<RunningBridge> => {
       const tls = ['--mqtt', rig.url, '--mqtt-ca', rig.file('facility-ca.pem'), '--mqtt-cert', rig.file(`${id}.pem`), '--mqtt-key', rig.file(`${id}.key`)];
       const signing = ['--mqtt-facility', facility, '--mqtt-id', id, '--mqtt-key-file', rig.file(`${id}-signing.pem`)];

@@ -1,6 +1,7 @@
 // A facility on one real Mosquitto: the simulator (real HTTP, real time), pollers holding its URL and
 // token that publish it on the bus, and panel bridges that know only `main@mqtt`, each with an
 // in-memory 15-key surface. Every member signs with its own key; the facility lists them all.
+import { join } from 'node:path';
 import mqtt, { type MqttClient } from 'mqtt';
 import { firstValueFrom, filter, timeout } from 'rxjs';
 import { afterEach } from 'vitest';
@@ -10,6 +11,7 @@ import { generatedFacility } from '../../src/bench/bus.js';
 import { busClientOptions, sendWithoutDelay } from '../../src/bus/connection.js';
 import { BusPoller, newInstance, pollerWill, recorderIdentity } from '../../src/bus/bus-poller.js';
 import { BusRecorder } from '../../src/bus/bus-recorder.js';
+import { bus } from '../../src/cli/bus-keys.js';
 import type { BusAuthority } from '../../src/bus/facility.js';
 import type { OperationGroup } from '../../src/bus/operation-groups.js';
 import { Bridge } from '../../src/engine/bridge.js';
@@ -38,6 +40,15 @@ pages:
 `;
 
 /** A logger that keeps every line (the bus ends say what they refuse and why). */
+/** `recdeck bus keygen ID --out FILE` (FOLDER/ID.pem unless named): the public key it prints. */
+export async function keygen(folder: string, id: string, file = join(folder, `${id}.pem`)): Promise<string> {
+  let printed = '';
+  await bus(['keygen', id, '--out', file], (text) => (printed += text));
+  const key = /publicKey: (\S+)/.exec(printed)?.[1];
+  if (key === undefined) throw new Error(`keygen printed no key: ${printed}`);
+  return key;
+}
+
 export function keptLog(): Logger & { lines: string[] } {
   const lines: string[] = [];
   return { lines, info: (m) => lines.push(m), warn: (m) => lines.push(m), error: (m) => lines.push(m) };
