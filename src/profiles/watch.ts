@@ -22,6 +22,8 @@ export interface WatchProfilesOptions {
   debounceMs?: number;
   /** The clock the quiet time runs on; default the real one. */
   clock?: Clock;
+  /** Opens a directory's change feed; default node:fs `watch` (tests count the feeds opened and closed). */
+  watchDirectory?: typeof watch;
 }
 
 const PROFILE_FILE = /\.ya?ml$/i;
@@ -34,6 +36,7 @@ const PROFILE_FILE = /\.ya?ml$/i;
 export function watchProfiles(paths: readonly string[], options: WatchProfilesOptions = {}): Observable<ProfileSet> {
   const debounceMs = options.debounceMs ?? 100;
   const clock = options.clock ?? realClock;
+  const watchDirectory = options.watchDirectory ?? watch;
   return new Observable<ProfileSet>((subscriber) => {
     const lastGood = new Map<string, LoadedProfile>();
     const watchers = new Map<string, { watcher: FSWatcher; inode: number }>();
@@ -65,7 +68,7 @@ export function watchProfiles(paths: readonly string[], options: WatchProfilesOp
       for (const [directory, inode] of wanted) {
         if (watchers.has(directory)) continue;
         try {
-          const watcher = watch(directory, { persistent: false }, schedule);
+          const watcher = watchDirectory(directory, { persistent: false }, schedule);
           // A watched directory that goes away reports an error; the next reload watches what is there then.
           watcher.on('error', () => {
             watcher.close();

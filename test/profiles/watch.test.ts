@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { watch } from 'node:fs';
 import { join } from 'node:path';
 import type { Observable, Subscription } from 'rxjs';
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { watchProfiles, type ProfileSet } from '../../src/profiles/watch.js';
 import { until } from '../support/until.js';
 import { settle, VirtualTime } from '../support/virtual-time.js';
@@ -13,23 +13,19 @@ import { settle, VirtualTime } from '../support/virtual-time.js';
 const DEBOUNCE_MS = 20;
 
 // Counts the fs watchers the module opens and closes, to check that unsubscribing leaves none open.
-const watchers = vi.hoisted(() => ({ open: 0 }));
-vi.mock('node:fs', async (importOriginal) => {
-  const fs = await importOriginal<typeof import('node:fs')>();
-  const watch = ((...args: Parameters<typeof fs.watch>) => {
-    const watcher = fs.watch(...args);
-    watchers.open++;
-    const close = watcher.close.bind(watcher);
-    let closed = false;
-    watcher.close = () => {
-      if (!closed) watchers.open--;
-      closed = true;
-      close();
-    };
-    return watcher;
-  }) as typeof fs.watch;
-  return { ...fs, default: { ...fs, watch }, watch };
-});
+const watchers = { open: 0 };
+const countedWatch = ((...args: Parameters<typeof watch>) => {
+  const watcher = watch(...args);
+  watchers.open++;
+  const close = watcher.close.bind(watcher);
+  let closed = false;
+  watcher.close = () => {
+    if (!closed) watchers.open--;
+    closed = true;
+    close();
+  };
+  return watcher;
+}) as typeof watch;
 
 function profileText(name: string, kind = 'memory'): string {
   return `name: ${name}\nmatch: { kind: ${kind} }\npages:\n  - name: main\n    controls:\n      key0: { press: { action: page-next } }\n`;
@@ -139,7 +135,7 @@ describe('watchProfiles', () => {
     let firstSet: () => void = () => undefined;
     const loaded = new Promise<void>((resolve) => (firstSet = resolve));
     const time = new VirtualTime();
-    const own = watchProfiles([directory], { debounceMs: DEBOUNCE_MS, clock: time }).subscribe((set) => {
+    const own = watchProfiles([directory], { debounceMs: DEBOUNCE_MS, clock: time, watchDirectory: countedWatch }).subscribe((set) => {
       emitted.push(set);
       firstSet();
     });
