@@ -5,6 +5,7 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { readFileSync } from 'node:fs';
+import { Writable } from 'node:stream';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -12,14 +13,15 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { request } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
-import { callCommand } from '../../src/cli/call.js';
+import { callCommand, callHelp } from '../../src/cli/call.js';
 import { devicesCommand } from '../../src/cli/devices.js';
-import type { CommandSpec } from '../../src/cli/flags.js';
+import { helpText, usageLine, type CommandSpec } from '../../src/cli/flags.js';
 import { profilesCheckCommand } from '../../src/cli/profiles-check.js';
-import { runCommand, startBridge, type RunningBridge } from '../../src/cli/run.js';
+import { parseRunArgs, runCommand, startBridge, type RunningBridge } from '../../src/cli/run.js';
 import { setupUdevCommand } from '../../src/cli/setup-udev.js';
-import { simulateCommand } from '../../src/cli/simulate.js';
-import { watchCommand } from '../../src/cli/watch.js';
+import { simulate, simulateCommand } from '../../src/cli/simulate.js';
+import { UsageError } from '../../src/cli/usage-error.js';
+import { watch, watchCommand } from '../../src/cli/watch.js';
 import type { Logger } from '../../src/engine/log.js';
 import { until } from '../support/until.js';
 
@@ -40,6 +42,10 @@ function recdeck(args: string[]) {
 
 const COMMANDS: CommandSpec[] = [runCommand, simulateCommand, devicesCommand, setupUdevCommand, callCommand, watchCommand];
 
+// Each spawn of the built CLI costs a Node start and a command's module load (about a second of CPU
+// here), so the bin itself is run where the bin is the point (the overview, one command's help, call's
+// own help, --version, a mistake's exit status and wording) and every command's flag table and every
+// mistake's message are checked in this process against the same functions the bin calls.
 describe('--help and --version', () => {
   it('recdeck --help lists every command with what it does', async () => {
     const { code, stdout } = await recdeck(['--help']).exit;
@@ -47,20 +53,15 @@ describe('--help and --version', () => {
     for (const spec of [...COMMANDS, profilesCheckCommand]) expect(unwrapped(stdout)).toContain(`  ${spec.name.padEnd(14)}  ${spec.summary}`);
   });
 
-  it.each(COMMANDS.map((spec) => [spec.name, spec] as const))('recdeck %s --help: every flag of its table with its meaning and default, exit 0', async (name, spec) => {
-    const { code, stdout, stderr } = await recdeck([name, '--help']).exit;
-    expect({ code, stderr }).toEqual({ code: 0, stderr: '' });
-    expect(stdout).toMatch(new RegExp(`^usage: recdeck ${name}\\b`));
-    for (const [flag, definition] of Object.entries(spec.flags)) {
-      const line = unwrapped(stdout).split('\n').find((l) => l.includes(`--${flag}${definition.type === 'string' ? ' ' : ''}`) && l.includes(definition.description));
-      expect(line, `--${flag} in ${name} --help`).toBeDefined();
-      const shown = definition.shownDefault ?? (typeof definition.default === 'string' ? definition.default : undefined);
-      if (shown !== undefined) expect(line).toContain(`[default: ${shown}]`);
-    }
-  }, 20_000);
+  it.each(COMMANDS.map((spec) => [spec.name, spec] as const))('recdeck %s --help: every flag of its table with its meaning and default', (name, spec) => {
+    expectEveryFlag(name, spec, name === 'call' ? callHelp() : helpText(spec));
+  });
 
-  it('run --help says what the defaults are, e.g. --poll-ms and --web-port', async () => {
-    const stdout = unwrapped((await recdeck(['run', '--help']).exit).stdout);
+  it('the bin prints a command\'s help, exit 0: run --help says what the defaults are, e.g. --poll-ms and --web-port; call --help its own', async () => {
+    const [run, call] = await Promise.all([recdeck(['run', '--help']).exit, recdeck(['call', '--help']).exit]);
+    expect({ code: run.code, stderr: run.stderr, stdout: run.stdout }).toEqual({ code: 0, stderr: '', stdout: helpText(runCommand) });
+    expect({ code: call.code, stderr: call.stderr, stdout: call.stdout }).toEqual({ code: 0, stderr: '', stdout: callHelp() });
+    const stdout = unwrapped(run.stdout);
     expect(stdout).toMatch(/--poll-ms N +poll the recorder every N ms \(50 to 10000\) \[default: 250\]/);
     expect(stdout).toMatch(/--web-port PORT +port of the web deck and remote API \(0: any free port\) \[default: 7900\]/);
   });
@@ -73,6 +74,13 @@ describe('--help and --version', () => {
 });
 
 describe('mistakes on the command line', () => {
+  const quietOut = new Writable({ write: (_chunk, _encoding, done) => done() });
+  // What `recdeck NAME ARGS` runs: the same function the bin calls (the usage errors come before anything starts).
+  const commandOf: Record<string, (args: string[]) => Promise<unknown>> = {
+    run: async (args) => parseRunArgs(args, {}),
+    watch: (args) => watch(args, {}, quietOut),
+    simulate: (args) => simulate(args),
+  };
   it.each([
     [['run', '--poll-ms', '-5'], 'recdeck run: --poll-ms: expected a whole number of ms from 50 to 10000, got -5'],
     [['run', '--poll-ms', '5'], 'recdeck run: --poll-ms: expected a whole number of ms from 50 to 10000, got 5'],
@@ -80,13 +88,31 @@ describe('mistakes on the command line', () => {
     [['watch', '--poll-ms', '-1'], 'recdeck watch: --poll-ms: expected a whole number of ms from 50 to 60000, got -1'],
     [['simulate', '--seed', '-3'], 'recdeck simulate: --seed: expected a whole number from 0 to 4294967295, got -3'],
     [['run', '--bogus'], "recdeck run: Unknown option '--bogus'; recdeck run --help lists the options"],
-  ])('%j exits 2 with the project\'s own message', async (args, message) => {
-    const { code, stderr } = await recdeck(args).exit;
+  ])('%j is a usage error in the project\'s own words', async ([name, ...args], message) => {
+    const refusal = await Promise.resolve()
+      .then(() => commandOf[name as string]?.(args))
+      .then(() => null, (error: unknown) => error);
+    expect(refusal).toBeInstanceOf(UsageError);
+    expect(`recdeck ${name}: ${(refusal as UsageError).message}`).toBe(message);
+  });
+
+  it('the bin exits 2 with that message first and the usage line after', async () => {
+    const { code, stderr } = await recdeck(['run', '--poll-ms', '-5']).exit;
     expect(code).toBe(2);
-    expect(stderr.split('\n')[0]).toBe(message);
-    expect(stderr).toContain('usage: recdeck ');
+    expect(stderr).toBe(`recdeck run: --poll-ms: expected a whole number of ms from 50 to 10000, got -5\nusage: ${usageLine(runCommand)}\n`);
   });
 });
+
+/** Every flag of a command's table in its help, with its meaning and its default. */
+function expectEveryFlag(name: string, spec: CommandSpec, help: string): void {
+  expect(help).toMatch(new RegExp(`^usage: recdeck ${name}\\b`));
+  for (const [flag, definition] of Object.entries(spec.flags)) {
+    const line = unwrapped(help).split('\n').find((l) => l.includes(`--${flag}${definition.type === 'string' ? ' ' : ''}`) && l.includes(definition.description));
+    expect(line, `--${flag} in ${name} --help`).toBeDefined();
+    const shown = definition.shownDefault ?? (typeof definition.default === 'string' ? definition.default : undefined);
+    if (shown !== undefined) expect(line).toContain(`[default: ${shown}]`);
+  }
+}
 
 describe('a busy web port', () => {
   let blocker: Server | undefined;
