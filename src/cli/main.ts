@@ -1,8 +1,10 @@
 #!/usr/bin/env -S node --max-semi-space-size=2 --heap-growing-percent=100
 // The `recdeck` command.
 import { readFileSync } from 'node:fs';
+import { setFlagsFromString } from 'node:v8';
 import { messageOf } from '../api/errors.js';
 import { HELP_WIDTH, helpText, usageLine, wrap, type CommandSpec } from './flags.js';
+import { CALL_V8_FLAGS } from './node-flags.js';
 import { UsageError } from './usage-error.js';
 
 interface Command {
@@ -85,11 +87,5 @@ async function main(argv: string[]): Promise<number> {
 }
 
 const args = process.argv.slice(2);
-const code = await main(args);
-if (args[0] === 'call') {
-  // One request, then out: Node would otherwise stay at exit until V8 has finished compiling undici's
-  // HTTP parser (WebAssembly) to optimised code in the background, begun at the first request and never
-  // used again: a quarter second of CPU, and up to a second here when the machine is busy (npm run
-  // bench:cli). Exits once what was written to stdout and stderr is flushed.
-  process.stdout.write('', () => process.stderr.write('', () => process.exit(code)));
-} else process.exitCode = code;
+if (args[0] === 'call') for (const flag of CALL_V8_FLAGS) setFlagsFromString(flag);
+process.exitCode = await main(args);

@@ -216,7 +216,7 @@ describe('the built recdeck call', () => {
     const files = (await readFile(trace, 'utf8')).split('\n').filter((url) => url.startsWith('file:'));
     const dist = new URL('../../dist/', import.meta.url).href;
     const ours = files.flatMap((url) => (url.startsWith(dist) ? [url.slice(dist.length)] : []));
-    expect(ours.filter((file) => !/^(api\/|cli\/(main|call|flags|usage-error|recorder-config|secret-file)\.js$)/.test(file))).toEqual([]);
+    expect(ours.filter((file) => !/^(api\/|cli\/(main|node-flags|call|flags|usage-error|recorder-config|secret-file)\.js$)/.test(file))).toEqual([]);
     const packages = new Set(files.flatMap((url) => /\/node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(url)?.[1] ?? []));
     expect([...packages].sort()).toEqual(['rxjs', 'undici', 'zod']);
     // Of rxjs only the clock's scheduler: its index loads the whole library (223 files).
