@@ -15,7 +15,7 @@ interface Command {
 
 // Each command's module is imported only when that command runs (or its help is asked for): loading
 // every command (the bridge, the simulator, Stream Deck, MIDI, sharp) cost `recdeck --version` a second
-// of CPU, paid by every script and test that calls the CLI (timings: scripts/cli-timing.sh).
+// of CPU, paid by every script and test that calls the CLI (npm run bench:cli).
 const commands: Record<string, () => Promise<Command>> = {
   run: async () => { const m = await import('./run.js'); return { run: m.run, spec: m.runCommand }; },
   simulate: async () => { const m = await import('./simulate.js'); return { run: m.simulate, spec: m.simulateCommand }; },
