@@ -2,7 +2,12 @@
 // recorder client (a request's time limit, its latency) and the simulator (ticks, injected delays) are
 // timed parts too and may not import the engine; the engine's `EngineTime` is this clock plus a
 // precise timer for latencies, so one real clock, or one virtual clock in tests, drives them all.
-import { asyncScheduler, type SchedulerLike } from 'rxjs';
+// The scheduler comes from its own module, not rxjs's index: the index loads all of rxjs (223 files, a
+// sixth of a second of CPU) and the recorder client, and so every `recdeck call`, needs only this. It
+// is the same object the index exports (rxjs's exports map has ./internal/*; the index re-exports this
+// file), so the engine's operators and this clock share one scheduler; test/api/clock.test.ts holds it.
+import type { SchedulerLike } from 'rxjs';
+import { asyncScheduler } from 'rxjs/internal/scheduler/async';
 
 export interface Clock {
   /** Wall-clock milliseconds since the epoch. */

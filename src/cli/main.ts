@@ -1,8 +1,10 @@
 #!/usr/bin/env -S node --max-semi-space-size=2 --heap-growing-percent=100
 // The `recdeck` command.
 import { readFileSync } from 'node:fs';
+import { setFlagsFromString } from 'node:v8';
 import { messageOf } from '../api/errors.js';
 import { HELP_WIDTH, helpText, usageLine, wrap, type CommandSpec } from './flags.js';
+import { CALL_V8_FLAGS } from './node-flags.js';
 import { UsageError } from './usage-error.js';
 
 interface Command {
@@ -13,7 +15,7 @@ interface Command {
 
 // Each command's module is imported only when that command runs (or its help is asked for): loading
 // every command (the bridge, the simulator, Stream Deck, MIDI, sharp) cost `recdeck --version` a second
-// of CPU, paid by every script and test that calls the CLI (timings: scripts/cli-timing.sh).
+// of CPU, paid by every script and test that calls the CLI (npm run bench:cli).
 const commands: Record<string, () => Promise<Command>> = {
   run: async () => { const m = await import('./run.js'); return { run: m.run, spec: m.runCommand }; },
   simulate: async () => { const m = await import('./simulate.js'); return { run: m.simulate, spec: m.simulateCommand }; },
@@ -85,11 +87,5 @@ async function main(argv: string[]): Promise<number> {
 }
 
 const args = process.argv.slice(2);
-const code = await main(args);
-if (args[0] === 'call') {
-  // One request, then out: Node would otherwise stay at exit until V8 has finished compiling undici's
-  // HTTP parser (WebAssembly) to optimised code in the background, begun at the first request and never
-  // used again: a quarter second of CPU, and up to a second here when the machine is busy (npm run
-  // bench:cli). Exits once what was written to stdout and stderr is flushed.
-  process.stdout.write('', () => process.stderr.write('', () => process.exit(code)));
-} else process.exitCode = code;
+if (args[0] === 'call') for (const flag of CALL_V8_FLAGS) setFlagsFromString(flag);
+process.exitCode = await main(args);

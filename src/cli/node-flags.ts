@@ -10,3 +10,11 @@
 // in 90 s with a page open), for 1.3 % of a core less at the same resident memory (npm run bench,
 // section f). --heap-growing-percent is V8's; it is there in the V8 of Node 20, 22 and 24.
 export const BRIDGE_NODE_FLAGS = ['--max-semi-space-size=2', '--heap-growing-percent=100'] as const;
+
+// `recdeck call` sends one request and exits. Its one answer makes undici's HTTP parser (WebAssembly)
+// hot enough that V8 compiles it again with its optimising compiler on another thread: a quarter second
+// of CPU for code the process exits before using (11 runs each, alternately, at load 3 to 4: 0.85 s
+// against 0.55 s wall, 0.91 against 0.61 s CPU). The baseline (Liftoff) code parses one answer as well.
+// Set at run time (v8.setFlagsFromString), which holds for WebAssembly compiled after it: the parser is
+// compiled at the first request. Only `call` gets it; the bridge parses answers for days.
+export const CALL_V8_FLAGS = ['--liftoff-only'] as const;

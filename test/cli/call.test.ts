@@ -2,7 +2,7 @@
 // over the operation table itself, so an operation added there and not callable here fails the test.
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { writeFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { PassThrough, Readable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
@@ -160,8 +160,8 @@ describe('the built recdeck call', () => {
   });
   afterAll(() => f.close());
 
-  async function run(args: string[], env: NodeJS.ProcessEnv) {
-    const child = spawn(process.execPath, [main, ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: { PATH: process.env.PATH, ...env } });
+  async function run(args: string[], env: NodeJS.ProcessEnv, nodeArgs: string[] = []) {
+    const child = spawn(process.execPath, [...nodeArgs, main, ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: { PATH: process.env.PATH, ...env } });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
@@ -204,5 +204,24 @@ describe('the built recdeck call', () => {
     const help = await run(['call', '--help'], {});
     expect(help.code).toBe(0);
     expect(help.stdout.match(/^ {2}[a-z][a-z-]*/gm)).toHaveLength(52); // the operations (the options start with -)
+  });
+
+  // What one call costs every script and health check is mostly what it loads (npm run bench:cli): the
+  // recorder client, zod and the operation table, nothing of the bridge, its log or its devices.
+  it('loads the client, the operation table and their packages, nothing else', async () => {
+    const trace = join(f.folder, 'modules.txt');
+    const preload = new URL('../support/module-trace.mjs', import.meta.url).href;
+    const called = await run(['call', 'list-channels'], { RECDECK_RECORDER: f.sim.url, RECDECK_TOKEN: f.sim.token, MODULE_TRACE_FILE: trace }, [`--import=${preload}`]);
+    expect(called.code).toBe(0);
+    const files = (await readFile(trace, 'utf8')).split('\n').filter((url) => url.startsWith('file:'));
+    const dist = new URL('../../dist/', import.meta.url).href;
+    const ours = files.flatMap((url) => (url.startsWith(dist) ? [url.slice(dist.length)] : []));
+    expect(ours.filter((file) => !/^(api\/|cli\/(main|node-flags|call|flags|usage-error|recorder-config|secret-file)\.js$)/.test(file))).toEqual([]);
+    const packages = new Set(files.flatMap((url) => /\/node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(url)?.[1] ?? []));
+    expect([...packages].sort()).toEqual(['rxjs', 'undici', 'zod']);
+    // Of rxjs only the clock's scheduler: its index loads the whole library (223 files).
+    const rxjs = files.filter((url) => url.includes('/node_modules/rxjs/'));
+    expect(rxjs.some((url) => url.endsWith('/rxjs/dist/cjs/index.js'))).toBe(false);
+    expect(rxjs.length).toBeLessThan(20);
   });
 });
