@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSimulator } from '../../src/simulator/server.js';
 import { startRemoteFixture, type RemoteFixture } from '../support/remote.js';
 import { until } from '../support/until.js';
-import { launchChromium } from '../support/chromium.js';
+import { connectChromium } from '../support/chromium.js';
 
 /** The little of the DOM the page functions below use (they run in the browser, not in Node). */
 interface PageCanvas {
@@ -25,7 +25,7 @@ let page: Page;
 
 beforeAll(async () => {
   f = await startRemoteFixture({ pollMs: 250 });
-  browser = await launchChromium();
+  browser = await connectChromium();
   page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
   await page.goto(f.base);
   await until(async () => (await share('web:web-15', 'key0', [0x10, 0x10, 0x10], 40)) < 0.99, 'the first key images', 8000);

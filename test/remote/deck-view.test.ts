@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { WebSurface } from '../../src/surfaces/web/web-surface.js';
 import { startRemoteFixture, type RemoteFixture } from '../support/remote.js';
 import { until } from '../support/until.js';
-import { launchChromium } from '../support/chromium.js';
+import { connectChromium } from '../support/chromium.js';
 
 /** The little of the DOM the page functions below use (they run in the browser, not in Node). */
 declare const document: {
@@ -25,7 +25,7 @@ let browser: Browser;
 
 beforeAll(async () => {
   f = await startRemoteFixture({ pollMs: 250 });
-  browser = await launchChromium();
+  browser = await connectChromium();
 }, 30_000);
 
 afterAll(async () => {

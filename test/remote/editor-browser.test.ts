@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { StreamDeckSurface } from '../../src/surfaces/streamdeck/streamdeck-surface.js';
-import { launchChromium } from '../support/chromium.js';
+import { connectChromium } from '../support/chromium.js';
 import { openFakeStreamDeck } from '../support/fake-hid.js';
 import { startRemoteFixture, type RemoteFixture } from '../support/remote.js';
 import { until } from '../support/until.js';
@@ -36,7 +36,7 @@ beforeAll(async () => {
   const { deck } = await openFakeStreamDeck(DeviceModelId.XL, { serial: SERIAL });
   const xl = new StreamDeckSurface(deck, { serial: SERIAL, log: quiet, onFailure: () => undefined });
   f = await startRemoteFixture({ ownProfiles: folder, allowEdit: true, surfaces: [xl], pollMs: 250 });
-  browser = await launchChromium();
+  browser = await connectChromium();
   page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
   await page.goto(f.base);
   await until(() => page.locator('canvas[data-surface="web:web-15"][data-control="key0"]').isVisible(), 'the decks', 8000);

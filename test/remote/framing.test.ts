@@ -5,7 +5,7 @@ import type { AddressInfo } from 'node:net';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startRemoteFixture, type RemoteFixture } from '../support/remote.js';
-import { launchChromium } from '../support/chromium.js';
+import { connectChromium } from '../support/chromium.js';
 
 declare const document: { querySelector(selector: string): unknown };
 
@@ -22,7 +22,7 @@ beforeAll(async () => {
   });
   await new Promise<void>((resolve) => foreign.listen(0, '127.0.0.1', resolve));
   foreignUrl = `http://127.0.0.1:${(foreign.address() as AddressInfo).port}/`;
-  browser = await launchChromium();
+  browser = await connectChromium();
 }, 30_000);
 
 afterAll(async () => {

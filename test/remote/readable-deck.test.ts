@@ -13,9 +13,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DialogPicture, Picture } from '../../src/engine/picture.js';
 import type { SurfaceInput } from '../../src/engine/surface.js';
 import { stateTileLayout } from '../../src/render/tiles/state-tile.js';
-import { startRemoteFixture, type RemoteFixture } from '../support/remote.js';
+import { startRemoteFixture, stopEveryTake, type RemoteFixture } from '../support/remote.js';
 import { until } from '../support/until.js';
-import { launchChromium, openDeckPage } from '../support/chromium.js';
+import { connectChromium, openDeckPage } from '../support/chromium.js';
 import { touchScreen } from '../support/touch-screen.js';
 
 /** The little of the DOM the page functions below use (they run in the browser, not in Node). */
@@ -30,24 +30,36 @@ const SIZES = [
   { name: 'desk', viewport: { width: 1280, height: 800 }, isMobile: false },
 ] as const;
 
+// One bridge and one browser for both sizes; each size has a context of its own and starts from a
+// recorder with nothing recording (every test below puts back what it changed on the recorder).
+let f: RemoteFixture;
+let browser: Browser;
+
+beforeAll(async () => {
+  f = await startRemoteFixture({ pollMs: 250 });
+  browser = await connectChromium();
+}, 30_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await f?.close();
+});
+
 describe.each(SIZES)('the web deck at $name size ($viewport.width x $viewport.height): what must be read reads whole', ({ name, viewport, isMobile }) => {
-  let f: RemoteFixture;
-  let browser: Browser;
+  let context: BrowserContext;
   let page: Page;
   let cdp: CDPSession;
 
   beforeAll(async () => {
-    f = await startRemoteFixture({ pollMs: 250 });
-    browser = await launchChromium();
-    const context: BrowserContext = await browser.newContext({ viewport, isMobile, hasTouch: true });
+    await stopEveryTake(f);
+    context = await browser.newContext({ viewport, isMobile, hasTouch: true });
     page = await context.newPage();
     cdp = await context.newCDPSession(page);
     await openDeckPage(page, f);
   }, 30_000);
 
   afterAll(async () => {
-    await browser?.close();
-    await f?.close();
+    await context?.close();
   });
 
   const { key, middle, centre, touch, pick } = touchScreen(() => page, () => cdp);

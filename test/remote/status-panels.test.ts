@@ -7,7 +7,7 @@ import type { Browser, BrowserContext, Page, WebSocketRoute } from 'playwright-c
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Picture } from '../../src/engine/picture.js';
 import { parseTestProfile } from '../support/bridge.js';
-import { launchChromium } from '../support/chromium.js';
+import { connectChromium } from '../support/chromium.js';
 import { until } from '../support/until.js';
 import { startVirtualRemote, type VirtualRemote } from '../support/virtual-remote.js';
 
@@ -21,9 +21,20 @@ const SIZES = [
   { name: 'phone', viewport: { width: 390, height: 844 }, isMobile: true },
 ] as const;
 
+// One browser for both sizes; each size has a bridge of its own (on virtual time, so it starts at once)
+// and a context of its own.
+let browser: Browser;
+
+beforeAll(async () => {
+  browser = await connectChromium();
+});
+
+afterAll(async () => {
+  await browser?.close();
+});
+
 describe.each(SIZES)('the status panels at $name size ($viewport.width x $viewport.height)', ({ name, viewport, isMobile }) => {
   let r: VirtualRemote;
-  let browser: Browser;
   let context: BrowserContext;
   let page: Page;
   /** The page's live links, as the test sees them (it can cut them and keep the page from reconnecting). */
@@ -33,7 +44,6 @@ describe.each(SIZES)('the status panels at $name size ($viewport.width x $viewpo
   beforeAll(async () => {
     r = await startVirtualRemote({ profile: PROFILE('Studio') });
     await r.f.advance(1000);
-    browser = await launchChromium();
     context = await browser.newContext({ viewport, isMobile, hasTouch: isMobile });
     page = await context.newPage();
     await page.routeWebSocket(/\/ws$/, (ws) => {
@@ -47,7 +57,7 @@ describe.each(SIZES)('the status panels at $name size ($viewport.width x $viewpo
   }, 30_000);
 
   afterAll(async () => {
-    await browser?.close();
+    await context?.close();
     await r?.close();
   });
 

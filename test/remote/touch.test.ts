@@ -6,9 +6,9 @@
 import { join } from 'node:path';
 import type { Browser, BrowserContext, CDPSession, Page, WebSocketRoute } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startRemoteFixture, type RemoteFixture } from '../support/remote.js';
+import { startRemoteFixture, stopEveryTake, type RemoteFixture } from '../support/remote.js';
 import { until } from '../support/until.js';
-import { launchChromium, openDeckPage } from '../support/chromium.js';
+import { connectChromium, openDeckPage } from '../support/chromium.js';
 import { touchScreen } from '../support/touch-screen.js';
 
 /** The little of the DOM the page functions below use (they run in the browser, not in Node). */
@@ -30,9 +30,22 @@ const SIZES = [
   { name: 'desk', viewport: { width: 1280, height: 800 }, isMobile: false, screenshot: null },
 ] as const;
 
+// One bridge and one browser for both sizes; each size has a context of its own and starts from a
+// recorder with nothing recording (the phone goes first, on the bridge as it started).
+let f: RemoteFixture;
+let browser: Browser;
+
+beforeAll(async () => {
+  f = await startRemoteFixture({ pollMs: 250 });
+  browser = await connectChromium();
+}, 30_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await f?.close();
+});
+
 describe.each(SIZES)('the web deck at $name size ($viewport.width x $viewport.height), by touch', ({ viewport, isMobile, screenshot }) => {
-  let f: RemoteFixture;
-  let browser: Browser;
   let context: BrowserContext;
   let page: Page;
   let cdp: CDPSession;
@@ -41,8 +54,7 @@ describe.each(SIZES)('the web deck at $name size ($viewport.width x $viewport.he
   let linkAllowed = true;
 
   beforeAll(async () => {
-    f = await startRemoteFixture({ pollMs: 250 });
-    browser = await launchChromium();
+    await stopEveryTake(f);
     context = await browser.newContext({ viewport, isMobile, hasTouch: true });
     page = await context.newPage();
     await page.routeWebSocket(/\/ws$/, (ws) => {
@@ -55,8 +67,7 @@ describe.each(SIZES)('the web deck at $name size ($viewport.width x $viewport.he
   }, 30_000);
 
   afterAll(async () => {
-    await browser?.close();
-    await f?.close();
+    await context?.close();
   });
 
   const { centre, touch, pick } = touchScreen(() => page, () => cdp);

@@ -1,20 +1,40 @@
 // Debian's chromium for the browser tests, started the one way the project allows: the system binary
-// (never a downloaded browser), headless, with nothing reaching out to the network.
+// (never a downloaded browser), headless, with nothing reaching out to the network. One browser serves
+// the whole run (chromium-server.ts, the e2e project's globalSetup); each test file connects to it and
+// works in contexts of its own, which are closed with its connection.
 import { existsSync } from 'node:fs';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import { chromium, type Browser, type BrowserServer, type Page } from 'playwright-core';
+import { inject } from 'vitest';
 import type { RemoteFixture } from './remote.js';
 import { until } from './until.js';
 
 const CHROMIUM = process.env.RECDECK_CHROMIUM ?? '/usr/bin/chromium';
 
-export async function launchChromium(): Promise<Browser> {
+declare module 'vitest' {
+  export interface ProvidedContext {
+    /** Where the run's chromium listens (chromium-server.ts). */
+    chromiumEndpoint: string;
+  }
+}
+
+/** Starts the run's browser (in the vitest process, from globalSetup). */
+export function launchChromiumServer(): Promise<BrowserServer> {
   if (!existsSync(CHROMIUM)) throw new Error(`browser tests need Debian's chromium at ${CHROMIUM} (apt-get install -y chromium; .ci/run installs it)`);
-  return chromium.launch({ executablePath: CHROMIUM, args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run'] });
+  return chromium.launchServer({ executablePath: CHROMIUM, args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run'] });
+}
+
+/** The run's browser, for one test file; closing it closes the file's contexts, not the browser. */
+export function connectChromium(): Promise<Browser> {
+  const endpoint = inject('chromiumEndpoint');
+  if (!endpoint) throw new Error('no chromium to connect to: browser tests run in the e2e project, whose globalSetup (test/support/chromium-server.ts) starts it');
+  return chromium.connect(endpoint);
 }
 
 /** Opens the web deck in the page and waits until it is linked to the bridge and its first deck shows. */
 export async function openDeckPage(page: Page, f: RemoteFixture): Promise<void> {
+  const clients = f.running.remote?.webClients() ?? 0;
   await page.goto(f.base);
-  await until(() => f.running.remote?.webClients() === 1, 'the page to connect', 8000);
+  await until(() => f.running.remote?.webClients() === clients + 1, 'the page to connect', 8000);
   await until(() => page.locator('canvas[data-surface="web:web-15"][data-control="key0"]').isVisible(), 'the decks', 8000);
 }
+

@@ -8,6 +8,7 @@ import { startBridge, type RunningBridge } from '../../src/cli/run.js';
 import type { Logger } from '../../src/engine/log.js';
 import type { Surface } from '../../src/engine/surface.js';
 import { startFixture, type SimulatorFixture } from './simulator.js';
+import { until } from './until.js';
 
 export interface RemoteFixture {
   sim: SimulatorFixture;
@@ -87,3 +88,12 @@ export async function startRemoteFixture(options: RemoteFixtureOptions = {}): Pr
   };
 }
 
+/**
+ * Stops every take on the recorder and waits until the bridge has read that back: tests that share one
+ * bridge (a size after another) start from nothing recording, as on a bridge just started.
+ */
+export async function stopEveryTake(f: RemoteFixture): Promise<void> {
+  const recording = f.sim.sim.recorder().channels().flatMap((channel, index) => (channel.IsRecording ? [index] : []));
+  for (const index of recording) await f.sim.client.recStop(index);
+  await until(() => f.running.bridge.recorderStates().every((state) => state.channels?.every((channel) => !channel.IsRecording) === true), 'the bridge to read that nothing records', 5000);
+}
