@@ -1,12 +1,11 @@
 // The web deck in a real browser (Debian's chromium, driven by playwright-core): what an operator sees
 // and does, end to end through the bridge to the simulator and back.
-import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSimulator } from '../../src/simulator/server.js';
 import { startRemoteFixture, type RemoteFixture } from '../support/remote.js';
 import { until } from '../support/until.js';
-import { connectChromium } from '../support/chromium.js';
+import { connectChromium, screenshot } from '../support/chromium.js';
 
 /** The little of the DOM the page functions below use (they run in the browser, not in Node). */
 interface PageCanvas {
@@ -69,7 +68,7 @@ describe('the web deck in a browser', () => {
     await expect.poll(() => page.locator('#audit li').first().textContent(), { timeout: 3000 }).toContain('CH 1 rec-start ok');
     expect(await page.locator('#audit li').first().textContent()).toContain('PUT /api/channels/0/rec-start · web:web-15 key0');
     // The README's picture of the page at desk size (RECDECK_SCREENSHOTS=test/screenshots to refresh it).
-    await page.screenshot({ path: join(process.env.RECDECK_SCREENSHOTS ?? f.sim.folder, 'web-deck-desk.png') });
+    await screenshot('RECDECK_SCREENSHOTS', 'web-deck-desk.png', (path) => page.screenshot({ path }));
   });
 
   it('holding the key shows the ring, then stops the channel', async () => {

@@ -3,13 +3,13 @@
 // invalid value refused at its field; a file changed on disk meanwhile not overwritten; and "make my
 // own" for a Stream Deck XL (the real library over a fake HID device) that then drives it.
 import { DeviceModelId } from '@elgato-stream-deck/core';
-import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { StreamDeckSurface } from '../../src/surfaces/streamdeck/streamdeck-surface.js';
-import { connectChromium } from '../support/chromium.js';
+import { connectChromium, screenshot } from '../support/chromium.js';
 import { openFakeStreamDeck } from '../support/fake-hid.js';
 import { startRemoteFixture, type RemoteFixture } from '../support/remote.js';
 import { until } from '../support/until.js';
@@ -21,13 +21,13 @@ const SERIAL = 'CL00EDITXL';
 let f: RemoteFixture;
 let browser: Browser;
 let page: Page;
+let root: string;
 let folder: string;
 let file: string;
 let original: string;
-const shots = () => process.env.RECDECK_SCREENSHOTS ?? folder;
 
 beforeAll(async () => {
-  const root = mkdtempSync(join(tmpdir(), 'recdeck-editor-page-'));
+  root = mkdtempSync(join(tmpdir(), 'recdeck-editor-page-'));
   folder = join(root, 'mine');
   mkdirSync(folder);
   file = join(folder, 'studio-15.yaml');
@@ -47,6 +47,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await browser?.close();
   await f?.close();
+  if (root) rmSync(root, { recursive: true, force: true });
 });
 
 const snapshot = (control: string) => page.evaluate((c) => document.querySelector(`canvas[data-surface="web:web-15"][data-control="${c}"]`)?.toDataURL() ?? '', control);
@@ -78,7 +79,8 @@ describe('the profile editor in a browser', { timeout: 40_000 }, () => {
     await field('hold.do.channel').selectOption('2');
     await field('hold.ms').fill('1000');
     expect(await page.locator('#inspector .cue').textContent()).toContain('hold 1 s for rec-stop');
-    await page.screenshot({ path: join(shots(), 'editor-inspector.png') });
+    // The README's picture of the editor (RECDECK_SCREENSHOTS=test/screenshots to refresh it), and the refusal's below.
+    await screenshot('RECDECK_SCREENSHOTS', 'editor-inspector.png', (path) => page.screenshot({ path }));
     await page.locator('#edit-save').click();
     await until(async () => (await page.locator('#edit-message .saved').count()) > 0, 'the save');
     const written = readFileSync(file, 'utf8');
@@ -105,7 +107,7 @@ describe('the profile editor in a browser', { timeout: 40_000 }, () => {
     expect(await page.locator('#inspector-form .field-error').first().textContent()).toMatch(/^pages\[0\]\.controls\.key1\.hold\.ms: .*200/);
     expect(await field('hold.ms').getAttribute('class')).toContain('invalid');
     expect(readFileSync(file, 'utf8')).toBe(before);
-    await page.screenshot({ path: join(shots(), 'editor-refused.png') });
+    await screenshot('RECDECK_SCREENSHOTS', 'editor-refused.png', (path) => page.screenshot({ path }));
   });
 
   it('a file changed on disk meanwhile is not overwritten; the page shows what changed', async () => {
@@ -148,6 +150,5 @@ describe('the profile editor in a browser', { timeout: 40_000 }, () => {
     await until(async () => (await page.locator('#edit-message .saved').count()) > 0, 'the save');
     const xlKey0 = () => f.running.bridge.session(`streamdeck:${SERIAL}`)?.describeControls().find((c) => c.control.id === 'key0')?.binding?.press;
     await until(() => (xlKey0() as { action?: string } | undefined)?.action === 'rec-toggle', 'the XL to take the edit');
-    await page.screenshot({ path: join(folder, 'editor-xl.png') });
   });
 });

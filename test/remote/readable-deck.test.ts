@@ -3,11 +3,8 @@
 // count the InSync group, the dialog overlay spreads the recorder's question over its free keys and is
 // answered from the page, a folded 32-key deck keeps OK and Cancel side by side, and a dial turns by a
 // finger dragged along it. Touches are real browser touches (test/support/touch-screen.ts). Screenshots
-// go to RECDECK_READABLE_SHOTS (by default a folder under /tmp). The page's link is not routed through
-// the test here: what the canvases show is compared with what the bridge drew.
-import { mkdirSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+// go to RECDECK_READABLE_SHOTS when it names a folder. The page's link is not routed through the test
+// here: what the canvases show is compared with what the bridge drew.
 import type { Browser, BrowserContext, CDPSession, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DialogPicture, Picture } from '../../src/engine/picture.js';
@@ -15,15 +12,12 @@ import type { SurfaceInput } from '../../src/engine/surface.js';
 import { stateTileLayout } from '../../src/render/tiles/state-tile.js';
 import { startRemoteFixture, stopEveryTake, type RemoteFixture } from '../support/remote.js';
 import { until } from '../support/until.js';
-import { connectChromium, openDeckPage } from '../support/chromium.js';
+import { connectChromium, openDeckPage, screenshot } from '../support/chromium.js';
 import { touchScreen } from '../support/touch-screen.js';
 
 /** The little of the DOM the page functions below use (they run in the browser, not in Node). */
 declare const document: { querySelector(selector: string): { toDataURL(): string; style: { gridTemplateColumns: string } } | null };
 declare const window: { scrollY: number; scrollTo(x: number, y: number): void };
-
-const SHOTS = process.env.RECDECK_READABLE_SHOTS ?? join(tmpdir(), 'recdeck-readable');
-mkdirSync(SHOTS, { recursive: true });
 
 const SIZES = [
   { name: 'phone', viewport: { width: 390, height: 844 }, isMobile: true },
@@ -73,7 +67,7 @@ describe.each(SIZES)('the web deck at $name size ($viewport.width x $viewport.he
     const at = await centre(surface, control);
     await page.touchscreen.tap(at.x, at.y);
   };
-  const shot = (what: string, locator = deck('web:web-15')) => locator.screenshot({ path: join(SHOTS, `${name}-${what}.png`) });
+  const shot = (what: string, locator = deck('web:web-15')) => screenshot('RECDECK_READABLE_SHOTS', `${name}-${what}.png`, (path) => locator.screenshot({ path }));
 
   it('a failed key shows its whole reason, a page at a time', async () => {
     await bringUp('web:web-15');

@@ -7,12 +7,9 @@ import type { Browser, BrowserContext, Page, WebSocketRoute } from 'playwright-c
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Picture } from '../../src/engine/picture.js';
 import { parseTestProfile } from '../support/bridge.js';
-import { connectChromium } from '../support/chromium.js';
+import { connectChromium, screenshot } from '../support/chromium.js';
 import { until } from '../support/until.js';
 import { startVirtualRemote, type VirtualRemote } from '../support/virtual-remote.js';
-
-/** Screenshots go here to be looked at; the README's own are renewed elsewhere. */
-const SHOTS = process.env.RECDECK_PANEL_SHOTS ?? '/tmp';
 
 const PROFILE = (name: string) => `name: ${name}\nmatch: { kind: memory }\npages:\n  - name: main\n    controls:\n      key0: { show: { channel: 1 }, press: { action: rec-start, channel: 1 } }\n      key1: { show: { channel: 2 } }\n      key2: { show: status }\n`;
 
@@ -64,7 +61,8 @@ describe.each(SIZES)('the status panels at $name size ($viewport.width x $viewpo
   const badge = () => page.locator('#recorders .badge').first();
   const row = (channel: number) => page.locator(`#channels tr[data-channel="${channel}"]`);
   const pictureOf = (control: string): Picture | undefined => r.f.bridge.session('memory:test')?.describeControls().find((c) => c.control.id === control)?.picture;
-  const shot = (what: string) => page.screenshot({ path: `${SHOTS}/recdeck-panels-${name}-${what}.png`, fullPage: true });
+  /** Screenshots to be looked at go to RECDECK_PANEL_SHOTS when it names a folder; the README's own are renewed elsewhere. */
+  const shot = (what: string) => screenshot('RECDECK_PANEL_SHOTS', `recdeck-panels-${name}-${what}.png`, (path) => page.screenshot({ path, fullPage: true }));
 
   it("a take's clock freezes beside its age while the recorder is away, exactly as on its key", async () => {
     await r.f.client.recStart(0);

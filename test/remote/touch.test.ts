@@ -3,12 +3,11 @@
 // and sends nothing, a tap records, a hold by touch stops, and a dropped link says NO LINK at once.
 // Touches are real browser touches (CDP Input.dispatchTouchEvent), so the browser's own scrolling and
 // pointercancel are part of what is tested.
-import { join } from 'node:path';
 import type { Browser, BrowserContext, CDPSession, Page, WebSocketRoute } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startRemoteFixture, stopEveryTake, type RemoteFixture } from '../support/remote.js';
 import { until } from '../support/until.js';
-import { connectChromium, openDeckPage } from '../support/chromium.js';
+import { connectChromium, openDeckPage, screenshot } from '../support/chromium.js';
 import { touchScreen } from '../support/touch-screen.js';
 
 /** The little of the DOM the page functions below use (they run in the browser, not in Node). */
@@ -26,8 +25,8 @@ declare const document: {
 declare const window: { scrollY: number; scrollTo(x: number, y: number): void };
 
 const SIZES = [
-  { name: 'phone', viewport: { width: 390, height: 844 }, isMobile: true, screenshot: 'web-deck-phone.png' },
-  { name: 'desk', viewport: { width: 1280, height: 800 }, isMobile: false, screenshot: null },
+  { name: 'phone', viewport: { width: 390, height: 844 }, isMobile: true, readmePicture: 'web-deck-phone.png' },
+  { name: 'desk', viewport: { width: 1280, height: 800 }, isMobile: false, readmePicture: null },
 ] as const;
 
 // One bridge and one browser for both sizes; each size has a context of its own and starts from a
@@ -45,7 +44,7 @@ afterAll(async () => {
   await f?.close();
 });
 
-describe.each(SIZES)('the web deck at $name size ($viewport.width x $viewport.height), by touch', ({ viewport, isMobile, screenshot }) => {
+describe.each(SIZES)('the web deck at $name size ($viewport.width x $viewport.height), by touch', ({ viewport, isMobile, readmePicture }) => {
   let context: BrowserContext;
   let page: Page;
   let cdp: CDPSession;
@@ -135,11 +134,13 @@ describe.each(SIZES)('the web deck at $name size ($viewport.width x $viewport.he
     expect(await entry.textContent()).toContain('PUT /api/channels/0/rec-start');
     // Nothing of the log is cut off at the side: its lines wrap within the panel.
     expect(await page.evaluate(() => { const log = document.querySelector('#audit') as unknown as { scrollWidth: number; clientWidth: number }; return log.scrollWidth <= log.clientWidth; })).toBe(true);
-    if (screenshot) {
+    if (readmePicture) {
       // The README's picture of the page on a phone (RECDECK_SCREENSHOTS=test/screenshots to refresh it).
-      await expect.poll(() => page.locator('#channels tr[data-channel="1"] td.state').textContent(), { timeout: 3000 }).toBe('recording');
-      await page.evaluate(() => window.scrollTo(0, 0));
-      await page.screenshot({ path: join(process.env.RECDECK_SCREENSHOTS ?? f.sim.folder, screenshot) });
+      await screenshot('RECDECK_SCREENSHOTS', readmePicture, async (path) => {
+        await expect.poll(() => page.locator('#channels tr[data-channel="1"] td.state').textContent(), { timeout: 3000 }).toBe('recording');
+        await page.evaluate(() => window.scrollTo(0, 0));
+        await page.screenshot({ path });
+      });
     }
   });
 

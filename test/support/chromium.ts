@@ -2,7 +2,8 @@
 // (never a downloaded browser), headless, with nothing reaching out to the network. One browser serves
 // the whole run (chromium-server.ts, the e2e project's globalSetup); each test file connects to it and
 // works in contexts of its own, which are closed with its connection.
-import { existsSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
+import { join } from 'node:path';
 import { chromium, type Browser, type BrowserServer, type Page } from 'playwright-core';
 import { inject } from 'vitest';
 import type { RemoteFixture } from './remote.js';
@@ -38,3 +39,14 @@ export async function openDeckPage(page: Page, f: RemoteFixture): Promise<void> 
   await until(() => page.locator('canvas[data-surface="web:web-15"][data-control="key0"]').isVisible(), 'the decks', 8000);
 }
 
+/**
+ * Takes a screenshot into the folder an environment variable names (RECDECK_SCREENSHOTS for the README's
+ * pictures), and none while it is unset: pictures are for a person to look at, and each costs the
+ * browser an encode and a copy.
+ */
+export async function screenshot(variable: string, file: string, take: (path: string) => Promise<unknown>): Promise<void> {
+  const folder = process.env[variable];
+  if (!folder) return;
+  mkdirSync(folder, { recursive: true });
+  await take(join(folder, file));
+}
