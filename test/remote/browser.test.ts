@@ -17,6 +17,8 @@ interface PageCanvas {
 declare const document: { querySelector(selector: string): PageCanvas | null };
 
 const RECORDING = [0xd5, 0x5e, 0x00];
+/** The hold ring's sky blue (src/render/palette.ts). */
+const HOLD_RING = [0x56, 0xb4, 0xe9];
 
 let f: RemoteFixture;
 let browser: Browser;
@@ -74,14 +76,15 @@ describe('the web deck in a browser', () => {
   it('holding the key shows the ring, then stops the channel', async () => {
     const box = await key('web:web-15', 'key0').boundingBox();
     if (!box) throw new Error('key0 is not on the page');
-    const before = await snapshot('web:web-15', 'key0');
+    // The ring is sky blue (the key's hold mark in its corner is too): while held, more of the key is.
+    const unheld = await share('web:web-15', 'key0', HOLD_RING, 12);
     await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
+    const down = Date.now();
     await page.mouse.down();
-    await page.waitForTimeout(500);
-    const ring = await snapshot('web:web-15', 'key0');
-    expect(ring).not.toBe(before);
-    expect(f.sim.sim.recorder().channels()[0]?.IsRecording).toBe(true); // not yet: the hold is 1 s
+    await until(async () => (await share('web:web-15', 'key0', HOLD_RING, 12)) > unheld, 'the hold ring on key0', 3000);
     await until(() => f.sim.sim.recorder().channels()[0]?.IsRecording === false, 'the stop', 3000);
+    // Not before the hold's second: the press alone stops nothing.
+    expect(Date.now() - down).toBeGreaterThanOrEqual(1000);
     await page.mouse.up();
     await until(async () => (await share('web:web-15', 'key0', RECORDING)) < 0.01, 'key0 to leave the recording colour');
     await expect.poll(() => channelRow(1).locator('td.state').textContent(), { timeout: 3000 }).toBe('idle');
