@@ -3,11 +3,12 @@
 // recorder is away, every panel says NO LINK while the page's link is down (and comes back with it),
 // and profiles that tie for a surface are named in its row. The bridge runs on virtual time, so the
 // ages the page shows are exact; the page itself is waited on with bounded polls.
-import type { Browser, BrowserContext, Page, WebSocketRoute } from 'playwright-core';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Picture } from '../../src/engine/picture.js';
 import { parseTestProfile } from '../support/bridge.js';
 import { connectChromium, screenshot } from '../support/chromium.js';
+import { cuttableLink, type CuttableLink } from '../support/cuttable-link.js';
 import { until } from '../support/until.js';
 import { startVirtualRemote, type VirtualRemote } from '../support/virtual-remote.js';
 
@@ -34,27 +35,23 @@ describe.each(SIZES)('the status panels at $name size ($viewport.width x $viewpo
   let r: VirtualRemote;
   let context: BrowserContext;
   let page: Page;
-  /** The page's live links, as the test sees them (it can cut them and keep the page from reconnecting). */
-  const links: WebSocketRoute[] = [];
-  let linkAllowed = true;
+  /** The page's way to the bridge, which the test can cut and keep down. */
+  let link: CuttableLink;
 
   beforeAll(async () => {
     r = await startVirtualRemote({ profile: PROFILE('Studio') });
     await r.f.advance(1000);
     context = await browser.newContext({ viewport, isMobile, hasTouch: isMobile });
     page = await context.newPage();
-    await page.routeWebSocket(/\/ws$/, (ws) => {
-      if (!linkAllowed) return ws.close({ code: 4000, reason: 'the test keeps the link down' });
-      links.push(ws);
-      ws.connectToServer();
-    });
-    await page.goto(r.server.url);
+    link = await cuttableLink(r.server.url);
+    await page.goto(link.url);
     await until(() => r.server.webClients() === 1, 'the page to connect', 8000);
     await until(async () => (await badge().textContent()) === 'LIVE', 'the recorder shown live', 8000);
   }, 30_000);
 
   afterAll(async () => {
     await context?.close();
+    await link?.close();
     await r?.close();
   });
 
@@ -93,25 +90,27 @@ describe.each(SIZES)('the status panels at $name size ($viewport.width x $viewpo
     expect(panels).toBe(4);
     expect(await banners.first().isVisible()).toBe(false);
     const placed = await page.locator('#status').boundingBox();
-    linkAllowed = false;
-    for (const link of links.splice(0)) await link.close({ code: 4001, reason: 'the test cut the link' });
-    await expect.poll(() => page.locator('#status .panel-no-link:visible').count(), { timeout: 3000 }).toBe(panels);
-    for (const text of await banners.allTextContents()) expect(text).toContain('NO LINK');
-    // What claimed to be the recorder's state now says NO LINK instead: the badges and each channel's state.
-    expect(await page.locator('#recorders .badge').allTextContents()).toEqual(['NO LINK']);
-    expect(new Set(await page.locator('#channels td.state').allTextContents())).toEqual(new Set(['no link']));
-    expect(await page.locator('.deck:visible .no-link:visible').count()).toBe(await page.locator('.deck:visible').count());
-    // The panels stay where they were, the banners inside them.
-    const unlinked = await page.locator('#status').boundingBox();
-    expect([unlinked?.x, unlinked?.width]).toEqual([placed?.x, placed?.width]);
-    for (const section of await page.locator('#status > section').all()) {
-      const [box, banner] = [await section.boundingBox(), await section.locator('.panel-no-link').boundingBox()];
-      expect(box && banner && banner.y > box.y && banner.y + banner.height < box.y + box.height).toBe(true);
+    link.cut();
+    try {
+      await expect.poll(() => page.locator('#status .panel-no-link:visible').count(), { timeout: 3000 }).toBe(panels);
+      for (const text of await banners.allTextContents()) expect(text).toContain('NO LINK');
+      // What claimed to be the recorder's state now says NO LINK instead: the badges and each channel's state.
+      expect(await page.locator('#recorders .badge').allTextContents()).toEqual(['NO LINK']);
+      expect(new Set(await page.locator('#channels td.state').allTextContents())).toEqual(new Set(['no link']));
+      expect(await page.locator('.deck:visible .no-link:visible').count()).toBe(await page.locator('.deck:visible').count());
+      // The panels stay where they were, the banners inside them.
+      const unlinked = await page.locator('#status').boundingBox();
+      expect([unlinked?.x, unlinked?.width]).toEqual([placed?.x, placed?.width]);
+      for (const section of await page.locator('#status > section').all()) {
+        const [box, banner] = [await section.boundingBox(), await section.locator('.panel-no-link').boundingBox()];
+        expect(box && banner && banner.y > box.y && banner.y + banner.height < box.y + box.height).toBe(true);
+      }
+      await page.evaluate(() => window.scrollTo(0, 0));
+      await shot('no-link');
+    } finally {
+      link.restore(); // a failure above must not leave the next test's page without its link
     }
-    await page.evaluate(() => window.scrollTo(0, 0));
-    await shot('no-link');
 
-    linkAllowed = true;
     await expect.poll(() => badge().textContent(), { timeout: 8000 }).toBe('LIVE');
     await expect.poll(() => page.locator('#status .panel-no-link:visible').count(), { timeout: 3000 }).toBe(0);
     expect(await row(1).locator('td.state').textContent()).toBe('recording');

@@ -3,11 +3,12 @@
 // and sends nothing, a tap records, a hold by touch stops, and a dropped link says NO LINK at once.
 // Touches are real browser touches (CDP Input.dispatchTouchEvent), so the browser's own scrolling and
 // pointercancel are part of what is tested.
-import type { Browser, BrowserContext, CDPSession, Page, WebSocketRoute } from 'playwright-core';
+import type { Browser, BrowserContext, CDPSession, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startRemoteFixture, stopEveryTake, type RemoteFixture } from '../support/remote.js';
 import { until } from '../support/until.js';
 import { connectChromium, openDeckPage, screenshot } from '../support/chromium.js';
+import { cuttableLink, type CuttableLink } from '../support/cuttable-link.js';
 import { touchScreen } from '../support/touch-screen.js';
 
 /** The little of the DOM the page functions below use (they run in the browser, not in Node). */
@@ -33,14 +34,18 @@ const SIZES = [
 // recorder with nothing recording (the phone goes first, on the bridge as it started).
 let f: RemoteFixture;
 let browser: Browser;
+/** The pages' way to the bridge, which the test can cut and keep down. */
+let link: CuttableLink;
 
 beforeAll(async () => {
   f = await startRemoteFixture({ pollMs: 250 });
+  link = await cuttableLink(f.base);
   browser = await connectChromium();
 }, 30_000);
 
 afterAll(async () => {
   await browser?.close();
+  await link?.close();
   await f?.close();
 });
 
@@ -48,21 +53,13 @@ describe.each(SIZES)('the web deck at $name size ($viewport.width x $viewport.he
   let context: BrowserContext;
   let page: Page;
   let cdp: CDPSession;
-  /** The page's live links, as the test sees them (it can cut them and keep the page from reconnecting). */
-  const links: WebSocketRoute[] = [];
-  let linkAllowed = true;
 
   beforeAll(async () => {
     await stopEveryTake(f);
     context = await browser.newContext({ viewport, isMobile, hasTouch: true });
     page = await context.newPage();
-    await page.routeWebSocket(/\/ws$/, (ws) => {
-      if (!linkAllowed) return ws.close({ code: 4000, reason: 'the test keeps the link down' });
-      links.push(ws);
-      ws.connectToServer();
-    });
     cdp = await context.newCDPSession(page);
-    await openDeckPage(page, f);
+    await openDeckPage(page, f, link.url);
   }, 30_000);
 
   afterAll(async () => {
@@ -174,15 +171,18 @@ describe.each(SIZES)('the web deck at $name size ($viewport.width x $viewport.he
     if (isMobile) await pick('web:web-32');
     const noLink = page.locator('.deck:visible .no-link');
     expect(await noLink.first().isVisible()).toBe(false);
-    linkAllowed = false;
-    for (const link of links.splice(0)) await link.close({ code: 4001, reason: 'the test cut the link' });
-    await expect.poll(() => noLink.first().isVisible(), { timeout: 3000 }).toBe(true);
-    expect(await noLink.first().textContent()).toContain('NO LINK');
-    const visibleDecks = await page.locator('.deck:visible').count();
-    expect(await page.locator('.deck:visible .no-link:visible').count()).toBe(visibleDecks);
-    linkAllowed = true;
+    link.cut();
+    try {
+      await expect.poll(() => noLink.first().isVisible(), { timeout: 3000 }).toBe(true);
+      expect(await noLink.first().textContent()).toContain('NO LINK');
+      const visibleDecks = await page.locator('.deck:visible').count();
+      expect(await page.locator('.deck:visible .no-link:visible').count()).toBe(visibleDecks);
+    } finally {
+      link.restore(); // a failure above must not leave the next size's page without its link
+    }
     await expect.poll(() => noLink.first().isVisible(), { timeout: 8000 }).toBe(false);
-    expect(links.length).toBe(1);
+    // One link again, not one per attempt made while it was down.
+    expect(f.running.remote?.webClients()).toBe(1);
     // The decks were sent afresh; the phone still shows the deck it had picked.
     if (isMobile) expect(await page.locator('.deck:visible').getAttribute('data-surface')).toBe('web:web-32');
   }, 15_000);

@@ -31,10 +31,13 @@ export function connectChromium(): Promise<Browser> {
   return chromium.connect(endpoint);
 }
 
-/** Opens the web deck in the page and waits until it is linked to the bridge and its first deck shows. */
-export async function openDeckPage(page: Page, f: RemoteFixture): Promise<void> {
+/**
+ * Opens the web deck in the page (at the bridge's address, or another way to it such as a cuttable link)
+ * and waits until it is linked to the bridge and its first deck shows.
+ */
+export async function openDeckPage(page: Page, f: RemoteFixture, url = f.base): Promise<void> {
   const clients = f.running.remote?.webClients() ?? 0;
-  await page.goto(f.base);
+  await page.goto(url);
   await until(() => f.running.remote?.webClients() === clients + 1, 'the page to connect', 8000);
   await until(() => page.locator('canvas[data-surface="web:web-15"][data-control="key0"]').isVisible(), 'the decks', 8000);
 }
