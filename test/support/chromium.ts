@@ -1,28 +1,12 @@
-// Debian's chromium for the browser tests, started the one way the project allows: the system binary
-// (never a downloaded browser), headless, with nothing reaching out to the network. One browser serves
-// the whole run (chromium-server.ts, the e2e project's globalSetup); each test file connects to it and
-// works in contexts of its own, which are closed with its connection.
-import { existsSync, mkdirSync } from 'node:fs';
+// The browser tests' side of Debian's chromium: one browser serves the whole run (chromium-server.ts, the
+// e2e project's globalSetup, starts it); each test file connects to it and works in contexts of its own,
+// which are closed with its connection.
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { chromium, type Browser, type BrowserServer, type Page } from 'playwright-core';
+import { chromium, type Browser, type Page } from 'playwright-core';
 import { inject } from 'vitest';
 import type { RemoteFixture } from './remote.js';
 import { until } from './until.js';
-
-const CHROMIUM = process.env.RECDECK_CHROMIUM ?? '/usr/bin/chromium';
-
-declare module 'vitest' {
-  export interface ProvidedContext {
-    /** Where the run's chromium listens (chromium-server.ts). */
-    chromiumEndpoint: string;
-  }
-}
-
-/** Starts the run's browser (in the vitest process, from globalSetup). */
-export function launchChromiumServer(): Promise<BrowserServer> {
-  if (!existsSync(CHROMIUM)) throw new Error(`browser tests need Debian's chromium at ${CHROMIUM} (apt-get install -y chromium; .ci/run installs it)`);
-  return chromium.launchServer({ executablePath: CHROMIUM, args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run'] });
-}
 
 /** The run's browser, for one test file; closing it closes the file's contexts, not the browser. */
 export function connectChromium(): Promise<Browser> {
