@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { StreamDeckSurface } from '../../src/surfaces/streamdeck/streamdeck-surface.js';
 import { connectChromium, screenshot } from '../support/chromium.js';
 import { openFakeStreamDeck } from '../support/fake-hid.js';
-import { startRemoteFixture, type RemoteFixture } from '../support/remote.js';
+import { startRemoteFixture, TEST_MS, WAIT_MS, type RemoteFixture } from '../support/remote.js';
 import { until } from '../support/until.js';
 
 declare const document: { querySelector(selector: string): { toDataURL(): string } | null };
@@ -39,16 +39,16 @@ beforeAll(async () => {
   browser = await connectChromium();
   page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
   await page.goto(f.base);
-  await until(() => page.locator('canvas[data-surface="web:web-15"][data-control="key0"]').isVisible(), 'the decks', 8000);
+  await until(() => page.locator('canvas[data-surface="web:web-15"][data-control="key0"]').isVisible(), 'the decks', WAIT_MS);
   await page.locator('#edit-toggle').click();
-  await until(async () => (await page.locator('#edit-surface option').count()) > 0, 'the editor', 8000);
-}, 40_000);
+  await until(async () => (await page.locator('#edit-surface option').count()) > 0, 'the editor', WAIT_MS);
+}, TEST_MS);
 
 afterAll(async () => {
   await browser?.close();
   await f?.close();
   if (root) rmSync(root, { recursive: true, force: true });
-});
+}, TEST_MS);
 
 const snapshot = (control: string) => page.evaluate((c) => document.querySelector(`canvas[data-surface="web:web-15"][data-control="${c}"]`)?.toDataURL() ?? '', control);
 const field = (path: string) => page.locator(`#inspector-form [data-path="${path}"]`);
@@ -60,13 +60,13 @@ const changedLines = (before: string, after: string) => {
 /** Picks a control by clicking it on the deck itself (edit mode: a click picks, it does not press). */
 async function pickOnDeck(control: string): Promise<void> {
   await page.locator(`canvas[data-surface="web:web-15"][data-control="${control}"]`).click();
-  await until(async () => ((await page.locator('#inspector-title').textContent()) ?? '').startsWith(`${control} `), `the inspector on ${control}`);
+  await until(async () => ((await page.locator('#inspector-title').textContent()) ?? '').startsWith(`${control} `), `the inspector on ${control}`, WAIT_MS);
 }
 
-describe('the profile editor in a browser', { timeout: 40_000 }, () => {
+describe('the profile editor in a browser', { timeout: TEST_MS }, () => {
   it('key0 from rec-start to rec-toggle with a hold to stop: the file changes at key0 only, the deck shows it, a press toggles', async () => {
     await page.locator('#edit-surface').selectOption('web:web-15');
-    await until(async () => ((await page.locator('#edit-file').textContent()) ?? '').startsWith('studio-15.yaml (your own)'), 'the operator file');
+    await until(async () => ((await page.locator('#edit-file').textContent()) ?? '').startsWith('studio-15.yaml (your own)'), 'the operator file', WAIT_MS);
     const before = await snapshot('key0');
     const mark = f.sim.sim.log.list().at(-1)?.seq ?? 0;
     await pickOnDeck('key0');
@@ -82,19 +82,19 @@ describe('the profile editor in a browser', { timeout: 40_000 }, () => {
     // The README's picture of the editor (RECDECK_SCREENSHOTS=test/screenshots to refresh it), and the refusal's below.
     await screenshot('RECDECK_SCREENSHOTS', 'editor-inspector.png', (path) => page.screenshot({ path }));
     await page.locator('#edit-save').click();
-    await until(async () => (await page.locator('#edit-message .saved').count()) > 0, 'the save');
+    await until(async () => (await page.locator('#edit-message .saved').count()) > 0, 'the save', WAIT_MS);
     const written = readFileSync(file, 'utf8');
     expect(changedLines(original, written)).toEqual(['      key0: { show: { channel: 2 }, press: { action: rec-toggle, channel: 2 }, hold: { ms: 1000, do: { action: rec-stop, channel: 2 } } }']);
     expect(written).toContain('# Channel keys: press starts (or resumes) recording; hold 1 s to stop (a ring fills while held).');
-    await until(async () => (await snapshot('key0')) !== before, 'the deck to show channel 2 on key0', 8000);
+    await until(async () => (await snapshot('key0')) !== before, 'the deck to show channel 2 on key0', WAIT_MS);
     await page.locator('#edit-toggle').click(); // done editing: a click presses again
     await page.locator('canvas[data-surface="web:web-15"][data-control="key0"]').click();
-    await until(() => f.sim.sim.recorder().channels()[1]?.IsRecording === true, 'channel 2 to record');
-    await until(async () => (await f.running.bridge.recorderStates()[0]?.channels?.[1]?.IsRecording) === true, 'the bridge to see it');
+    await until(() => f.sim.sim.recorder().channels()[1]?.IsRecording === true, 'channel 2 to record', WAIT_MS);
+    await until(async () => (await f.running.bridge.recorderStates()[0]?.channels?.[1]?.IsRecording) === true, 'the bridge to see it', WAIT_MS);
     await page.locator('canvas[data-surface="web:web-15"][data-control="key0"]').click();
-    await until(() => f.sim.sim.recorder().channels()[1]?.IsRecording === false, 'the toggle to stop channel 2');
+    await until(() => f.sim.sim.recorder().channels()[1]?.IsRecording === false, 'the toggle to stop channel 2', WAIT_MS);
     await page.locator('#edit-toggle').click();
-    await until(async () => (await page.locator('#edit-surface option').count()) > 0, 'the editor again');
+    await until(async () => (await page.locator('#edit-surface option').count()) > 0, 'the editor again', WAIT_MS);
   });
 
   it('an invalid value is refused at its field, in the loader\'s words; the file is unchanged', async () => {
@@ -103,7 +103,7 @@ describe('the profile editor in a browser', { timeout: 40_000 }, () => {
     const before = readFileSync(file, 'utf8');
     await field('hold.ms').fill('50');
     await page.locator('#edit-save').click();
-    await until(async () => (await page.locator('#inspector-form .field-error').count()) > 0, 'the refusal');
+    await until(async () => (await page.locator('#inspector-form .field-error').count()) > 0, 'the refusal', WAIT_MS);
     expect(await page.locator('#inspector-form .field-error').first().textContent()).toMatch(/^pages\[0\]\.controls\.key1\.hold\.ms: .*200/);
     expect(await field('hold.ms').getAttribute('class')).toContain('invalid');
     expect(readFileSync(file, 'utf8')).toBe(before);
@@ -116,7 +116,7 @@ describe('the profile editor in a browser', { timeout: 40_000 }, () => {
     writeFileSync(file, changed);
     await field('press.action').selectOption('rec-toggle');
     await page.locator('#edit-save').click();
-    await until(async () => (await page.locator('#edit-message .diff').count()) > 0, 'the conflict');
+    await until(async () => (await page.locator('#edit-message .diff').count()) > 0, 'the conflict', WAIT_MS);
     expect(await page.locator('#edit-message .refusal').textContent()).toContain('changed on disk since you read it');
     expect(await page.locator('#edit-message .diff').textContent()).toContain('+ # changed by hand meanwhile');
     expect(readFileSync(file, 'utf8')).toBe(changed);
@@ -126,7 +126,7 @@ describe('the profile editor in a browser', { timeout: 40_000 }, () => {
     const phone = await browser.newPage({ viewport: { width: 390, height: 844 } });
     try {
       await phone.goto(f.base);
-      await until(() => phone.locator('canvas[data-surface="web:web-15"][data-control="key0"]').isVisible(), 'the deck on the phone', 8000);
+      await until(() => phone.locator('canvas[data-surface="web:web-15"][data-control="key0"]').isVisible(), 'the deck on the phone', WAIT_MS);
       expect(await phone.locator('#edit-toggle').isVisible()).toBe(false);
       expect(await phone.locator('#editor').isVisible()).toBe(false);
     } finally {
@@ -136,19 +136,19 @@ describe('the profile editor in a browser', { timeout: 40_000 }, () => {
 
   it('"make my own" on a Stream Deck XL writes a copy pinned to its serial, which then drives the XL', async () => {
     await page.locator('#edit-surface').selectOption(`streamdeck:${SERIAL}`);
-    await until(async () => ((await page.locator('#edit-file').textContent()) ?? '').startsWith('shipped:streamdeck-xl.yaml (shipped'), 'the shipped file');
+    await until(async () => ((await page.locator('#edit-file').textContent()) ?? '').startsWith('shipped:streamdeck-xl.yaml (shipped'), 'the shipped file', WAIT_MS);
     await page.locator('#edit-own').click();
-    await until(async () => ((await page.locator('#edit-file').textContent()) ?? '').startsWith(`streamdeck-xl-${SERIAL}.yaml (your own)`), 'the copy in use', 12_000);
+    await until(async () => ((await page.locator('#edit-file').textContent()) ?? '').startsWith(`streamdeck-xl-${SERIAL}.yaml (your own)`), 'the copy in use', WAIT_MS);
     const copy = join(folder, `streamdeck-xl-${SERIAL}.yaml`);
     expect(readdirSync(folder)).toContain(`streamdeck-xl-${SERIAL}.yaml`);
     expect(readFileSync(copy, 'utf8')).toContain(`match: { kind: streamdeck, model: xl, serial: ${SERIAL} }`);
-    await until(() => f.running.bridge.session(`streamdeck:${SERIAL}`)?.profileFile === copy, 'the copy to drive the XL');
+    await until(() => f.running.bridge.session(`streamdeck:${SERIAL}`)?.profileFile === copy, 'the copy to drive the XL', WAIT_MS);
     // And it is edited like any file of one's own: key0 of the XL toggles now.
     await page.locator('#edit-controls button[data-control="key0"]').click();
     await field('press.action').selectOption('rec-toggle');
     await page.locator('#edit-save').click();
-    await until(async () => (await page.locator('#edit-message .saved').count()) > 0, 'the save');
+    await until(async () => (await page.locator('#edit-message .saved').count()) > 0, 'the save', WAIT_MS);
     const xlKey0 = () => f.running.bridge.session(`streamdeck:${SERIAL}`)?.describeControls().find((c) => c.control.id === 'key0')?.binding?.press;
-    await until(() => (xlKey0() as { action?: string } | undefined)?.action === 'rec-toggle', 'the XL to take the edit');
+    await until(() => (xlKey0() as { action?: string } | undefined)?.action === 'rec-toggle', 'the XL to take the edit', WAIT_MS);
   });
 });

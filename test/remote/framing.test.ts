@@ -4,7 +4,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startRemoteFixture, type RemoteFixture } from '../support/remote.js';
+import { startRemoteFixture, TEST_MS, WAIT_MS, type RemoteFixture } from '../support/remote.js';
 import { connectChromium } from '../support/chromium.js';
 
 declare const document: { querySelector(selector: string): unknown };
@@ -23,18 +23,18 @@ beforeAll(async () => {
   await new Promise<void>((resolve) => foreign.listen(0, '127.0.0.1', resolve));
   foreignUrl = `http://127.0.0.1:${(foreign.address() as AddressInfo).port}/`;
   browser = await connectChromium();
-}, 30_000);
+}, TEST_MS);
 
 afterAll(async () => {
   await browser?.close();
   await new Promise<void>((resolve) => (foreign ? foreign.close(() => resolve()) : resolve()));
   await f?.close();
-});
+}, TEST_MS);
 
-describe('a foreign page framing the deck', () => {
+describe('a foreign page framing the deck', { timeout: TEST_MS }, () => {
   it('gets no deck in its frame, and a click there presses nothing', async () => {
     const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
-    const refused = page.waitForEvent('console', { predicate: (m) => /frame|ancestor/i.test(m.text()), timeout: 5000 }).then((m) => m.text(), () => 'no console message');
+    const refused = page.waitForEvent('console', { predicate: (m) => /frame|ancestor/i.test(m.text()), timeout: WAIT_MS }).then((m) => m.text(), () => 'no console message');
     await page.goto(foreignUrl);
     const before = f.sim.sim.log.list().at(-1)?.seq ?? 0;
     const frame = page.frames().find((fr) => fr !== page.mainFrame());

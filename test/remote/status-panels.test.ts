@@ -9,6 +9,7 @@ import type { Picture } from '../../src/engine/picture.js';
 import { parseTestProfile } from '../support/bridge.js';
 import { connectChromium, screenshot } from '../support/chromium.js';
 import { cuttableLink, type CuttableLink } from '../support/cuttable-link.js';
+import { TEST_MS, WAIT_MS } from '../support/remote.js';
 import { until } from '../support/until.js';
 import { startVirtualRemote, type VirtualRemote } from '../support/virtual-remote.js';
 
@@ -25,13 +26,13 @@ let browser: Browser;
 
 beforeAll(async () => {
   browser = await connectChromium();
-});
+}, TEST_MS);
 
 afterAll(async () => {
   await browser?.close();
-});
+}, TEST_MS);
 
-describe.each(SIZES)('the status panels at $name size ($viewport.width x $viewport.height)', ({ name, viewport, isMobile }) => {
+describe.each(SIZES)('the status panels at $name size ($viewport.width x $viewport.height)', { timeout: TEST_MS }, ({ name, viewport, isMobile }) => {
   let r: VirtualRemote;
   let context: BrowserContext;
   let page: Page;
@@ -45,15 +46,15 @@ describe.each(SIZES)('the status panels at $name size ($viewport.width x $viewpo
     page = await context.newPage();
     link = await cuttableLink(r.server.url);
     await page.goto(link.url);
-    await until(() => r.server.webClients() === 1, 'the page to connect', 8000);
-    await until(async () => (await badge().textContent()) === 'LIVE', 'the recorder shown live', 8000);
-  }, 30_000);
+    await until(() => r.server.webClients() === 1, 'the page to connect', WAIT_MS);
+    await until(async () => (await badge().textContent()) === 'LIVE', 'the recorder shown live', WAIT_MS);
+  }, TEST_MS);
 
   afterAll(async () => {
     await context?.close();
     await link?.close();
     await r?.close();
-  });
+  }, TEST_MS);
 
   const badge = () => page.locator('#recorders .badge').first();
   const row = (channel: number) => page.locator(`#channels tr[data-channel="${channel}"]`);
@@ -64,14 +65,14 @@ describe.each(SIZES)('the status panels at $name size ($viewport.width x $viewpo
   it("a take's clock freezes beside its age while the recorder is away, exactly as on its key", async () => {
     await r.f.client.recStart(0);
     await r.f.advance(5000);
-    await expect.poll(() => row(1).locator('td.take').textContent(), { timeout: 3000 }).toBe('00:00:05');
+    await expect.poll(() => row(1).locator('td.take').textContent(), { timeout: WAIT_MS }).toBe('00:00:05');
     r.f.sim.faults.set([{ kind: 'reset', path: '/api', probability: 1, latencyMs: 0, status: 500 }]);
     await r.f.until(() => (pictureOf('key0') as { state?: string }).state === 'offline', 'the key to show offline', 10_000);
     for (const later of [8000, 5000]) {
       await r.f.advance(later);
       const key = pictureOf('key0') as { state: string; durationS: number; ageS: number };
       expect(key).toMatchObject({ state: 'offline', durationS: 5 });
-      await expect.poll(() => row(1).locator('td.take').textContent(), { timeout: 3000 }).toBe(`00:00:05 · ${key.ageS}s old`);
+      await expect.poll(() => row(1).locator('td.take').textContent(), { timeout: WAIT_MS }).toBe(`00:00:05 · ${key.ageS}s old`);
       expect(await row(1).locator('td.state').textContent()).toBe('offline');
       expect(await badge().textContent()).toBe('OFFLINE');
     }
@@ -80,9 +81,9 @@ describe.each(SIZES)('the status panels at $name size ($viewport.width x $viewpo
     r.f.sim.faults.set([]);
     await r.f.until(() => (pictureOf('key0') as { state?: string }).state === 'recording', 'the key live again', 10_000);
     await r.f.advance(200); // the keys' next frames draw it
-    await expect.poll(() => badge().textContent(), { timeout: 3000 }).toBe('LIVE');
-    await expect.poll(() => row(1).locator('td.take').textContent(), { timeout: 3000 }).toMatch(/^00:00:\d\d$/);
-  }, 30_000);
+    await expect.poll(() => badge().textContent(), { timeout: WAIT_MS }).toBe('LIVE');
+    await expect.poll(() => row(1).locator('td.take').textContent(), { timeout: WAIT_MS }).toMatch(/^00:00:\d\d$/);
+  });
 
   it('a dropped link: every panel says NO LINK, not only the decks, and all come back with the link', async () => {
     const banners = page.locator('#status .panel-no-link');
@@ -92,7 +93,7 @@ describe.each(SIZES)('the status panels at $name size ($viewport.width x $viewpo
     const placed = await page.locator('#status').boundingBox();
     link.cut();
     try {
-      await expect.poll(() => page.locator('#status .panel-no-link:visible').count(), { timeout: 3000 }).toBe(panels);
+      await expect.poll(() => page.locator('#status .panel-no-link:visible').count(), { timeout: WAIT_MS }).toBe(panels);
       for (const text of await banners.allTextContents()) expect(text).toContain('NO LINK');
       // What claimed to be the recorder's state now says NO LINK instead: the badges and each channel's state.
       expect(await page.locator('#recorders .badge').allTextContents()).toEqual(['NO LINK']);
@@ -111,20 +112,20 @@ describe.each(SIZES)('the status panels at $name size ($viewport.width x $viewpo
       link.restore(); // a failure above must not leave the next test's page without its link
     }
 
-    await expect.poll(() => badge().textContent(), { timeout: 8000 }).toBe('LIVE');
-    await expect.poll(() => page.locator('#status .panel-no-link:visible').count(), { timeout: 3000 }).toBe(0);
+    await expect.poll(() => badge().textContent(), { timeout: WAIT_MS }).toBe('LIVE');
+    await expect.poll(() => page.locator('#status .panel-no-link:visible').count(), { timeout: WAIT_MS }).toBe(0);
     expect(await row(1).locator('td.state').textContent()).toBe('recording');
     expect(await page.locator('.deck .no-link:visible').count()).toBe(0);
-  }, 30_000);
+  });
 
   it("profiles that fit a surface equally: its row names the one in use and the others", async () => {
     r.f.bridge.setProfiles([parseTestProfile(PROFILE('Studio'), '/etc/recdeck/studio.yaml'), parseTestProfile(PROFILE('Studio (backup copy)'), '/etc/recdeck/studio-copy.yaml')]);
     const surfaceRow = page.locator('#surfaces li[data-surface="memory:test"]');
-    await expect.poll(() => surfaceRow.locator('.tie').textContent(), { timeout: 3000 }).toBe('Profile tie: /etc/recdeck/studio-copy.yaml is in use; /etc/recdeck/studio.yaml fits as well and lost by file name only');
+    await expect.poll(() => surfaceRow.locator('.tie').textContent(), { timeout: WAIT_MS }).toBe('Profile tie: /etc/recdeck/studio-copy.yaml is in use; /etc/recdeck/studio.yaml fits as well and lost by file name only');
     expect(await surfaceRow.textContent()).toContain('Studio (backup copy)');
     await surfaceRow.scrollIntoViewIfNeeded();
     await shot('tie');
-  }, 20_000);
+  });
 });
 
 declare const window: { scrollTo(x: number, y: number): void };

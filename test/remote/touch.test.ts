@@ -5,7 +5,7 @@
 // pointercancel are part of what is tested.
 import type { Browser, BrowserContext, CDPSession, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startRemoteFixture, stopEveryTake, type RemoteFixture } from '../support/remote.js';
+import { startRemoteFixture, stopEveryTake, TEST_MS, WAIT_MS, type RemoteFixture } from '../support/remote.js';
 import { until } from '../support/until.js';
 import { connectChromium, openDeckPage, screenshot } from '../support/chromium.js';
 import { cuttableLink, type CuttableLink } from '../support/cuttable-link.js';
@@ -41,15 +41,15 @@ beforeAll(async () => {
   f = await startRemoteFixture({ pollMs: 250 });
   link = await cuttableLink(f.base);
   browser = await connectChromium();
-}, 30_000);
+}, TEST_MS);
 
 afterAll(async () => {
   await browser?.close();
   await link?.close();
   await f?.close();
-});
+}, TEST_MS);
 
-describe.each(SIZES)('the web deck at $name size ($viewport.width x $viewport.height), by touch', ({ viewport, isMobile, readmePicture }) => {
+describe.each(SIZES)('the web deck at $name size ($viewport.width x $viewport.height), by touch', { timeout: TEST_MS }, ({ viewport, isMobile, readmePicture }) => {
   let context: BrowserContext;
   let page: Page;
   let cdp: CDPSession;
@@ -60,11 +60,11 @@ describe.each(SIZES)('the web deck at $name size ($viewport.width x $viewport.he
     page = await context.newPage();
     cdp = await context.newCDPSession(page);
     await openDeckPage(page, f, link.url);
-  }, 30_000);
+  }, TEST_MS);
 
   afterAll(async () => {
     await context?.close();
-  });
+  }, TEST_MS);
 
   const { centre, touch, pick } = touchScreen(() => page, () => cdp);
   const writes = () => f.sim.sim.log.list().filter((r) => r.method !== 'GET');
@@ -111,11 +111,11 @@ describe.each(SIZES)('the web deck at $name size ($viewport.width x $viewport.he
     await touch('touchStart', start);
     for (let dy = 10; dy <= 200; dy += 10) await touch('touchMove', { x: start.x, y: start.y - dy });
     await touch('touchEnd');
-    await expect.poll(() => page.evaluate(() => window.scrollY), { timeout: 3000 }).toBeGreaterThan(50);
+    await expect.poll(() => page.evaluate(() => window.scrollY), { timeout: WAIT_MS }).toBeGreaterThan(50);
     // Whatever the swipe sent would reach the bridge before the tap below: the tap's request is the first write.
     const key1 = await centre('web:web-15', 'key1');
     await page.touchscreen.tap(key1.x, key1.y);
-    await until(() => writes().length > before, 'the tap on key1 to reach the recorder');
+    await until(() => writes().length > before, 'the tap on key1 to reach the recorder', WAIT_MS);
     expect(writes().slice(before).map((r) => `${r.method} ${r.path}`)).toEqual(['PUT /api/channels/1/rec-start']);
     expect(f.sim.sim.recorder().channels()[0]?.IsRecording).toBe(false);
   });
@@ -124,17 +124,17 @@ describe.each(SIZES)('the web deck at $name size ($viewport.width x $viewport.he
     const before = writes().length;
     const at = await centre('web:web-15', 'key0');
     await page.touchscreen.tap(at.x, at.y);
-    await until(() => writes().length > before, 'the tap on key0 to reach the recorder');
+    await until(() => writes().length > before, 'the tap on key0 to reach the recorder', WAIT_MS);
     expect(writes().slice(before).map((r) => `${r.method} ${r.path}`)).toEqual(['PUT /api/channels/0/rec-start']);
     const entry = page.locator('#audit li').first();
-    await expect.poll(() => entry.textContent(), { timeout: 3000 }).toContain('CH 1 rec-start');
+    await expect.poll(() => entry.textContent(), { timeout: WAIT_MS }).toContain('CH 1 rec-start');
     expect(await entry.textContent()).toContain('PUT /api/channels/0/rec-start');
     // Nothing of the log is cut off at the side: its lines wrap within the panel.
     expect(await page.evaluate(() => { const log = document.querySelector('#audit') as unknown as { scrollWidth: number; clientWidth: number }; return log.scrollWidth <= log.clientWidth; })).toBe(true);
     if (readmePicture) {
       // The README's picture of the page on a phone (RECDECK_SCREENSHOTS=test/screenshots to refresh it).
       await screenshot('RECDECK_SCREENSHOTS', readmePicture, async (path) => {
-        await expect.poll(() => page.locator('#channels tr[data-channel="1"] td.state').textContent(), { timeout: 3000 }).toBe('recording');
+        await expect.poll(() => page.locator('#channels tr[data-channel="1"] td.state').textContent(), { timeout: WAIT_MS }).toBe('recording');
         await page.evaluate(() => window.scrollTo(0, 0));
         await page.screenshot({ path });
       });
@@ -142,11 +142,11 @@ describe.each(SIZES)('the web deck at $name size ($viewport.width x $viewport.he
   });
 
   it('a hold by touch shows the ring, then stops the channel', async () => {
-    await until(() => f.sim.sim.recorder().channels()[0]?.IsRecording === true, 'channel 1 to record');
+    await until(() => f.sim.sim.recorder().channels()[0]?.IsRecording === true, 'channel 1 to record', WAIT_MS);
     const before = writes().length;
     await touch('touchStart', await centre('web:web-15', 'key0'));
-    await until(() => holdOf('key0') > 0, 'the hold ring on key0');
-    await until(() => writes().length > before, 'the stop', 3000);
+    await until(() => holdOf('key0') > 0, 'the hold ring on key0', WAIT_MS);
+    await until(() => writes().length > before, 'the stop', WAIT_MS);
     await touch('touchEnd');
     expect(writes().slice(before).map((r) => `${r.method} ${r.path}`)).toEqual(['PUT /api/channels/0/rec-stop']);
   });
@@ -155,14 +155,14 @@ describe.each(SIZES)('the web deck at $name size ($viewport.width x $viewport.he
     const before = writes().length;
     const at = await centre('web:web-15', 'key2');
     await touch('touchStart', at);
-    await until(() => holdOf('key2') > 0, 'the hold ring on key2');
+    await until(() => holdOf('key2') > 0, 'the hold ring on key2', WAIT_MS);
     await touch('touchMove', { x: at.x + 40, y: at.y });
-    await until(() => holdOf('key2') === 0, 'key2 to be let go');
+    await until(() => holdOf('key2') === 0, 'key2 to be let go', WAIT_MS);
     await touch('touchEnd');
     // Had it been held on, its hold would stop channel 3 and its release start it: neither happens.
     const key3 = await centre('web:web-15', 'key3');
     await page.touchscreen.tap(key3.x, key3.y);
-    await until(() => writes().length > before, 'the tap on key3');
+    await until(() => writes().length > before, 'the tap on key3', WAIT_MS);
     expect(writes().slice(before).map((r) => `${r.method} ${r.path}`)).toEqual(['PUT /api/channels/3/rec-start']);
     expect(f.sim.sim.recorder().channels()[2]?.IsRecording).toBe(false);
   });
@@ -173,17 +173,17 @@ describe.each(SIZES)('the web deck at $name size ($viewport.width x $viewport.he
     expect(await noLink.first().isVisible()).toBe(false);
     link.cut();
     try {
-      await expect.poll(() => noLink.first().isVisible(), { timeout: 3000 }).toBe(true);
+      await expect.poll(() => noLink.first().isVisible(), { timeout: WAIT_MS }).toBe(true);
       expect(await noLink.first().textContent()).toContain('NO LINK');
       const visibleDecks = await page.locator('.deck:visible').count();
       expect(await page.locator('.deck:visible .no-link:visible').count()).toBe(visibleDecks);
     } finally {
       link.restore(); // a failure above must not leave the next size's page without its link
     }
-    await expect.poll(() => noLink.first().isVisible(), { timeout: 8000 }).toBe(false);
+    await expect.poll(() => noLink.first().isVisible(), { timeout: WAIT_MS }).toBe(false);
     // One link again, not one per attempt made while it was down.
     expect(f.running.remote?.webClients()).toBe(1);
     // The decks were sent afresh; the phone still shows the deck it had picked.
     if (isMobile) expect(await page.locator('.deck:visible').getAttribute('data-surface')).toBe('web:web-32');
-  }, 15_000);
+  });
 });

@@ -5,7 +5,7 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { inject } from 'vitest';
-import type { RemoteFixture } from './remote.js';
+import { WAIT_MS, type RemoteFixture } from './remote.js';
 import { until } from './until.js';
 
 /** The run's browser, for one test file; closing it closes the file's contexts, not the browser. */
@@ -22,8 +22,8 @@ export function connectChromium(): Promise<Browser> {
 export async function openDeckPage(page: Page, f: RemoteFixture, url = f.base): Promise<void> {
   const clients = f.running.remote?.webClients() ?? 0;
   await page.goto(url);
-  await until(() => f.running.remote?.webClients() === clients + 1, 'the page to connect', 8000);
-  await until(() => page.locator('canvas[data-surface="web:web-15"][data-control="key0"]').isVisible(), 'the decks', 8000);
+  await until(() => f.running.remote?.webClients() === clients + 1, 'the page to connect', WAIT_MS);
+  await until(() => page.locator('canvas[data-surface="web:web-15"][data-control="key0"]').isVisible(), 'the decks', WAIT_MS);
 }
 
 /**
