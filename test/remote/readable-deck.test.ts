@@ -24,8 +24,8 @@ const SIZES = [
   { name: 'desk', viewport: { width: 1280, height: 800 }, isMobile: false },
 ] as const;
 
-// One bridge and one browser for both sizes; each size has a context of its own and starts from a
-// recorder with nothing recording (every test below puts back what it changed on the recorder).
+// One bridge for both sizes, and the run's browser; each size has a context of its own and starts
+// from a recorder with nothing recording (every test below puts back what it changed on the recorder).
 let f: RemoteFixture;
 let browser: Browser;
 

@@ -20,8 +20,8 @@ const SIZES = [
   { name: 'phone', viewport: { width: 390, height: 844 }, isMobile: true },
 ] as const;
 
-// One browser for both sizes; each size has a bridge of its own (on virtual time, so it starts at once)
-// and a context of its own.
+// The run's browser for both sizes; each size has a bridge of its own (on virtual time, so it starts at
+// once) and a context of its own.
 let browser: Browser;
 
 beforeAll(async () => {

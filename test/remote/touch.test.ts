@@ -30,8 +30,8 @@ const SIZES = [
   { name: 'desk', viewport: { width: 1280, height: 800 }, isMobile: false, readmePicture: null },
 ] as const;
 
-// One bridge and one browser for both sizes; each size has a context of its own and starts from a
-// recorder with nothing recording (the phone goes first, on the bridge as it started).
+// One bridge for both sizes, and the run's browser; each size has a context of its own and starts
+// from a recorder with nothing recording (the phone goes first, on the bridge as it started).
 let f: RemoteFixture;
 let browser: Browser;
 /** The pages' way to the bridge, which the test can cut and keep down. */
