@@ -101,7 +101,8 @@ export default defineConfig({
     projects: [
       { extends: true, test: { name: 'pure', include: PURE, isolate: false } },
       { extends: true, test: { name: 'integration', include: ['test/**/*.test.ts'], exclude: [...PURE, ...E2E], isolate: false } },
-      { extends: true, test: { name: 'e2e', include: E2E } },
+      // One chromium for the run, which the browser test files connect to (test/support/chromium-server.ts).
+      { extends: true, test: { name: 'e2e', include: E2E, globalSetup: ['test/support/chromium-server.ts'] } },
     ],
   },
 });

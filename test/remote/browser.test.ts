@@ -1,12 +1,11 @@
 // The web deck in a real browser (Debian's chromium, driven by playwright-core): what an operator sees
 // and does, end to end through the bridge to the simulator and back.
-import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSimulator } from '../../src/simulator/server.js';
-import { startRemoteFixture, type RemoteFixture } from '../support/remote.js';
+import { startRemoteFixture, TEST_MS, WAIT_MS, type RemoteFixture } from '../support/remote.js';
 import { until } from '../support/until.js';
-import { launchChromium } from '../support/chromium.js';
+import { connectChromium, screenshot } from '../support/chromium.js';
 
 /** The little of the DOM the page functions below use (they run in the browser, not in Node). */
 interface PageCanvas {
@@ -18,6 +17,8 @@ interface PageCanvas {
 declare const document: { querySelector(selector: string): PageCanvas | null };
 
 const RECORDING = [0xd5, 0x5e, 0x00];
+/** The hold ring's sky blue (src/render/palette.ts). */
+const HOLD_RING = [0x56, 0xb4, 0xe9];
 
 let f: RemoteFixture;
 let browser: Browser;
@@ -25,16 +26,16 @@ let page: Page;
 
 beforeAll(async () => {
   f = await startRemoteFixture({ pollMs: 250 });
-  browser = await launchChromium();
+  browser = await connectChromium();
   page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
   await page.goto(f.base);
-  await until(async () => (await share('web:web-15', 'key0', [0x10, 0x10, 0x10], 40)) < 0.99, 'the first key images', 8000);
-}, 30_000);
+  await until(async () => (await share('web:web-15', 'key0', [0x10, 0x10, 0x10], 40)) < 0.99, 'the first key images', WAIT_MS);
+}, TEST_MS);
 
 afterAll(async () => {
   await browser?.close();
   await f?.close();
-});
+}, TEST_MS);
 
 /** Share of a canvas's pixels near a colour, read in the page. */
 function share(surface: string, control: string, rgb: number[], tolerance = 24): Promise<number> {
@@ -57,55 +58,56 @@ const snapshot = (surface: string, control: string) => page.evaluate(({ surface,
 const key = (surface: string, control: string) => page.locator(`canvas[data-surface="${surface}"][data-control="${control}"]`);
 const channelRow = (n: number) => page.locator(`#channels tr[data-channel="${n}"]`);
 
-describe('the web deck in a browser', () => {
+describe('the web deck in a browser', { timeout: TEST_MS }, () => {
   it('a click on a channel key records: the key turns to the recording colour and its clock ticks', async () => {
     await key('web:web-15', 'key0').click();
-    await until(async () => (await share('web:web-15', 'key0', RECORDING)) > 0.15, 'key0 in the recording colour');
+    await until(async () => (await share('web:web-15', 'key0', RECORDING)) > 0.15, 'key0 in the recording colour', WAIT_MS);
     expect(f.sim.sim.recorder().channels()[0]?.IsRecording).toBe(true);
-    await expect.poll(() => channelRow(1).locator('td.state').textContent(), { timeout: 3000 }).toBe('recording');
+    await expect.poll(() => channelRow(1).locator('td.state').textContent(), { timeout: WAIT_MS }).toBe('recording');
     const first = await snapshot('web:web-15', 'key0');
     const time = await channelRow(1).locator('td').nth(4).textContent();
-    await until(async () => (await snapshot('web:web-15', 'key0')) !== first && (await channelRow(1).locator('td').nth(4).textContent()) !== time, 'the clock to tick', 3000);
-    await expect.poll(() => page.locator('#audit li').first().textContent(), { timeout: 3000 }).toContain('CH 1 rec-start ok');
+    await until(async () => (await snapshot('web:web-15', 'key0')) !== first && (await channelRow(1).locator('td').nth(4).textContent()) !== time, 'the clock to tick', WAIT_MS);
+    await expect.poll(() => page.locator('#audit li').first().textContent(), { timeout: WAIT_MS }).toContain('CH 1 rec-start ok');
     expect(await page.locator('#audit li').first().textContent()).toContain('PUT /api/channels/0/rec-start · web:web-15 key0');
     // The README's picture of the page at desk size (RECDECK_SCREENSHOTS=test/screenshots to refresh it).
-    await page.screenshot({ path: join(process.env.RECDECK_SCREENSHOTS ?? f.sim.folder, 'web-deck-desk.png') });
+    await screenshot('RECDECK_SCREENSHOTS', 'web-deck-desk.png', (path) => page.screenshot({ path }));
   });
 
   it('holding the key shows the ring, then stops the channel', async () => {
     const box = await key('web:web-15', 'key0').boundingBox();
     if (!box) throw new Error('key0 is not on the page');
-    const before = await snapshot('web:web-15', 'key0');
+    // The ring is sky blue (the key's hold mark in its corner is too): while held, more of the key is.
+    const unheld = await share('web:web-15', 'key0', HOLD_RING, 12);
     await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
+    const down = Date.now();
     await page.mouse.down();
-    await page.waitForTimeout(500);
-    const ring = await snapshot('web:web-15', 'key0');
-    expect(ring).not.toBe(before);
-    expect(f.sim.sim.recorder().channels()[0]?.IsRecording).toBe(true); // not yet: the hold is 1 s
-    await until(() => f.sim.sim.recorder().channels()[0]?.IsRecording === false, 'the stop', 3000);
+    await until(async () => (await share('web:web-15', 'key0', HOLD_RING, 12)) > unheld, 'the hold ring on key0', WAIT_MS);
+    await until(() => f.sim.sim.recorder().channels()[0]?.IsRecording === false, 'the stop', WAIT_MS);
+    // Not before the hold's second: the press alone stops nothing.
+    expect(Date.now() - down).toBeGreaterThanOrEqual(1000);
     await page.mouse.up();
-    await until(async () => (await share('web:web-15', 'key0', RECORDING)) < 0.01, 'key0 to leave the recording colour');
-    await expect.poll(() => channelRow(1).locator('td.state').textContent(), { timeout: 3000 }).toBe('idle');
+    await until(async () => (await share('web:web-15', 'key0', RECORDING)) < 0.01, 'key0 to leave the recording colour', WAIT_MS);
+    await expect.poll(() => channelRow(1).locator('td.state').textContent(), { timeout: WAIT_MS }).toBe('idle');
   });
 
   it('a dialog on the recorder: the overlay page shows it, OK and Cancel flash, OK clears it', async () => {
     await f.sim.raw('POST', '/_sim/dialog', { body: JSON.stringify({ content: 'Disk D: almost full', buttons: 'Yes_No' }) });
-    await expect.poll(() => page.locator('#surfaces').textContent(), { timeout: 3000 }).toContain('Web 15 keys, page 1/3 Dialog');
+    await expect.poll(() => page.locator('#surfaces').textContent(), { timeout: WAIT_MS }).toContain('Web 15 keys, page 1/3 Dialog');
     const seen = new Set<string>();
     await until(async () => {
       seen.add(await snapshot('web:web-15', 'key11'));
       return seen.size >= 2;
-    }, 'the OK key to flash', 3000);
+    }, 'the OK key to flash', WAIT_MS);
     await key('web:web-15', 'key11').click(); // OK: where it is on every page
-    await until(() => !f.sim.sim.recorder().dialogState().IsDialog, 'the dialog to be answered');
-    await expect.poll(() => page.locator('#surfaces').textContent(), { timeout: 3000 }).toContain('Web 15 keys, page 1/3 Channels 1-8');
-    await expect.poll(() => page.locator('#audit li').first().textContent(), { timeout: 3000 }).toContain('dialog-ok ok');
+    await until(() => !f.sim.sim.recorder().dialogState().IsDialog, 'the dialog to be answered', WAIT_MS);
+    await expect.poll(() => page.locator('#surfaces').textContent(), { timeout: WAIT_MS }).toContain('Web 15 keys, page 1/3 Channels 1-8');
+    await expect.poll(() => page.locator('#audit li').first().textContent(), { timeout: WAIT_MS }).toContain('dialog-ok ok');
     expect(await page.locator('#audit li').first().textContent()).toContain('PUT /api/app/dialog/ok');
   });
 
   it('the wheel over a dial turns it: the source gain steps by the dial\'s step', async () => {
     const session = () => f.running.bridge.session('web:web-plus');
-    await until(() => (session()?.describeControls().find((c) => c.control.id === 'dial0')?.picture as { gainDb?: number | null }).gainDb === 0, 'the gain of Cam 1 to be known');
+    await until(() => (session()?.describeControls().find((c) => c.control.id === 'dial0')?.picture as { gainDb?: number | null }).gainDb === 0, 'the gain of Cam 1 to be known', WAIT_MS);
     const dial = page.locator('.dial[data-surface="web:web-plus"][data-control="dial0"]');
     await dial.scrollIntoViewIfNeeded();
     const box = await dial.boundingBox();
@@ -113,7 +115,7 @@ describe('the web deck in a browser', () => {
     const before = f.sim.sim.log.list().at(-1)?.seq ?? 0;
     await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
     await page.mouse.wheel(0, -100); // one notch up
-    await until(() => f.sim.sim.log.list().some((r) => r.seq > before && r.method === 'PUT'), 'the gain request');
+    await until(() => f.sim.sim.log.list().some((r) => r.seq > before && r.method === 'PUT'), 'the gain request', WAIT_MS);
     const sent = f.sim.sim.log.list().filter((r) => r.seq > before && r.method === 'PUT').map((r) => `${r.path} ${r.body}`);
     expect(sent).toEqual(['/api/sources/0 {"AudioGain":"0.5"}']);
   });
@@ -151,18 +153,18 @@ describe('the web deck in a browser', () => {
     const live = await snapshot('web:web-15', 'key0');
     await f.sim.sim.close();
     const badge = page.locator('#recorders .badge');
-    await expect.poll(() => badge.textContent(), { timeout: 3000, interval: 50 }).toBe('STALE');
-    await until(async () => (await snapshot('web:web-15', 'key0')) !== live, 'the key to show stale');
+    await expect.poll(() => badge.textContent(), { timeout: WAIT_MS, interval: 50 }).toBe('STALE');
+    await until(async () => (await snapshot('web:web-15', 'key0')) !== live, 'the key to show stale', WAIT_MS);
     const stale = await snapshot('web:web-15', 'key0');
-    await expect.poll(() => badge.textContent(), { timeout: 5000 }).toBe('OFFLINE');
-    await until(async () => (await snapshot('web:web-15', 'key0')) !== stale, 'the key to show offline');
-    await expect.poll(() => channelRow(1).locator('td.state').textContent(), { timeout: 3000 }).toBe('offline');
+    await expect.poll(() => badge.textContent(), { timeout: WAIT_MS }).toBe('OFFLINE');
+    await until(async () => (await snapshot('web:web-15', 'key0')) !== stale, 'the key to show offline', WAIT_MS);
+    await expect.poll(() => channelRow(1).locator('td.state').textContent(), { timeout: WAIT_MS }).toBe('offline');
     const again = await startSimulator({ port, token, grid: 16, tickMs: 0 });
     try {
-      await expect.poll(() => badge.textContent(), { timeout: 8000 }).toBe('LIVE');
-      await expect.poll(() => channelRow(1).locator('td.state').textContent(), { timeout: 3000 }).toBe('idle');
+      await expect.poll(() => badge.textContent(), { timeout: WAIT_MS }).toBe('LIVE');
+      await expect.poll(() => channelRow(1).locator('td.state').textContent(), { timeout: WAIT_MS }).toBe('idle');
     } finally {
       await again.close();
     }
-  }, 20_000);
+  });
 });

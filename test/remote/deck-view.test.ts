@@ -5,9 +5,9 @@ import { firstValueFrom } from 'rxjs';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { WebSurface } from '../../src/surfaces/web/web-surface.js';
-import { startRemoteFixture, type RemoteFixture } from '../support/remote.js';
+import { startRemoteFixture, TEST_MS, WAIT_MS, type RemoteFixture } from '../support/remote.js';
 import { until } from '../support/until.js';
-import { launchChromium } from '../support/chromium.js';
+import { connectChromium } from '../support/chromium.js';
 
 /** The little of the DOM the page functions below use (they run in the browser, not in Node). */
 declare const document: {
@@ -25,13 +25,13 @@ let browser: Browser;
 
 beforeAll(async () => {
   f = await startRemoteFixture({ pollMs: 250 });
-  browser = await launchChromium();
-}, 30_000);
+  browser = await connectChromium();
+}, TEST_MS);
 
 afterAll(async () => {
   await browser?.close();
   await f?.close();
-});
+}, TEST_MS);
 
 const surface = (id: string): WebSurface => {
   const found = f.running.webSurfaces.find((w) => w.id === id);
@@ -45,7 +45,7 @@ const watchedSet = async (): Promise<string[]> => {
   return ids.sort();
 };
 /** Waits for the page's channel table to show a channel (1-based) in a state. */
-const channelRow = (page: Page, channel: number, state: string) => expect.poll(() => page.locator(`#channels tr[data-channel="${channel}"]`).getAttribute('class'), { timeout: 5000 }).toBe(state);
+const channelRow = (page: Page, channel: number, state: string) => expect.poll(() => page.locator(`#channels tr[data-channel="${channel}"]`).getAttribute('class'), { timeout: WAIT_MS }).toBe(state);
 const keyImage = (page: Page, id: string, control: string) =>
   page.evaluate(({ id, control }) => document.querySelector(`canvas[data-surface="${id}"][data-control="${control}"]`)?.toDataURL() ?? '', { id, control });
 
@@ -53,27 +53,27 @@ async function open(viewport: { width: number; height: number }, isMobile: boole
   const context = await browser.newContext({ viewport, isMobile, hasTouch: isMobile });
   const page = await context.newPage();
   await page.goto(f.base);
-  await until(() => f.running.remote?.webClients() === 1, 'the page to connect', 8000);
+  await until(() => f.running.remote?.webClients() === 1, 'the page to connect', WAIT_MS);
   return page;
 }
 
-describe('the decks a page has in view', () => {
+describe('the decks a page has in view', { timeout: TEST_MS }, () => {
   it('a phone views only the deck it picked; picking another moves the drawing there; a hidden tab views none', async () => {
     const page = await open({ width: 390, height: 844 }, true);
     try {
-      await expect.poll(watchedSet, { timeout: 5000 }).toEqual(['web:web-15']);
+      await expect.poll(watchedSet, { timeout: WAIT_MS }).toEqual(['web:web-15']);
       await page.selectOption('#deck-picker', 'web:web-32');
-      await expect.poll(watchedSet, { timeout: 5000 }).toEqual(['web:web-32']);
+      await expect.poll(watchedSet, { timeout: WAIT_MS }).toEqual(['web:web-32']);
       await page.evaluate(() => {
         Object.defineProperty(document, 'hidden', { configurable: true, get: () => true });
         document.dispatchEvent(new Event('visibilitychange'));
       });
-      await expect.poll(watchedSet, { timeout: 5000 }).toEqual([]);
+      await expect.poll(watchedSet, { timeout: WAIT_MS }).toEqual([]);
     } finally {
       await page.context().close();
     }
-    await until(() => f.running.remote?.webClients() === 0, 'the page gone', 5000);
-  }, 20_000);
+    await until(() => f.running.remote?.webClients() === 0, 'the page gone', WAIT_MS);
+  });
 
   it('a desk page views the decks on screen; a deck scrolled back into view shows the state of now', async () => {
     // Short enough that the decks below the first are off screen until scrolled to.
@@ -87,11 +87,11 @@ describe('the decks a page has in view', () => {
     });
     try {
       // Until the page says, every deck counts as viewed: then the top one only, not the last one far below.
-      await expect.poll(async () => { const set = await watchedSet(); return set.includes('web:web-15') && !set.includes('web:web-plus'); }, { timeout: 5000 }).toBe(true);
-      await until(async () => (await keyImage(page, 'web:web-15', 'key0')) !== blank, 'the key drawn', 5000);
+      await expect.poll(async () => { const set = await watchedSet(); return set.includes('web:web-15') && !set.includes('web:web-plus'); }, { timeout: WAIT_MS }).toBe(true);
+      await until(async () => (await keyImage(page, 'web:web-15', 'key0')) !== blank, 'the key drawn', WAIT_MS);
       await page.locator('.deck[data-surface="web:web-plus"]').scrollIntoViewIfNeeded();
       // Whatever else shows at this scroll position, the 15-key deck at the top does not.
-      await expect.poll(async () => (await watchedSet()).includes('web:web-15'), { timeout: 5000 }).toBe(false);
+      await expect.poll(async () => (await watchedSet()).includes('web:web-15'), { timeout: WAIT_MS }).toBe(false);
       expect(await watchedSet()).toContain('web:web-plus');
       // Frames already on their way land before anything the bridge sends after the view changed: a take
       // on channel 16 (no key of web-15 shows it) reaches the page's channel table after them.
@@ -106,10 +106,10 @@ describe('the decks a page has in view', () => {
       expect(await keyImage(page, 'web:web-15', 'key0')).toBe(before);
 
       await page.locator('.deck[data-surface="web:web-15"]').scrollIntoViewIfNeeded();
-      await expect.poll(watchedSet, { timeout: 5000 }).toContain('web:web-15');
-      await until(async () => (await keyImage(page, 'web:web-15', 'key0')) !== before, 'the key to show the recording', 5000);
+      await expect.poll(watchedSet, { timeout: WAIT_MS }).toContain('web:web-15');
+      await until(async () => (await keyImage(page, 'web:web-15', 'key0')) !== before, 'the key to show the recording', WAIT_MS);
     } finally {
       await page.context().close();
     }
-  }, 20_000);
+  });
 });

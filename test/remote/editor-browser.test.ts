@@ -3,15 +3,15 @@
 // invalid value refused at its field; a file changed on disk meanwhile not overwritten; and "make my
 // own" for a Stream Deck XL (the real library over a fake HID device) that then drives it.
 import { DeviceModelId } from '@elgato-stream-deck/core';
-import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { StreamDeckSurface } from '../../src/surfaces/streamdeck/streamdeck-surface.js';
-import { launchChromium } from '../support/chromium.js';
+import { connectChromium, screenshot } from '../support/chromium.js';
 import { openFakeStreamDeck } from '../support/fake-hid.js';
-import { startRemoteFixture, type RemoteFixture } from '../support/remote.js';
+import { startRemoteFixture, TEST_MS, WAIT_MS, type RemoteFixture } from '../support/remote.js';
 import { until } from '../support/until.js';
 
 declare const document: { querySelector(selector: string): { toDataURL(): string } | null };
@@ -21,13 +21,13 @@ const SERIAL = 'CL00EDITXL';
 let f: RemoteFixture;
 let browser: Browser;
 let page: Page;
+let root: string;
 let folder: string;
 let file: string;
 let original: string;
-const shots = () => process.env.RECDECK_SCREENSHOTS ?? folder;
 
 beforeAll(async () => {
-  const root = mkdtempSync(join(tmpdir(), 'recdeck-editor-page-'));
+  root = mkdtempSync(join(tmpdir(), 'recdeck-editor-page-'));
   folder = join(root, 'mine');
   mkdirSync(folder);
   file = join(folder, 'studio-15.yaml');
@@ -36,18 +36,19 @@ beforeAll(async () => {
   const { deck } = await openFakeStreamDeck(DeviceModelId.XL, { serial: SERIAL });
   const xl = new StreamDeckSurface(deck, { serial: SERIAL, log: quiet, onFailure: () => undefined });
   f = await startRemoteFixture({ ownProfiles: folder, allowEdit: true, surfaces: [xl], pollMs: 250 });
-  browser = await launchChromium();
+  browser = await connectChromium();
   page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
   await page.goto(f.base);
-  await until(() => page.locator('canvas[data-surface="web:web-15"][data-control="key0"]').isVisible(), 'the decks', 8000);
+  await until(() => page.locator('canvas[data-surface="web:web-15"][data-control="key0"]').isVisible(), 'the decks', WAIT_MS);
   await page.locator('#edit-toggle').click();
-  await until(async () => (await page.locator('#edit-surface option').count()) > 0, 'the editor', 8000);
-}, 40_000);
+  await until(async () => (await page.locator('#edit-surface option').count()) > 0, 'the editor', WAIT_MS);
+}, TEST_MS);
 
 afterAll(async () => {
   await browser?.close();
   await f?.close();
-});
+  if (root) rmSync(root, { recursive: true, force: true });
+}, TEST_MS);
 
 const snapshot = (control: string) => page.evaluate((c) => document.querySelector(`canvas[data-surface="web:web-15"][data-control="${c}"]`)?.toDataURL() ?? '', control);
 const field = (path: string) => page.locator(`#inspector-form [data-path="${path}"]`);
@@ -59,13 +60,13 @@ const changedLines = (before: string, after: string) => {
 /** Picks a control by clicking it on the deck itself (edit mode: a click picks, it does not press). */
 async function pickOnDeck(control: string): Promise<void> {
   await page.locator(`canvas[data-surface="web:web-15"][data-control="${control}"]`).click();
-  await until(async () => ((await page.locator('#inspector-title').textContent()) ?? '').startsWith(`${control} `), `the inspector on ${control}`);
+  await until(async () => ((await page.locator('#inspector-title').textContent()) ?? '').startsWith(`${control} `), `the inspector on ${control}`, WAIT_MS);
 }
 
-describe('the profile editor in a browser', { timeout: 40_000 }, () => {
+describe('the profile editor in a browser', { timeout: TEST_MS }, () => {
   it('key0 from rec-start to rec-toggle with a hold to stop: the file changes at key0 only, the deck shows it, a press toggles', async () => {
     await page.locator('#edit-surface').selectOption('web:web-15');
-    await until(async () => ((await page.locator('#edit-file').textContent()) ?? '').startsWith('studio-15.yaml (your own)'), 'the operator file');
+    await until(async () => ((await page.locator('#edit-file').textContent()) ?? '').startsWith('studio-15.yaml (your own)'), 'the operator file', WAIT_MS);
     const before = await snapshot('key0');
     const mark = f.sim.sim.log.list().at(-1)?.seq ?? 0;
     await pickOnDeck('key0');
@@ -78,21 +79,22 @@ describe('the profile editor in a browser', { timeout: 40_000 }, () => {
     await field('hold.do.channel').selectOption('2');
     await field('hold.ms').fill('1000');
     expect(await page.locator('#inspector .cue').textContent()).toContain('hold 1 s for rec-stop');
-    await page.screenshot({ path: join(shots(), 'editor-inspector.png') });
+    // The README's picture of the editor (RECDECK_SCREENSHOTS=test/screenshots to refresh it), and the refusal's below.
+    await screenshot('RECDECK_SCREENSHOTS', 'editor-inspector.png', (path) => page.screenshot({ path }));
     await page.locator('#edit-save').click();
-    await until(async () => (await page.locator('#edit-message .saved').count()) > 0, 'the save');
+    await until(async () => (await page.locator('#edit-message .saved').count()) > 0, 'the save', WAIT_MS);
     const written = readFileSync(file, 'utf8');
     expect(changedLines(original, written)).toEqual(['      key0: { show: { channel: 2 }, press: { action: rec-toggle, channel: 2 }, hold: { ms: 1000, do: { action: rec-stop, channel: 2 } } }']);
     expect(written).toContain('# Channel keys: press starts (or resumes) recording; hold 1 s to stop (a ring fills while held).');
-    await until(async () => (await snapshot('key0')) !== before, 'the deck to show channel 2 on key0', 8000);
+    await until(async () => (await snapshot('key0')) !== before, 'the deck to show channel 2 on key0', WAIT_MS);
     await page.locator('#edit-toggle').click(); // done editing: a click presses again
     await page.locator('canvas[data-surface="web:web-15"][data-control="key0"]').click();
-    await until(() => f.sim.sim.recorder().channels()[1]?.IsRecording === true, 'channel 2 to record');
-    await until(async () => (await f.running.bridge.recorderStates()[0]?.channels?.[1]?.IsRecording) === true, 'the bridge to see it');
+    await until(() => f.sim.sim.recorder().channels()[1]?.IsRecording === true, 'channel 2 to record', WAIT_MS);
+    await until(async () => (await f.running.bridge.recorderStates()[0]?.channels?.[1]?.IsRecording) === true, 'the bridge to see it', WAIT_MS);
     await page.locator('canvas[data-surface="web:web-15"][data-control="key0"]').click();
-    await until(() => f.sim.sim.recorder().channels()[1]?.IsRecording === false, 'the toggle to stop channel 2');
+    await until(() => f.sim.sim.recorder().channels()[1]?.IsRecording === false, 'the toggle to stop channel 2', WAIT_MS);
     await page.locator('#edit-toggle').click();
-    await until(async () => (await page.locator('#edit-surface option').count()) > 0, 'the editor again');
+    await until(async () => (await page.locator('#edit-surface option').count()) > 0, 'the editor again', WAIT_MS);
   });
 
   it('an invalid value is refused at its field, in the loader\'s words; the file is unchanged', async () => {
@@ -101,11 +103,11 @@ describe('the profile editor in a browser', { timeout: 40_000 }, () => {
     const before = readFileSync(file, 'utf8');
     await field('hold.ms').fill('50');
     await page.locator('#edit-save').click();
-    await until(async () => (await page.locator('#inspector-form .field-error').count()) > 0, 'the refusal');
+    await until(async () => (await page.locator('#inspector-form .field-error').count()) > 0, 'the refusal', WAIT_MS);
     expect(await page.locator('#inspector-form .field-error').first().textContent()).toMatch(/^pages\[0\]\.controls\.key1\.hold\.ms: .*200/);
     expect(await field('hold.ms').getAttribute('class')).toContain('invalid');
     expect(readFileSync(file, 'utf8')).toBe(before);
-    await page.screenshot({ path: join(shots(), 'editor-refused.png') });
+    await screenshot('RECDECK_SCREENSHOTS', 'editor-refused.png', (path) => page.screenshot({ path }));
   });
 
   it('a file changed on disk meanwhile is not overwritten; the page shows what changed', async () => {
@@ -114,7 +116,7 @@ describe('the profile editor in a browser', { timeout: 40_000 }, () => {
     writeFileSync(file, changed);
     await field('press.action').selectOption('rec-toggle');
     await page.locator('#edit-save').click();
-    await until(async () => (await page.locator('#edit-message .diff').count()) > 0, 'the conflict');
+    await until(async () => (await page.locator('#edit-message .diff').count()) > 0, 'the conflict', WAIT_MS);
     expect(await page.locator('#edit-message .refusal').textContent()).toContain('changed on disk since you read it');
     expect(await page.locator('#edit-message .diff').textContent()).toContain('+ # changed by hand meanwhile');
     expect(readFileSync(file, 'utf8')).toBe(changed);
@@ -124,7 +126,7 @@ describe('the profile editor in a browser', { timeout: 40_000 }, () => {
     const phone = await browser.newPage({ viewport: { width: 390, height: 844 } });
     try {
       await phone.goto(f.base);
-      await until(() => phone.locator('canvas[data-surface="web:web-15"][data-control="key0"]').isVisible(), 'the deck on the phone', 8000);
+      await until(() => phone.locator('canvas[data-surface="web:web-15"][data-control="key0"]').isVisible(), 'the deck on the phone', WAIT_MS);
       expect(await phone.locator('#edit-toggle').isVisible()).toBe(false);
       expect(await phone.locator('#editor').isVisible()).toBe(false);
     } finally {
@@ -134,20 +136,19 @@ describe('the profile editor in a browser', { timeout: 40_000 }, () => {
 
   it('"make my own" on a Stream Deck XL writes a copy pinned to its serial, which then drives the XL', async () => {
     await page.locator('#edit-surface').selectOption(`streamdeck:${SERIAL}`);
-    await until(async () => ((await page.locator('#edit-file').textContent()) ?? '').startsWith('shipped:streamdeck-xl.yaml (shipped'), 'the shipped file');
+    await until(async () => ((await page.locator('#edit-file').textContent()) ?? '').startsWith('shipped:streamdeck-xl.yaml (shipped'), 'the shipped file', WAIT_MS);
     await page.locator('#edit-own').click();
-    await until(async () => ((await page.locator('#edit-file').textContent()) ?? '').startsWith(`streamdeck-xl-${SERIAL}.yaml (your own)`), 'the copy in use', 12_000);
+    await until(async () => ((await page.locator('#edit-file').textContent()) ?? '').startsWith(`streamdeck-xl-${SERIAL}.yaml (your own)`), 'the copy in use', WAIT_MS);
     const copy = join(folder, `streamdeck-xl-${SERIAL}.yaml`);
     expect(readdirSync(folder)).toContain(`streamdeck-xl-${SERIAL}.yaml`);
     expect(readFileSync(copy, 'utf8')).toContain(`match: { kind: streamdeck, model: xl, serial: ${SERIAL} }`);
-    await until(() => f.running.bridge.session(`streamdeck:${SERIAL}`)?.profileFile === copy, 'the copy to drive the XL');
+    await until(() => f.running.bridge.session(`streamdeck:${SERIAL}`)?.profileFile === copy, 'the copy to drive the XL', WAIT_MS);
     // And it is edited like any file of one's own: key0 of the XL toggles now.
     await page.locator('#edit-controls button[data-control="key0"]').click();
     await field('press.action').selectOption('rec-toggle');
     await page.locator('#edit-save').click();
-    await until(async () => (await page.locator('#edit-message .saved').count()) > 0, 'the save');
+    await until(async () => (await page.locator('#edit-message .saved').count()) > 0, 'the save', WAIT_MS);
     const xlKey0 = () => f.running.bridge.session(`streamdeck:${SERIAL}`)?.describeControls().find((c) => c.control.id === 'key0')?.binding?.press;
-    await until(() => (xlKey0() as { action?: string } | undefined)?.action === 'rec-toggle', 'the XL to take the edit');
-    await page.screenshot({ path: join(folder, 'editor-xl.png') });
+    await until(() => (xlKey0() as { action?: string } | undefined)?.action === 'rec-toggle', 'the XL to take the edit', WAIT_MS);
   });
 });

@@ -8,6 +8,7 @@ import { startBridge, type RunningBridge } from '../../src/cli/run.js';
 import { StreamDeckSurface } from '../../src/surfaces/streamdeck/streamdeck-surface.js';
 import { openFakeStreamDeck } from '../support/fake-hid.js';
 import { PageModel } from '../support/page-model.js';
+import { TEST_MS, WAIT_MS } from '../support/remote.js';
 import { until } from '../support/until.js';
 import { startFixture, type SimulatorFixture } from '../support/simulator.js';
 
@@ -34,13 +35,13 @@ beforeAll(async () => {
     },
     quiet,
   );
-});
+}, TEST_MS);
 afterAll(async () => {
   await running?.stop();
   await sim?.close();
-});
+}, TEST_MS);
 
-describe('remote API on a hardware surface', () => {
+describe('remote API on a hardware surface', { timeout: TEST_MS }, () => {
   it('lists the deck with its shipped profile, presses its key, and serves the key picture', async () => {
     const base = running.remote?.url as string;
     const list = await request(`${base}/surfaces/streamdeck:CL00REMOTE`);
@@ -52,7 +53,7 @@ describe('remote API on a hardware surface', () => {
     const press = await request(`${base}/surfaces/streamdeck:CL00REMOTE/keys/0/press`, { method: 'POST' });
     expect(press.statusCode).toBe(200);
     await press.body.dump();
-    await until(() => sim.sim.log.list().some((r) => r.seq > before && r.method === 'PUT'), 'the request');
+    await until(() => sim.sim.log.list().some((r) => r.seq > before && r.method === 'PUT'), 'the request', WAIT_MS);
     expect(sim.sim.log.list().filter((r) => r.seq > before && r.method === 'PUT').map((r) => r.path)).toEqual(['/api/channels/0/rec-start']);
 
     const png = await request(`${base}/surfaces/streamdeck:CL00REMOTE/keys/0.png`);
@@ -78,22 +79,22 @@ describe('remote API on a hardware surface', () => {
       page.apply(data as Buffer);
     });
     try {
-      await until(() => hello !== undefined, 'the hello');
+      await until(() => hello !== undefined, 'the hello', WAIT_MS);
       const ids = hello?.surfaces.map((s) => s.id) ?? [];
       expect(ids).toEqual(['web:web-15', 'web:web-32', 'web:web-plus', 'streamdeck:CL00NEO', 'streamdeck:CL00REMOTE']);
       expect(hello?.surfaces[4]?.layout).toEqual({ columns: 8, keySize: 96 });
       // The Neo's touch keys are lights: their states are mirrored too.
-      await until(() => leds.filter((l) => l.surface === 'streamdeck:CL00NEO').length >= 2, 'the Neo touch key lights');
+      await until(() => leds.filter((l) => l.surface === 'streamdeck:CL00NEO').length >= 2, 'the Neo touch key lights', WAIT_MS);
       expect(leds.filter((l) => l.surface === 'streamdeck:CL00NEO').map((l) => l.control).sort()).toEqual(['key8', 'key9']);
       // The XL's 32 keys as the deck shows them, sent at once, and again as they change.
-      await until(() => Array.from({ length: 32 }, (_, c) => page.image(4, c)).every((image) => image !== undefined), 'every XL key image');
+      await until(() => Array.from({ length: 32 }, (_, c) => page.image(4, c)).every((image) => image !== undefined), 'every XL key image', WAIT_MS);
       expect(Array.from({ length: 32 }, (_, c) => page.image(4, c)).every((image) => image?.width === 96 && image.height === 96)).toBe(true);
       // What is drawn in one turn (the whole deck at connect) leaves together: fewer messages than frames.
       expect(page.messages).toBeLessThan(page.frames.length / 2);
       const seen = page.frames.length;
       await sim.client.recStart(5);
       // A key the page has is sent only the part that changed.
-      await until(() => page.frames.slice(seen).some((f) => f.panel === 4 && f.control === 5 && f.rect), 'channel 6 key redrawn, as a changed rectangle');
+      await until(() => page.frames.slice(seen).some((f) => f.panel === 4 && f.control === 5 && f.rect), 'channel 6 key redrawn, as a changed rectangle', WAIT_MS);
     } finally {
       socket.close();
       await sim.client.recStop(5);

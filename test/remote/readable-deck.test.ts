@@ -3,52 +3,58 @@
 // count the InSync group, the dialog overlay spreads the recorder's question over its free keys and is
 // answered from the page, a folded 32-key deck keeps OK and Cancel side by side, and a dial turns by a
 // finger dragged along it. Touches are real browser touches (test/support/touch-screen.ts). Screenshots
-// go to RECDECK_READABLE_SHOTS (by default a folder under /tmp). The page's link is not routed through
-// the test here: what the canvases show is compared with what the bridge drew.
-import { mkdirSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+// go to RECDECK_READABLE_SHOTS when it names a folder. The page's link is not routed through the test
+// here: what the canvases show is compared with what the bridge drew.
 import type { Browser, BrowserContext, CDPSession, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DialogPicture, Picture } from '../../src/engine/picture.js';
 import type { SurfaceInput } from '../../src/engine/surface.js';
 import { stateTileLayout } from '../../src/render/tiles/state-tile.js';
-import { startRemoteFixture, type RemoteFixture } from '../support/remote.js';
+import { startRemoteFixture, stopEveryTake, TEST_MS, WAIT_MS, type RemoteFixture } from '../support/remote.js';
 import { until } from '../support/until.js';
-import { launchChromium, openDeckPage } from '../support/chromium.js';
+import { connectChromium, openDeckPage, screenshot } from '../support/chromium.js';
 import { touchScreen } from '../support/touch-screen.js';
 
 /** The little of the DOM the page functions below use (they run in the browser, not in Node). */
 declare const document: { querySelector(selector: string): { toDataURL(): string; style: { gridTemplateColumns: string } } | null };
 declare const window: { scrollY: number; scrollTo(x: number, y: number): void };
 
-const SHOTS = process.env.RECDECK_READABLE_SHOTS ?? join(tmpdir(), 'recdeck-readable');
-mkdirSync(SHOTS, { recursive: true });
-
 const SIZES = [
   { name: 'phone', viewport: { width: 390, height: 844 }, isMobile: true },
   { name: 'desk', viewport: { width: 1280, height: 800 }, isMobile: false },
 ] as const;
 
-describe.each(SIZES)('the web deck at $name size ($viewport.width x $viewport.height): what must be read reads whole', ({ name, viewport, isMobile }) => {
-  let f: RemoteFixture;
-  let browser: Browser;
+// One bridge for both sizes, and the run's browser; each size has a context of its own and starts
+// from a recorder with nothing recording (every test below puts back what it changed on the recorder).
+let f: RemoteFixture;
+let browser: Browser;
+
+beforeAll(async () => {
+  f = await startRemoteFixture({ pollMs: 250 });
+  browser = await connectChromium();
+}, TEST_MS);
+
+afterAll(async () => {
+  await browser?.close();
+  await f?.close();
+}, TEST_MS);
+
+describe.each(SIZES)('the web deck at $name size ($viewport.width x $viewport.height): what must be read reads whole', { timeout: TEST_MS }, ({ name, viewport, isMobile }) => {
+  let context: BrowserContext;
   let page: Page;
   let cdp: CDPSession;
 
   beforeAll(async () => {
-    f = await startRemoteFixture({ pollMs: 250 });
-    browser = await launchChromium();
-    const context: BrowserContext = await browser.newContext({ viewport, isMobile, hasTouch: true });
+    await stopEveryTake(f);
+    context = await browser.newContext({ viewport, isMobile, hasTouch: true });
     page = await context.newPage();
     cdp = await context.newCDPSession(page);
     await openDeckPage(page, f);
-  }, 30_000);
+  }, TEST_MS);
 
   afterAll(async () => {
-    await browser?.close();
-    await f?.close();
-  });
+    await context?.close();
+  }, TEST_MS);
 
   const { key, middle, centre, touch, pick } = touchScreen(() => page, () => cdp);
   const deck = (surface: string) => page.locator(`.deck[data-surface="${surface}"]`);
@@ -61,23 +67,23 @@ describe.each(SIZES)('the web deck at $name size ($viewport.width x $viewport.he
     const at = await centre(surface, control);
     await page.touchscreen.tap(at.x, at.y);
   };
-  const shot = (what: string, locator = deck('web:web-15')) => locator.screenshot({ path: join(SHOTS, `${name}-${what}.png`) });
+  const shot = (what: string, locator = deck('web:web-15')) => screenshot('RECDECK_READABLE_SHOTS', `${name}-${what}.png`, (path) => locator.screenshot({ path }));
 
   it('a failed key shows its whole reason, a page at a time', async () => {
     await bringUp('web:web-15');
     // key9 pauses the sync take; nothing records in sync, so the recorder refuses.
     await tap('web:web-15', 'key9');
-    await until(() => pictureOf('web:web-15', 'key9')?.overlay?.flash === 'failed', 'the failure on key9');
+    await until(() => pictureOf('web:web-15', 'key9')?.overlay?.flash === 'failed', 'the failure on key9', WAIT_MS);
     expect(pictureOf('web:web-15', 'key9')?.overlay?.reason).toBe('Synchronous recording is not running; there is nothing to pause');
-    await until(() => pictureOf('web:web-15', 'key9')?.overlay?.reasonPage === 0, 'its first page');
+    await until(() => pictureOf('web:web-15', 'key9')?.overlay?.reasonPage === 0, 'its first page', WAIT_MS);
     const first = await snapshot('web:web-15', 'key9');
     await shot('failed-reason-page-1');
     // The next page comes while the key still flashes: the canvas shows other words.
-    await until(() => pictureOf('web:web-15', 'key9')?.overlay?.reasonPage === 1, 'its second page', 4000);
-    await until(async () => (await snapshot('web:web-15', 'key9')) !== first, 'the second page on the canvas');
+    await until(() => pictureOf('web:web-15', 'key9')?.overlay?.reasonPage === 1, 'its second page', WAIT_MS);
+    await until(async () => (await snapshot('web:web-15', 'key9')) !== first, 'the second page on the canvas', WAIT_MS);
     await shot('failed-reason-page-2');
-    await until(() => pictureOf('web:web-15', 'key9')?.overlay === undefined, 'the flash to end', 6000);
-  }, 30_000);
+    await until(() => pictureOf('web:web-15', 'key9')?.overlay === undefined, 'the flash to end', WAIT_MS);
+  });
 
   it('the sync keys count the InSync group they act on', async () => {
     const group = [9, 10, 11];
@@ -98,10 +104,10 @@ describe.each(SIZES)('the web deck at $name size ($viewport.width x $viewport.he
       return picture?.kind === 'sync' ? picture.members.length : -1;
     };
     for (const index of group) await f.sim.client.syncOn(index);
-    await until(async () => members() === 3 && (await shown()) === drawn(), 'three channels in sync, on the page');
+    await until(async () => members() === 3 && (await shown()) === drawn(), 'three channels in sync, on the page', WAIT_MS);
     const three = await shown();
     await f.sim.client.syncOn(12);
-    await until(async () => members() === 4 && (await shown()) === drawn(), 'four channels in sync, on the page');
+    await until(async () => members() === 4 && (await shown()) === drawn(), 'four channels in sync, on the page', WAIT_MS);
     // "START 3 CH" became "START 4 CH" on the page.
     expect(await shown()).not.toBe(three);
     await shot('sync-keys');
@@ -113,16 +119,16 @@ describe.each(SIZES)('the web deck at $name size ($viewport.width x $viewport.he
     for (const index of [4, 5, 6]) await client.recStart(index);
     await client.setChannelCount(4);
     expect((await client.getDialog()).DialogContent).toBe('Channels 5, 6 and 7 are recording. Stop them and change the grid to 4 channels?');
-    await until(() => f.running.bridge.session('web:web-15')?.currentPage.name === 'Dialog', 'the overlay on the 15-key deck');
+    await until(() => f.running.bridge.session('web:web-15')?.currentPage.name === 'Dialog', 'the overlay on the 15-key deck', WAIT_MS);
     const shares = (f.running.bridge.session('web:web-15')?.describeControls() ?? []).filter((c) => c.picture.kind === 'dialog' && c.picture.role === 'message');
     expect(shares.map((c) => (c.picture as DialogPicture).slots)).toEqual(Array(13).fill(13));
     // The first keys carry words of the question, each its own share: their canvases all differ.
     const firstKeys = shares.slice(0, 3).map((c) => c.control.id);
-    await until(async () => new Set(await Promise.all(firstKeys.map((id) => snapshot('web:web-15', id)))).size === 3, 'three keys of words');
+    await until(async () => new Set(await Promise.all(firstKeys.map((id) => snapshot('web:web-15', id)))).size === 3, 'three keys of words', WAIT_MS);
     await shot('dialog-overlay');
     // Folded on a phone (8 across become 4), the 32-key deck keeps OK and Cancel side by side in a row.
     await bringUp('web:web-32');
-    await until(() => f.running.bridge.session('web:web-32')?.currentPage.name === 'Dialog', 'the overlay on the 32-key deck');
+    await until(() => f.running.bridge.session('web:web-32')?.currentPage.name === 'Dialog', 'the overlay on the 32-key deck', WAIT_MS);
     expect([pictureOf('web:web-32', 'key18'), pictureOf('web:web-32', 'key19')]).toMatchObject([{ kind: 'dialog', role: 'ok' }, { kind: 'dialog', role: 'cancel' }]);
     const [ok, cancel] = [await key('web:web-32', 'key18').boundingBox(), await key('web:web-32', 'key19').boundingBox()];
     expect(ok && cancel && Math.abs(ok.y - cancel.y) < 1 && cancel.x > ok.x && cancel.x - (ok.x + ok.width) < 16).toBe(true);
@@ -130,10 +136,10 @@ describe.each(SIZES)('the web deck at $name size ($viewport.width x $viewport.he
     await shot('dialog-overlay-32', deck('web:web-32'));
     // Answered from the page: Cancel drops the grid change, the channels go on recording.
     await tap('web:web-32', 'key19');
-    await until(async () => (await client.getDialog()).IsDialog === false, 'the dialog answered');
+    await until(async () => (await client.getDialog()).IsDialog === false, 'the dialog answered', WAIT_MS);
     expect(f.sim.sim.recorder().channels()[4]?.IsRecording).toBe(true);
     for (const index of [4, 5, 6]) await client.recStop(index);
-  }, 30_000);
+  });
 
   it('a dial turns by a finger dragged along it, in the drag\'s direction and as far; a tap presses it; the page does not scroll under it', async () => {
     await bringUp('web:web-plus');
@@ -154,21 +160,21 @@ describe.each(SIZES)('the web deck at $name size ($viewport.width x $viewport.he
       await touch('touchEnd');
       // 12 px a detent: up and right turn clockwise.
       const detents = Math.trunc((Math.abs(dx) >= Math.abs(dy) ? dx : -dy) / 12);
-      await until(() => turned() === detents, `${detents} detents from a drag of ${dx},${dy}`);
+      await until(() => turned() === detents, `${detents} detents from a drag of ${dx},${dy}`, WAIT_MS);
       expect(inputs.every((input) => input.type === 'rotate')).toBe(true);
       expect(await page.evaluate(() => window.scrollY)).toBe(scrolled);
     };
     const gain = () => f.sim.sim.recorder().project.sources.find((s) => s.Name === 'Cam 1')?.AudioGain ?? 0;
     const before = gain();
     await drag(0, -60);
-    await until(() => gain() > before, 'the gain of channel 1 to go up');
+    await until(() => gain() > before, 'the gain of channel 1 to go up', WAIT_MS);
     await drag(40, 0);
     await drag(0, 30);
     // A tap on the dial presses it (it selects its channel on this deck).
     inputs.length = 0;
     const at = await middle(dial);
     await page.touchscreen.tap(at.x, at.y);
-    await until(() => inputs.some((input) => input.type === 'up'), 'the tap to reach the dial');
+    await until(() => inputs.some((input) => input.type === 'up'), 'the tap to reach the dial', WAIT_MS);
     expect(inputs.map((input) => input.type)).toEqual(['down', 'up']);
     // A swipe that starts on a key still scrolls the page, and turns nothing.
     inputs.length = 0;
@@ -177,9 +183,9 @@ describe.each(SIZES)('the web deck at $name size ($viewport.width x $viewport.he
     await touch('touchStart', from);
     for (let dy = 10; dy <= 200; dy += 10) await touch('touchMove', { x: from.x, y: from.y - dy });
     await touch('touchEnd');
-    if (isMobile) await expect.poll(() => page.evaluate(() => window.scrollY), { timeout: 3000 }).toBeGreaterThan(0);
+    if (isMobile) await expect.poll(() => page.evaluate(() => window.scrollY), { timeout: WAIT_MS }).toBeGreaterThan(0);
     expect(turned()).toBe(0);
     subscription.unsubscribe();
     await shot('plus', deck('web:web-plus'));
-  }, 30_000);
+  });
 });

@@ -3,16 +3,15 @@
 // recorder is away, every panel says NO LINK while the page's link is down (and comes back with it),
 // and profiles that tie for a surface are named in its row. The bridge runs on virtual time, so the
 // ages the page shows are exact; the page itself is waited on with bounded polls.
-import type { Browser, BrowserContext, Page, WebSocketRoute } from 'playwright-core';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Picture } from '../../src/engine/picture.js';
 import { parseTestProfile } from '../support/bridge.js';
-import { launchChromium } from '../support/chromium.js';
+import { connectChromium, screenshot } from '../support/chromium.js';
+import { cuttableLink, type CuttableLink } from '../support/cuttable-link.js';
+import { TEST_MS, WAIT_MS } from '../support/remote.js';
 import { until } from '../support/until.js';
 import { startVirtualRemote, type VirtualRemote } from '../support/virtual-remote.js';
-
-/** Screenshots go here to be looked at; the README's own are renewed elsewhere. */
-const SHOTS = process.env.RECDECK_PANEL_SHOTS ?? '/tmp';
 
 const PROFILE = (name: string) => `name: ${name}\nmatch: { kind: memory }\npages:\n  - name: main\n    controls:\n      key0: { show: { channel: 1 }, press: { action: rec-start, channel: 1 } }\n      key1: { show: { channel: 2 } }\n      key2: { show: status }\n`;
 
@@ -21,52 +20,59 @@ const SIZES = [
   { name: 'phone', viewport: { width: 390, height: 844 }, isMobile: true },
 ] as const;
 
-describe.each(SIZES)('the status panels at $name size ($viewport.width x $viewport.height)', ({ name, viewport, isMobile }) => {
+// The run's browser for both sizes; each size has a bridge of its own (on virtual time, so it starts at
+// once) and a context of its own.
+let browser: Browser;
+
+beforeAll(async () => {
+  browser = await connectChromium();
+}, TEST_MS);
+
+afterAll(async () => {
+  await browser?.close();
+}, TEST_MS);
+
+describe.each(SIZES)('the status panels at $name size ($viewport.width x $viewport.height)', { timeout: TEST_MS }, ({ name, viewport, isMobile }) => {
   let r: VirtualRemote;
-  let browser: Browser;
   let context: BrowserContext;
   let page: Page;
-  /** The page's live links, as the test sees them (it can cut them and keep the page from reconnecting). */
-  const links: WebSocketRoute[] = [];
-  let linkAllowed = true;
+  /** The page's way to the bridge, which the test can cut and keep down. */
+  let link: CuttableLink;
 
   beforeAll(async () => {
     r = await startVirtualRemote({ profile: PROFILE('Studio') });
     await r.f.advance(1000);
-    browser = await launchChromium();
     context = await browser.newContext({ viewport, isMobile, hasTouch: isMobile });
     page = await context.newPage();
-    await page.routeWebSocket(/\/ws$/, (ws) => {
-      if (!linkAllowed) return ws.close({ code: 4000, reason: 'the test keeps the link down' });
-      links.push(ws);
-      ws.connectToServer();
-    });
-    await page.goto(r.server.url);
-    await until(() => r.server.webClients() === 1, 'the page to connect', 8000);
-    await until(async () => (await badge().textContent()) === 'LIVE', 'the recorder shown live', 8000);
-  }, 30_000);
+    link = await cuttableLink(r.server.url);
+    await page.goto(link.url);
+    await until(() => r.server.webClients() === 1, 'the page to connect', WAIT_MS);
+    await until(async () => (await badge().textContent()) === 'LIVE', 'the recorder shown live', WAIT_MS);
+  }, TEST_MS);
 
   afterAll(async () => {
-    await browser?.close();
+    await context?.close();
+    await link?.close();
     await r?.close();
-  });
+  }, TEST_MS);
 
   const badge = () => page.locator('#recorders .badge').first();
   const row = (channel: number) => page.locator(`#channels tr[data-channel="${channel}"]`);
   const pictureOf = (control: string): Picture | undefined => r.f.bridge.session('memory:test')?.describeControls().find((c) => c.control.id === control)?.picture;
-  const shot = (what: string) => page.screenshot({ path: `${SHOTS}/recdeck-panels-${name}-${what}.png`, fullPage: true });
+  /** Screenshots to be looked at go to RECDECK_PANEL_SHOTS when it names a folder; the README's own are renewed elsewhere. */
+  const shot = (what: string) => screenshot('RECDECK_PANEL_SHOTS', `recdeck-panels-${name}-${what}.png`, (path) => page.screenshot({ path, fullPage: true }));
 
   it("a take's clock freezes beside its age while the recorder is away, exactly as on its key", async () => {
     await r.f.client.recStart(0);
     await r.f.advance(5000);
-    await expect.poll(() => row(1).locator('td.take').textContent(), { timeout: 3000 }).toBe('00:00:05');
+    await expect.poll(() => row(1).locator('td.take').textContent(), { timeout: WAIT_MS }).toBe('00:00:05');
     r.f.sim.faults.set([{ kind: 'reset', path: '/api', probability: 1, latencyMs: 0, status: 500 }]);
     await r.f.until(() => (pictureOf('key0') as { state?: string }).state === 'offline', 'the key to show offline', 10_000);
     for (const later of [8000, 5000]) {
       await r.f.advance(later);
       const key = pictureOf('key0') as { state: string; durationS: number; ageS: number };
       expect(key).toMatchObject({ state: 'offline', durationS: 5 });
-      await expect.poll(() => row(1).locator('td.take').textContent(), { timeout: 3000 }).toBe(`00:00:05 · ${key.ageS}s old`);
+      await expect.poll(() => row(1).locator('td.take').textContent(), { timeout: WAIT_MS }).toBe(`00:00:05 · ${key.ageS}s old`);
       expect(await row(1).locator('td.state').textContent()).toBe('offline');
       expect(await badge().textContent()).toBe('OFFLINE');
     }
@@ -75,9 +81,9 @@ describe.each(SIZES)('the status panels at $name size ($viewport.width x $viewpo
     r.f.sim.faults.set([]);
     await r.f.until(() => (pictureOf('key0') as { state?: string }).state === 'recording', 'the key live again', 10_000);
     await r.f.advance(200); // the keys' next frames draw it
-    await expect.poll(() => badge().textContent(), { timeout: 3000 }).toBe('LIVE');
-    await expect.poll(() => row(1).locator('td.take').textContent(), { timeout: 3000 }).toMatch(/^00:00:\d\d$/);
-  }, 30_000);
+    await expect.poll(() => badge().textContent(), { timeout: WAIT_MS }).toBe('LIVE');
+    await expect.poll(() => row(1).locator('td.take').textContent(), { timeout: WAIT_MS }).toMatch(/^00:00:\d\d$/);
+  });
 
   it('a dropped link: every panel says NO LINK, not only the decks, and all come back with the link', async () => {
     const banners = page.locator('#status .panel-no-link');
@@ -85,39 +91,41 @@ describe.each(SIZES)('the status panels at $name size ($viewport.width x $viewpo
     expect(panels).toBe(4);
     expect(await banners.first().isVisible()).toBe(false);
     const placed = await page.locator('#status').boundingBox();
-    linkAllowed = false;
-    for (const link of links.splice(0)) await link.close({ code: 4001, reason: 'the test cut the link' });
-    await expect.poll(() => page.locator('#status .panel-no-link:visible').count(), { timeout: 3000 }).toBe(panels);
-    for (const text of await banners.allTextContents()) expect(text).toContain('NO LINK');
-    // What claimed to be the recorder's state now says NO LINK instead: the badges and each channel's state.
-    expect(await page.locator('#recorders .badge').allTextContents()).toEqual(['NO LINK']);
-    expect(new Set(await page.locator('#channels td.state').allTextContents())).toEqual(new Set(['no link']));
-    expect(await page.locator('.deck:visible .no-link:visible').count()).toBe(await page.locator('.deck:visible').count());
-    // The panels stay where they were, the banners inside them.
-    const unlinked = await page.locator('#status').boundingBox();
-    expect([unlinked?.x, unlinked?.width]).toEqual([placed?.x, placed?.width]);
-    for (const section of await page.locator('#status > section').all()) {
-      const [box, banner] = [await section.boundingBox(), await section.locator('.panel-no-link').boundingBox()];
-      expect(box && banner && banner.y > box.y && banner.y + banner.height < box.y + box.height).toBe(true);
+    link.cut();
+    try {
+      await expect.poll(() => page.locator('#status .panel-no-link:visible').count(), { timeout: WAIT_MS }).toBe(panels);
+      for (const text of await banners.allTextContents()) expect(text).toContain('NO LINK');
+      // What claimed to be the recorder's state now says NO LINK instead: the badges and each channel's state.
+      expect(await page.locator('#recorders .badge').allTextContents()).toEqual(['NO LINK']);
+      expect(new Set(await page.locator('#channels td.state').allTextContents())).toEqual(new Set(['no link']));
+      expect(await page.locator('.deck:visible .no-link:visible').count()).toBe(await page.locator('.deck:visible').count());
+      // The panels stay where they were, the banners inside them.
+      const unlinked = await page.locator('#status').boundingBox();
+      expect([unlinked?.x, unlinked?.width]).toEqual([placed?.x, placed?.width]);
+      for (const section of await page.locator('#status > section').all()) {
+        const [box, banner] = [await section.boundingBox(), await section.locator('.panel-no-link').boundingBox()];
+        expect(box && banner && banner.y > box.y && banner.y + banner.height < box.y + box.height).toBe(true);
+      }
+      await page.evaluate(() => window.scrollTo(0, 0));
+      await shot('no-link');
+    } finally {
+      link.restore(); // a failure above must not leave the next test's page without its link
     }
-    await page.evaluate(() => window.scrollTo(0, 0));
-    await shot('no-link');
 
-    linkAllowed = true;
-    await expect.poll(() => badge().textContent(), { timeout: 8000 }).toBe('LIVE');
-    await expect.poll(() => page.locator('#status .panel-no-link:visible').count(), { timeout: 3000 }).toBe(0);
+    await expect.poll(() => badge().textContent(), { timeout: WAIT_MS }).toBe('LIVE');
+    await expect.poll(() => page.locator('#status .panel-no-link:visible').count(), { timeout: WAIT_MS }).toBe(0);
     expect(await row(1).locator('td.state').textContent()).toBe('recording');
     expect(await page.locator('.deck .no-link:visible').count()).toBe(0);
-  }, 30_000);
+  });
 
   it("profiles that fit a surface equally: its row names the one in use and the others", async () => {
     r.f.bridge.setProfiles([parseTestProfile(PROFILE('Studio'), '/etc/recdeck/studio.yaml'), parseTestProfile(PROFILE('Studio (backup copy)'), '/etc/recdeck/studio-copy.yaml')]);
     const surfaceRow = page.locator('#surfaces li[data-surface="memory:test"]');
-    await expect.poll(() => surfaceRow.locator('.tie').textContent(), { timeout: 3000 }).toBe('Profile tie: /etc/recdeck/studio-copy.yaml is in use; /etc/recdeck/studio.yaml fits as well and lost by file name only');
+    await expect.poll(() => surfaceRow.locator('.tie').textContent(), { timeout: WAIT_MS }).toBe('Profile tie: /etc/recdeck/studio-copy.yaml is in use; /etc/recdeck/studio.yaml fits as well and lost by file name only');
     expect(await surfaceRow.textContent()).toContain('Studio (backup copy)');
     await surfaceRow.scrollIntoViewIfNeeded();
     await shot('tie');
-  }, 20_000);
+  });
 });
 
 declare const window: { scrollTo(x: number, y: number): void };

@@ -3,12 +3,12 @@
 // and sends nothing, a tap records, a hold by touch stops, and a dropped link says NO LINK at once.
 // Touches are real browser touches (CDP Input.dispatchTouchEvent), so the browser's own scrolling and
 // pointercancel are part of what is tested.
-import { join } from 'node:path';
-import type { Browser, BrowserContext, CDPSession, Page, WebSocketRoute } from 'playwright-core';
+import type { Browser, BrowserContext, CDPSession, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startRemoteFixture, type RemoteFixture } from '../support/remote.js';
+import { startRemoteFixture, stopEveryTake, TEST_MS, WAIT_MS, type RemoteFixture } from '../support/remote.js';
 import { until } from '../support/until.js';
-import { launchChromium, openDeckPage } from '../support/chromium.js';
+import { connectChromium, openDeckPage, screenshot } from '../support/chromium.js';
+import { cuttableLink, type CuttableLink } from '../support/cuttable-link.js';
 import { touchScreen } from '../support/touch-screen.js';
 
 /** The little of the DOM the page functions below use (they run in the browser, not in Node). */
@@ -26,38 +26,45 @@ declare const document: {
 declare const window: { scrollY: number; scrollTo(x: number, y: number): void };
 
 const SIZES = [
-  { name: 'phone', viewport: { width: 390, height: 844 }, isMobile: true, screenshot: 'web-deck-phone.png' },
-  { name: 'desk', viewport: { width: 1280, height: 800 }, isMobile: false, screenshot: null },
+  { name: 'phone', viewport: { width: 390, height: 844 }, isMobile: true, readmePicture: 'web-deck-phone.png' },
+  { name: 'desk', viewport: { width: 1280, height: 800 }, isMobile: false, readmePicture: null },
 ] as const;
 
-describe.each(SIZES)('the web deck at $name size ($viewport.width x $viewport.height), by touch', ({ viewport, isMobile, screenshot }) => {
-  let f: RemoteFixture;
-  let browser: Browser;
+// One bridge for both sizes, and the run's browser; each size has a context of its own and starts
+// from a recorder with nothing recording (the phone goes first, on the bridge as it started).
+let f: RemoteFixture;
+let browser: Browser;
+/** The pages' way to the bridge, which the test can cut and keep down. */
+let link: CuttableLink;
+
+beforeAll(async () => {
+  f = await startRemoteFixture({ pollMs: 250 });
+  link = await cuttableLink(f.base);
+  browser = await connectChromium();
+}, TEST_MS);
+
+afterAll(async () => {
+  await browser?.close();
+  await link?.close();
+  await f?.close();
+}, TEST_MS);
+
+describe.each(SIZES)('the web deck at $name size ($viewport.width x $viewport.height), by touch', { timeout: TEST_MS }, ({ viewport, isMobile, readmePicture }) => {
   let context: BrowserContext;
   let page: Page;
   let cdp: CDPSession;
-  /** The page's live links, as the test sees them (it can cut them and keep the page from reconnecting). */
-  const links: WebSocketRoute[] = [];
-  let linkAllowed = true;
 
   beforeAll(async () => {
-    f = await startRemoteFixture({ pollMs: 250 });
-    browser = await launchChromium();
+    await stopEveryTake(f);
     context = await browser.newContext({ viewport, isMobile, hasTouch: true });
     page = await context.newPage();
-    await page.routeWebSocket(/\/ws$/, (ws) => {
-      if (!linkAllowed) return ws.close({ code: 4000, reason: 'the test keeps the link down' });
-      links.push(ws);
-      ws.connectToServer();
-    });
     cdp = await context.newCDPSession(page);
-    await openDeckPage(page, f);
-  }, 30_000);
+    await openDeckPage(page, f, link.url);
+  }, TEST_MS);
 
   afterAll(async () => {
-    await browser?.close();
-    await f?.close();
-  });
+    await context?.close();
+  }, TEST_MS);
 
   const { centre, touch, pick } = touchScreen(() => page, () => cdp);
   const writes = () => f.sim.sim.log.list().filter((r) => r.method !== 'GET');
@@ -104,11 +111,11 @@ describe.each(SIZES)('the web deck at $name size ($viewport.width x $viewport.he
     await touch('touchStart', start);
     for (let dy = 10; dy <= 200; dy += 10) await touch('touchMove', { x: start.x, y: start.y - dy });
     await touch('touchEnd');
-    await expect.poll(() => page.evaluate(() => window.scrollY), { timeout: 3000 }).toBeGreaterThan(50);
+    await expect.poll(() => page.evaluate(() => window.scrollY), { timeout: WAIT_MS }).toBeGreaterThan(50);
     // Whatever the swipe sent would reach the bridge before the tap below: the tap's request is the first write.
     const key1 = await centre('web:web-15', 'key1');
     await page.touchscreen.tap(key1.x, key1.y);
-    await until(() => writes().length > before, 'the tap on key1 to reach the recorder');
+    await until(() => writes().length > before, 'the tap on key1 to reach the recorder', WAIT_MS);
     expect(writes().slice(before).map((r) => `${r.method} ${r.path}`)).toEqual(['PUT /api/channels/1/rec-start']);
     expect(f.sim.sim.recorder().channels()[0]?.IsRecording).toBe(false);
   });
@@ -117,27 +124,29 @@ describe.each(SIZES)('the web deck at $name size ($viewport.width x $viewport.he
     const before = writes().length;
     const at = await centre('web:web-15', 'key0');
     await page.touchscreen.tap(at.x, at.y);
-    await until(() => writes().length > before, 'the tap on key0 to reach the recorder');
+    await until(() => writes().length > before, 'the tap on key0 to reach the recorder', WAIT_MS);
     expect(writes().slice(before).map((r) => `${r.method} ${r.path}`)).toEqual(['PUT /api/channels/0/rec-start']);
     const entry = page.locator('#audit li').first();
-    await expect.poll(() => entry.textContent(), { timeout: 3000 }).toContain('CH 1 rec-start');
+    await expect.poll(() => entry.textContent(), { timeout: WAIT_MS }).toContain('CH 1 rec-start');
     expect(await entry.textContent()).toContain('PUT /api/channels/0/rec-start');
     // Nothing of the log is cut off at the side: its lines wrap within the panel.
     expect(await page.evaluate(() => { const log = document.querySelector('#audit') as unknown as { scrollWidth: number; clientWidth: number }; return log.scrollWidth <= log.clientWidth; })).toBe(true);
-    if (screenshot) {
+    if (readmePicture) {
       // The README's picture of the page on a phone (RECDECK_SCREENSHOTS=test/screenshots to refresh it).
-      await expect.poll(() => page.locator('#channels tr[data-channel="1"] td.state').textContent(), { timeout: 3000 }).toBe('recording');
-      await page.evaluate(() => window.scrollTo(0, 0));
-      await page.screenshot({ path: join(process.env.RECDECK_SCREENSHOTS ?? f.sim.folder, screenshot) });
+      await screenshot('RECDECK_SCREENSHOTS', readmePicture, async (path) => {
+        await expect.poll(() => page.locator('#channels tr[data-channel="1"] td.state').textContent(), { timeout: WAIT_MS }).toBe('recording');
+        await page.evaluate(() => window.scrollTo(0, 0));
+        await page.screenshot({ path });
+      });
     }
   });
 
   it('a hold by touch shows the ring, then stops the channel', async () => {
-    await until(() => f.sim.sim.recorder().channels()[0]?.IsRecording === true, 'channel 1 to record');
+    await until(() => f.sim.sim.recorder().channels()[0]?.IsRecording === true, 'channel 1 to record', WAIT_MS);
     const before = writes().length;
     await touch('touchStart', await centre('web:web-15', 'key0'));
-    await until(() => holdOf('key0') > 0, 'the hold ring on key0');
-    await until(() => writes().length > before, 'the stop', 3000);
+    await until(() => holdOf('key0') > 0, 'the hold ring on key0', WAIT_MS);
+    await until(() => writes().length > before, 'the stop', WAIT_MS);
     await touch('touchEnd');
     expect(writes().slice(before).map((r) => `${r.method} ${r.path}`)).toEqual(['PUT /api/channels/0/rec-stop']);
   });
@@ -146,14 +155,14 @@ describe.each(SIZES)('the web deck at $name size ($viewport.width x $viewport.he
     const before = writes().length;
     const at = await centre('web:web-15', 'key2');
     await touch('touchStart', at);
-    await until(() => holdOf('key2') > 0, 'the hold ring on key2');
+    await until(() => holdOf('key2') > 0, 'the hold ring on key2', WAIT_MS);
     await touch('touchMove', { x: at.x + 40, y: at.y });
-    await until(() => holdOf('key2') === 0, 'key2 to be let go');
+    await until(() => holdOf('key2') === 0, 'key2 to be let go', WAIT_MS);
     await touch('touchEnd');
     // Had it been held on, its hold would stop channel 3 and its release start it: neither happens.
     const key3 = await centre('web:web-15', 'key3');
     await page.touchscreen.tap(key3.x, key3.y);
-    await until(() => writes().length > before, 'the tap on key3');
+    await until(() => writes().length > before, 'the tap on key3', WAIT_MS);
     expect(writes().slice(before).map((r) => `${r.method} ${r.path}`)).toEqual(['PUT /api/channels/3/rec-start']);
     expect(f.sim.sim.recorder().channels()[2]?.IsRecording).toBe(false);
   });
@@ -162,16 +171,19 @@ describe.each(SIZES)('the web deck at $name size ($viewport.width x $viewport.he
     if (isMobile) await pick('web:web-32');
     const noLink = page.locator('.deck:visible .no-link');
     expect(await noLink.first().isVisible()).toBe(false);
-    linkAllowed = false;
-    for (const link of links.splice(0)) await link.close({ code: 4001, reason: 'the test cut the link' });
-    await expect.poll(() => noLink.first().isVisible(), { timeout: 3000 }).toBe(true);
-    expect(await noLink.first().textContent()).toContain('NO LINK');
-    const visibleDecks = await page.locator('.deck:visible').count();
-    expect(await page.locator('.deck:visible .no-link:visible').count()).toBe(visibleDecks);
-    linkAllowed = true;
-    await expect.poll(() => noLink.first().isVisible(), { timeout: 8000 }).toBe(false);
-    expect(links.length).toBe(1);
+    link.cut();
+    try {
+      await expect.poll(() => noLink.first().isVisible(), { timeout: WAIT_MS }).toBe(true);
+      expect(await noLink.first().textContent()).toContain('NO LINK');
+      const visibleDecks = await page.locator('.deck:visible').count();
+      expect(await page.locator('.deck:visible .no-link:visible').count()).toBe(visibleDecks);
+    } finally {
+      link.restore(); // a failure above must not leave the next size's page without its link
+    }
+    await expect.poll(() => noLink.first().isVisible(), { timeout: WAIT_MS }).toBe(false);
+    // One link again, not one per attempt made while it was down.
+    expect(f.running.remote?.webClients()).toBe(1);
     // The decks were sent afresh; the phone still shows the deck it had picked.
     if (isMobile) expect(await page.locator('.deck:visible').getAttribute('data-surface')).toBe('web:web-32');
-  }, 15_000);
+  });
 });

@@ -1,20 +1,39 @@
-// Debian's chromium for the browser tests, started the one way the project allows: the system binary
-// (never a downloaded browser), headless, with nothing reaching out to the network.
-import { existsSync } from 'node:fs';
+// The browser tests' side of Debian's chromium: one browser serves the whole run (chromium-server.ts, the
+// e2e project's globalSetup, starts it); each test file connects to it and works in contexts of its own,
+// which are closed with its connection.
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
-import type { RemoteFixture } from './remote.js';
+import { inject } from 'vitest';
+import { WAIT_MS, type RemoteFixture } from './remote.js';
 import { until } from './until.js';
 
-const CHROMIUM = process.env.RECDECK_CHROMIUM ?? '/usr/bin/chromium';
-
-export async function launchChromium(): Promise<Browser> {
-  if (!existsSync(CHROMIUM)) throw new Error(`browser tests need Debian's chromium at ${CHROMIUM} (apt-get install -y chromium; .ci/run installs it)`);
-  return chromium.launch({ executablePath: CHROMIUM, args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run'] });
+/** The run's browser, for one test file; closing it closes the file's contexts, not the browser. */
+export function connectChromium(): Promise<Browser> {
+  const endpoint = inject('chromiumEndpoint');
+  if (!endpoint) throw new Error('no chromium to connect to: browser tests run in the e2e project, whose globalSetup (test/support/chromium-server.ts) starts it');
+  return chromium.connect(endpoint);
 }
 
-/** Opens the web deck in the page and waits until it is linked to the bridge and its first deck shows. */
-export async function openDeckPage(page: Page, f: RemoteFixture): Promise<void> {
-  await page.goto(f.base);
-  await until(() => f.running.remote?.webClients() === 1, 'the page to connect', 8000);
-  await until(() => page.locator('canvas[data-surface="web:web-15"][data-control="key0"]').isVisible(), 'the decks', 8000);
+/**
+ * Opens the web deck in the page (at the bridge's address, or another way to it such as a cuttable link)
+ * and waits until it is linked to the bridge and its first deck shows.
+ */
+export async function openDeckPage(page: Page, f: RemoteFixture, url = f.base): Promise<void> {
+  const clients = f.running.remote?.webClients() ?? 0;
+  await page.goto(url);
+  await until(() => f.running.remote?.webClients() === clients + 1, 'the page to connect', WAIT_MS);
+  await until(() => page.locator('canvas[data-surface="web:web-15"][data-control="key0"]').isVisible(), 'the decks', WAIT_MS);
+}
+
+/**
+ * Takes a screenshot into the folder an environment variable names (RECDECK_SCREENSHOTS for the README's
+ * pictures), and none while it is unset: pictures are for a person to look at, and each costs the
+ * browser an encode and a copy.
+ */
+export async function screenshot(variable: string, file: string, take: (path: string) => Promise<unknown>): Promise<void> {
+  const folder = process.env[variable];
+  if (!folder) return;
+  mkdirSync(folder, { recursive: true });
+  await take(join(folder, file));
 }
