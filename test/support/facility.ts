@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import mqtt, { type MqttClient } from 'mqtt';
 import { firstValueFrom, filter, timeout } from 'rxjs';
-import { afterAll, afterEach, beforeAll, type TestContext } from 'vitest';
+import { afterAll, beforeAll, type TestContext } from 'vitest';
 import { realClock } from '../../src/api/clock.js';
 import { RecorderClient } from '../../src/api/client.js';
 import { generatedFacility } from '../../src/bench/bus.js';
@@ -324,19 +324,6 @@ async function handOver(broker: Broker, sim: SimulatorFixture, pollMs: number, o
     await p.mqtt.endAsync(false);
     await p.client.close();
   }
-}
-
-/** A facility for each test of the file that calls this (at its top), closed after the test. */
-export function facilityPerTest(): (options: FacilityOptions) => Promise<Rig> {
-  let rig: Rig | null = null;
-  afterEach(async () => {
-    await rig?.close();
-    rig = null;
-  });
-  return async (options) => {
-    rig = await startFacility(options);
-    return rig;
-  };
 }
 
 /** A facility for one test, closed when it finishes (also when tests run concurrently: each has its own). */
