@@ -3,46 +3,45 @@
 // drives its recorder and asks for refreshes; it cannot publish a state or on another panel's command
 // topic, nor read another panel's replies; nothing larger than the packet limit gets through.
 import type { MqttClient } from 'mqtt';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, type TestContext } from 'vitest';
 import { MAX_PACKET_BYTES } from '../../src/bus/limits.js';
 import { topicsOf } from '../../src/bus/topics.js';
-import { connect, facilityPerTest, until, type Panel, type Rig } from '../support/facility.js';
+import { clientFor, connect, sharedFacility, until, type Panel, type Rig } from '../support/facility.js';
 import { startDeployedBroker } from '../support/mosquitto.js';
 
 const MAIN = topicsOf('main');
 const LOGINS = { 'poller-main': 'poller-secret', 'poller-main-standby': 'standby-secret', 'desk-1': 'desk-1-secret', 'desk-2': 'desk-2-secret' };
-const login = (user: keyof typeof LOGINS) => ({ username: user, password: LOGINS[user] });
+const login = (user: string) => ({ username: user, password: LOGINS[user as keyof typeof LOGINS] });
 
-const facility = facilityPerTest();
-
-async function deployed(): Promise<Rig> {
-  const broker = await startDeployedBroker(LOGINS);
-  return facility({
-    pollMs: 250,
-    broker,
-    pollers: ['poller-main'],
-    panels: ['desk-1', 'desk-2'],
-    poller: () => ({ connect: login('poller-main'), ttlMs: 3000 }),
-    panel: (id) => ({ connect: login(id as 'desk-1' | 'desk-2') }),
-  });
-}
-
-/** Another connection with a login (the broker takes its user as its client id). */
-async function as(f: Rig, user: keyof typeof LOGINS): Promise<{ client: MqttClient; heard: Array<{ topic: string; payload: Buffer }> }> {
-  const client = await f.client({ ...login(user), clientId: `${user}-second` });
+/** Another connection with a login for one test (the broker takes its user as its client id). */
+async function as(test: TestContext, f: Rig, user: keyof typeof LOGINS): Promise<{ client: MqttClient; heard: Array<{ topic: string; payload: Buffer }> }> {
+  const client = await clientFor(test, f, { ...login(user), clientId: `${user}-second` });
   const heard: Array<{ topic: string; payload: Buffer }> = [];
   client.on('message', (topic, payload) => heard.push({ topic, payload }));
   return { client, heard };
 }
 
+// One facility on the deployed broker for the three tests, which leave it as they found it (the first
+// looks at the writes after its mark); the standby's login hands the lease to the poller as it starts.
 describe('the broker of deploy/mosquitto/', () => {
-  it('a panel with its login drives the recorder, and its own refresh reaches the poller', async () => {
-    const f = await deployed();
+  const deployed = sharedFacility(async () => ({
+    pollMs: 250,
+    broker: await startDeployedBroker(LOGINS),
+    pollers: ['poller-main'],
+    handover: 'poller-main-standby',
+    panels: ['desk-1', 'desk-2'],
+    poller: (id) => ({ connect: login(id), ttlMs: 3000 }),
+    panel: (id) => ({ connect: login(id) }),
+  }));
+
+  it('a panel with its login drives the recorder, and its own refresh reaches the poller', async (test) => {
+    const f = deployed();
+    const mark = f.mark();
     const [desk1] = f.panels as [Panel];
     await desk1.link.call({ method: 'recStart', args: [0] });
-    expect(f.writes()).toEqual(['PUT /api/channels/0/rec-start']);
+    expect(f.writes(mark)).toEqual(['PUT /api/channels/0/rec-start']);
     // A standby poller's login reads the refresh topic, as the poller does.
-    const { client, heard } = await as(f, 'poller-main-standby');
+    const { client, heard } = await as(test, f, 'poller-main-standby');
     await client.subscribeAsync(MAIN.refresh, { qos: 1 });
     desk1.link.refresh(true);
     await until(() => heard.some((h) => h.topic === MAIN.refresh && h.payload.toString().includes('"from":"desk-1"')), "desk-1's refresh at the broker");
@@ -50,10 +49,10 @@ describe('the broker of deploy/mosquitto/', () => {
     expect(desk1.mqtt.serverProperties?.maximumPacketSize).toBe(MAX_PACKET_BYTES);
   }, 60_000);
 
-  it("a panel's login cannot publish a state, or on another panel's command topic, nor read another panel's replies", async () => {
-    const f = await deployed();
+  it("a panel's login cannot publish a state, or on another panel's command topic, nor read another panel's replies", async (test) => {
+    const f = deployed();
     const [desk1] = f.panels as [Panel];
-    const { client: desk2, heard } = await as(f, 'desk-2');
+    const { client: desk2, heard } = await as(test, f, 'desk-2');
     await desk2.subscribeAsync(['recdeck/#', MAIN.reply('desk-1')], { qos: 1 });
     const signedByDesk2 = f.members.authority('desk-2');
     await expect(desk2.publishAsync(MAIN.part('channels'), signedByDesk2.seal(MAIN.part('channels'), Date.now(), { value: [], readAt: Date.now(), readNumber: 1 }), { qos: 1, retain: true })).rejects.toThrow(/Not authorized/);
@@ -65,11 +64,11 @@ describe('the broker of deploy/mosquitto/', () => {
     expect(desk1.link.state.channels).toHaveLength(16);
   }, 60_000);
 
-  it('no login, a wrong password, or a packet over the limit: the broker refuses', async () => {
-    const f = await deployed();
+  it('no login, a wrong password, or a packet over the limit: the broker refuses', async (test) => {
+    const f = deployed();
     await expect(connect(f.broker.url)).rejects.toThrow(/Not authorized|Bad User Name or Password/);
     await expect(connect(f.broker.url, { username: 'desk-1', password: 'wrong' })).rejects.toThrow(/Not authorized|Bad User Name or Password/);
-    const { client } = await as(f, 'desk-2');
+    const { client } = await as(test, f, 'desk-2');
     const closed = new Promise<void>((resolve) => client.once('close', () => resolve()));
     client.publish(MAIN.cmd('desk-2'), Buffer.alloc(MAX_PACKET_BYTES + 1000, 0x7b), { qos: 0 });
     await closed;

@@ -5,14 +5,13 @@ import type { MqttClient } from 'mqtt';
 import { describe, expect, it } from 'vitest';
 import type { BusCallError } from '../../src/bus/bus-recorder.js';
 import { topicsOf } from '../../src/bus/topics.js';
-import { facilityPerTest, isHolding as holding, until, type Panel, type PollerProcess, type Rig } from '../support/facility.js';
+import { facilityFor, isHolding as holding, until, type Panel, type PollerProcess, type Rig } from '../support/facility.js';
 import { startBroker, startLinkProxy } from '../support/mosquitto.js';
 
 const POLL_MS = 250;
 /** A lease TTL of 3 s: failovers here are caused by the test, never by this busy machine stalling a process for a few polls. */
 const poller = () => ({ ttlMs: 3000 });
 const MAIN = topicsOf('main');
-const facility = facilityPerTest();
 
 /** Every command panels publish, as the broker passed it on, to publish again later, and how many answers went back to panel-a. */
 async function recordCommands(f: Rig): Promise<{ raw: MqttClient; sent: Array<{ topic: string; payload: Buffer }>; replies: () => number }> {
@@ -34,9 +33,10 @@ async function sendAgain({ raw, sent, replies: answered }: Awaited<ReturnType<ty
   await until(() => answered() >= before + copies.length, 'the copies answered');
 }
 
-describe('exactly once across pollers', () => {
-  it('copies of commands sent again after a failover are refused by the new holder: 0 run twice', async () => {
-    const f = await facility({ pollMs: POLL_MS, pollers: ['poller-a', 'poller-b'], panels: ['panel-a'], poller, panel: () => ({ deadlineMs: 8000 }) });
+// Each test kills, restarts or cuts off a poller: each has its own facility, and they run side by side.
+describe.concurrent('exactly once across pollers', () => {
+  it('copies of commands sent again after a failover are refused by the new holder: 0 run twice', async (test) => {
+    const f = await facilityFor(test, { pollMs: POLL_MS, pollers: ['poller-a', 'poller-b'], panels: ['panel-a'], poller, panel: () => ({ deadlineMs: 8000 }) });
     const [a, b] = f.pollers as [PollerProcess, PollerProcess];
     const recorded = await recordCommands(f);
     const { sent } = recorded;
@@ -50,8 +50,8 @@ describe('exactly once across pollers', () => {
     expect(b.audit.map((r) => `${r.result}: ${r.message}`)).toEqual(Array(3).fill(`refused: "poller-b" refused it: it was sent under another poller's lease term (the poller changed since)`));
   }, 60_000);
 
-  it('copies of commands sent again after the poller restarts are refused: 0 run twice', async () => {
-    const f = await facility({ pollMs: POLL_MS, pollers: ['poller-a'], panels: ['panel-a'], poller, panel: () => ({ deadlineMs: 8000 }) });
+  it('copies of commands sent again after the poller restarts are refused: 0 run twice', async (test) => {
+    const f = await facilityFor(test, { pollMs: POLL_MS, pollers: ['poller-a'], panels: ['panel-a'], poller, panel: () => ({ deadlineMs: 8000 }) });
     const recorded = await recordCommands(f);
     const { sent } = recorded;
     const panel = f.panels[0] as Panel;
@@ -66,10 +66,11 @@ describe('exactly once across pollers', () => {
     expect(again.audit.every((r) => r.result === 'refused' && /another poller's lease term/.test(r.message ?? ''))).toBe(true);
   }, 60_000);
 
-  it("a network blip on the holder's link (nobody killed) while commands are in flight: each runs at most once, and the panel's word holds", async () => {
+  it("a network blip on the holder's link (nobody killed) while commands are in flight: each runs at most once, and the panel's word holds", async (test) => {
     const broker = await startBroker();
     const link = await startLinkProxy(broker.port);
-    const f = await facility({ pollMs: POLL_MS, broker, pollers: ['poller-a', 'poller-b'], panels: ['panel-a'], poller: (id) => ({ ...poller(), ...(id === 'poller-a' ? { brokerUrl: link.url } : {}) }), panel: () => ({ deadlineMs: 8000 }) });
+    // The panel's own deadline (not 8 s): the copies below go after every answer or its expiry, either way past the deadline.
+    const f = await facilityFor(test, { pollMs: POLL_MS, broker, pollers: ['poller-a', 'poller-b'], panels: ['panel-a'], poller: (id) => ({ ...poller(), ...(id === 'poller-a' ? { brokerUrl: link.url } : {}) }) });
     f.defer(() => link.close());
     const recorded = await recordCommands(f);
     const { sent } = recorded;
@@ -80,6 +81,8 @@ describe('exactly once across pollers', () => {
         (error: BusCallError) => (error.notRun ? 'not run' : 'unknown'),
       ),
     );
+    // Cut once the first has reached the recorder: the others, and the answers, are on their way.
+    await until(() => [6, 7, 8, 9, 10].some((index) => runsOf(f, index) > 0), 'the first command at the recorder');
     link.cut();
     const told = await Promise.all(outcomes);
     await until(() => sent.length === 5, 'the five commands recorded');

@@ -106,6 +106,8 @@ describe('a hung poller', () => {
     await panel.link.call({ method: 'recStart', args: [1] });
     const writes = sim.sim.log.list().filter((r) => r.method !== 'GET').map((r) => r.path);
     expect(writes).toEqual(['/api/channels/0/rec-start', '/api/channels/1/rec-start']);
+    // Its answer can reach the panel before its log line reaches this process (a pipe, beside the broker).
+    await until(() => b.said(/PUT \/api\/channels\/1\/rec-start for "panel-a"/), "poller-b's log line of the second press");
     expect(a.lines.filter((line) => line.includes('for "panel-a"'))).toEqual([]);
     expect(b.lines.filter((line) => line.includes('for "panel-a"'))).toEqual([expect.stringContaining('PUT /api/channels/0/rec-start for "panel-a"'), expect.stringContaining('PUT /api/channels/1/rec-start for "panel-a"')]);
   }, 90_000);

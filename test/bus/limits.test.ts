@@ -1,24 +1,25 @@
 // Issue 25, item 6: a retained command does not run again at the next poller's first connect; bad input
 // is logged a few lines per window, not a line each; a payload's size is checked before it is read, and
 // the broker never sends a client more than its maximum packet size; a panel's reads are rate-limited.
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, type TestContext } from 'vitest';
 import type { BusCallError } from '../../src/bus/bus-recorder.js';
 import { READ_RATE } from '../../src/bus/limits.js';
 import { topicsOf } from '../../src/bus/topics.js';
-import { channelState, facilityPerTest, isHolding as holding, until, type Panel, type PollerProcess } from '../support/facility.js';
+import { channelState, facilityFor, isHolding as holding, until, type Panel, type PollerProcess } from '../support/facility.js';
 
 const POLL_MS = 250;
 const MAIN = topicsOf('main');
-const facility = facilityPerTest();
 /** One poller (a lease TTL of 3 s: these tests are not about the lease) and one panel. */
-const onePanel = () => facility({ pollMs: POLL_MS, pollers: ['poller-a'], panels: ['panel-a'], poller: () => ({ ttlMs: 3000 }) });
+const onePanel = (test: TestContext) => facilityFor(test, { pollMs: POLL_MS, pollers: ['poller-a'], panels: ['panel-a'], poller: () => ({ ttlMs: 3000 }) });
 
 /** The lease term panels send under now. */
 const termOf = (panel: Panel): string => (panel.link as unknown as { lease: { term: string } }).lease.term;
 
-describe('limits', () => {
-  it('a retained command runs once, live, and not again when the next poller connects', async () => {
-    const f = await facility({ pollMs: POLL_MS, pollers: ['poller-a'], more: ['poller-b'], panels: ['panel-a'], poller: () => ({ ttlMs: 3000 }) });
+// Each test has its own facility (one kills its poller; the poller's log says a few bad messages per
+// window, which two of them read), and they run side by side.
+describe.concurrent('limits', () => {
+  it('a retained command runs once, live, and not again when the next poller connects', async (test) => {
+    const f = await facilityFor(test, { pollMs: POLL_MS, pollers: ['poller-a'], more: ['poller-b'], panels: ['panel-a'], poller: () => ({ ttlMs: 3000 }) });
     const raw = await f.client();
     const panel = f.panels[0] as Panel;
     const topic = MAIN.cmd('panel-a');
@@ -35,8 +36,8 @@ describe('limits', () => {
     expect(f.writes()).toEqual(['PUT /api/channels/0/rec-start', 'PUT /api/channels/1/rec-start']);
   }, 60_000);
 
-  it('a thousand bad messages make a few log lines, not a thousand; a payload beyond the packet limit never arrives', async () => {
-    const f = await onePanel();
+  it('a thousand bad messages make a few log lines, not a thousand; a payload beyond the packet limit never arrives', async (test) => {
+    const f = await onePanel(test);
     const raw = await f.client();
     const poller = f.pollers[0] as PollerProcess;
     const before = poller.log.lines.length;
@@ -52,8 +53,8 @@ describe('limits', () => {
     expect(f.writes()).toEqual(['PUT /api/channels/2/rec-start']);
   }, 60_000);
 
-  it('a payload over its kind\'s limit is refused before it is parsed', async () => {
-    const f = await onePanel();
+  it('a payload over its kind\'s limit is refused before it is parsed', async (test) => {
+    const f = await onePanel(test);
     const raw = await f.client();
     const poller = f.pollers[0] as PollerProcess;
     await raw.publishAsync(MAIN.cmd('panel-a'), Buffer.alloc(20_000, 0x7b), { qos: 1 });
@@ -61,8 +62,8 @@ describe('limits', () => {
     expect(poller.log.lines).toContain('recdeck/main/cmd/panel-a: a message of 20000 bytes (at most 16384 here); not read; not run');
   }, 60_000);
 
-  it("a panel's reads are rate-limited at the poller, and refused with the reason", async () => {
-    const f = await facility({ pollMs: POLL_MS, pollers: ['poller-a'], panels: ['panel-a', 'panel-b'], poller: () => ({ ttlMs: 3000 }) });
+  it("a panel's reads are rate-limited at the poller, and refused with the reason", async (test) => {
+    const f = await facilityFor(test, { pollMs: POLL_MS, pollers: ['poller-a'], panels: ['panel-a', 'panel-b'], poller: () => ({ ttlMs: 3000 }) });
     const [a, b] = f.panels as [Panel, Panel];
     const reads = await Promise.all(
       Array.from({ length: 3 * READ_RATE.burst }, () =>
@@ -72,9 +73,11 @@ describe('limits', () => {
         ),
       ),
     );
-    const refused = reads.filter((r) => r !== 'ok');
+    // Those let through may fail on this busy machine (the burst at once over the recorder client's
+    // four connections): what counts is the refusals, with the reason.
+    const refused = reads.filter((r) => /sends more than 50 reads a second/.test(r));
     expect(refused.length).toBeGreaterThan(READ_RATE.burst / 2);
-    expect(refused[0]).toMatch(/"poller-a" refused it: "panel-a" sends more than 50 reads a second; GET \/api\/channels\/0 on "main" did not run/);
+    expect(refused[0]).toMatch(/^"poller-a" refused it: "panel-a" sends more than 50 reads a second; GET \/api\/channels\/0 on "main" did not run$/);
     // Another panel's reads are its own.
     await expect(b.link.call({ method: 'getChannel', args: [0] })).resolves.toMatchObject({});
   }, 60_000);

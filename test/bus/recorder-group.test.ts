@@ -3,12 +3,11 @@
 // recorder once; the key shows REC only when both record and names the one that does not.
 import { describe, expect, it } from 'vitest';
 import { RecorderClient } from '../../src/api/client.js';
-import { facilityPerTest, pictureOf, until, type Panel } from '../support/facility.js';
+import { facilityFor, pictureOf, until, type Panel } from '../support/facility.js';
 import { startSimulator } from '../support/facility.js';
 import type { SimulatorFixture } from '../support/simulator.js';
 
 const POLL_MS = 250;
-const facility = facilityPerTest();
 
 const GROUP_PROFILE = `
 name: redundant panel
@@ -24,10 +23,11 @@ pages:
 const writes = (sim: SimulatorFixture) => sim.sim.log.list().filter((r) => r.method !== 'GET').map((r) => `${r.method} ${r.path}`);
 
 describe('a recorder group over the bus', () => {
-  it('sends one request to the member on the bus and one to the member polled here; the key names the one not recording', async () => {
+  it('sends one request to the member on the bus and one to the member polled here; the key names the one not recording', async (test) => {
     const backup = await startSimulator();
     const client = new RecorderClient({ url: backup.sim.url, token: backup.sim.token });
-    const f = await facility({ pollMs: POLL_MS, panels: ['panel-a'], panel: () => ({ profile: GROUP_PROFILE, deadlineMs: 8000, moreRecorders: [{ name: 'backup', client }] }) });
+    // A lease TTL of 3 s: this test is not about the lease, and a stall of this busy machine moves none.
+    const f = await facilityFor(test, { pollMs: POLL_MS, panels: ['panel-a'], poller: () => ({ ttlMs: 3000 }), panel: () => ({ profile: GROUP_PROFILE, deadlineMs: 8000, moreRecorders: [{ name: 'backup', client }] }) });
     f.defer(async () => {
       await client.close();
       await backup.close();

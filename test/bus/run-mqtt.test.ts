@@ -4,7 +4,7 @@
 import { chmod, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it, type TestContext } from 'vitest';
 import { bus } from '../../src/cli/bus-keys.js';
 import { busSettings, splitBusRecorders, type BusSettings } from '../../src/cli/bus-setup.js';
 import { parseRunArgs, startBridge, type RunningBridge } from '../../src/cli/run.js';
@@ -14,26 +14,22 @@ import { PANEL_PROFILE, keygen, keptLog, startSimulator, until } from '../suppor
 import { startBroker } from '../support/mosquitto.js';
 import { until as waitUntil } from '../support/until.js';
 
-const cleanups: Array<() => Promise<unknown>> = [];
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-});
-
-async function tempFolder(): Promise<string> {
+async function tempFolder(test: TestContext): Promise<string> {
   const folder = await mkdtemp(join(tmpdir(), 'recdeck-bus-'));
-  cleanups.push(() => rm(folder, { recursive: true, force: true }));
+  test.onTestFinished(() => rm(folder, { recursive: true, force: true }));
   return folder;
 }
 
 const bare = (url: string): BusSettings => ({ url, facility: null, id: 'x', tls: {}, keepaliveS: 5 });
 
-describe('recdeck run --mqtt', () => {
-  it('a panel run with main@mqtt shows and drives the recorder a poller run publishes; the poller audits the command', async () => {
+// The tests start their own brokers and bridges, and run side by side.
+describe.concurrent('recdeck run --mqtt', () => {
+  it('a panel run with main@mqtt shows and drives the recorder a poller run publishes; the poller audits the command', async (test) => {
     const broker = await startBroker();
-    cleanups.push(() => broker.close());
+    test.onTestFinished(() => broker.close());
     const sim = await startSimulator();
-    cleanups.push(() => sim.close());
-    const folder = await tempFolder();
+    test.onTestFinished(() => sim.close());
+    const folder = await tempFolder(test);
     await writeFile(join(folder, 'panel.yaml'), PANEL_PROFILE);
     const pollerKey = await keygen(folder, 'poller-main');
     const panelKey = await keygen(folder, 'desk-1');
@@ -46,7 +42,7 @@ describe('recdeck run --mqtt', () => {
       const log = keptLog();
       logs.push(log.lines);
       const running: RunningBridge = await startBridge({ ...options, surfaces, sources: [] }, log);
-      cleanups.push(() => running.stop());
+      test.onTestFinished(() => running.stop());
       return running;
     };
     await start(['--recorder', sim.sim.url, '--mqtt-id', 'poller-main', '--mqtt-key-file', join(folder, 'poller-main.pem'), '--audit-file', audit], { RECDECK_TOKEN: sim.sim.token }, []);
@@ -75,18 +71,18 @@ describe('recdeck run --mqtt', () => {
     for (const log of logs) expect(log).toContainEqual(expect.stringContaining('the broker accepts packets of any size; set max_packet_size 1048576'));
   });
 
-  it('--mqtt-insecure starts with a warning that says what it means', async () => {
+  it('--mqtt-insecure starts with a warning that says what it means', async (test) => {
     const broker = await startBroker();
-    cleanups.push(() => broker.close());
-    const folder = await tempFolder();
+    test.onTestFinished(() => broker.close());
+    const folder = await tempFolder(test);
     const log = keptLog();
     const running = await startBridge({ ...parseRunArgs(['--mqtt', broker.url, '--mqtt-insecure', '--recorder', 'main@mqtt', '--profile', folder, '--no-web'], {}), surfaces: [], sources: [] }, log);
-    cleanups.push(() => running.stop());
+    test.onTestFinished(() => running.stop());
     expect(log.lines[0]).toMatch(/^--mqtt-insecure: nothing on the state bus mqtt:\/\/127\.0\.0\.1:\d+ is signed or checked: anyone who can publish there runs commands on the recorders and shows every panel any state/);
   });
 
-  it('keygen writes a private key only its owner reads, never over another, and prints the facility entry', async () => {
-    const folder = await tempFolder();
+  it('keygen writes a private key only its owner reads, never over another, and prints the facility entry', async (test) => {
+    const folder = await tempFolder(test);
     let printed = '';
     await bus(['keygen', 'desk-2', '--out', join(folder, 'desk-2.pem')], (text) => (printed += text));
     expect((await stat(join(folder, 'desk-2.pem'))).mode & 0o777).toBe(0o600);
@@ -96,7 +92,7 @@ describe('recdeck run --mqtt', () => {
     await expect(bus(['keygen', 'desk-3'], () => undefined)).rejects.toThrow('--out FILE');
   });
 
-  it('says what is wrong with the bus settings, the key file and the facility file', async () => {
+  it('says what is wrong with the bus settings, the key file and the facility file', async (test) => {
     expect(() => busSettings({ mqtt: 'http://broker:1883' }, {})).toThrow('--mqtt: expected an mqtt:// or mqtts:// URL, got http:');
     expect(() => busSettings({ mqtt: 'mqtt://me:secret@broker:1883' }, {})).toThrow(/RECDECK_MQTT_USER/);
     expect(() => busSettings({ mqtt: 'mqtt://broker:1883' }, {})).toThrow(/--mqtt-facility FILE and --mqtt-key-file FILE .*, or --mqtt-insecure/);
@@ -117,7 +113,7 @@ describe('recdeck run --mqtt', () => {
     });
 
     // The files themselves are checked as the bridge starts.
-    const folder = await tempFolder();
+    const folder = await tempFolder(test);
     const key = await keygen(folder, 'desk-1');
     const other = await keygen(folder, 'desk-2');
     const facility = join(folder, 'facility.yaml');

@@ -8,17 +8,12 @@ import { chmod, copyFile, mkdtemp, readFile, rm, writeFile } from 'node:fs/promi
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { connectAsync, type IClientOptions } from 'mqtt';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it, type TestContext } from 'vitest';
 import { parseRunArgs, startBridge, type RunningBridge } from '../../src/cli/run.js';
 import { keyGrid } from '../../src/engine/surface.js';
 import { MemorySurface } from '../../src/surfaces/memory/memory-surface.js';
 import { PANEL_PROFILE, keygen, keptLog, startSimulator, until } from '../support/facility.js';
 import { DEPLOY, startBroker, type RestartableBroker } from '../support/mosquitto.js';
-
-const cleanups: Array<() => Promise<unknown>> = [];
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-});
 
 const openssl = (folder: string, args: string[]) => execFileSync('openssl', args, { cwd: folder, stdio: ['ignore', 'ignore', 'pipe'] });
 
@@ -42,9 +37,9 @@ interface TlsRig {
 }
 
 /** Mosquitto on TLS only, with the shipped ACL, a certificate required and its common name the login. */
-async function tlsBroker(): Promise<TlsRig> {
+async function tlsBroker(test: TestContext): Promise<TlsRig> {
   const folder = await mkdtemp(join(tmpdir(), 'recdeck-tls-'));
-  cleanups.push(() => rm(folder, { recursive: true, force: true }));
+  test.onTestFinished(() => rm(folder, { recursive: true, force: true }));
   makeCa(folder, 'facility-ca');
   makeCa(folder, 'stranger-ca');
   makeCert(folder, 'facility-ca', 'broker', true);
@@ -69,7 +64,7 @@ async function tlsBroker(): Promise<TlsRig> {
       '',
     ].join('\n');
   });
-  cleanups.push(() => broker.close());
+  test.onTestFinished(() => broker.close());
   return { broker, url: `mqtts://127.0.0.1:${broker.port}`, folder, file };
 }
 
@@ -88,11 +83,12 @@ async function tryConnect(rig: TlsRig, files: { ca: string; cert: string | null;
   return 'connected';
 }
 
-describe('the state bus over TLS', () => {
-  it('recdeck run with --mqtt-ca, --mqtt-cert and --mqtt-key: a panel drives the recorder a poller publishes, each known to the broker by its certificate', async () => {
-    const rig = await tlsBroker();
+// Each test has its own CA and broker, and they run side by side.
+describe.concurrent('the state bus over TLS', () => {
+  it('recdeck run with --mqtt-ca, --mqtt-cert and --mqtt-key: a panel drives the recorder a poller publishes, each known to the broker by its certificate', async (test) => {
+    const rig = await tlsBroker(test);
     const sim = await startSimulator();
-    cleanups.push(() => sim.close());
+    test.onTestFinished(() => sim.close());
     await writeFile(rig.file('panel.yaml'), PANEL_PROFILE);
     const facility = rig.file('facility.yaml');
     await writeFile(facility, `pollers:\n  poller-main:\n    publicKey: ${await keygen(rig.folder, 'poller-main', rig.file('poller-main-signing.pem'))}\n    recorders: [main]\npanels:\n  desk-1:\n    publicKey: ${await keygen(rig.folder, 'desk-1', rig.file('desk-1-signing.pem'))}\n    may: { main: [read, control] }\n`);
@@ -101,7 +97,7 @@ describe('the state bus over TLS', () => {
       const signing = ['--mqtt-facility', facility, '--mqtt-id', id, '--mqtt-key-file', rig.file(`${id}-signing.pem`)];
       const options = parseRunArgs([...args, ...tls, ...signing, '--profile', rig.file('panel.yaml'), '--poll-ms', '500', '--no-web'], env);
       const running = await startBridge({ ...options, surfaces, sources: [] }, keptLog());
-      cleanups.push(() => running.stop());
+      test.onTestFinished(() => running.stop());
       return running;
     };
     await start('poller-main', ['--recorder', sim.sim.url], { RECDECK_TOKEN: sim.sim.token }, []);
@@ -119,8 +115,8 @@ describe('the state bus over TLS', () => {
     expect(sim.sim.log.list().filter((r) => r.method !== 'GET').map((r) => r.path)).toEqual(['/api/channels/0/rec-start']);
   }, 60_000);
 
-  it('refuses a client without a certificate, or with one another CA signed; a client that does not trust the broker cannot connect', async () => {
-    const rig = await tlsBroker();
+  it('refuses a client without a certificate, or with one another CA signed; a client that does not trust the broker cannot connect', async (test) => {
+    const rig = await tlsBroker(test);
     expect(await tryConnect(rig, { ca: 'facility-ca.pem', cert: 'desk-1.pem', key: 'desk-1.key' })).toBe('connected');
     await expect(tryConnect(rig, { ca: 'facility-ca.pem', cert: null, key: null })).rejects.toThrow(/certificate|alert|closed|ECONNRESET|socket hang up/i);
     await expect(tryConnect(rig, { ca: 'facility-ca.pem', cert: 'desk-2.pem', key: 'desk-2.key' })).rejects.toThrow(/certificate|alert|closed|ECONNRESET|socket hang up/i);

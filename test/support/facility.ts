@@ -2,15 +2,18 @@
 // token that publish it on the bus, and panel bridges that know only `main@mqtt`, each with an
 // in-memory 15-key surface. Every member signs with its own key; the facility lists them all.
 import { join } from 'node:path';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import mqtt, { type MqttClient } from 'mqtt';
 import { firstValueFrom, filter, timeout } from 'rxjs';
-import { afterEach } from 'vitest';
+import { afterAll, beforeAll, type TestContext } from 'vitest';
 import { realClock } from '../../src/api/clock.js';
 import { RecorderClient } from '../../src/api/client.js';
 import { generatedFacility } from '../../src/bench/bus.js';
 import { busClientOptions, sendWithoutDelay } from '../../src/bus/connection.js';
 import { BusPoller, newInstance, pollerWill, recorderIdentity } from '../../src/bus/bus-poller.js';
 import { BusRecorder } from '../../src/bus/bus-recorder.js';
+import { topicsOf } from '../../src/bus/topics.js';
+import { LEASE_TTL_POLLS } from '../../src/bus/limits.js';
 import { bus } from '../../src/cli/bus-keys.js';
 import type { BusAuthority } from '../../src/bus/facility.js';
 import type { OperationGroup } from '../../src/bus/operation-groups.js';
@@ -18,13 +21,14 @@ import { Bridge } from '../../src/engine/bridge.js';
 import type { CommandRecord, Logger } from '../../src/engine/log.js';
 import { pollingLink } from '../../src/engine/recorder-link.js';
 import { RecorderPoller } from '../../src/engine/recorder-poller.js';
+import { FAST_PARTS, SLOW_PARTS } from '../../src/engine/recorder-state.js';
 import { keyGrid } from '../../src/engine/surface.js';
 import { pictureRenderer } from '../../src/render/picture-renderer.js';
 import { decodeThumbnail } from '../../src/render/thumbnail.js';
 import { MemorySurface } from '../../src/surfaces/memory/memory-surface.js';
 import { parseTestProfile } from './bridge.js';
 import { startBroker, type Broker, type RestartableBroker } from './mosquitto.js';
-import { startFixture, type SimulatorFixture } from './simulator.js';
+import { lastSeq, startFixture, type SimulatorFixture } from './simulator.js';
 import { until as waitUntil } from './until.js';
 
 export { generatedFacility };
@@ -54,6 +58,11 @@ export function keptLog(): Logger & { lines: string[] } {
   return { lines, info: (m) => lines.push(m), warn: (m) => lines.push(m), error: (m) => lines.push(m) };
 }
 
+const STATE_PARTS = [...FAST_PARTS, ...SLOW_PARTS];
+/** How long a rig may take to start, or each wait of its start, and to close, on this busy machine (bounds on waiting, not timings under test). */
+const RIG_START_MS = 15_000;
+const RIG_HOOK_MS = 60_000;
+
 const quiet: Logger = { info: () => undefined, warn: () => undefined, error: () => undefined };
 
 export interface Panel {
@@ -72,6 +81,8 @@ export interface PollerProcess {
   client: RecorderClient;
   log: Logger & { lines: string[] };
   audit: CommandRecord[];
+  /** When it started (this machine's clock), connected to the broker: a fresh poller claims a TTL after. */
+  startedAt: number;
   /** As the process dying would: the broker sees the connection drop (no DISCONNECT, so the last will fires) and nothing polls any more. */
   kill: () => void;
 }
@@ -107,6 +118,7 @@ export async function startPoller(broker: Broker, sim: SimulatorFixture, pollMs:
   const log = keptLog();
   const audit: CommandRecord[] = [];
   const poller = new BusPoller('main', link, connection, { authority, identity: recorderIdentity(url, recorder.sim.token), instance, pollMs, log, audit: (record) => audit.push(record), ...(options.ttlMs === undefined ? {} : { ttlMs: options.ttlMs }) });
+  const startedAt = Date.now();
   poller.start();
   return {
     poller,
@@ -114,6 +126,7 @@ export async function startPoller(broker: Broker, sim: SimulatorFixture, pollMs:
     client,
     log,
     audit,
+    startedAt,
     kill: () => {
       connection.options.reconnectPeriod = 0;
       connection.stream.destroy();
@@ -184,7 +197,24 @@ export interface FacilityOptions {
   /** Each poller's and panel's options beyond its key. */
   poller?: (id: string) => Partial<PollerOptions>;
   panel?: (id: string) => Partial<PanelOptions>;
+  /**
+   * The poller that hands the lease to the first one when its TTL is a second or more, so that it need
+   * not wait it out (see HANDED_OVER_FROM_TTL_MS; its options come from `poller` too); null: none, the
+   * first poller claims a TTL after it starts, as on a fresh broker.
+   */
+  handover?: string | null;
 }
+
+/**
+ * A fresh poller claims the lease a TTL after it starts (lease.ts: it cannot know there is no holder
+ * sooner), and tests give their pollers a TTL of seconds, so that a stall of this busy machine never
+ * causes a failover they did not ask for. So a rig whose first poller has a TTL of a second or more
+ * starts the way a facility restarts cleanly: a poller with a TTL of HANDOVER_TTL_MS claims, holds and
+ * stops, which hands the lease over (its last renewal expires at once), and the first poller claims as
+ * soon as it sees that. A shorter TTL is waited out as it is (and the epochs are a fresh broker's).
+ */
+const HANDED_OVER_FROM_TTL_MS = 1000;
+const HANDOVER_TTL_MS = 100;
 
 /** A running facility: broker, simulator, pollers (the first holds the lease) and panels showing channel 1 live; `close` ends it all. */
 export interface Rig {
@@ -193,8 +223,10 @@ export interface Rig {
   members: ReturnType<typeof generatedFacility>;
   pollers: PollerProcess[];
   panels: Panel[];
-  /** Every write the recorder received, as "METHOD /path". */
-  writes: () => string[];
+  /** Every write the recorder received (after `mark`, when given one), as "METHOD /path". */
+  writes: (since?: number) => string[];
+  /** A mark in the recorder's request log: what a test on a rig others share looks at from. */
+  mark: () => number;
   /** Reads the recorder received so far. */
   gets: () => number;
   startPoller: (id: string, options?: Partial<PollerOptions>) => Promise<PollerProcess>;
@@ -215,14 +247,17 @@ export async function startFacility(options: FacilityOptions): Promise<Rig> {
   cleanups.push(() => sim.close());
   const pollerIds = options.pollers ?? ['poller-a'];
   const panelIds = options.panels ?? ['panel-a', 'panel-b'];
-  const members = generatedFacility('main', [...pollerIds, ...(options.more ?? [])], panelIds, options.groups);
+  const firstTtlMs = options.poller?.(pollerIds[0] ?? '').ttlMs ?? LEASE_TTL_POLLS * pollMs;
+  const handover = options.handover === null || pollerIds.length === 0 || firstTtlMs < HANDED_OVER_FROM_TTL_MS ? null : (options.handover ?? 'poller-handover');
+  const members = generatedFacility('main', [...pollerIds, ...(options.more ?? []), ...(handover === null ? [] : [handover])], panelIds, options.groups);
   const rig: Rig = {
     broker,
     sim,
     members,
     pollers: [],
     panels: [],
-    writes: () => sim.sim.log.list().filter((r) => r.method !== 'GET').map((r) => `${r.method} ${r.path}`),
+    writes: (since = 0) => sim.sim.log.list().filter((r) => r.seq > since && r.method !== 'GET').map((r) => `${r.method} ${r.path}`),
+    mark: () => lastSeq(sim.sim),
     gets: () => sim.sim.log.list().filter((r) => r.method === 'GET').length,
     startPoller: async (id, more = {}) => {
       const p = await startPoller(broker, sim, pollMs, { authority: members.authority(id), ...options.poller?.(id), ...more });
@@ -254,13 +289,14 @@ export async function startFacility(options: FacilityOptions): Promise<Rig> {
     },
   };
   try {
+    if (handover !== null) await handOver(broker, sim, pollMs, { authority: members.authority(handover), ...options.poller?.(handover), ttlMs: HANDOVER_TTL_MS });
     for (const id of pollerIds) {
       const p = await rig.startPoller(id);
       // The first holds the lease before the next one starts, so which one polls is known.
-      if (rig.pollers.length === 1) await until(() => p.poller.state.lastGoodAt !== null, 'the first poller polling');
+      if (rig.pollers.length === 1) await until(() => p.poller.state.lastGoodAt !== null, 'the first poller polling', RIG_START_MS);
     }
     for (const id of panelIds) await rig.startPanel(id);
-    await until(() => rig.panels.every((panel) => channelState(panel, 'key0') === 'idle'), 'every panel live');
+    await until(() => rig.panels.every((panel) => channelState(panel, 'key0') === 'idle'), 'every panel live', RIG_START_MS);
   } catch (error) {
     await rig.close();
     throw error;
@@ -268,16 +304,84 @@ export async function startFacility(options: FacilityOptions): Promise<Rig> {
   return rig;
 }
 
-/** A facility for each test of the file that calls this (at its top), closed after the test. */
-export function facilityPerTest(): (options: FacilityOptions) => Promise<Rig> {
+/**
+ * A poller that claims the lease, holds it and stops cleanly: the lease it leaves retained expires at
+ * once (see HANDOVER_TTL_MS). The state it published goes (an empty retained message deletes one), so
+ * the facility starts as on a fresh broker: panels see only what the first poller publishes.
+ */
+async function handOver(broker: Broker, sim: SimulatorFixture, pollMs: number, options: PollerOptions): Promise<void> {
+  const p = await startPoller(broker, sim, pollMs, options);
+  try {
+    // Stopped the moment it holds, before its short lease can lapse on this busy machine: the promise
+    // settles, and this goes on, before any timer of the poller's runs again.
+    await firstValueFrom(p.poller.holding$.pipe(filter(Boolean), timeout(RIG_START_MS)));
+  } finally {
+    // Stopped while it holds, it hands the lease over. Not forced: what it sends is on the broker
+    // (acknowledged) before the first poller starts.
+    p.poller.stop();
+    const topics = topicsOf('main');
+    await Promise.all(STATE_PARTS.map((part) => p.mqtt.publishAsync(topics.part(part), '', { qos: 1, retain: true })));
+    await p.mqtt.endAsync(false);
+    await p.client.close();
+  }
+}
+
+/** A facility for one test, closed when it finishes (also when tests run concurrently: each has its own). */
+export async function facilityFor(test: Pick<TestContext, 'onTestFinished'>, options: FacilityOptions): Promise<Rig> {
+  const rig = await startFacility(options);
+  test.onTestFinished(() => rig.close(), RIG_HOOK_MS);
+  return rig;
+}
+
+/**
+ * One facility for the tests of a describe block that leave it as they found it (they look at what
+ * happens after a `mark`); started before the first (its options made then, when given as a function,
+ * e.g. to start a broker of its own), closed after the last.
+ */
+export function sharedFacility(options: FacilityOptions | (() => Promise<FacilityOptions>)): () => Rig {
   let rig: Rig | null = null;
-  afterEach(async () => {
+  beforeAll(async () => {
+    rig = await startFacility(typeof options === 'function' ? await options() : options);
+  }, RIG_HOOK_MS);
+  afterAll(async () => {
     await rig?.close();
-    rig = null;
-  });
-  return async (options) => {
-    rig = await startFacility(options);
+  }, RIG_HOOK_MS);
+  return () => {
+    if (rig === null) throw new Error('the shared facility has not started');
     return rig;
+  };
+}
+
+/** A bare MQTT client on the rig's broker for one test (anonymous unless told), closed when it finishes. */
+export async function clientFor(test: Pick<TestContext, 'onTestFinished'>, rig: Rig, options: mqtt.IClientOptions = {}): Promise<MqttClient> {
+  const client = await connect(rig.broker.url, options);
+  test.onTestFinished(() => client.endAsync(true));
+  return client;
+}
+
+/**
+ * Ends every take at the recorder itself (as its own operator would) and waits until every panel shows
+ * channels 1 and 2 idle: where each test on a shared rig starts.
+ */
+export async function idleRecorder(rig: Rig): Promise<void> {
+  for (const channel of await rig.sim.client.listChannels()) if (channel.IsRecording) await rig.sim.client.recStop(channel.Index);
+  await until(() => rig.panels.every((panel) => channelState(panel, 'key0') === 'idle' && channelState(panel, 'key1') === 'idle'), 'every panel showing channels 1 and 2 idle');
+}
+
+/**
+ * How late this process ran its timers from now until `stop`, in ms, all together: a chain of steps
+ * (a timer, a message, a request) is late by every stall on its way, not only by the longest one.
+ */
+export function timersLate(): { stop: () => number } {
+  const resolutionMs = 10;
+  const histogram = monitorEventLoopDelay({ resolution: resolutionMs });
+  histogram.enable();
+  return {
+    stop: () => {
+      histogram.disable();
+      // Each sample is the interval between two ticks of a 10 ms timer: what is over 10 ms is late.
+      return histogram.count === 0 ? 0 : histogram.count * Math.max(0, histogram.mean / 1e6 - resolutionMs);
+    },
   };
 }
 
