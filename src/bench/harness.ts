@@ -29,7 +29,8 @@ export function benchProfile(thumbnails: boolean): Profile {
   return Profile.parse({ name: 'bench', match: { kind: 'memory' }, pages: [{ name: 'main', controls }] });
 }
 
-export function startBenchBridge(url: string, token: string, options: { thumbnails: boolean; pollMs?: number; thumbnailMs?: number }): BenchBridge {
+/** `surface: false` polls as the bridge does with nothing to draw (the steady-load bench's reference). */
+export function startBenchBridge(url: string, token: string, options: { thumbnails: boolean; pollMs?: number; thumbnailMs?: number; surface?: boolean }): BenchBridge {
   const client = new RecorderClient({ url, token });
   const bridge = new Bridge({
     recorders: [{ name: 'main', client }],
@@ -42,7 +43,7 @@ export function startBenchBridge(url: string, token: string, options: { thumbnai
   const surface = new MemorySurface({ id: 'memory:bench', model: 'bench-32', controls: keyGrid(4, 8, 96) });
   bridge.start();
   bridge.setProfiles([{ profile: benchProfile(options.thumbnails), file: 'bench.yaml', origin: 'operator' }]);
-  bridge.addSurface(surface);
+  if (options.surface !== false) bridge.addSurface(surface);
   return {
     bridge,
     surface,

@@ -1,13 +1,17 @@
 // (d) The bridge's own cost at steady state: 16 channels recording, a 32-key surface, thumbnails off or
-// on. The simulator runs in a child process so that its work is not counted as the bridge's.
+// on; and, for reference, the same bridge polling with no surface at all (what the surface's cost sits
+// on). The simulator runs in a child process so that its work is not counted as the bridge's.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { startBenchBridge } from './harness.js';
 import { sleep } from './stats.js';
 
+/** What the steady-load bridge draws: nothing (no surface), or its 32 keys with thumbnails off or on. */
+export type LoadKind = 'no surface' | 'thumbnails off' | 'thumbnails on';
+
 export interface SteadyLoad {
-  thumbnails: boolean;
+  kind: LoadKind;
   cpuPercent: number;
   eventLoopP99Ms: number;
   rssMb: number;
@@ -35,17 +39,19 @@ export async function startChildSimulator(token = TOKEN): Promise<{ url: string;
   return { url, child };
 }
 
-export async function measureSteadyLoad(thumbnails: boolean, seconds: number): Promise<SteadyLoad> {
+export async function measureSteadyLoad(kind: LoadKind, seconds: number): Promise<SteadyLoad> {
+  const thumbnails = kind === 'thumbnails on';
   const { url, child } = await startChildSimulator();
-  const deck = startBenchBridge(url, TOKEN, { thumbnails });
+  const deck = startBenchBridge(url, TOKEN, { thumbnails, surface: kind !== 'no surface' });
   try {
     for (let i = 0; i < 16; i++) await deck.client.recStart(i);
     await sleep(3000); // first thumbnails, caches warm
     const session = deck.bridge.session(deck.surface.id);
-    if (!session) throw new Error('the bench surface has no session');
+    if (!session && kind !== 'no surface') throw new Error('the bench surface has no session');
+    const work = () => session?.stats ?? { refreshes: 0, pictures: 0 };
     const delay = monitorEventLoopDelay({ resolution: 10 });
     delay.enable();
-    const work0 = { ...session.stats };
+    const work0 = { ...work() };
     const cpu0 = process.cpuUsage();
     const t0 = performance.now();
     await sleep(seconds * 1000);
@@ -53,12 +59,12 @@ export async function measureSteadyLoad(thumbnails: boolean, seconds: number): P
     const wallMs = performance.now() - t0;
     delay.disable();
     return {
-      thumbnails,
+      kind,
       cpuPercent: ((cpu.user + cpu.system) / 1000 / wallMs) * 100,
       eventLoopP99Ms: delay.percentile(99) / 1e6,
       rssMb: process.memoryUsage().rss / 2 ** 20,
-      refreshesPerSecond: ((session.stats.refreshes - work0.refreshes) * 1000) / wallMs,
-      picturesPerSecond: ((session.stats.pictures - work0.pictures) * 1000) / wallMs,
+      refreshesPerSecond: ((work().refreshes - work0.refreshes) * 1000) / wallMs,
+      picturesPerSecond: ((work().pictures - work0.pictures) * 1000) / wallMs,
       seconds,
     };
   } finally {

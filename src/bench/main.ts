@@ -7,7 +7,7 @@ import { parseArgs, promisify } from 'node:util';
 import { measureChangeLatency, measurePressLatency, type ChangeLatency, type PressLatency } from './latency.js';
 import { measureBusFacility, type BusFacility } from './bus.js';
 import { measureIdleCost, type IdleCost } from './idle.js';
-import { measureSteadyLoad, type SteadyLoad } from './load.js';
+import { measureSteadyLoad, type LoadKind, type SteadyLoad } from './load.js';
 import { BRIDGE_NODE_FLAGS } from '../cli/node-flags.js';
 import { measureRenderCosts, type RenderCost } from './render.js';
 import { measureHidSteadyState, measurePanelRedraws, type HidSteadyState, type PanelRedraw } from './streamdeck.js';
@@ -28,8 +28,11 @@ interface Results {
 const SELF = fileURLToPath(import.meta.url);
 const { values } = parseArgs({ options: { json: { type: 'boolean', default: false }, only: { type: 'string' }, quick: { type: 'boolean', default: false }, panels: { type: 'string', default: '20' } } });
 
-async function loadInChild(thumbnails: boolean): Promise<SteadyLoad> {
-  const { stdout } = await promisify(execFile)(process.execPath, [...BRIDGE_NODE_FLAGS, SELF, '--only', thumbnails ? 'load-on' : 'load-off', '--json', ...(values.quick ? ['--quick'] : [])]);
+/** The steady-load runs by their --only names. */
+const LOADS: Record<string, LoadKind> = { 'load-none': 'no surface', 'load-off': 'thumbnails off', 'load-on': 'thumbnails on' };
+
+async function loadInChild(only: keyof typeof LOADS): Promise<SteadyLoad> {
+  const { stdout } = await promisify(execFile)(process.execPath, [...BRIDGE_NODE_FLAGS, SELF, '--only', only, '--json', ...(values.quick ? ['--quick'] : [])]);
   return JSON.parse(stdout) as SteadyLoad;
 }
 
@@ -57,11 +60,14 @@ function table(results: Results): string {
   lines.push(`    one 640x360 preview decoded and resized: ${fixed(results.previewDecodeMs)} ms (off the press path)`);
   lines.push('', '(d) 16 channels recording, 32 keys        CPU % of a core   event-loop p99 ms   RSS MB   refreshes/s   pictures/s   targets');
   for (const l of results.load) {
-    const cpuTarget = l.thumbnails ? 30 : 2;
-    const rssTarget = l.thumbnails ? 200 : 150;
+    const on = l.kind === 'thumbnails on';
+    const cpuTarget = on ? 30 : 2;
+    const rssTarget = on ? 200 : 150;
     const ok = l.cpuPercent <= cpuTarget && l.eventLoopP99Ms < 20 && l.rssMb < rssTarget;
+    const label = on ? 'thumbnails on (16 at 1 fps)' : l.kind === 'no surface' ? 'no surface (polling alone)' : l.kind;
+    const targets = l.kind === 'no surface' ? 'none: what the two below sit on' : `cpu <= ${cpuTarget}, p99 < 20, rss < ${rssTarget}: ${verdict(ok)}`;
     lines.push(
-      `    thumbnails ${(l.thumbnails ? 'on (16 at 1 fps)' : 'off').padEnd(28)} ${fixed(l.cpuPercent, 1).padStart(6)} ${fixed(l.eventLoopP99Ms, 1).padStart(18)} ${fixed(l.rssMb, 0).padStart(10)} ${fixed(l.refreshesPerSecond, 1).padStart(13)} ${fixed(l.picturesPerSecond, 0).padStart(12)}   cpu <= ${cpuTarget}, p99 < 20, rss < ${rssTarget}: ${verdict(ok)}`,
+      `    ${label.padEnd(39)} ${fixed(l.cpuPercent, 1).padStart(6)} ${fixed(l.eventLoopP99Ms, 1).padStart(18)} ${fixed(l.rssMb, 0).padStart(10)} ${fixed(l.refreshesPerSecond, 1).padStart(13)} ${fixed(l.picturesPerSecond, 0).padStart(12)}   ${targets}`,
     );
   }
   lines.push('', '(e) Stream Deck full-panel redraw through the real library, ms   new page   same page again   target: XL new page < 40');
@@ -96,8 +102,9 @@ function table(results: Results): string {
 
 async function main(): Promise<void> {
   const seconds = values.quick ? 3 : 20;
-  if (values.only === 'load-on' || values.only === 'load-off') {
-    process.stdout.write(JSON.stringify(await measureSteadyLoad(values.only === 'load-on', seconds)));
+  const load = values.only === undefined ? undefined : LOADS[values.only];
+  if (load !== undefined) {
+    process.stdout.write(JSON.stringify(await measureSteadyLoad(load, seconds)));
     return;
   }
   // One section alone, as JSON (for a quick look at a figure).
@@ -109,12 +116,12 @@ async function main(): Promise<void> {
   const press = [await measurePressLatency(samples, false), await measurePressLatency(samples, true)];
   const change = await measureChangeLatency(values.quick ? 16 : 60);
   const { costs, previewDecodeMs } = await measureRenderCosts();
-  const load = [await loadInChild(false), await loadInChild(true)];
+  const loads = [await loadInChild('load-none'), await loadInChild('load-off'), await loadInChild('load-on')];
   const panels = await measurePanelRedraws(values.quick ? 3 : 10);
   const hid = await measureHidSteadyState(values.quick ? 3 : 10);
   const idle = await measureIdleCost(values.quick ? 5 : 20);
   const bus = await measureBusFacility(20, values.quick ? 3 : 10, values.quick ? 8 : 40);
-  const results: Results = { node: process.version, press, change, render: costs, previewDecodeMs, load, panels, hid, idle, bus };
+  const results: Results = { node: process.version, press, change, render: costs, previewDecodeMs, load: loads, panels, hid, idle, bus };
   process.stdout.write(values.json ? `${JSON.stringify(results, null, 2)}\n` : table(results));
 }
 

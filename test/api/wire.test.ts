@@ -6,8 +6,9 @@ import { Channel } from '../../src/api/channel.js';
 import { ConversionListsWire } from '../../src/api/conversion.js';
 import { VideoDevices } from '../../src/api/device.js';
 import { describeIssues } from '../../src/api/issues.js';
-import { base64Png, durationText, formatClock } from '../../src/api/scalars.js';
+import { base64Png, durationText, formatClock, isBase64Text } from '../../src/api/scalars.js';
 import { SourceConfig, SourceWrite } from '../../src/api/source.js';
+import { seededRandom } from '../../src/simulator/random.js';
 
 const wireChannel = {
   Index: 2,
@@ -105,5 +106,21 @@ describe('preview', () => {
     const png = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 1, 2, 3]);
     expect(Buffer.from(base64Png.parse(png.toString('base64')))).toEqual(png);
     expect(base64Png.safeParse(Buffer.from('GIF89a').toString('base64')).success).toBe(false);
+  });
+
+  it('Base64 text is what /^[A-Za-z0-9+/]*={0,2}$/ accepts, and only that', () => {
+    const pattern = /^[A-Za-z0-9+/]*={0,2}$/;
+    const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
+    const texts = ['', '=', '==', '===', 'A', 'AB=', 'AB==', 'ABC===', 'A=B', '=AB', 'AB\n', 'A B', 'é', 'a-b', 'a_b', 'QUJD', '\u0100A'];
+    const random = seededRandom(21);
+    // Mostly Base64 with now and then a character from elsewhere (ASCII and beyond), at any place.
+    for (let i = 0; i < 2000; i++) {
+      let text = '';
+      for (let n = Math.floor(random() * 12); n > 0; n--) text += random() < 0.93 ? alphabet[Math.floor(random() * 64)] : String.fromCharCode(Math.floor(random() * 300));
+      texts.push(text + '='.repeat(Math.floor(random() * 4)));
+    }
+    for (const text of texts) expect(isBase64Text(text), JSON.stringify(text)).toBe(pattern.test(text));
+    expect(texts.filter((text) => pattern.test(text)).length).toBeGreaterThan(500);
+    expect(texts.filter((text) => !pattern.test(text)).length).toBeGreaterThan(500);
   });
 });

@@ -5,9 +5,13 @@
 // virtual time is what a fixed 10 ms tick would show there (each picture derived afresh at that
 // moment), and the session derives far fewer pictures than that tick would.
 //
-// State changes are made between two checks and drawn at once (the session draws them itself a few
-// milliseconds later, coalesced: not what this test is about); what is checked is that nothing
-// changes by time alone without being drawn at its moment.
+// The recorder's answers come as the poller applies them, each state read on its own (channels, sync and
+// dialog, each answered or not): the session draws them itself, within its coalescing of 10 ms, so
+// they are checked at the next tick against a derivation afresh. A refresh that skipped a picture an
+// answer changed (or a whole answer) shows there. Gain reads and writes, drawn up to a tenth of a
+// second later by design, are drawn at once by the test instead (on ticks with no answer, so that this
+// never covers the session's own drawing of an answer). What is checked besides is that nothing changes
+// by time alone without being drawn at its moment.
 //
 // Each run also has a quiet stretch at a random moment: no polls, reads, writes or input, while data
 // ages, takes count on, a dialog flashes, rings fill and reasons page. It is stepped millisecond by
@@ -236,25 +240,26 @@ class Scenario {
     }
   }
 
-  /** Between checks: polls, reads, writes and presses, each drawn at once. */
+  /**
+   * Between checks: polls (drawn by the session itself, by the next check), reads, writes and presses
+   * (reads and writes drawn at once by the test).
+   */
   private async act(t: number): Promise<void> {
     let changed = false;
-    if ((t - this.start) % POLL_MS < TICK_MS) {
-      this.poll(t);
-      changed = true;
-    }
-    if (this.random() < 0.03) {
+    const polled = (t - this.start) % POLL_MS < TICK_MS;
+    if (polled) this.poll(t);
+    if (!polled && this.random() < 0.03) {
       await this.extras.readGain(SOURCES[Math.floor(this.random() * SOURCES.length)] as string);
       changed = true;
     }
-    if (this.random() < 0.01) {
+    if (!polled && this.random() < 0.01) {
       const source = SOURCES[Math.floor(this.random() * SOURCES.length)] as string;
       void this.extras
         .writeGain(source, Math.round(this.random() * 20) - 10, () => new Promise<void>((resolve, reject) => this.pendingWrites.push({ settle: (ok) => (ok ? resolve() : reject(new Error('refused'))) })))
         .catch(() => undefined);
       changed = true;
     }
-    if (this.pendingWrites.length > 0 && this.random() < 0.05) {
+    if (!polled && this.pendingWrites.length > 0 && this.random() < 0.05) {
       this.pendingWrites.shift()?.settle(this.random() < 0.7);
       changed = true;
     }
@@ -288,7 +293,10 @@ class Scenario {
     await this.settle();
   }
 
-  /** A state poll at `t`: answered (each part, mostly), lost in the outage, or failing there. */
+  /**
+   * A state poll at `t`: lost in the outage or failing there; else each of channels, sync and dialog
+   * answered (mostly) and applied on its own, as the poller's three read loops apply theirs.
+   */
   private poll(t: number): void {
     const before = this.link.state;
     if (t >= this.outage.from && t < this.outage.to) {
@@ -297,27 +305,34 @@ class Scenario {
       return;
     }
     if (this.random() < 0.1) this.dialogUp = !this.dialogUp;
-    const readAt = { ...before.readAt };
-    for (const part of ['channels', 'sync', 'dialog'] as const) if (this.random() < 0.9 || readAt[part] === null) readAt[part] = t;
     const channels: Channel[] = Array.from({ length: 12 }, (_, index) => {
       const take = this.takes.get(index);
       if (take === undefined) return channelOf(index);
       return channelOf(index, { IsRecording: true, IsRecordingPause: take.paused, IsInSync: index < 3, IsInSyncRec: index < 3, RecordingDuration: Math.floor((t - take.startedAt) / 1000), RecordingFPS: 25 });
     });
-    const state: RecorderState = {
-      ...before,
-      readAt,
-      lastGoodAt: Math.min(readAt.channels ?? t, readAt.sync ?? t, readAt.dialog ?? t),
-      channels: readAt.channels === t ? channels : before.channels,
+    const answers = {
+      channels,
       sync: { IsSyncRecording: channels.some((c) => c.IsInSyncRec), IsSyncRecordingPause: false },
       dialog: { IsDialog: this.dialogUp, DialogContent: 'Disk D: is almost full. Stop all the channels that record to it now?', Buttons: 'Yes_No' },
-      failures: 0,
-      unreachable: false,
-      lastError: null,
     };
-    // As the bridge does for each new channel read (bridge.ts, observeDurations).
-    if (readAt.channels === t) for (const channel of channels) if (channel.IsRecording) this.durations.observe(`${channel.Index}`, !channel.IsRecordingPause, channel.RecordingDuration, t);
-    this.link.set(state);
+    for (const part of ['channels', 'sync', 'dialog'] as const) {
+      const state = this.link.state;
+      if (this.random() >= 0.9 && state.readAt[part] !== null) continue; // this read was not answered
+      const readAt = { ...state.readAt, [part]: t };
+      const times = [readAt.channels, readAt.sync, readAt.dialog];
+      const answered: RecorderState = {
+        ...state,
+        [part]: answers[part],
+        readAt,
+        lastGoodAt: times.every((at) => at !== null) ? Math.min(...(times as number[])) : null,
+        failures: 0,
+        unreachable: false,
+        lastError: null,
+      };
+      // As the bridge does for each new channel read (bridge.ts, observeDurations), before the session sees it.
+      if (part === 'channels') for (const channel of channels) if (channel.IsRecording) this.durations.observe(`${channel.Index}`, !channel.IsRecordingPause, channel.RecordingDuration, t);
+      this.link.set(answered);
+    }
   }
 }
 
