@@ -8,6 +8,7 @@ import { defineConfig } from 'vitest/config';
 // - e2e: real processes (the built CLI), Mosquitto and chromium, waited on with bounded polls.
 const PURE = [
   'test/api/clock.test.ts',
+  'test/api/repeated-answers.test.ts',
   'test/api/wire.test.ts',
   'test/architecture/*.test.ts',
   'test/bus/envelope.test.ts',

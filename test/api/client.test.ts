@@ -135,6 +135,29 @@ describe('RecorderClient against the simulator', () => {
     expect(error.serviceMessage).toMatch(/not JSON/);
   });
 
+  it('decodes a repeated answer once: the same text is the same value, a changed text a new one', async () => {
+    const first = await f.client.getChannel(3);
+    expect(await f.client.getChannel(3)).toBe(first);
+    await f.client.recStart(3);
+    try {
+      const changed = await f.client.getChannel(3);
+      expect(changed).not.toBe(first);
+      expect([first.IsRecording, changed.IsRecording]).toEqual([false, true]);
+    } finally {
+      await f.client.recStop(3);
+    }
+  });
+
+  it('fails a bad answer every time it comes, however often it repeats, and keeps the last good one', async () => {
+    const good = await f.client.getSchedule();
+    await f.raw('PUT', '/_sim/faults', { body: JSON.stringify({ rules: [{ kind: 'malformed', path: '/api/app/schedule', method: 'GET', count: 2 }] }) });
+    await expect(f.client.getSchedule()).rejects.toMatchObject({ kind: 'decode' });
+    await expect(f.client.getSchedule()).rejects.toMatchObject({ kind: 'decode' });
+    await f.raw('PUT', '/_sim/faults', { body: JSON.stringify({ rules: [{ kind: 'status', status: 503, path: '/api/app/schedule', count: 1 }] }) });
+    await expect(f.client.getSchedule()).rejects.toMatchObject({ kind: 'status', status: 503 });
+    expect(await f.client.getSchedule()).toBe(good);
+  });
+
   it('reports an injected error status with the service message', async () => {
     await f.raw('PUT', '/_sim/faults', { body: JSON.stringify({ rules: [{ kind: 'status', status: 503, path: '/api/sources', count: 1 }] }) });
     await expect(f.client.listSources()).rejects.toMatchObject({ kind: 'status', status: 503, serviceMessage: 'injected fault: 503' });
