@@ -4,6 +4,8 @@ import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { RecorderClient } from '../../src/api/client.js';
+import { simulate } from '../../src/cli/simulate.js';
+import { UsageError } from '../../src/cli/usage-error.js';
 import { until } from '../support/until.js';
 
 const main = fileURLToPath(new URL('../../dist/cli/main.js', import.meta.url));
@@ -18,7 +20,8 @@ function run(args: string[]) {
 }
 
 
-describe('recdeck simulate', () => {
+// Each test starts its own process on its own port: they run side by side.
+describe.concurrent('recdeck simulate', () => {
   it('prints a URL and token that work, and stops cleanly on SIGTERM', async () => {
     const token = 'perm:0b5e8f52-3a4d-4c2e-9c4e-1f2a3b4c5d6e';
     const p = run(['simulate', '--port', '0', '--token', `Bearer ${token}`, '--grid', '9', '--seed', '3']);
@@ -40,15 +43,22 @@ describe('recdeck simulate', () => {
     expect((await p.exit)[0]).toBe(0);
   });
 
+  // The flag mistakes are checked in process, against the function the bin calls (the bin's exit 2 with
+  // the message is explains-itself's); the bin is spawned for a command it does not know.
   it.each([
-    [['simulate', '--grid', '5'], '--grid: expected 1, 4, 9 or 16, got 5'],
-    [['simulate', '--port', 'x'], '--port: expected a whole number from 0 to 65535, got x'],
-    [['simulate', '--bogus'], "Unknown option '--bogus'"],
-    [['fly'], 'unknown command "fly"'],
-  ])('%j exits 2 naming what is wrong', async (args, message) => {
-    const p = run(args);
+    [['--grid', '5'], '--grid: expected 1, 4, 9 or 16, got 5'],
+    [['--port', 'x'], '--port: expected a whole number from 0 to 65535, got x'],
+    [['--bogus'], "Unknown option '--bogus'"],
+  ])('simulate %j is a usage error naming what is wrong', async (args, message) => {
+    const refusal = await simulate(args).then(() => null, (error: unknown) => error);
+    expect(refusal).toBeInstanceOf(UsageError);
+    expect((refusal as UsageError).message).toContain(message);
+  });
+
+  it('an unknown command exits 2 naming it', async () => {
+    const p = run(['fly']);
     expect((await p.exit)[0]).toBe(2);
-    expect(p.err()).toContain(message);
+    expect(p.err()).toContain('unknown command "fly"');
   });
 
   it('a project file that cannot be loaded is reported, exit 1', async () => {
