@@ -8,7 +8,6 @@ import { startBridge, type RunningBridge } from '../../src/cli/run.js';
 import type { Logger } from '../../src/engine/log.js';
 import type { Surface } from '../../src/engine/surface.js';
 import { startFixture, type SimulatorFixture } from './simulator.js';
-import { until } from './until.js';
 
 /**
  * How long a test on real time (a browser, a page's socket, the bridge's polls of the simulator) waits
@@ -95,14 +94,4 @@ export async function startRemoteFixture(options: RemoteFixtureOptions = {}): Pr
       await sim.close();
     },
   };
-}
-
-/**
- * Stops every take on the recorder and waits until the bridge has read that back: tests that share one
- * bridge (a size after another) start from nothing recording, as on a bridge just started.
- */
-export async function stopEveryTake(f: RemoteFixture): Promise<void> {
-  const recording = f.sim.sim.recorder().channels().flatMap((channel, index) => (channel.IsRecording ? [index] : []));
-  for (const index of recording) await f.sim.client.recStop(index);
-  await until(() => f.running.bridge.recorderStates().every((state) => state.channels?.every((channel) => !channel.IsRecording) === true), 'the bridge to read that nothing records', WAIT_MS);
 }
