@@ -45,7 +45,7 @@ describe.concurrent.each(SIZES)('the web deck at $name size ($viewport.width x $
   let cdp: CDPSession;
 
   beforeAll(async () => {
-    f = await startRemoteFixture({ pollMs: 250 });
+    f = await startRemoteFixture({ pollMs: 250, stillPreviews: true });
     context = await browser.newContext({ viewport, isMobile, hasTouch: true });
     page = await context.newPage();
     cdp = await context.newCDPSession(page);

@@ -41,10 +41,16 @@ export interface RemoteFixtureOptions {
   auditFile?: string;
   /** Hardware surfaces attached from the start (a fake-HID Stream Deck). */
   surfaces?: Surface[];
+  /**
+   * The simulator's previews are still pictures (default: moving, as a camera's). A test that is not
+   * about previews sets it: a moving preview is fetched, decoded, drawn on its key and sent to the page
+   * every second for each of the 16 preview keys of the 32-key deck while a page views it.
+   */
+  stillPreviews?: boolean;
 }
 
 export async function startRemoteFixture(options: RemoteFixtureOptions = {}): Promise<RemoteFixture> {
-  const sim = await startFixture({ clock: realClock, grid: 16, tickMs: 1000 });
+  const sim = await startFixture({ clock: realClock, grid: 16, tickMs: 1000, stillPreviews: options.stillPreviews ?? false });
   const logs: string[] = [];
   const log: Logger = { info: (m) => logs.push(m), warn: (m) => logs.push(m), error: (m) => logs.push(m) };
   const running = await startBridge(
