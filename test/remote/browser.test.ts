@@ -25,7 +25,9 @@ let browser: Browser;
 let page: Page;
 
 beforeAll(async () => {
-  f = await startRemoteFixture({ pollMs: 250 });
+  // Polled every 150 ms, not 250: stale and offline are counted in polls (3 intervals old, 3 failed
+  // reads backing off 2x each), so the recorder's going away and coming back shows that much sooner.
+  f = await startRemoteFixture({ pollMs: 150, stillPreviews: true });
   browser = await connectChromium();
   page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
   await page.goto(f.base);

@@ -35,7 +35,7 @@ beforeAll(async () => {
   original = readFileSync(file, 'utf8');
   const { deck } = await openFakeStreamDeck(DeviceModelId.XL, { serial: SERIAL });
   const xl = new StreamDeckSurface(deck, { serial: SERIAL, log: quiet, onFailure: () => undefined });
-  f = await startRemoteFixture({ ownProfiles: folder, allowEdit: true, surfaces: [xl], pollMs: 250 });
+  f = await startRemoteFixture({ ownProfiles: folder, allowEdit: true, surfaces: [xl], pollMs: 250, stillPreviews: true });
   browser = await connectChromium();
   page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
   await page.goto(f.base);

@@ -6,11 +6,11 @@
 // go to RECDECK_READABLE_SHOTS when it names a folder. The page's link is not routed through the test
 // here: what the canvases show is compared with what the bridge drew.
 import type { Browser, BrowserContext, CDPSession, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, it } from 'vitest';
 import type { DialogPicture, Picture } from '../../src/engine/picture.js';
 import type { SurfaceInput } from '../../src/engine/surface.js';
 import { stateTileLayout } from '../../src/render/tiles/state-tile.js';
-import { startRemoteFixture, stopEveryTake, TEST_MS, WAIT_MS, type RemoteFixture } from '../support/remote.js';
+import { startRemoteFixture, TEST_MS, WAIT_MS, type RemoteFixture } from '../support/remote.js';
 import { until } from '../support/until.js';
 import { connectChromium, openDeckPage, screenshot } from '../support/chromium.js';
 import { touchScreen } from '../support/touch-screen.js';
@@ -24,28 +24,28 @@ const SIZES = [
   { name: 'desk', viewport: { width: 1280, height: 800 }, isMobile: false },
 ] as const;
 
-// One bridge for both sizes, and the run's browser; each size has a context of its own and starts
-// from a recorder with nothing recording (every test below puts back what it changed on the recorder).
-let f: RemoteFixture;
+// The run's browser for both sizes; each size has a bridge, a context and a page of its own, and the two
+// sizes run at once (describe.concurrent; the tests of one size run in order, it.sequential): much of a
+// size's time is the bridge's own clock (a failed key reads for 4 s), which the other size's tests use.
+// Every test below puts back what it changed on its size's recorder.
 let browser: Browser;
 
 beforeAll(async () => {
-  f = await startRemoteFixture({ pollMs: 250 });
   browser = await connectChromium();
 }, TEST_MS);
 
 afterAll(async () => {
   await browser?.close();
-  await f?.close();
 }, TEST_MS);
 
-describe.each(SIZES)('the web deck at $name size ($viewport.width x $viewport.height): what must be read reads whole', { timeout: TEST_MS }, ({ name, viewport, isMobile }) => {
+describe.concurrent.each(SIZES)('the web deck at $name size ($viewport.width x $viewport.height): what must be read reads whole', { timeout: TEST_MS }, ({ name, viewport, isMobile }) => {
+  let f: RemoteFixture;
   let context: BrowserContext;
   let page: Page;
   let cdp: CDPSession;
 
   beforeAll(async () => {
-    await stopEveryTake(f);
+    f = await startRemoteFixture({ pollMs: 250, stillPreviews: true });
     context = await browser.newContext({ viewport, isMobile, hasTouch: true });
     page = await context.newPage();
     cdp = await context.newCDPSession(page);
@@ -54,6 +54,7 @@ describe.each(SIZES)('the web deck at $name size ($viewport.width x $viewport.he
 
   afterAll(async () => {
     await context?.close();
+    await f?.close();
   }, TEST_MS);
 
   const { key, middle, centre, touch, pick } = touchScreen(() => page, () => cdp);
@@ -69,7 +70,7 @@ describe.each(SIZES)('the web deck at $name size ($viewport.width x $viewport.he
   };
   const shot = (what: string, locator = deck('web:web-15')) => screenshot('RECDECK_READABLE_SHOTS', `${name}-${what}.png`, (path) => locator.screenshot({ path }));
 
-  it('a failed key shows its whole reason, a page at a time', async () => {
+  it.sequential('a failed key shows its whole reason, a page at a time', async ({ expect }) => {
     await bringUp('web:web-15');
     // key9 pauses the sync take; nothing records in sync, so the recorder refuses.
     await tap('web:web-15', 'key9');
@@ -85,7 +86,7 @@ describe.each(SIZES)('the web deck at $name size ($viewport.width x $viewport.he
     await until(() => pictureOf('web:web-15', 'key9')?.overlay === undefined, 'the flash to end', WAIT_MS);
   });
 
-  it('the sync keys count the InSync group they act on', async () => {
+  it.sequential('the sync keys count the InSync group they act on', async ({ expect }) => {
     const group = [9, 10, 11];
     const { footer } = stateTileLayout({ width: 96, height: 96 });
     const rows = { y: Math.round(footer.y), height: Math.round(footer.height) };
@@ -114,7 +115,7 @@ describe.each(SIZES)('the web deck at $name size ($viewport.width x $viewport.he
     for (const index of [...group, 12]) await f.sim.client.syncOff(index);
   });
 
-  it('the dialog overlay shows the whole question at once on its free keys; a folded 32-key deck keeps OK and Cancel side by side; Cancel on the page answers', async () => {
+  it.sequential('the dialog overlay shows the whole question at once on its free keys; a folded 32-key deck keeps OK and Cancel side by side; Cancel on the page answers', async ({ expect }) => {
     const { client } = f.sim;
     for (const index of [4, 5, 6]) await client.recStart(index);
     await client.setChannelCount(4);
@@ -141,7 +142,7 @@ describe.each(SIZES)('the web deck at $name size ($viewport.width x $viewport.he
     for (const index of [4, 5, 6]) await client.recStop(index);
   });
 
-  it('a dial turns by a finger dragged along it, in the drag\'s direction and as far; a tap presses it; the page does not scroll under it', async () => {
+  it.sequential('a dial turns by a finger dragged along it, in the drag\'s direction and as far; a tap presses it; the page does not scroll under it', async ({ expect }) => {
     await bringUp('web:web-plus');
     const surface = f.running.webSurfaces.find((w) => w.id === 'web:web-plus');
     if (!surface) throw new Error('no web-plus deck');

@@ -4,7 +4,7 @@
 // and profiles that tie for a surface are named in its row. The bridge runs on virtual time, so the
 // ages the page shows are exact; the page itself is waited on with bounded polls.
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, it } from 'vitest';
 import type { Picture } from '../../src/engine/picture.js';
 import { parseTestProfile } from '../support/bridge.js';
 import { connectChromium, screenshot } from '../support/chromium.js';
@@ -21,7 +21,9 @@ const SIZES = [
 ] as const;
 
 // The run's browser for both sizes; each size has a bridge of its own (on virtual time, so it starts at
-// once) and a context of its own.
+// once) and a context of its own, and the two sizes run at once (describe.concurrent; the tests of one
+// size run in order, it.sequential): much of a size's time is waiting for its page, which the other
+// size's tests use.
 let browser: Browser;
 
 beforeAll(async () => {
@@ -32,7 +34,7 @@ afterAll(async () => {
   await browser?.close();
 }, TEST_MS);
 
-describe.each(SIZES)('the status panels at $name size ($viewport.width x $viewport.height)', { timeout: TEST_MS }, ({ name, viewport, isMobile }) => {
+describe.concurrent.each(SIZES)('the status panels at $name size ($viewport.width x $viewport.height)', { timeout: TEST_MS }, ({ name, viewport, isMobile }) => {
   let r: VirtualRemote;
   let context: BrowserContext;
   let page: Page;
@@ -62,7 +64,7 @@ describe.each(SIZES)('the status panels at $name size ($viewport.width x $viewpo
   /** Screenshots to be looked at go to RECDECK_PANEL_SHOTS when it names a folder; the README's own are renewed elsewhere. */
   const shot = (what: string) => screenshot('RECDECK_PANEL_SHOTS', `recdeck-panels-${name}-${what}.png`, (path) => page.screenshot({ path, fullPage: true }));
 
-  it("a take's clock freezes beside its age while the recorder is away, exactly as on its key", async () => {
+  it.sequential("a take's clock freezes beside its age while the recorder is away, exactly as on its key", async ({ expect }) => {
     await r.f.client.recStart(0);
     await r.f.advance(5000);
     await expect.poll(() => row(1).locator('td.take').textContent(), { timeout: WAIT_MS }).toBe('00:00:05');
@@ -85,7 +87,7 @@ describe.each(SIZES)('the status panels at $name size ($viewport.width x $viewpo
     await expect.poll(() => row(1).locator('td.take').textContent(), { timeout: WAIT_MS }).toMatch(/^00:00:\d\d$/);
   });
 
-  it('a dropped link: every panel says NO LINK, not only the decks, and all come back with the link', async () => {
+  it.sequential('a dropped link: every panel says NO LINK, not only the decks, and all come back with the link', async ({ expect }) => {
     const banners = page.locator('#status .panel-no-link');
     const panels = await page.locator('#status > section').count();
     expect(panels).toBe(4);
@@ -118,7 +120,7 @@ describe.each(SIZES)('the status panels at $name size ($viewport.width x $viewpo
     expect(await page.locator('.deck .no-link:visible').count()).toBe(0);
   });
 
-  it("profiles that fit a surface equally: its row names the one in use and the others", async () => {
+  it.sequential("profiles that fit a surface equally: its row names the one in use and the others", async ({ expect }) => {
     r.f.bridge.setProfiles([parseTestProfile(PROFILE('Studio'), '/etc/recdeck/studio.yaml'), parseTestProfile(PROFILE('Studio (backup copy)'), '/etc/recdeck/studio-copy.yaml')]);
     const surfaceRow = page.locator('#surfaces li[data-surface="memory:test"]');
     await expect.poll(() => surfaceRow.locator('.tie').textContent(), { timeout: WAIT_MS }).toBe('Profile tie: /etc/recdeck/studio-copy.yaml is in use; /etc/recdeck/studio.yaml fits as well and lost by file name only');

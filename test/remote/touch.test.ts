@@ -4,8 +4,8 @@
 // Touches are real browser touches (CDP Input.dispatchTouchEvent), so the browser's own scrolling and
 // pointercancel are part of what is tested.
 import type { Browser, BrowserContext, CDPSession, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startRemoteFixture, stopEveryTake, TEST_MS, WAIT_MS, type RemoteFixture } from '../support/remote.js';
+import { afterAll, beforeAll, describe, it } from 'vitest';
+import { startRemoteFixture, TEST_MS, WAIT_MS, type RemoteFixture } from '../support/remote.js';
 import { until } from '../support/until.js';
 import { connectChromium, openDeckPage, screenshot } from '../support/chromium.js';
 import { cuttableLink, type CuttableLink } from '../support/cuttable-link.js';
@@ -30,32 +30,31 @@ const SIZES = [
   { name: 'desk', viewport: { width: 1280, height: 800 }, isMobile: false, readmePicture: null },
 ] as const;
 
-// One bridge for both sizes, and the run's browser; each size has a context of its own and starts
-// from a recorder with nothing recording (the phone goes first, on the bridge as it started).
-let f: RemoteFixture;
+// The run's browser for both sizes; each size has a bridge, a link to it, a context and a page of its
+// own, and the two sizes run at once (describe.concurrent; the tests of one size run in order,
+// it.sequential): much of a size's time is the bridge's own clock (a hold of a second, a page's
+// reconnect after a second), which the other size's tests use.
 let browser: Browser;
-/** The pages' way to the bridge, which the test can cut and keep down. */
-let link: CuttableLink;
 
 beforeAll(async () => {
-  f = await startRemoteFixture({ pollMs: 250 });
-  link = await cuttableLink(f.base);
   browser = await connectChromium();
 }, TEST_MS);
 
 afterAll(async () => {
   await browser?.close();
-  await link?.close();
-  await f?.close();
 }, TEST_MS);
 
-describe.each(SIZES)('the web deck at $name size ($viewport.width x $viewport.height), by touch', { timeout: TEST_MS }, ({ viewport, isMobile, readmePicture }) => {
+describe.concurrent.each(SIZES)('the web deck at $name size ($viewport.width x $viewport.height), by touch', { timeout: TEST_MS }, ({ viewport, isMobile, readmePicture }) => {
+  let f: RemoteFixture;
+  /** The page's way to the bridge, which the test can cut and keep down. */
+  let link: CuttableLink;
   let context: BrowserContext;
   let page: Page;
   let cdp: CDPSession;
 
   beforeAll(async () => {
-    await stopEveryTake(f);
+    f = await startRemoteFixture({ pollMs: 250, stillPreviews: true });
+    link = await cuttableLink(f.base);
     context = await browser.newContext({ viewport, isMobile, hasTouch: true });
     page = await context.newPage();
     cdp = await context.newCDPSession(page);
@@ -64,6 +63,8 @@ describe.each(SIZES)('the web deck at $name size ($viewport.width x $viewport.he
 
   afterAll(async () => {
     await context?.close();
+    await link?.close();
+    await f?.close();
   }, TEST_MS);
 
   const { centre, touch, pick } = touchScreen(() => page, () => cdp);
@@ -73,7 +74,7 @@ describe.each(SIZES)('the web deck at $name size ($viewport.width x $viewport.he
     (f.running.bridge.session('web:web-15')?.describeControls().find((c) => c.control.id === control)?.picture as { overlay?: { hold?: number } } | undefined)?.overlay?.hold ?? 0;
   const noSidewaysScroll = () => page.evaluate(() => document.documentElement.scrollWidth <= document.documentElement.clientWidth);
 
-  it('fits the width: no sideways scroll, keys of at least 56 px, one deck filling a phone', async () => {
+  it.sequential('fits the width: no sideways scroll, keys of at least 56 px, one deck filling a phone', async ({ expect }) => {
     expect(await noSidewaysScroll()).toBe(true);
     const decks = isMobile ? ['web:web-15', 'web:web-32', 'web:web-plus'] : ['web:web-15'];
     for (const surface of decks) {
@@ -104,7 +105,7 @@ describe.each(SIZES)('the web deck at $name size ($viewport.width x $viewport.he
     }
   });
 
-  it('a swipe that starts on a key scrolls the page and sends nothing', async () => {
+  it.sequential('a swipe that starts on a key scrolls the page and sends nothing', async ({ expect }) => {
     await page.evaluate(() => window.scrollTo(0, 0));
     const before = writes().length;
     const start = await centre('web:web-15', 'key0');
@@ -120,7 +121,7 @@ describe.each(SIZES)('the web deck at $name size ($viewport.width x $viewport.he
     expect(f.sim.sim.recorder().channels()[0]?.IsRecording).toBe(false);
   });
 
-  it('a tap records, and the audit log says it in the operator\'s words', async () => {
+  it.sequential('a tap records, and the audit log says it in the operator\'s words', async ({ expect }) => {
     const before = writes().length;
     const at = await centre('web:web-15', 'key0');
     await page.touchscreen.tap(at.x, at.y);
@@ -141,7 +142,7 @@ describe.each(SIZES)('the web deck at $name size ($viewport.width x $viewport.he
     }
   });
 
-  it('a hold by touch shows the ring, then stops the channel', async () => {
+  it.sequential('a hold by touch shows the ring, then stops the channel', async ({ expect }) => {
     await until(() => f.sim.sim.recorder().channels()[0]?.IsRecording === true, 'channel 1 to record', WAIT_MS);
     const before = writes().length;
     await touch('touchStart', await centre('web:web-15', 'key0'));
@@ -151,7 +152,7 @@ describe.each(SIZES)('the web deck at $name size ($viewport.width x $viewport.he
     expect(writes().slice(before).map((r) => `${r.method} ${r.path}`)).toEqual(['PUT /api/channels/0/rec-stop']);
   });
 
-  it('a hold that then moves lets the key go without firing', async () => {
+  it.sequential('a hold that then moves lets the key go without firing', async ({ expect }) => {
     const before = writes().length;
     const at = await centre('web:web-15', 'key2');
     await touch('touchStart', at);
@@ -167,7 +168,7 @@ describe.each(SIZES)('the web deck at $name size ($viewport.width x $viewport.he
     expect(f.sim.sim.recorder().channels()[2]?.IsRecording).toBe(false);
   });
 
-  it('a dropped link shows NO LINK on every deck at once, and clears when the link is back', async () => {
+  it.sequential('a dropped link shows NO LINK on every deck at once, and clears when the link is back', async ({ expect }) => {
     if (isMobile) await pick('web:web-32');
     const noLink = page.locator('.deck:visible .no-link');
     expect(await noLink.first().isVisible()).toBe(false);
@@ -178,7 +179,7 @@ describe.each(SIZES)('the web deck at $name size ($viewport.width x $viewport.he
       const visibleDecks = await page.locator('.deck:visible').count();
       expect(await page.locator('.deck:visible .no-link:visible').count()).toBe(visibleDecks);
     } finally {
-      link.restore(); // a failure above must not leave the next size's page without its link
+      link.restore(); // a failure above must not leave the link down for what follows
     }
     await expect.poll(() => noLink.first().isVisible(), { timeout: WAIT_MS }).toBe(false);
     // One link again, not one per attempt made while it was down.

@@ -8,7 +8,6 @@ import { startBridge, type RunningBridge } from '../../src/cli/run.js';
 import type { Logger } from '../../src/engine/log.js';
 import type { Surface } from '../../src/engine/surface.js';
 import { startFixture, type SimulatorFixture } from './simulator.js';
-import { until } from './until.js';
 
 /**
  * How long a test on real time (a browser, a page's socket, the bridge's polls of the simulator) waits
@@ -42,10 +41,16 @@ export interface RemoteFixtureOptions {
   auditFile?: string;
   /** Hardware surfaces attached from the start (a fake-HID Stream Deck). */
   surfaces?: Surface[];
+  /**
+   * The simulator's previews are still pictures (default: moving, as a camera's). A test that is not
+   * about previews sets it: a moving preview is fetched, decoded, drawn on its key and sent to the page
+   * every second for each of the 16 preview keys of the 32-key deck while a page views it.
+   */
+  stillPreviews?: boolean;
 }
 
 export async function startRemoteFixture(options: RemoteFixtureOptions = {}): Promise<RemoteFixture> {
-  const sim = await startFixture({ clock: realClock, grid: 16, tickMs: 1000 });
+  const sim = await startFixture({ clock: realClock, grid: 16, tickMs: 1000, stillPreviews: options.stillPreviews ?? false });
   const logs: string[] = [];
   const log: Logger = { info: (m) => logs.push(m), warn: (m) => logs.push(m), error: (m) => logs.push(m) };
   const running = await startBridge(
@@ -95,14 +100,4 @@ export async function startRemoteFixture(options: RemoteFixtureOptions = {}): Pr
       await sim.close();
     },
   };
-}
-
-/**
- * Stops every take on the recorder and waits until the bridge has read that back: tests that share one
- * bridge (a size after another) start from nothing recording, as on a bridge just started.
- */
-export async function stopEveryTake(f: RemoteFixture): Promise<void> {
-  const recording = f.sim.sim.recorder().channels().flatMap((channel, index) => (channel.IsRecording ? [index] : []));
-  for (const index of recording) await f.sim.client.recStop(index);
-  await until(() => f.running.bridge.recorderStates().every((state) => state.channels?.every((channel) => !channel.IsRecording) === true), 'the bridge to read that nothing records', WAIT_MS);
 }
