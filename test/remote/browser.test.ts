@@ -153,11 +153,15 @@ describe('the web deck in a browser', { timeout: TEST_MS }, () => {
     // Earlier tests scrolled away from it; only the decks in view are drawn.
     await key('web:web-15', 'key0').scrollIntoViewIfNeeded();
     const live = await snapshot('web:web-15', 'key0');
-    await f.sim.sim.close();
+    // First it answers every read badly (reachable, so its data only ages: stale for as long as that
+    // lasts), then it is gone (unreachable: offline). Closing it at once would make the data too old
+    // and the recorder unreachable within the same few polls, a moment of STALE a busy page can miss.
+    await f.sim.raw('PUT', '/_sim/faults', { body: JSON.stringify({ rules: [{ kind: 'status', status: 503, method: 'GET', path: '/api/' }] }) });
     const badge = page.locator('#recorders .badge');
-    await expect.poll(() => badge.textContent(), { timeout: WAIT_MS, interval: 50 }).toBe('STALE');
+    await expect.poll(() => badge.textContent(), { timeout: WAIT_MS }).toBe('STALE');
     await until(async () => (await snapshot('web:web-15', 'key0')) !== live, 'the key to show stale', WAIT_MS);
     const stale = await snapshot('web:web-15', 'key0');
+    await f.sim.sim.close();
     await expect.poll(() => badge.textContent(), { timeout: WAIT_MS }).toBe('OFFLINE');
     await until(async () => (await snapshot('web:web-15', 'key0')) !== stale, 'the key to show offline', WAIT_MS);
     await expect.poll(() => channelRow(1).locator('td.state').textContent(), { timeout: WAIT_MS }).toBe('offline');
