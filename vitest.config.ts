@@ -1,4 +1,5 @@
 import { defineConfig } from 'vitest/config';
+import { TEST_MS } from './test/support/until.js';
 
 // Three projects, so that a change can be checked at the speed its kind of test allows (`npx vitest run
 // --project pure`), while `npm test` runs all three:
@@ -105,7 +106,9 @@ export default defineConfig({
       { extends: true, test: { name: 'pure', include: PURE, isolate: false } },
       { extends: true, test: { name: 'integration', include: ['test/**/*.test.ts'], exclude: [...PURE, ...E2E], isolate: false } },
       // One chromium for the run, which the browser test files connect to (test/support/chromium-server.ts).
-      { extends: true, test: { name: 'e2e', include: E2E, globalSetup: ['test/support/chromium-server.ts'], isolate: false } },
+      // Their steps wait on processes, Mosquitto and chromium, which a loaded machine slows by seconds: each
+      // test's bound is several of until()'s long waits (a test that works ends as soon as it is done).
+      { extends: true, test: { name: 'e2e', include: E2E, globalSetup: ['test/support/chromium-server.ts'], isolate: false, testTimeout: TEST_MS, hookTimeout: TEST_MS } },
     ],
   },
 });

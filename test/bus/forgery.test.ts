@@ -84,7 +84,7 @@ describe.concurrent('forgery on an anonymous broker', () => {
     }
     // The same payload in the old form, as a bare message.
     await raw.publishAsync(MAIN.part('channels'), JSON.stringify(forgedParts), { qos: 1, retain: true });
-    await until(() => f.panels.every((panel) => channelState(panel, 'key0') === 'offline'), 'every panel offline without its poller', 8000);
+    await until(() => f.panels.every((panel) => channelState(panel, 'key0') === 'offline'), 'every panel offline without its poller');
     for (const states of seen) expect(states).not.toContain('recording');
     const later = await f.startPanel('panel-b', { surfaceId: 'memory:later' });
     const laterSeen = statesOf(f, later);

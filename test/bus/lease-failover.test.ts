@@ -13,14 +13,14 @@ const STEADY_TTL_MS = 3000;
 /** When the recorder gets its first read after `since` (ms, this machine's clock). */
 async function firstReadAfter(f: Rig, since: number): Promise<number> {
   const read = () => f.sim.sim.log.list().find((r) => r.method === 'GET' && r.receivedAt >= since);
-  await until(() => read() !== undefined, 'a read at the recorder', 10_000);
+  await until(() => read() !== undefined, 'a read at the recorder');
   return read()?.receivedAt ?? Number.NaN;
 }
 
 /** Kills every poller and waits until the recorder hears from none. */
 async function killAll(f: Rig): Promise<void> {
   for (const p of f.pollers) p.kill();
-  await until(() => f.panels.every((panel) => channelState(panel, 'key0') === 'offline'), 'the panels offline', 10_000);
+  await until(() => f.panels.every((panel) => channelState(panel, 'key0') === 'offline'), 'the panels offline');
 }
 
 /**

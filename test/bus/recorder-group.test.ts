@@ -40,17 +40,17 @@ describe('a recorder group over the bus', () => {
     expect(warning()).toBe('idle');
     const before = panel.commands.length;
     panel.surface.press('key0');
-    await until(() => panel.commands.length - before >= 2, 'both members to answer', 10_000);
+    await until(() => panel.commands.length - before >= 2, 'both members to answer');
     expect(panel.commands.slice(before).map((r) => `${r.recorder} ${r.result}`).sort()).toEqual(['backup ok', 'main ok']);
     expect(f.writes()).toEqual(['PUT /api/channels/0/rec-start']);
     expect(writes(backup)).toEqual(['PUT /api/channels/0/rec-start']);
-    await until(() => warning() === 'recording', 'the key to show REC', 10_000);
+    await until(() => warning() === 'recording', 'the key to show REC');
     // The backup stops on its own: the key no longer says REC, and names it.
     await backup.client.recStop(0);
-    await until(() => warning() === 'idle BACKUP NOT REC', 'the key to name the backup', 10_000);
+    await until(() => warning() === 'idle BACKUP NOT REC', 'the key to name the backup');
     // A toggle on members that disagree sends nothing to either.
     await f.sim.client.recStart(1);
-    await until(() => panel.bridge.recorderStates().find((s) => s.name === 'main')?.channels?.[1]?.IsRecording === true, 'main to be seen recording channel 2', 10_000);
+    await until(() => panel.bridge.recorderStates().find((s) => s.name === 'main')?.channels?.[1]?.IsRecording === true, 'main to be seen recording channel 2');
     const refused = panel.nextCommand('key1');
     panel.surface.press('key1');
     expect(await refused).toMatchObject({ result: 'refused', recorder: 'studio' });

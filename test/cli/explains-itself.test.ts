@@ -128,7 +128,7 @@ describe('a busy web port', () => {
     // refusal (how fast that is on a quiet machine is the bench's to show, not a timed test's).
     expect(stdout).toBe('');
     expect(stderr.split('\n')[0]).toBe(`recdeck run: --web-port: port ${port} on 127.0.0.1 is in use; give another --web-port, or --no-web`);
-  }, 10_000);
+  });
 });
 
 describe('a profile bad at start', () => {
@@ -170,5 +170,5 @@ describe('a profile bad at start', () => {
     await writeFile(file, good.replace('action: rec-start, channel: 1 }', 'action: rec-strat, channel: 1 }'));
     await until(() => lines.some((l) => l.includes(`${file}: its last good version stays in use`)), 'the bad edit to be reported');
     expect(running.bridge.session('web:web-15')?.profileName).toBe('Web 15 keys');
-  }, 20_000);
+  });
 });

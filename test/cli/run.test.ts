@@ -175,7 +175,7 @@ describe('profiles that tie for a surface', () => {
     await writeFile(copy, text);
     await until(() => session()?.profileFile === copy, 'the copy back');
     expect(ties()).toHaveLength(2);
-  }, 20_000);
+  });
 
   it("the operator's own profile outranks the shipped one as specific: no tie, and the shipped decks untied", async () => {
     const dir = await operatorFolder();
@@ -203,7 +203,7 @@ describe('recdeck run as a process', () => {
     child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
     child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
     const exit = once(child, 'exit') as Promise<[number | null, string | null]>;
-    await until(() => output.includes('open http://'), 'the URL to open', 10_000);
+    await until(() => output.includes('open http://'), 'the URL to open');
     expect(output).toContain('using the embedded simulator');
     expect(output).toMatch(/web:web-15 \(Web deck, 15 keys\): Web 15 keys/);
     const url = /open (http:\/\/\S+)/.exec(output)?.[1] as string;
@@ -217,16 +217,16 @@ describe('recdeck run as a process', () => {
     const press = await request(`${url}/surfaces/web:web-15/keys/0/press`, { method: 'POST' });
     expect(press.statusCode).toBe(200);
     await press.body.dump();
-    await until(() => output.includes('web:web-15: key0: PUT /api/channels/0/rec-start: answered OK'), 'the answer at debug', 10_000);
+    await until(() => output.includes('web:web-15: key0: PUT /api/channels/0/rec-start: answered OK'), 'the answer at debug');
     expect(output).toMatch(/DEBUG.*web:web-15: key0: rec-start: sending PUT \/api\/channels\/0\/rec-start to "main"/);
     // SIGHUP reads the web password file again; with none it says so and runs on (its default would end the process).
     child.kill('SIGHUP');
-    await until(() => output.includes('SIGHUP: the web password is not from a file; nothing to read again'), 'SIGHUP to be answered', 10_000);
+    await until(() => output.includes('SIGHUP: the web password is not from a file; nothing to read again'), 'SIGHUP to be answered');
     const again = await request(`${url}/healthz`);
     expect(again.statusCode).toBe(200);
     await again.body.dump();
     child.kill('SIGINT');
     expect(await exit).toEqual([0, null]);
     expect(output).toContain('stopping: clearing the surfaces');
-  }, 20_000);
+  });
 });

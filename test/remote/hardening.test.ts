@@ -240,7 +240,7 @@ describe('WebSocket clients', () => {
       void f.call('POST', '/surfaces/web:web-15/keys/14/press');
     }, 100);
     try {
-      await until(() => running.webClients() === 0, 'the stalled client to be closed', 10_000);
+      await until(() => running.webClients() === 0, 'the stalled client to be closed');
     } finally {
       clearInterval(turning);
     }

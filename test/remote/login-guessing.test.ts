@@ -77,9 +77,9 @@ describe('a guess is counted when it arrives', () => {
     const { port } = await server();
     const logins = Array.from({ length: 50 }, (_, i) => slowLogin(port, `guess-${i}`));
     // The ones over the five free guesses are answered from their headers alone, before their forms are sent.
-    await until(() => count(statuses(logins), '429') === 45, '45 logins refused before their forms', 10_000);
+    await until(() => count(statuses(logins), '429') === 45, '45 logins refused before their forms');
     for (const l of logins) l.sendForm();
-    await until(() => logins.every((l) => l.status() !== undefined), 'every login answered', 10_000);
+    await until(() => logins.every((l) => l.status() !== undefined), 'every login answered');
     expect(count(statuses(logins), '401')).toBe(5);
     expect(count(statuses(logins), '429')).toBe(45);
     expect(logs.filter((l) => l.includes('wrong password from 127.0.0.1'))).toHaveLength(5);
@@ -147,7 +147,7 @@ describe('logins still arriving are bounded per address', () => {
     socket.on('data', (chunk: Buffer) => (answer += chunk.toString()));
     socket.on('close', () => (closed = true));
     socket.write(`POST /login HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\n`);
-    await until(() => closed, 'the connection closed', 5000);
+    await until(() => closed, 'the connection closed');
     expect(answer).toMatch(/^HTTP\/1\.1 408 /);
   });
 });

@@ -175,7 +175,7 @@ describe('profile editor API, make my own into a folder not made yet', () => {
       expect(answer.status, answer.text).toBe(201);
       const id = (answer.json as { id: string }).id;
       expect(readFileSync(join(folder, id), 'utf8')).toContain('name: Web 15 keys (Web deck, 15 keys)');
-      await until(() => f.running.bridge.session('web:web-15')?.profileFile === join(folder, id), 'the copy to drive the deck', 8000);
+      await until(() => f.running.bridge.session('web:web-15')?.profileFile === join(folder, id), 'the copy to drive the deck');
     } finally {
       await f.close();
     }

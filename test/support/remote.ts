@@ -9,14 +9,8 @@ import type { Logger } from '../../src/engine/log.js';
 import type { Surface } from '../../src/engine/surface.js';
 import { startFixture, type SimulatorFixture } from './simulator.js';
 
-/**
- * How long a test on real time (a browser, a page's socket, the bridge's polls of the simulator) waits
- * for a step before it fails: long, because on a loaded 2-core machine one step can take seconds, and a
- * step that comes is waited for only as long as it takes.
- */
-export const WAIT_MS = 15_000;
-/** Such a test's own bound: several of those waits in a row. */
-export const TEST_MS = 60_000;
+/** The real-time bounds, where tests of the remote API have always taken them from. */
+export { TEST_MS, WAIT_MS } from './until.js';
 
 export interface RemoteFixture {
   sim: SimulatorFixture;
