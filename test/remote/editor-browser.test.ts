@@ -41,7 +41,7 @@ beforeAll(async () => {
   await page.goto(f.base);
   await until(() => page.locator('canvas[data-surface="web:web-15"][data-control="key0"]').isVisible(), 'the decks', WAIT_MS);
   await page.locator('#edit-toggle').click();
-  await until(async () => (await page.locator('#edit-surface option').count()) > 0, 'the editor', WAIT_MS);
+  await editorLoaded('the editor');
 }, TEST_MS);
 
 afterAll(async () => {
@@ -56,6 +56,11 @@ const changedLines = (before: string, after: string) => {
   const lines = before.split('\n');
   return after.split('\n').filter((line, i) => line !== lines[i]);
 };
+
+/** The editor open with its files loaded (what they bring redraws the inspector: a field filled before would be lost). */
+async function editorLoaded(what: string): Promise<void> {
+  await until(async () => (await page.locator('#edit-surface option').count()) > 0 && (await page.locator('#editor[data-loading]').count()) === 0, what, WAIT_MS);
+}
 
 /** Picks a control by clicking it on the deck itself (edit mode: a click picks, it does not press). */
 async function pickOnDeck(control: string): Promise<void> {
@@ -94,7 +99,7 @@ describe('the profile editor in a browser', { timeout: TEST_MS }, () => {
     await page.locator('canvas[data-surface="web:web-15"][data-control="key0"]').click();
     await until(() => f.sim.sim.recorder().channels()[1]?.IsRecording === false, 'the toggle to stop channel 2', WAIT_MS);
     await page.locator('#edit-toggle').click();
-    await until(async () => (await page.locator('#edit-surface option').count()) > 0, 'the editor again', WAIT_MS);
+    await editorLoaded('the editor again');
   });
 
   it('an invalid value is refused at its field, in the loader\'s words; the file is unchanged', async () => {

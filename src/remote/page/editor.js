@@ -42,7 +42,16 @@ async function toggle() {
   document.body.classList.toggle('editing', state.editing);
   $('edit-toggle').textContent = state.editing ? 'Done editing' : 'Edit profiles';
   $('editor').hidden = !state.editing;
-  if (state.editing) await loadAll();
+  if (!state.editing) return;
+  // Marked while the files load: what they bring redraws the inspector, so a field filled before that
+  // would be drawn over (the page greys the editor meanwhile, and a test waits for the mark to go).
+  const editor = $('editor');
+  editor.dataset.loading = '';
+  try {
+    await loadAll();
+  } finally {
+    delete editor.dataset.loading;
+  }
 }
 
 async function loadAll() {
