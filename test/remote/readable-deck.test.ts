@@ -174,7 +174,7 @@ describe.concurrent.each(SIZES)('the web deck at $name size ($viewport.width x $
       // reached it that late (this is an upper bound of the page's gap) was not given the quick drag this
       // checks: the drag is made again.
       if (firstMoveMs >= DIAL_HOLD_AFTER_MS && inputs.some((input) => input.type !== 'rotate')) {
-        await until(() => inputs.some((input) => input.type === 'up'), 'the held dial to be let go', WAIT_MS);
+        await until(() => inputs.some((input) => input.type === 'up' || input.type === 'lost'), 'the held dial to be let go (up, or lost when the drag cancels it)', WAIT_MS);
         return drag(dx, dy);
       }
       expect(inputs.every((input) => input.type === 'rotate')).toBe(true);
