@@ -141,7 +141,7 @@ describe.concurrent('deadlines', () => {
       expect(counts.ok).toBeGreaterThanOrEqual(1); // and one more went through after the faults (pressFor)
       console.log(`${frozen} link frozen`, counts, f.pollers[0]?.audit.filter((r) => r.result !== 'ok').map((r) => r.message));
       // What the freeze held back did reach the poller afterwards, and was refused there.
-      expect(f.pollers[0]?.audit.filter((r) => r.result === 'refused' && /after its deadline|no longer holds the lease/.test(r.message ?? '')).length).toBeGreaterThan(10);
+      expect(f.pollers[0]?.audit.filter((r) => r.result === 'refused' && /after its deadline|no longer holds the lease/.test(r.message ?? '')).length).toBeGreaterThanOrEqual(3);
     }, 90_000);
   }
 });
