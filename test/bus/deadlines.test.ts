@@ -59,7 +59,8 @@ async function pressFor(panels: Panel[], ms: number, faults: Fault[]): Promise<O
   const start = Date.now();
   await new Promise<void>((resolve) =>
     interval(PRESS_EVERY_MS)
-      .pipe(takeWhile(() => Date.now() - start < ms))
+      // Until `ms` have passed and every fault is struck (a stalled machine may run no press for a while).
+      .pipe(takeWhile(() => Date.now() - start < ms || due.length > 0))
       .subscribe({
         next: (n) => {
           while (due[0] !== undefined && Date.now() - start >= due[0].atMs) due.shift()?.strike();
@@ -68,7 +69,6 @@ async function pressFor(panels: Panel[], ms: number, faults: Fault[]): Promise<O
         complete: resolve,
       }),
   );
-  expect(due, 'faults the presses ended before').toEqual([]);
   const settled = await Promise.all(outcomes);
   await until(() => panels.every((p) => p.mqtt.connected && p.link.state.unreachable === false), 'the panels following a poller again', 20_000);
   // One press at a time until one goes through (its folder is none of the presses above).
