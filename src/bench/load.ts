@@ -12,6 +12,8 @@ export type LoadKind = 'no surface' | 'thumbnails off' | 'thumbnails on';
 
 export interface SteadyLoad {
   kind: LoadKind;
+  /** How long the bridge ran before the measured window: V8 is still compiling the bridge's code until then. */
+  warmUpSeconds: number;
   cpuPercent: number;
   eventLoopP99Ms: number;
   rssMb: number;
@@ -39,34 +41,65 @@ export async function startChildSimulator(token = TOKEN): Promise<{ url: string;
   return { url, child };
 }
 
-export async function measureSteadyLoad(kind: LoadKind, seconds: number): Promise<SteadyLoad> {
-  const thumbnails = kind === 'thumbnails on';
+/**
+ * The bridge runs for months, so its steady state is measured, not its first minute: V8 compiles the
+ * functions of the poll, the refreshes and the drawing one by one as each gets hot enough, on threads
+ * of the same process, and at this load (a dozen answers and 32 key images a second) the last of them
+ * get there only after a minute or two. Thumbnails off, CPU % of a core in successive 30 s windows from
+ * the start (`node dist/bench/main.js --only load-off --curve 16`, alone on this machine, 2026-11-27):
+ * 3.08 2.05 2.13 1.59 1.76 1.57 1.54 1.46 1.66 1.59 1.44 1.55 1.45 1.58 1.31 1.68. The measured window
+ * begins after two minutes, where that curve has flattened.
+ */
+export const STEADY_WARM_UP_MS = 120_000;
+
+/** A bench bridge drawing (or not) its 32 keys from a simulator in a child process, 16 channels recording. */
+async function startLoadRig(kind: LoadKind): Promise<{ work: () => { refreshes: number; pictures: number }; stop: () => Promise<void> }> {
   const { url, child } = await startChildSimulator();
-  const deck = startBenchBridge(url, TOKEN, { thumbnails, surface: kind !== 'no surface' });
+  const deck = startBenchBridge(url, TOKEN, { thumbnails: kind === 'thumbnails on', surface: kind !== 'no surface' });
+  const stop = async () => {
+    await deck.stop();
+    child.kill('SIGTERM');
+  };
   try {
     for (let i = 0; i < 16; i++) await deck.client.recStart(i);
-    await sleep(3000); // first thumbnails, caches warm
     const session = deck.bridge.session(deck.surface.id);
     if (!session && kind !== 'no surface') throw new Error('the bench surface has no session');
-    const work = () => session?.stats ?? { refreshes: 0, pictures: 0 };
+    return { work: () => ({ ...(session?.stats ?? { refreshes: 0, pictures: 0 }) }), stop };
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+}
+
+/** CPU % of a core this process used while `wait` ran. */
+async function cpuPercentOver(wait: () => Promise<void>): Promise<{ cpuPercent: number; wallMs: number }> {
+  const cpu0 = process.cpuUsage();
+  const t0 = performance.now();
+  await wait();
+  const cpu = process.cpuUsage(cpu0);
+  const wallMs = performance.now() - t0;
+  return { cpuPercent: ((cpu.user + cpu.system) / 1000 / wallMs) * 100, wallMs };
+}
+
+export async function measureSteadyLoad(kind: LoadKind, seconds: number, warmUpMs: number): Promise<SteadyLoad> {
+  const rig = await startLoadRig(kind);
+  try {
+    await sleep(warmUpMs);
     // CPU is measured with nothing of the bench's own running: the event-loop monitor wakes the process
     // every 10 ms, which costs 0.4 to 0.7 % of a core on this machine (a process doing nothing else,
     // node -e with monitorEventLoopDelay alone), a third of the 2 % the bridge is held to. Its p99 is
     // taken in a window of its own, after.
-    const work0 = { ...work() };
-    const cpu0 = process.cpuUsage();
-    const t0 = performance.now();
-    await sleep(seconds * 1000);
-    const cpu = process.cpuUsage(cpu0);
-    const wallMs = performance.now() - t0;
-    const work1 = work();
+    const work0 = rig.work();
+    const { cpuPercent, wallMs } = await cpuPercentOver(() => sleep(seconds * 1000));
+    const work1 = rig.work();
     const delay = monitorEventLoopDelay({ resolution: 10 });
     delay.enable();
     await sleep(Math.max(3, seconds / 2) * 1000);
     delay.disable();
     return {
       kind,
-      cpuPercent: ((cpu.user + cpu.system) / 1000 / wallMs) * 100,
+      warmUpSeconds: warmUpMs / 1000,
+      cpuPercent,
       eventLoopP99Ms: delay.percentile(99) / 1e6,
       rssMb: process.memoryUsage().rss / 2 ** 20,
       refreshesPerSecond: ((work1.refreshes - work0.refreshes) * 1000) / wallMs,
@@ -74,7 +107,18 @@ export async function measureSteadyLoad(kind: LoadKind, seconds: number): Promis
       seconds,
     };
   } finally {
-    await deck.stop();
-    child.kill('SIGTERM');
+    await rig.stop();
+  }
+}
+
+/** CPU % of a core in each of `windows` successive windows of `windowSeconds` from the start: how long the warm-up lasts. */
+export async function measureWarmUpCurve(kind: LoadKind, windows: number, windowSeconds: number): Promise<number[]> {
+  const rig = await startLoadRig(kind);
+  try {
+    const curve: number[] = [];
+    for (let i = 0; i < windows; i++) curve.push((await cpuPercentOver(() => sleep(windowSeconds * 1000))).cpuPercent);
+    return curve;
+  } finally {
+    await rig.stop();
   }
 }

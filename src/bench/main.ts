@@ -7,7 +7,7 @@ import { parseArgs, promisify } from 'node:util';
 import { measureChangeLatency, measurePressLatency, type ChangeLatency, type PressLatency } from './latency.js';
 import { measureBusFacility, type BusFacility } from './bus.js';
 import { measureIdleCost, type IdleCost } from './idle.js';
-import { measureSteadyLoad, type LoadKind, type SteadyLoad } from './load.js';
+import type { LoadKind, SteadyLoad } from './load.js';
 import { BRIDGE_NODE_FLAGS } from '../cli/node-flags.js';
 import { measureRenderCosts, type RenderCost } from './render.js';
 import { measureHidSteadyState, measurePanelRedraws, type HidSteadyState, type PanelRedraw } from './streamdeck.js';
@@ -25,16 +25,20 @@ interface Results {
   bus: BusFacility;
 }
 
-const SELF = fileURLToPath(import.meta.url);
-const { values } = parseArgs({ options: { json: { type: 'boolean', default: false }, only: { type: 'string' }, quick: { type: 'boolean', default: false }, panels: { type: 'string', default: '20' } } });
+const LOAD_CHILD = fileURLToPath(new URL('./load-child.js', import.meta.url));
+const { values } = parseArgs({ options: { json: { type: 'boolean', default: false }, only: { type: 'string' }, quick: { type: 'boolean', default: false }, panels: { type: 'string', default: '20' }, curve: { type: 'string' } } });
 
 /** The steady-load runs by their --only names. */
 const LOADS: Record<string, LoadKind> = { 'load-none': 'no surface', 'load-off': 'thumbnails off', 'load-on': 'thumbnails on' };
 
-async function loadInChild(only: keyof typeof LOADS): Promise<SteadyLoad> {
-  const { stdout } = await promisify(execFile)(process.execPath, [...BRIDGE_NODE_FLAGS, SELF, '--only', only, '--json', ...(values.quick ? ['--quick'] : [])]);
-  return JSON.parse(stdout) as SteadyLoad;
+/** A (d) row's bridge in a process of its own with the bridge's Node flags (load-child.ts): its JSON line. */
+async function inLoadChild(kind: LoadKind, ...options: string[]): Promise<unknown> {
+  const args = [...BRIDGE_NODE_FLAGS, LOAD_CHILD, kind, ...(values.quick ? ['--quick'] : []), ...options];
+  const { stdout } = await promisify(execFile)(process.execPath, args);
+  return JSON.parse(stdout);
 }
+
+const loadInChild = async (kind: LoadKind) => (await inLoadChild(kind)) as SteadyLoad;
 
 const fixed = (n: number, digits = 2) => n.toFixed(digits);
 const verdict = (ok: boolean) => (ok ? 'ok' : 'MISSED');
@@ -58,7 +62,8 @@ function table(results: Results): string {
     lines.push(`    ${size.padEnd(18)} ${fixed(plain.tickMs, 3).padStart(7)} ${fixed(plain.newPictureMs, 3).padStart(12)} ${fixed(plain.fullMs).padStart(12)} ${fixed(thumb.tickMs, 3).padStart(12)} ${fixed(thumb.fullMs).padStart(11)}   ${verdict(ok)}`);
   }
   lines.push(`    one 640x360 preview decoded and resized: ${fixed(results.previewDecodeMs)} ms (off the press path)`);
-  lines.push('', '(d) 16 channels recording, 32 keys        CPU % of a core   event-loop p99 ms   RSS MB   refreshes/s   pictures/s   targets');
+  const warmUp = results.load[0]?.warmUpSeconds ?? 0;
+  lines.push('', `(d) 16 channels recording, 32 keys, ${results.load[0]?.seconds ?? 0} s after ${warmUp} s running   CPU % of a core   event-loop p99 ms   RSS MB   refreshes/s   pictures/s   targets`);
   for (const l of results.load) {
     const on = l.kind === 'thumbnails on';
     const cpuTarget = on ? 30 : 2;
@@ -103,10 +108,8 @@ function table(results: Results): string {
 async function main(): Promise<void> {
   const seconds = values.quick ? 3 : 20;
   const load = values.only === undefined ? undefined : LOADS[values.only];
-  if (load !== undefined) {
-    process.stdout.write(JSON.stringify(await measureSteadyLoad(load, seconds)));
-    return;
-  }
+  // `--only load-off` (-none, -on): one (d) row; with `--curve 16`, its CPU % in 16 windows of 30 s from the start.
+  if (load !== undefined) return void process.stdout.write(`${JSON.stringify(await inLoadChild(load, ...(values.curve === undefined ? [] : ['--curve', values.curve])))}\n`);
   // One section alone, as JSON (for a quick look at a figure).
   if (values.only === 'idle') return void process.stdout.write(`${JSON.stringify(await measureIdleCost(seconds), null, 2)}\n`);
   if (values.only === 'bus') return void process.stdout.write(`${JSON.stringify(await measureBusFacility(Number(values.panels), values.quick ? 3 : 10, values.quick ? 8 : 40), null, 2)}\n`);
@@ -116,7 +119,7 @@ async function main(): Promise<void> {
   const press = [await measurePressLatency(samples, false), await measurePressLatency(samples, true)];
   const change = await measureChangeLatency(values.quick ? 16 : 60);
   const { costs, previewDecodeMs } = await measureRenderCosts();
-  const loads = [await loadInChild('load-none'), await loadInChild('load-off'), await loadInChild('load-on')];
+  const loads = [await loadInChild('no surface'), await loadInChild('thumbnails off'), await loadInChild('thumbnails on')];
   const panels = await measurePanelRedraws(values.quick ? 3 : 10);
   const hid = await measureHidSteadyState(values.quick ? 3 : 10);
   const idle = await measureIdleCost(values.quick ? 5 : 20);
