@@ -25,7 +25,8 @@ export interface RemoteServerOptions {
   webSurfaces: readonly WebSurface[];
   log: Logger;
   host?: string;
-  port?: number;
+  /** 0: any free port. No default here: the command line's --web-port has the one (7900). */
+  port: number;
   /** Required when the host is not loopback; at least 8 characters. */
   password?: string | null;
   /** More host names to answer to (a reverse proxy's public name); --web-allow-host. */
@@ -274,7 +275,7 @@ export async function startRemoteServer(options: RemoteServerOptions): Promise<R
   try {
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
-      server.listen(options.port ?? 7900, host, () => resolve());
+      server.listen(options.port, host, () => resolve());
     });
   } catch (error) {
     // Not listening (port in use, no such address): the socket's ping timer and the metrics' must not

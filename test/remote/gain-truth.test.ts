@@ -33,7 +33,7 @@ async function webPlusOverHttp(): Promise<{ f: BridgeFixture; server: RunningRem
   const web = new WebSurface(layout);
   f.bridge.setProfiles([parseTestProfile(MEMORY_PROFILE, 'memory.yaml'), shipped.loaded]);
   f.bridge.addSurface(web);
-  const server = await startRemoteServer({ bridge: f.bridge, webSurfaces: [web], log: quiet });
+  const server = await startRemoteServer({ bridge: f.bridge, webSurfaces: [web], log: quiet, port: 0 });
   cleanups.push(async () => {
     await server.close();
     await f.close();
