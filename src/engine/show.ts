@@ -286,7 +286,20 @@ function longestTake(takers: readonly Channel[], freshness: Freshness, inputs: S
  * action what a press does (start, stop, …) or the size it sets.
  */
 export function showOf(binding: Binding): ResolvedShow {
-  // Asked for every control on every refresh: a show the profile gives whole needs no walk of the actions.
+  // Asked for every control at every refresh, and by the demand and the question's keys: worked out once
+  // per binding. A binding is never changed (a reloaded profile is new objects), so what is kept for it
+  // cannot go out of date, and goes with it.
+  let show = SHOWS.get(binding);
+  if (show === undefined) {
+    show = resolveShow(binding);
+    SHOWS.set(binding, show);
+  }
+  return show;
+}
+
+const SHOWS = new WeakMap<Binding, ResolvedShow>();
+
+function resolveShow(binding: Binding): ResolvedShow {
   if (binding.show !== undefined && binding.show !== 'sync' && binding.show !== 'grid') return binding.show;
   const action = bindingActions(binding)[0]?.action;
   const own = action === undefined ? null : defaultShowOf(action);

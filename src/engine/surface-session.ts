@@ -10,8 +10,9 @@
 // time alone (next-change.ts): the session refreshes that control at that moment, with one timer for
 // the earliest, instead of recomputing every picture at a fixed frame rate.
 import { EMPTY, Subscription, auditTime, merge, of, switchMap, tap, type Observable } from 'rxjs';
+import type { Channel } from '../api/channel.js';
 import { messageOf } from '../api/errors.js';
-import type { Binding } from '../profiles/schema.js';
+import type { Binding, Page } from '../profiles/schema.js';
 import { runCommand, type InputMoment } from './command-runner.js';
 import { demandKey, pageDemand } from './extras-demand.js';
 import { NextChange } from './next-change.js';
@@ -56,8 +57,10 @@ export class SurfaceSession {
   private watched = true;
   private lastDemand = '';
   /** The page, selection and recorders' channel lists the demand was last worked out from. */
-  private demandBasis: unknown[] = [];
+  private demandBasis: { page: Page; selected: number; channels: ReadonlyArray<readonly Channel[] | null> } | null = null;
   private marksSelection: boolean;
+  /** The dialog's question keys of each page shown so far (see questionOn). */
+  private readonly questions = new WeakMap<Page, readonly string[]>();
   /** Work done so far, for the benchmark and tests: refreshes (of all controls or the ones due) and pictures derived. */
   readonly stats = { refreshes: 0, pictures: 0 };
 
@@ -331,9 +334,9 @@ export class SurfaceSession {
 
   /** Nothing to fetch for this surface (stopped, or nobody sees it). */
   private forgetDemand(): void {
-    if (this.lastDemand === '' && this.demandBasis.length === 0) return;
+    if (this.lastDemand === '' && this.demandBasis === null) return;
     this.lastDemand = '';
-    this.demandBasis = [];
+    this.demandBasis = null;
     for (const handle of this.services.recorders.values()) handle.extras.setDemand(this.surface.id, null);
   }
 
@@ -350,8 +353,7 @@ export class SurfaceSession {
     const now = this.services.time.now();
     const page = this.pageInFront();
     const shownPage = pageInfo(this.profile, this.state.page, page);
-    // The keys that together show the dialog's question, each its share in reading order.
-    const question = questionKeys(page, this.surface.controls, page.name === this.profile.dialogPage);
+    const question = this.questionOn(page);
     const pictures = new Map<string, { picture: Picture; changesAt: number | null }>();
     for (const control of controls) {
       const changes = new NextChange(now);
@@ -366,6 +368,20 @@ export class SurfaceSession {
       pictures.set(control.id, { picture: overlay ? { ...picture, overlay: { ...picture.overlay, ...overlay } } : picture, changesAt: changes.moment });
     }
     return pictures;
+  }
+
+  /**
+   * The keys that together show the dialog's question on a page, each its share in reading order. Worked
+   * out once per page: a page is never changed (a reloaded profile is new pages), and this surface's
+   * controls are its own for good.
+   */
+  private questionOn(page: Page): readonly string[] {
+    let keys = this.questions.get(page);
+    if (keys === undefined) {
+      keys = questionKeys(page, this.surface.controls, page.name === this.profile.dialogPage);
+      this.questions.set(page, keys);
+    }
+    return keys;
   }
 
   /** A show drawn from one recorder, or from each member of a group and made one (group-picture.ts). */
@@ -400,10 +416,12 @@ export class SurfaceSession {
   private updateDemand(): void {
     const page = this.pageInFront();
     const selected = this.state.selectedChannel;
-    // The demand depends only on these; most refreshes (clock ticks) change none of them.
-    const basis = [page, selected, ...[...this.services.recorders.values()].map((h) => h.link.state.channels)];
-    if (basis.length === this.demandBasis.length && basis.every((item, i) => item === this.demandBasis[i])) return;
-    this.demandBasis = basis;
+    // The demand depends only on the page, the selection and the channels' sources; most refreshes (clock
+    // ticks, and every channel list read while takes run, whose counters move) change none of them.
+    const channels = [...this.services.recorders.values()].map((h) => h.link.state.channels);
+    const basis = this.demandBasis;
+    if (basis !== null && basis.page === page && basis.selected === selected && channels.length === basis.channels.length && channels.every((list, i) => sameSources(list, basis.channels[i] ?? null))) return;
+    this.demandBasis = { page, selected, channels };
     const demand = pageDemand(page, {
       defaultRecorder: this.services.defaultRecorder,
       groups: this.groups,
@@ -415,4 +433,11 @@ export class SurfaceSession {
     this.lastDemand = text;
     for (const [name, handle] of this.services.recorders) handle.extras.setDemand(this.surface.id, demand.get(name) ?? null);
   }
+}
+
+/** Two channel lists name the same sources in the same places (what a page's meters are fetched by). */
+function sameSources(a: readonly Channel[] | null, b: readonly Channel[] | null): boolean {
+  if (a === b) return true;
+  if (a === null || b === null || a.length !== b.length) return false;
+  return a.every((channel, i) => channel.SourceName === b[i]?.SourceName);
 }
