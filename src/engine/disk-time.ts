@@ -51,9 +51,13 @@ export interface DiskTimeLeft {
   readAt: number;
   /** Seconds until full at the measured rate, counted down on the clock; null until the rate is steady. */
   secondsLeft: number | null;
+  /** When it is full at the measured rate (the engine's clock); null until the rate is steady. */
+  fullAt: number | null;
   /** Percent a minute, while steady. */
   percentPerMinute: number | null;
   level: DiskLevel | null;
+  /** The first moment the level steps on by time alone (to amber, to red); null when it no longer does. */
+  levelChangesAt: number | null;
 }
 
 /** The history after one more resources reading; another set of channels writing starts it afresh. */
@@ -76,9 +80,12 @@ export function diskTimesLeft(history: DiskHistory, now: number, settings: DiskT
   return [...history.disks].map(([disk, samples]) => {
     const last = samples.at(-1) as DiskSample;
     const rate = steadyRate(samples);
-    if (rate === null) return { disk, used: last.used, readAt: last.at, secondsLeft: null, percentPerMinute: null, level: null };
+    if (rate === null) return { disk, used: last.used, readAt: last.at, secondsLeft: null, fullAt: null, percentPerMinute: null, level: null, levelChangesAt: null };
     const secondsLeft = Math.max(0, (rate.fullAt - now) / 1000);
-    return { disk, used: last.used, readAt: last.at, secondsLeft, percentPerMinute: rate.perMs * 60_000, level: levelOf(secondsLeft, settings) };
+    // A level holds while the time left is at least its threshold: it steps on the first whole ms after.
+    const thresholds = [settings.amberS, settings.redS].map((s) => Math.floor(rate.fullAt - s * 1000) + 1).filter((at) => at > now);
+    const levelChangesAt = thresholds.length === 0 ? null : Math.min(...thresholds);
+    return { disk, used: last.used, readAt: last.at, secondsLeft, fullAt: rate.fullAt, percentPerMinute: rate.perMs * 60_000, level: levelOf(secondsLeft, settings), levelChangesAt };
   });
 }
 

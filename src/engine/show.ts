@@ -112,7 +112,7 @@ export function pictureFor(show: ResolvedShow, inputs: ShowInputs): Picture {
         const cpu = r ? Math.round(r.TotalCPU) : null;
         const resources = freshnessShown(recorder, inputs, ['resources']);
         // Time left is shown only from live reads: an estimate from old ones would count down a guess.
-        const timeLeft = resources === 'live' ? soonestFull(inputs.diskTimesLeft()) : null;
+        const timeLeft = resources === 'live' ? soonestFull(inputs.diskTimesLeft(), inputs) : null;
         return { kind: 'resources', cpu, ram, disk: fullest, timeLeft, warning: [cpu, ram, fullest?.used].some((v) => v !== null && v !== undefined && v > 90), freshness: resources };
       }
       case 'schedule': {
@@ -167,12 +167,20 @@ export function pictureFor(show: ResolvedShow, inputs: ShowInputs): Picture {
   return { kind: 'label', text: show.label, icon: show.icon ?? null, color: show.color ?? null, active: null };
 }
 
-/** The disk that fills first, in whole minutes (a key redrawn once a minute, not each frame), while its estimate is steady. */
-function soonestFull(disks: readonly DiskTimeLeft[]): ResourcesPicture['timeLeft'] {
+/**
+ * The disk that fills first, in whole minutes (a key redrawn once a minute, not each frame), while its
+ * estimate is steady. Both the minutes and the level count down by time alone, between reads: their next
+ * steps are noted. (Every disk counts down at the same pace, so the soonest stays the soonest.)
+ */
+function soonestFull(disks: readonly DiskTimeLeft[], inputs: Pick<ShowInputs, 'changes'>): ResourcesPicture['timeLeft'] {
   let soonest: DiskTimeLeft | null = null;
   for (const d of disks) if (d.secondsLeft !== null && (soonest === null || d.secondsLeft < (soonest.secondsLeft as number))) soonest = d;
-  if (soonest === null || soonest.secondsLeft === null || soonest.level === null) return null;
-  return { disk: soonest.disk, minutes: Math.floor(soonest.secondsLeft / 60), level: soonest.level };
+  if (soonest === null || soonest.secondsLeft === null || soonest.fullAt === null || soonest.level === null) return null;
+  const minutes = Math.floor(soonest.secondsLeft / 60);
+  // A minute is shown while the time left is at least that many minutes: one less the first whole ms after.
+  inputs.changes.at(Math.floor(soonest.fullAt - minutes * 60_000) + 1);
+  inputs.changes.at(soonest.levelChangesAt);
+  return { disk: soonest.disk, minutes, level: soonest.level };
 }
 
 /**

@@ -1,9 +1,10 @@
 // Each picture says when it next changes by time alone (next-change.ts): checked here millisecond by
 // millisecond against the pictures themselves. For every kind of change (a clock's second, an age's
 // second, data turning stale, a dialog's flash phase and text page, a meter's levels and gain going
-// old, a hold ring's step, a reason's page) the moment noted is exactly the first moment the picture
+// old, a disk's time left and level, a hold ring's step, a reason's page) the moment noted is exactly the first moment the picture
 // differs: never later (a change would be missed), never sooner (a refresh for nothing).
 import { describe, expect, it } from 'vitest';
+import { diskTimesLeft, type DiskHistory, type DiskTimeSettings } from '../../src/engine/disk-time.js';
 import { DurationClock } from '../../src/engine/duration-clock.js';
 import { gainTruth, type GainRead } from '../../src/engine/gain-truth.js';
 import { NextChange, endOf, stepAfter } from '../../src/engine/next-change.js';
@@ -40,7 +41,11 @@ interface World {
   durations: DurationClock;
   gain: GainRead | null;
   session: SessionState;
+  disks: DiskHistory | null;
 }
+
+/** Amber under 2 minutes left, red under 55 s. */
+const DISK_TIME: DiskTimeSettings = { windowMs: 15 * 60_000, amberS: 120, redS: 55 };
 
 /** A picture as the session derives it at `now`, and the moment it noted. */
 function derive(world: World, show: ResolvedShow, control: string, now: number): { picture: Picture; changesAt: number | null } {
@@ -50,7 +55,7 @@ function derive(world: World, show: ResolvedShow, control: string, now: number):
     recorderName: 'main',
     now,
     durationOf: (index, noted) => world.durations.read(`${index}`, now, noted),
-    diskTimesLeft: () => [],
+    diskTimesLeft: () => (world.disks === null ? [] : diskTimesLeft(world.disks, now, DISK_TIME)),
     thumbnailOf: () => null,
     meterOf: () => {
       const truth = gainTruth({ read: world.gain, written: null, now, liveForMs: METER_LIVE_MS, offline: false });
@@ -93,7 +98,7 @@ function followMoments(world: World, show: ResolvedShow, from: number, steps: nu
 }
 
 function world(over: Partial<World> = {}): World {
-  return { recorder: recorderAt(T0, T0), durations: new DurationClock(), gain: null, session: initialSessionState('Main', 70), ...over };
+  return { recorder: recorderAt(T0, T0), durations: new DurationClock(), gain: null, session: initialSessionState('Main', 70), disks: null, ...over };
 }
 
 describe('the moment a picture next changes', () => {
@@ -151,6 +156,16 @@ describe('the moment a picture next changes', () => {
     // The slow group lives 3 slow intervals (15 s): read 14 s ago, it turns stale in a second.
     expect(followMoments(w, 'resources', T0, 2)).toEqual([1001, null]);
     expect(followMoments(w, 'schedule', T0, 2)).toEqual([1001, null]);
+  });
+
+  it('the time left on a disk counts down its minutes and steps its level between reads, while the reads are live', () => {
+    // A percent every 13 s, 95 % used at T0: full at T0 + 65 s. 1 minute left (amber) until T0 + 5 s, 0 from
+    // 5001 ms; red under 55 s, from 10001 ms; the slow group read at T0 is stale from 15001 ms, and an
+    // estimate from old reads is not shown.
+    const samples = [91, 92, 93, 94, 95].map((used, i) => ({ at: T0 - (4 - i) * 13_000, used }));
+    const w = world({ disks: { writing: '1', disks: new Map([['D:', samples]]) } });
+    expect(derive(w, 'resources', 'key0', T0).picture).toMatchObject({ timeLeft: { disk: 'D:', minutes: 1, level: 'amber' } });
+    expect(followMoments(w, 'resources', T0, 4)).toEqual([5001, 10001, 15001, null]);
   });
 
   it('a dialog up: the keys flash each half second and the text pages every 3 s while live; stale, they stop and show their age', () => {
