@@ -47,6 +47,9 @@ describe('planCommand', () => {
     [{ action: 'pause-toggle', channel: 2 }, 'PUT /api/channels/1/rec-pause'],
     [{ action: 'pause-toggle', channel: 3 }, 'PUT /api/channels/2/rec-start'],
     [{ action: 'pause-toggle', channel: 1 }, 'refused: channel 1 is not recording'],
+    [{ action: 'rec-resume', channel: 3 }, 'PUT /api/channels/2/rec-start'],
+    [{ action: 'rec-resume', channel: 2 }, 'refused: channel 2 is not paused'],
+    [{ action: 'rec-resume', channel: 1 }, 'refused: channel 1 is not recording'],
     [{ action: 'sync-toggle', channel: 4 }, 'PUT /api/channels/3/sync-off'],
     [{ action: 'sync-toggle', channel: 1 }, 'PUT /api/channels/0/sync-on'],
     [{ action: 'sync-on', channel: 1 }, 'PUT /api/channels/0/sync-on'],
@@ -98,6 +101,13 @@ describe('planCommand', () => {
     const unreachable = state({ failures: 3, unreachable: true, lastError: 'GET /api/channels: connection refused' });
     expect(request({ action: toggle, channel: 2 }, { now: 3000, state: unreachable })).toBe("refused: the recorder is offline (GET /api/channels: connection refused); not deciding a toggle from old data");
     expect(request({ action: 'rec-stop', channel: 2 }, { now: 3000 })).toBe('PUT /api/channels/1/rec-stop');
+  });
+
+  it('rec-resume never starts a stopped channel, and does not decide that from stale or unknown state', () => {
+    // Channel 3 is paused, read at 1000; 3 polls of 250 ms later it is stale.
+    expect(request({ action: 'rec-resume', channel: 3 }, { now: 1750 })).toBe('PUT /api/channels/2/rec-start');
+    expect(request({ action: 'rec-resume', channel: 3 }, { now: 3000 })).toBe("refused: the recorder's state is stale (read 2 s ago); not deciding a toggle from it");
+    expect(request({ action: 'rec-resume', channel: 1 }, { state: initialRecorderState('main', 250) })).toBe("refused: the recorder's state is unknown (not read yet); not deciding a toggle from it");
   });
 
   it('gain steps build on the live gain, scaled by the turn and clamped; without one they read it first', () => {

@@ -1,4 +1,4 @@
-// Recording one channel: start, pause, stop, and the toggles that decide from its live state.
+// Recording one channel: start, pause, stop, and the toggles and the resume that decide from its live state.
 import { channelEffect, type ExpectedEffect } from '../command-effect.js';
 import { liveChannel, refuse, send, type ClientCall } from '../command-plan.js';
 import { channelShow, recorderAction } from './entry.js';
@@ -58,6 +58,21 @@ export const RECORDING = [
       if (!known.ok) return known.plan;
       if (!known.value.IsRecording) return refuse(`channel ${action.channel} is not recording`);
       return send({ method: known.value.IsRecordingPause ? 'recStart' : 'recPause', args: [action.channel - 1] });
+    },
+    expectedEffect: takeEffect,
+    show: channelShow,
+  }),
+  recorderAction({
+    // rec-start resumes a paused take but also starts a new one on a stopped channel: a foot on the
+    // wrong pedal after a stop would record. This one only ever resumes.
+    schema: channelAction('rec-resume', 'Resume the channel when paused; never starts a stopped channel'),
+    example: { action: 'rec-resume', channel: 2 },
+    plan: (action, inputs) => {
+      const known = liveChannel(inputs, action.channel);
+      if (!known.ok) return known.plan;
+      if (!known.value.IsRecording) return refuse(`channel ${action.channel} is not recording`);
+      if (!known.value.IsRecordingPause) return refuse(`channel ${action.channel} is not paused`);
+      return send({ method: 'recStart', args: [action.channel - 1] });
     },
     expectedEffect: takeEffect,
     show: channelShow,
