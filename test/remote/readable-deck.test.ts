@@ -111,7 +111,9 @@ describe.concurrent.each(SIZES)('the web deck at $name size ($viewport.width x $
     await until(async () => members() === 3 && (await shown()) === drawn(), 'three channels in sync, on the page', WAIT_MS);
     const three = await shown();
     await f.sim.client.syncOn(12);
-    await until(async () => members() === 4 && (await shown()) === drawn(), 'four channels in sync, on the page', WAIT_MS);
+    // The picture is derived on asking; the key is drawn from it a moment later (changes coalesce): waited
+    // for until the drawing differs too, and the page shows it.
+    await until(async () => members() === 4 && drawn() !== three && (await shown()) === drawn(), 'four channels in sync, drawn and on the page', WAIT_MS);
     // "START 3 CH" became "START 4 CH" on the page.
     expect(await shown()).not.toBe(three);
     await shot('sync-keys');
