@@ -71,7 +71,8 @@ async function pickOnDeck(control: string): Promise<void> {
 describe('the profile editor in a browser', { timeout: TEST_MS }, () => {
   it('key0 from rec-start to rec-toggle with a hold to stop: the file changes at key0 only, the deck shows it, a press toggles', async () => {
     await page.locator('#edit-surface').selectOption('web:web-15');
-    await until(async () => ((await page.locator('#edit-file').textContent()) ?? '').startsWith('studio-15.yaml (your own)'), 'the operator file', WAIT_MS);
+    await editorLoaded('the surface\'s file');
+    expect(await page.locator('#edit-file').textContent()).toMatch(/^studio-15\.yaml \(your own\)/);
     const before = await snapshot('key0');
     const mark = f.sim.sim.log.list().at(-1)?.seq ?? 0;
     await pickOnDeck('key0');
@@ -104,6 +105,7 @@ describe('the profile editor in a browser', { timeout: TEST_MS }, () => {
 
   it('an invalid value is refused at its field, in the loader\'s words; the file is unchanged', async () => {
     await page.locator('#edit-surface').selectOption('web:web-15');
+    await editorLoaded('the surface\'s file'); // read afresh: a field filled before it is in would be drawn over
     await pickOnDeck('key1');
     const before = readFileSync(file, 'utf8');
     await field('hold.ms').fill('50');

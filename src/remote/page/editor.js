@@ -43,14 +43,24 @@ async function toggle() {
   $('edit-toggle').textContent = state.editing ? 'Done editing' : 'Edit profiles';
   $('editor').hidden = !state.editing;
   if (!state.editing) return;
-  // Marked while the files load: what they bring redraws the inspector, so a field filled before that
-  // would be drawn over (the page greys the editor meanwhile, and a test waits for the mark to go).
+  await loading(loadAll);
+}
+
+let loads = 0;
+
+/**
+ * Runs a load with the editor marked loading: what a file brings redraws the inspector, so a field
+ * filled meanwhile would be drawn over (the page greys the editor, and a test waits for the mark to go).
+ * Counted: a surface picked while the editor opens keeps the mark until both are in.
+ */
+async function loading(/** @type {() => Promise<void>} */ load) {
   const editor = $('editor');
+  loads++;
   editor.dataset.loading = '';
   try {
-    await loadAll();
+    await load();
   } finally {
-    delete editor.dataset.loading;
+    if (--loads === 0) delete editor.dataset.loading;
   }
 }
 
@@ -67,8 +77,12 @@ async function loadAll() {
   await loadFile();
 }
 
-/** The file that drives the picked surface, read afresh (its text and ETag). */
-async function loadFile() {
+/** The file that drives the picked surface, read afresh (its text and ETag), the editor marked loading meanwhile. */
+function loadFile() {
+  return loading(readFile);
+}
+
+async function readFile() {
   const drives = state.listing.files.find((/** @type {any} */ f) => f.surfaces.some((/** @type {any} */ s) => s.surface === state.surface && s.drives));
   if (!drives) {
     state.file = null;
