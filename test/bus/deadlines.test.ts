@@ -50,7 +50,8 @@ interface Fault {
  * Presses at the pace above for `ms`, the faults struck on the way (each before the first press at or
  * after its moment: by the clock, however late this busy machine runs the presses), then waits for every
  * outcome and for one more command to go through: whatever was sent before it has reached the poller by
- * then.
+ * then. The outcomes include those last presses (the tries until one went through), so that they too are
+ * checked against the recorder's log, and at least one is ok.
  */
 async function pressFor(panels: Panel[], ms: number, faults: Fault[]): Promise<Outcome[]> {
   const panel = panels[0] as Panel;
@@ -71,20 +72,20 @@ async function pressFor(panels: Panel[], ms: number, faults: Fault[]): Promise<O
   );
   const settled = await Promise.all(outcomes);
   await until(() => panels.every((p) => p.mqtt.connected && p.link.state.unreachable === false), 'the panels following a poller again', 20_000);
-  // One press at a time until one goes through (its folder is none of the presses above).
-  let last: Outcome | null = null;
+  // One press at a time until one goes through (each with a folder of its own).
+  const after: Outcome[] = [];
   let pending = false;
   await until(() => {
-    if (!pending && last?.kind !== 'ok') {
+    if (!pending && after.at(-1)?.kind !== 'ok') {
       pending = true;
-      void press(panel, settled.length).then((o) => {
-        last = o;
+      void press(panel, settled.length + after.length).then((o) => {
+        after.push(o);
         pending = false;
       });
     }
-    return last?.kind === 'ok';
+    return after.at(-1)?.kind === 'ok';
   }, 'a command going through after the faults', 20_000);
-  return settled;
+  return [...settled, ...after];
 }
 
 /** Checks every outcome against the recorder's request log: each said truly whether and when it could have run. */
@@ -120,7 +121,6 @@ describe.concurrent('deadlines', () => {
     // presses this machine gets to in the outage (a second suite beside it halves them): a few suffice,
     // each is checked above against the recorder's log.
     expect(counts['not-run'] + counts['no-answer']).toBeGreaterThanOrEqual(3);
-    expect(counts.ok).toBeGreaterThanOrEqual(1); // and one more went through after the faults (pressFor)
     console.log('broker restart', counts, f.pollers[0]?.audit.filter((r) => r.result !== 'ok').map((r) => r.message));
     expect(f.pollers[0]?.audit.filter((r) => /rate|writes a second/.test(r.message ?? ''))).toEqual([]);
   }, 90_000);
@@ -134,11 +134,11 @@ describe.concurrent('deadlines', () => {
         { atMs: 1200 + FROZEN_MS, strike: () => link.thaw() },
       ]);
       const counts = checkAgainstRecorder(f, outcomes);
-      // The fault happened with presses in flight (those until the panels saw the lease lapse), and presses
-      // went through around it (in the 3 s it is not frozen, as many as this busy machine gets to).
-      // (A few of each suffice: how many depends on the presses this machine gets to, see above.)
+      // The fault happened with presses in flight (those until the panels saw the lease lapse). (A few
+      // suffice: how many depends on the presses this machine gets to, see above.) Presses go through after
+      // it (pressFor waits for one); around it, at load 7-8, none may have (the panels still count the
+      // poller gone for a while after the thaw).
       expect(counts['no-answer']).toBeGreaterThanOrEqual(3);
-      expect(counts.ok).toBeGreaterThanOrEqual(1); // and one more went through after the faults (pressFor)
       console.log(`${frozen} link frozen`, counts, f.pollers[0]?.audit.filter((r) => r.result !== 'ok').map((r) => r.message));
       // What the freeze held back did reach the poller afterwards, and was refused there.
       expect(f.pollers[0]?.audit.filter((r) => r.result === 'refused' && /after its deadline|no longer holds the lease/.test(r.message ?? '')).length).toBeGreaterThanOrEqual(3);
