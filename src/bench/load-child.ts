@@ -4,12 +4,11 @@
 // `load-child KIND [--quick] [--curve N]` prints one JSON line: the steady-load figures, or with --curve
 // the CPU % of N windows of 30 s from the start (how long the warm-up lasts).
 import { parseArgs } from 'node:util';
-import { STEADY_WARM_UP_MS, measureSteadyLoad, measureWarmUpCurve, type LoadKind } from './load.js';
+import { LOAD_KINDS, STEADY_WARM_UP_MS, measureSteadyLoad, measureWarmUpCurve } from './load.js';
 
-const KINDS: readonly LoadKind[] = ['no surface', 'thumbnails off', 'thumbnails on'];
 const { values, positionals } = parseArgs({ allowPositionals: true, options: { quick: { type: 'boolean', default: false }, curve: { type: 'string' } } });
-const kind = KINDS.find((k) => k === positionals[0]);
-if (kind === undefined) throw new Error(`usage: load-child ${KINDS.map((k) => `"${k}"`).join('|')} [--quick] [--curve N]`);
+const kind = LOAD_KINDS.find((k) => k === positionals[0]);
+if (kind === undefined) throw new Error(`usage: load-child ${LOAD_KINDS.map((k) => `"${k}"`).join('|')} [--quick] [--curve N]`);
 // A minute measured: /proc counts CPU in 10 ms ticks, so 2 % of a core over 20 s is 40 of them, and five
 // runs of 20 s with thumbnails off gave 1.2 to 2.2 %.
 const MEASURED_S = 60;

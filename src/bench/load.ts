@@ -8,7 +8,8 @@ import { startBenchBridge } from './harness.js';
 import { sleep } from './stats.js';
 
 /** What the steady-load bridge draws: nothing (no surface), or its 32 keys with thumbnails off or on. */
-export type LoadKind = 'no surface' | 'thumbnails off' | 'thumbnails on';
+export const LOAD_KINDS = ['no surface', 'thumbnails off', 'thumbnails on'] as const;
+export type LoadKind = (typeof LOAD_KINDS)[number];
 
 export interface SteadyLoad {
   kind: LoadKind;

@@ -7,7 +7,7 @@ import { parseArgs, promisify } from 'node:util';
 import { measureChangeLatency, measurePressLatency, type ChangeLatency, type PressLatency } from './latency.js';
 import { measureBusFacility, type BusFacility } from './bus.js';
 import { measureIdleCost, type IdleCost } from './idle.js';
-import type { LoadKind, SteadyLoad } from './load.js';
+import { LOAD_KINDS, type LoadKind, type SteadyLoad } from './load.js';
 import { BRIDGE_NODE_FLAGS } from '../cli/node-flags.js';
 import { measureRenderCosts, type RenderCost } from './render.js';
 import { measureHidSteadyState, measurePanelRedraws, type HidSteadyState, type PanelRedraw } from './streamdeck.js';
@@ -128,7 +128,8 @@ async function main(): Promise<void> {
   const press = await measurePresses();
   const change = await measureChangeLatency(values.quick ? 16 : 60);
   const { costs, previewDecodeMs } = await measureRenderCosts();
-  const loads = [await loadInChild('no surface'), await loadInChild('thumbnails off'), await loadInChild('thumbnails on')];
+  const loads: SteadyLoad[] = [];
+  for (const kind of LOAD_KINDS) loads.push(await loadInChild(kind));
   const panels = await measurePanelRedraws(values.quick ? 3 : 10);
   const hid = await measureHidSteadyState(values.quick ? 3 : 10);
   const idle = await measureIdleCost(values.quick ? 5 : 20);

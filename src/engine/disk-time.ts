@@ -9,6 +9,7 @@
 // from it and the clock, each with the time of the reading behind it.
 import type { Resources } from '../api/app.js';
 import type { RecorderState } from './recorder-state.js';
+import { endOf } from './next-change.js';
 
 export interface DiskTimeSettings {
   /** Readings older than this (before the latest) are dropped. */
@@ -83,7 +84,7 @@ export function diskTimesLeft(history: DiskHistory, now: number, settings: DiskT
     if (rate === null) return { disk, used: last.used, readAt: last.at, secondsLeft: null, fullAt: null, percentPerMinute: null, level: null, levelChangesAt: null };
     const secondsLeft = Math.max(0, (rate.fullAt - now) / 1000);
     // A level holds while the time left is at least its threshold: it steps on the first whole ms after.
-    const thresholds = [settings.amberS, settings.redS].map((s) => Math.floor(rate.fullAt - s * 1000) + 1).filter((at) => at > now);
+    const thresholds = [settings.amberS, settings.redS].map((s) => endOf(rate.fullAt - s * 1000)).filter((at) => at > now);
     const levelChangesAt = thresholds.length === 0 ? null : Math.min(...thresholds);
     return { disk, used: last.used, readAt: last.at, secondsLeft, fullAt: rate.fullAt, percentPerMinute: rate.perMs * 60_000, level: levelOf(secondsLeft, settings), levelChangesAt };
   });

@@ -178,7 +178,7 @@ function soonestFull(disks: readonly DiskTimeLeft[], inputs: Pick<ShowInputs, 'c
   if (soonest === null || soonest.secondsLeft === null || soonest.fullAt === null || soonest.level === null) return null;
   const minutes = Math.floor(soonest.secondsLeft / 60);
   // A minute is shown while the time left is at least that many minutes: one less the first whole ms after.
-  inputs.changes.at(Math.floor(soonest.fullAt - minutes * 60_000) + 1);
+  inputs.changes.at(endOf(soonest.fullAt - minutes * 60_000));
   inputs.changes.at(soonest.levelChangesAt);
   return { disk: soonest.disk, minutes, level: soonest.level };
 }
