@@ -52,20 +52,66 @@ export type OutputItem =
   /** 0..100. */
   | { type: 'brightness'; percent: number };
 
-/** How an adapter writes to its device. Each call is one write; a rejection is a write that did not happen. */
-export interface DeviceTransport {
+// What a device can show, one small interface per capability (in the spirit of @elgato-stream-deck/core's
+// services: a model has the services it has). A device offers the ones it has and leaves out the others:
+// an X-keys panel has no displays, a MIDI controller no brightness, a pedal nothing at all. Each call is
+// one write; a rejection is a write that did not happen.
+
+/** Draws images on the device's displays: keys with screens, LCD strips and their cells. */
+export interface ImageCapability {
   image(control: string, image: RgbImage): Promise<void>;
+}
+
+/** Lights a control's LED or backlight. */
+export interface LightCapability {
   led(control: string, state: LedState): Promise<void>;
+}
+
+/** Shows a level on a control: an LED ring, a motorised fader, the target of a fader's soft takeover. */
+export interface LevelCapability {
+  /** 0..1. */
   level(control: string, level: number): Promise<void>;
-  brightness(percent: number): Promise<void>;
-  /** Blank every display and light. */
-  clear(): Promise<void>;
   /**
    * A level as the device shows it (a ring's lit segments, a 7-bit value), so that two levels the device
    * cannot tell apart are one; the level itself when absent.
    */
   levelShown?(control: string, level: number): number;
 }
+
+/** Sets the brightness of the device's displays and lights. */
+export interface BrightnessCapability {
+  /** 0..100, whole. */
+  brightness(percent: number): Promise<void>;
+}
+
+/** Blanks every display and light the device has. */
+export interface ClearCapability {
+  clear(): Promise<void>;
+}
+
+/**
+ * How an adapter writes to its device: the capabilities it has, each absent where it has none. A device
+ * with none (a pedal without lights) is written nothing; what it is asked to show is refused (see show).
+ */
+export interface DeviceTransport {
+  readonly images?: ImageCapability;
+  readonly lights?: LightCapability;
+  readonly levels?: LevelCapability;
+  readonly brightness?: BrightnessCapability;
+  /** Absent: the device has nothing to blank; a clear only forgets what it showed. */
+  readonly clearing?: ClearCapability;
+}
+
+/** The capability an output item needs. */
+export type Capability = 'images' | 'lights' | 'levels' | 'brightness';
+
+/** The capability each kind of item needs. */
+export const CAPABILITY_OF: Readonly<Record<OutputItem['type'], Capability>> = {
+  image: 'images',
+  led: 'lights',
+  level: 'levels',
+  brightness: 'brightness',
+};
 
 /** What the device shows, as far as it is known. */
 export interface DeviceShows {
@@ -90,6 +136,8 @@ export class DeviceOutput {
   private readonly record = new Map<string, OutputItem>();
   /** Slots a hand is on, with the timer that lets them go. */
   private readonly holds = new Map<string, Subscription>();
+  /** Capabilities the device lacks that something was already refused for: each is logged once. */
+  private readonly refused = new Set<Capability>();
   /** clear() calls waiting for the clearing to be written. */
   private clearsAsked: Array<() => void> = [];
   private readonly changes = new Subject<OutputItem>();
@@ -110,9 +158,20 @@ export class DeviceOutput {
     private readonly options: DeviceOutputOptions,
   ) {}
 
-  /** Content for the device: written unless it shows it already; replaces older content still waiting. */
+  /** Whether the device has this capability (a painter asks before it derives a level no device would show). */
+  offers(capability: Capability): boolean {
+    return this.transport[capability] !== undefined;
+  }
+
+  /**
+   * Content for the device: written unless it shows it already; replaces older content still waiting.
+   * Content for a capability the device lacks is refused: logged (once per capability, naming the device
+   * and what it lacks), never thrown at the engine, nothing written and nothing else disturbed.
+   */
   show(wanted: OutputItem): void {
     if (this.closed) return;
+    const capability = CAPABILITY_OF[wanted.type];
+    if (!this.offers(capability)) return this.refuse(capability, wanted);
     const item = wanted.type === 'brightness' ? { type: 'brightness' as const, percent: Math.round(Math.min(100, Math.max(0, wanted.percent))) } : wanted;
     const slot = slotOf(item);
     // What the device shows already needs no write, unless a write of other content is under way there
@@ -260,7 +319,7 @@ export class DeviceOutput {
     const asked = this.clearsAsked;
     this.clearsAsked = [];
     try {
-      await this.transport.clear();
+      await this.transport.clearing?.clear();
     } catch (error) {
       this.options.log.warn(`${this.options.name}: clearing failed: ${messageOf(error)}`);
     }
@@ -268,17 +327,31 @@ export class DeviceOutput {
     for (const resolve of asked) resolve();
   }
 
+  /** Only items of capabilities the device offers get this far (show refuses the others). */
   private send(item: OutputItem): Promise<void> {
-    switch (item.type) {
-      case 'image':
-        return this.transport.image(item.control, item.image);
-      case 'led':
-        return this.transport.led(item.control, item.state);
-      case 'level':
-        return this.transport.level(item.control, item.level);
-      case 'brightness':
-        return this.transport.brightness(item.percent);
-    }
+    const { transport } = this;
+    const written = (() => {
+      switch (item.type) {
+        case 'image':
+          return transport.images?.image(item.control, item.image);
+        case 'led':
+          return transport.lights?.led(item.control, item.state);
+        case 'level':
+          return transport.levels?.level(item.control, item.level);
+        case 'brightness':
+          return transport.brightness?.brightness(item.percent);
+      }
+    })();
+    return written ?? Promise.reject(new Error(`the device has no "${CAPABILITY_OF[item.type]}" capability`));
+  }
+
+  private refuse(capability: Capability, item: OutputItem): void {
+    if (this.refused.has(capability)) return;
+    this.refused.add(capability);
+    const offered = (Object.keys(WORDS) as Capability[]).filter((c) => this.offers(c));
+    this.options.log.warn(
+      `${this.options.name}: refused ${describe(item)}: the device has no ${WORDS[capability]} (no "${capability}" capability; it offers ${offered.length === 0 ? 'none' : offered.join(', ')}); further ${capability} for it are refused without a word`,
+    );
   }
 
   /** The device shows it now: recorded, and told to mirrors. */
@@ -297,7 +370,8 @@ export class DeviceOutput {
   }
 
   private levelShown(control: string, level: number): number {
-    return this.transport.levelShown ? this.transport.levelShown(control, level) : level;
+    const levels = this.transport.levels;
+    return levels?.levelShown ? levels.levelShown(control, level) : level;
   }
 
   private endHolds(): void {
@@ -312,6 +386,14 @@ export class DeviceOutput {
     for (const resolve of waiters) resolve();
   }
 }
+
+/** What a capability is, in a refusal's words. */
+const WORDS: Readonly<Record<Capability, string>> = {
+  images: 'displays',
+  lights: 'lights',
+  levels: 'levels (rings, motorised or soft-takeover faders)',
+  brightness: 'brightness',
+};
 
 /** One slot per thing the device shows: a control's image, light or level, and the brightness. */
 function slotOf(item: OutputItem): string {

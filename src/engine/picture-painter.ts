@@ -79,10 +79,11 @@ export class PicturePainter {
    * Where the gain is, on the control's own scale: a fader bound to gain-fader maps its travel to that
    * binding's min..max, so the level must too (motorised faders move there; the others use it for soft
    * takeover). Rings show the whole gain range. Null when the control shows no level (a dial without a
-   * ring) or the picture has none.
+   * ring, a device without levels) or the picture has none.
    */
   private levelOf(control: Extract<ControlDefinition, { kind: 'encoder' | 'fader' }>, picture: Picture): number | null {
-    if (control.kind === 'encoder' && !control.ring) return null;
+    // A device without levels (an X-keys T-bar, a deck's plain dial) shows none: none is derived for it.
+    if ((control.kind === 'encoder' && !control.ring) || !this.surface.output.offers('levels')) return null;
     if (picture.kind !== 'meter' || picture.gainDb === null) return null;
     const range = (control.kind === 'fader' ? this.context.faderRange(control.id) : null) ?? { min: GAIN_DB.min, max: GAIN_DB.max };
     return Math.min(1, Math.max(0, (picture.gainDb - range.min) / (range.max - range.min)));

@@ -270,7 +270,9 @@ export class SurfaceSession {
   }
 
   private applyBrightness(percent: number): void {
-    this.surface.output.show({ type: 'brightness', percent });
+    // A profile's brightness (or the default) is for the devices that have one: a web deck, a MIDI
+    // controller or a pedal shows none, and is not told it (the output would refuse it, rightly).
+    if (this.surface.output.offers('brightness')) this.surface.output.show({ type: 'brightness', percent });
   }
 
   // Derived: pictures and demand --------------------------------------------------------------------

@@ -11,7 +11,7 @@ import { VirtualTime } from '../support/virtual-time.js';
 const image = (red: number): RgbImage => ({ width: 4, height: 4, data: Buffer.alloc(48, red) });
 
 /** What a fake device was told, and shows: writes wait at a gate while it is shut. */
-class FakeDevice implements DeviceTransport {
+class FakeDevice implements Required<DeviceTransport> {
   readonly writes: string[] = [];
   readonly shows = new Map<string, string>();
   inFlight = 0;
@@ -29,16 +29,20 @@ class FakeDevice implements DeviceTransport {
     this.openGate();
   }
 
-  image = (control: string, picture: RgbImage) => this.write(control, `image ${picture.data[0]}`);
-  led = (control: string, state: LedState) => this.write(control, `led ${state}`);
-  level = (control: string, level: number) => this.write(control, `level ${level}`);
-  brightness = (percent: number) => this.write('brightness', `${percent}`);
-  clear = async () => {
-    this.writes.push('clear');
-    this.shows.clear();
+  images = { image: (control: string, picture: RgbImage) => this.write(control, `image ${picture.data[0]}`) };
+  lights = { led: (control: string, state: LedState) => this.write(control, `led ${state}`) };
+  levels = {
+    level: (control: string, level: number) => this.write(control, `level ${level}`),
+    /** Like a ring of 10 segments. */
+    levelShown: (_control: string, level: number) => Math.round(level * 10),
   };
-  /** Like a ring of 10 segments. */
-  levelShown = (_control: string, level: number) => Math.round(level * 10);
+  brightness = { brightness: (percent: number) => this.write('brightness', `${percent}`) };
+  clearing = {
+    clear: async () => {
+      this.writes.push('clear');
+      this.shows.clear();
+    },
+  };
 
   private async write(slot: string, what: string): Promise<void> {
     this.inFlight++;
@@ -56,11 +60,14 @@ class FakeDevice implements DeviceTransport {
   }
 }
 
-function setup() {
+function setup(lacking: ReadonlyArray<keyof DeviceTransport> = []) {
   const device = new FakeDevice();
   const time = new VirtualTime();
   const warnings: string[] = [];
-  const output = new DeviceOutput(device, { name: 'test:deck', log: { info: () => undefined, warn: (m) => warnings.push(m), error: (m) => warnings.push(m) }, time });
+  // The fake offers every capability; a device that lacks some is the fake without them.
+  const transport: DeviceTransport = { images: device.images, lights: device.lights, levels: device.levels, brightness: device.brightness, clearing: device.clearing };
+  for (const capability of lacking) delete (transport as Record<keyof DeviceTransport, unknown>)[capability];
+  const output = new DeviceOutput(transport, { name: 'test:deck', log: { info: () => undefined, warn: (m) => warnings.push(m), error: (m) => warnings.push(m) }, time });
   return { device, output, time, warnings };
 }
 
@@ -219,5 +226,39 @@ describe('DeviceOutput', () => {
     await output.flushed();
     expect(device.writes).toEqual(['pad0: led idle']);
     expect(completed).toBe(true);
+  });
+
+  it('a capability the device lacks is refused: logged once naming the device and the capability, nothing written, nothing else disturbed', async () => {
+    const { device, output, warnings } = setup(['images', 'brightness']);
+    const page = mirror(output);
+    output.show({ type: 'led', control: 'pad0', state: 'recording' });
+    expect(output.offers('images')).toBe(false);
+    expect(output.offers('lights')).toBe(true);
+    expect(() => output.show({ type: 'image', control: 'key0', image: image(1) })).not.toThrow();
+    output.show({ type: 'image', control: 'key1', image: image(2) }); // the same capability: not said again
+    output.show({ type: 'brightness', percent: 50 });
+    output.show({ type: 'brightness', percent: 60 });
+    output.show({ type: 'level', control: 'dial0', level: 0.5 });
+    await output.flushed();
+    expect(warnings).toEqual([
+      'test:deck: refused drawing key0: the device has no displays (no "images" capability; it offers lights, levels); further images for it are refused without a word',
+      'test:deck: refused setting brightness: the device has no brightness (no "brightness" capability; it offers lights, levels); further brightness for it are refused without a word',
+    ]);
+    expect(device.writes).toEqual(['pad0: led recording', 'dial0: level 0.5']);
+    expect(output.shown().images.size).toBe(0);
+    expect(output.shown().brightness).toBe(null);
+    expect(page).toEqual(device.shows);
+    expect(output.idle).toBe(true);
+  });
+
+  it('a device with no capabilities (a pedal): everything is refused, a clear writes nothing and resolves', async () => {
+    const { device, output, warnings } = setup(['images', 'lights', 'levels', 'brightness', 'clearing']);
+    output.show({ type: 'led', control: 'pad0', state: 'idle' });
+    output.show({ type: 'level', control: 'fader0', level: 0.5 });
+    await output.clear();
+    await output.flushed();
+    expect(device.writes).toEqual([]);
+    expect(warnings.map((w) => w.split(':')[2]?.trim())).toEqual(['refused lighting pad0', 'refused setting the level of fader0']);
+    expect(warnings[0]).toContain('it offers none');
   });
 });

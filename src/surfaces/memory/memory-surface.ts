@@ -48,14 +48,16 @@ export class MemorySurface implements Surface {
     // Its "device" is these maps.
     this.output = new DeviceOutput(
       {
-        image: async (control, image) => {
-          this.images.set(control, image);
-          this.draws += 1;
+        images: {
+          image: async (control, image) => {
+            this.images.set(control, image);
+            this.draws += 1;
+          },
         },
-        led: async (control, state) => void this.leds.set(control, state),
-        level: async (control, level) => void this.levels.set(control, level),
-        brightness: async (percent) => void (this.brightness = percent),
-        clear: async () => this.blank(),
+        lights: { led: async (control, state) => void this.leds.set(control, state) },
+        levels: { level: async (control, level) => void this.levels.set(control, level) },
+        brightness: { brightness: async (percent) => void (this.brightness = percent) },
+        clearing: { clear: async () => this.blank() },
       },
       { name: this.id, log: options.log ?? silent, time: options.time ?? realTime },
     );

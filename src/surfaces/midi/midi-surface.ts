@@ -68,18 +68,18 @@ export class MidiSurface implements Surface {
       if ((control.role === 'fader' || control.role === 'knob') && !control.motorised) this.takeovers.set(control.id, new SoftTakeover({ graceMs: this.graceMs }));
     }
     this.output = new DeviceOutput(
+      // A MIDI controller has no displays, and no common brightness message (maps pick an LED's
+      // brightness per state, by channel or palette): it has lights and levels.
       {
-        image: async (control) => {
-          throw new Error(`${this.id}: "${control}" has no display; a MIDI controller has none`);
+        lights: { led: async (control, state) => this.light(control, state) },
+        levels: {
+          level: async (control, level) => this.level(control, level),
+          levelShown: (control, level) => {
+            const midi = this.byId.get(control);
+            return midi === undefined ? level : levelValue(midi, level);
+          },
         },
-        led: async (control, state) => this.light(control, state),
-        level: async (control, level) => this.level(control, level),
-        brightness: async () => undefined, // MIDI has no common brightness message; maps pick LED brightness per state (channel or palette)
-        clear: async () => this.lightsOff(),
-        levelShown: (control, level) => {
-          const midi = this.byId.get(control);
-          return midi === undefined ? level : levelValue(midi, level);
-        },
+        clearing: { clear: async () => this.lightsOff() },
       },
       { name: this.id, log: options.log, time: this.time },
     );

@@ -48,14 +48,20 @@ export class StreamDeckSurface extends OpenedDevice implements Surface {
     this.layout = deckLayout(deck.MODEL, deck.CONTROLS);
     this.controls = this.layout.controls;
     this.definitions = new Map(this.controls.map((c) => [c.id, c]));
+    // The capabilities of this model: displays (LCD keys, the strip), lit buttons (the Neo's), rings
+    // (the Studio's); a model without any of them (the pedal) has no brightness either.
+    const kinds = new Set([...this.layout.targets.values()].map((target) => (target.kind === 'encoder' ? (target.ringSteps > 0 ? 'ring' : 'dial') : target.kind)));
+    const displays = kinds.has('lcd-button') || kinds.has('lcd-region') || kinds.has('lcd-whole');
+    const lit = kinds.has('rgb-button');
+    const rings = kinds.has('ring');
+    const shows = displays || lit || rings;
     this.output = new DeviceOutput(
       {
-        image: (control, image) => this.drawImage(control, image),
-        led: (control, state) => this.light(control, state),
-        level: (control, level) => this.ring(control, level),
-        brightness: (percent) => this.write('setting brightness', (deck) => deck.setBrightness(percent)),
-        clear: () => this.clearPanel(),
-        levelShown: (control, level) => this.litSteps(control, level),
+        ...(displays && { images: { image: (control: string, image: RgbImage) => this.drawImage(control, image) } }),
+        ...(lit && { lights: { led: (control: string, state: LedState) => this.light(control, state) } }),
+        ...(rings && { levels: { level: (control: string, level: number) => this.ring(control, level), levelShown: (control: string, level: number) => this.litSteps(control, level) } }),
+        ...(shows && { brightness: { brightness: (percent: number) => this.write('setting brightness', (deck) => deck.setBrightness(percent)) } }),
+        ...(shows && { clearing: { clear: () => this.clearPanel() } }),
       },
       { name: this.id, log: options.log, time: options.time ?? realTime },
     );

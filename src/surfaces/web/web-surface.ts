@@ -11,15 +11,15 @@ import type { ControlDefinition, Surface, SurfaceInput } from '../../engine/surf
 import { webControls, type WebLayout } from './layouts.js';
 
 /**
- * What the output hands over is what the pages are sent (drawn$): there is no device beyond them to
- * write to, and no panel left lit when the bridge stops (the pages' links close).
+ * The pages are the device: a write is taken as it is made, and the output hands it to them (drawn$).
+ * They show images, lights and levels; no brightness (a deck on screen is as bright as the screen), and
+ * nothing to blank (no panel is left lit when the bridge stops: the pages' links close).
  */
+const takenByPages = (): Promise<void> => Promise.resolve();
 const PAGES: DeviceTransport = {
-  image: async () => undefined,
-  led: async () => undefined,
-  level: async () => undefined,
-  brightness: async () => undefined,
-  clear: async () => undefined,
+  images: { image: takenByPages },
+  lights: { led: takenByPages },
+  levels: { level: takenByPages },
 };
 
 /** Its writes cannot fail: nothing to log. */

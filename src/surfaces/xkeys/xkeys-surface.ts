@@ -52,18 +52,17 @@ export class XkeysSurface extends OpenedDevice implements Surface {
     this.id = `xkeys:${this.model}:${panel.unitId}`;
     this.layout = panelLayout(this.product);
     this.controls = this.layout.controls;
+    // A panel has no displays, and its jog, shuttle or T-bar show no level; its keys' backlights are
+    // all it shows, and a panel without them (the XK-3 foot pedal) shows nothing at all.
     this.output = new DeviceOutput(
-      {
-        image: async (control) => {
-          throw new Error(`${this.id}: ${control} has no display`);
-        },
-        led: (control, state) => this.light(control, state),
-        // A jog, shuttle or T-bar shows nothing; keys have no levels.
-        level: async () => undefined,
-        // 0-100 % of the LEDs' full intensity, red and blue alike. A panel without lights is sent nothing.
-        brightness: (percent) => this.backlit('setting brightness', (p) => p.setBacklightIntensity(Math.round((percent * 255) / 100))),
-        clear: () => this.backlit('clearing', (p) => p.setAllBacklights(false)),
-      },
+      this.layout.backlit
+        ? {
+            lights: { led: (control, state) => this.light(control, state) },
+            // 0-100 % of the LEDs' full intensity, red and blue alike.
+            brightness: { brightness: (percent) => this.write('setting brightness', (p) => p.setBacklightIntensity(Math.round((percent * 255) / 100))) },
+            clearing: { clear: () => this.write('clearing', (p) => p.setAllBacklights(false)) },
+          }
+        : {},
       { name: this.id, log: options.log, time: options.time ?? realTime },
     );
     // Heard for as long as the panel object lives: an 'error' with no listener would throw.
@@ -75,12 +74,7 @@ export class XkeysSurface extends OpenedDevice implements Surface {
     const keyIndex = this.layout.keyIndexes.get(control);
     if (keyIndex === undefined) throw new Error(`${this.id}: no key "${control}"`);
     const { color, flashing } = backlightFor(this.product.backLightType, state);
-    await this.backlit(`lighting ${control}`, (p) => p.setBacklight(keyIndex, color, flashing));
-  }
-
-  /** A write to the backlights; nothing on a panel that has none (the XK-3 foot pedal). */
-  private backlit(what: string, op: (panel: XKeys) => void): Promise<void> {
-    return this.layout.backlit ? this.write(what, op) : Promise.resolve();
+    await this.write(`lighting ${control}`, (p) => p.setBacklight(keyIndex, color, flashing));
   }
 
   /**

@@ -187,12 +187,18 @@ describe('MIDI surface: output through @julusian/midi', () => {
     for (const { sent } of [velocity, channel, sysex, init, level]) expect(sent()).toEqual([]);
   });
 
-  it('puts every LED out on clear, and has no displays to draw', async () => {
+  it('puts every LED out on clear; has no displays and no brightness: refused, said once each, nothing sent', async () => {
     const { surface, sent, show, log } = setup();
     await surface.output.clear();
     expect(sent()).toEqual([[0x90, 0, 0], [0xb0, 41, 0], [0xf0, 0x00, 0x20, 0x29, 0x02, 0x0d, 0x03, 0x00, 11, 0, 0xf7]]);
     await show({ type: 'image', control: 'pad0', image: { width: 1, height: 1, data: Buffer.alloc(3) } });
-    expect(log.lines).toEqual(['warn midi:Test deck: drawing pad0 failed: midi:Test deck: "pad0" has no display; a MIDI controller has none']);
+    await show({ type: 'brightness', percent: 50 });
+    expect(sent()).toHaveLength(3); // nothing written for either
+    expect(surface.output.offers('images') || surface.output.offers('brightness')).toBe(false);
+    expect(log.lines).toEqual([
+      'warn midi:Test deck: refused drawing pad0: the device has no displays (no "images" capability; it offers lights, levels); further images for it are refused without a word',
+      'warn midi:Test deck: refused setting brightness: the device has no brightness (no "brightness" capability; it offers lights, levels); further brightness for it are refused without a word',
+    ]);
   });
 });
 

@@ -22,7 +22,7 @@ describe('an X-keys panel as a surface', () => {
   });
 
   it('an XK-3 foot pedal: three pedals left to right, no lights', async () => {
-    const { surface, hid, inputs } = await fakePanel('XK3FOOT');
+    const { surface, hid, inputs, log } = await fakePanel('XK3FOOT');
     expect(surface.model).toBe('xk-3-foot-pedal');
     expect(surface.controls).toEqual([
       { kind: 'button', id: 'key0', feedback: 'none' },
@@ -35,11 +35,17 @@ describe('an X-keys panel as a surface', () => {
       { type: 'down', control: 'key1' },
       { type: 'up', control: 'key1' },
     ]);
-    // Lighting a pedal, or its brightness, writes nothing: it has no LED.
+    // It shows nothing: no capability at all. Lighting a pedal, or its brightness, is refused (said once
+    // each) and writes nothing; a clear has nothing to blank.
+    expect((['images', 'lights', 'levels', 'brightness'] as const).filter((c) => surface.output.offers(c))).toEqual([]);
     const before = hid.writes.length;
-    await show(surface, { type: 'led', control: 'key1', state: 'recording' }, { type: 'brightness', percent: 50 });
+    await show(surface, { type: 'led', control: 'key1', state: 'recording' }, { type: 'brightness', percent: 50 }, { type: 'led', control: 'key2', state: 'idle' });
     await surface.output.clear();
     expect(hid.writes.length).toBe(before);
+    expect(log.lines.map((l) => `${l.level} ${l.message}`)).toEqual([
+      'warn xkeys:xk-3-foot-pedal:0: refused lighting key1: the device has no lights (no "lights" capability; it offers none); further lights for it are refused without a word',
+      'warn xkeys:xk-3-foot-pedal:0: refused setting brightness: the device has no brightness (no "brightness" capability; it offers none); further brightness for it are refused without a word',
+    ]);
   });
 
   it('presses arrive as down and up of the key under the finger, in order', async () => {
