@@ -56,7 +56,8 @@ async function allBitmaps(client: SatelliteTestClient, device: string, keys: num
   return latest;
 }
 
-describe('the Companion Satellite server', () => {
+// The shipped profiles, a 15-key deck's first 15 tiles and real sockets take ~10 s of wall time on 2 busy cores.
+describe('the Companion Satellite server', { timeout: 60_000 }, () => {
   it('BEGIN names the API version; a 15-key device gets 15 bitmaps of 72x72 RGB and the shipped 15-key profile; key 0 starts channel 1 once and its tile changes within 2 polls', async () => {
     const { d, connect } = await setup();
     const client = await connect('tcp');
