@@ -54,9 +54,13 @@ export class ClientConnection {
     this.lastHeard = options.time.now();
   }
 
-  /** Greets the client: BEGIN with the versions. */
+  /**
+   * Greets the client: BEGIN with the versions, then CAPS, which clients of API 1.10+ wait for before
+   * adding devices: no subscriptions, non-square bitmaps (strip cells), raw RGB only, signed rotation amounts.
+   */
   begin(): void {
     this.say(formatLine('BEGIN', null, null, { CompanionVersion: `recdeck ${this.options.version}`, ApiVersion: API_VERSION }));
+    this.say(formatLine('CAPS', null, null, { SUBSCRIPTIONS: false, NONSQUARE: true, BITMAP_FORMATS: 'rgb', ROTARY_AMOUNT: true }));
     this.watchIdle();
   }
 

@@ -62,6 +62,9 @@ describe('the Companion Satellite server', { timeout: 60_000 }, () => {
     const { d, connect } = await setup();
     const client = await connect('tcp');
     expect(client.received[0]?.params.ApiVersion).toBe('1.14.0');
+    // Clients of API 1.10+ wait for CAPS before adding devices.
+    const caps = await client.expect((m) => m.name === 'CAPS', 'CAPS');
+    expect(caps.params).toMatchObject({ SUBSCRIPTIONS: '0', BITMAP_FORMATS: 'rgb', ROTARY_AMOUNT: '1' });
 
     const from = client.received.length;
     client.sendRaw('ADD-DEVICE DEVICEID=x PRODUCT_NAME="Satellite StreamDeck: 15" KEYS_TOTAL=15 KEYS_PER_ROW=5 BITMAPS=72\n');
