@@ -35,6 +35,7 @@ import { assertPortFree } from './port-free.js';
 import { LOG_FORMATS, LOG_LEVELS, type LogFormat, type LogLevel } from './log-options.js';
 import { pinoLogger } from './pino-logger.js';
 import { BUS_FLAGS } from './bus-flags.js';
+import { SATELLITE_FLAGS, satelliteSettings, startSatellite, type SatelliteSettings } from './satellite-flags.js'; // satellite
 import { busSettings, connectBusRecorders, splitBusRecorders, type BusSettings } from './bus-setup.js';
 import { recordersFrom, type RecorderConfig } from './recorder-config.js';
 import { checkGroupNames, recorderGroupsFrom } from './recorder-groups.js';
@@ -55,6 +56,7 @@ export const runCommand = {
     'allow-edit': { type: 'boolean', default: false, description: 'let the page and the API edit your profile files (GET /profiles reads them always; shipped ones are copied, never edited)' },
     'no-shipped-profiles': { type: 'boolean', default: false, description: 'bind only the --profile files and folders, not the shipped profiles/' },
     ...BUS_FLAGS,
+    ...SATELLITE_FLAGS, // satellite
     'disk-amber-min': { type: 'string', default: '30', value: 'N', description: "a resources key turns amber when a recording disk is full in under N minutes at the rate it fills" },
     'disk-red-min': { type: 'string', default: '10', value: 'N', description: 'and red under N minutes' },
     'poll-ms': { type: 'string', default: '250', value: 'N', description: 'poll the recorder every N ms (50 to 10000)' },
@@ -142,6 +144,7 @@ export type RunOptions = Omit<BridgeSetup, 'surfaces' | 'sources'> & {
   /** Folders of MIDI controller maps. */
   midiMapFolders: string[];
   log: { format: LogFormat; level: LogLevel };
+  satellite?: SatelliteSettings | null; // satellite
 };
 
 /**
@@ -171,6 +174,7 @@ export function parseRunArgs(args: string[], env: NodeJS.ProcessEnv): RunOptions
     pollMs,
     env,
     mqtt: busSettings(values, env),
+    satellite: satelliteSettings(values), // satellite
     midiMapFolders: values['midi-maps'].length > 0 ? values['midi-maps'] : [SHIPPED_MIDI_MAPS],
     audit: values['audit-file'] === undefined ? null : { file: values['audit-file'], maxBytes: auditMaxMb * 1024 * 1024 },
     web: values['no-web']
@@ -441,6 +445,7 @@ export async function run(args: string[]): Promise<void> {
     new XkeysManager({ backend: nodeXkeysBackend(), log }),
     await midiManager(setup.midiMapFolders, log),
   ];
+  if (setup.satellite) sources.push(await startSatellite(setup.satellite, log)); // satellite: listening now; followed and stopped with the other sources
   const running = await startBridge({ ...setup, surfaces: [], sources }, log);
   // Listened for before the ready lines, like the stop signals (see interrupted.ts).
   const reread = () => running.rereadWebPassword();

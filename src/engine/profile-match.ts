@@ -4,13 +4,21 @@
 import type { ControlDefinition, Surface } from './surface.js';
 import type { Binding, LoadedProfile, Profile } from '../profiles/schema.js';
 
-type SurfaceIdentity = Pick<Surface, 'kind' | 'model' | 'name' | 'serial'>;
+type SurfaceIdentity = Pick<Surface, 'kind' | 'model' | 'name' | 'serial' | 'standsInFor'>;
 
-const SPECIFICITY = { serial: 4, name: 3, model: 2, kind: 1 } as const;
+const SPECIFICITY = { serial: 4, name: 3, model: 2, kind: 1, 'stand-in': 0 } as const;
 
-/** null when the profile does not fit the surface, else how specifically it fits (serial 4 … kind 1). */
+/**
+ * null when the profile does not fit the surface, else how specifically it fits (serial 4 … kind 1);
+ * 0 for a profile of the surface it stands in for, by that surface's model only (below any of its own kind).
+ */
 export function profileFits(profile: Profile, surface: SurfaceIdentity): number | null {
   const { kind, model, name, serial } = profile.match;
+  const standIn = surface.standsInFor;
+  if (standIn !== undefined && kind === standIn.kind && kind !== surface.kind) {
+    const models = model === undefined ? [] : typeof model === 'string' ? [model] : model;
+    return name === undefined && serial === undefined && models.includes(standIn.model) ? SPECIFICITY['stand-in'] : null;
+  }
   if (kind !== surface.kind) return null;
   if (model !== undefined && !(typeof model === 'string' ? [model] : model).includes(surface.model)) return null;
   if (name !== undefined && name !== surface.name) return null;

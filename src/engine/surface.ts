@@ -5,7 +5,7 @@
 import type { Observable } from 'rxjs';
 import type { DeviceOutput } from './device-output.js';
 
-export type SurfaceKind = 'streamdeck' | 'xkeys' | 'midi' | 'web' | 'memory';
+export type SurfaceKind = 'streamdeck' | 'xkeys' | 'midi' | 'web' | 'memory' | 'satellite';
 
 export interface PixelSize {
   width: number;
@@ -95,6 +95,11 @@ export interface Surface {
   /** Human name (product name, MIDI port name). */
   readonly name: string;
   readonly serial?: string;
+  /**
+   * The surface of another kind whose profiles it takes when none of its own kind fits, below any that
+   * does (a Satellite device of a Stream Deck's shape gets the shipped Stream Deck profile).
+   */
+  readonly standsInFor?: { kind: SurfaceKind; model: string };
   readonly controls: readonly ControlDefinition[];
   /**
    * Everything pressed, turned, moved or touched, on the device and injected: the one route by which

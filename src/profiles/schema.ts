@@ -74,7 +74,7 @@ export const Page = z.strictObject({
 });
 export type Page = z.output<typeof Page>;
 
-export const SURFACE_KINDS = ['streamdeck', 'xkeys', 'midi', 'web', 'memory'] as const;
+export const SURFACE_KINDS = ['streamdeck', 'xkeys', 'midi', 'web', 'memory', 'satellite'] as const;
 
 export const Profile = z
   .strictObject({

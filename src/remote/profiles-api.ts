@@ -40,7 +40,7 @@ export type ProfilesAnswer = { status: number; body: unknown; headers?: Record<s
 /** A request body is one binding or a page's name: never more than this. */
 export const MAX_EDIT_BODY_BYTES = 64 * 1024;
 
-const SPECIFICITY_NAMES = { 4: 'serial', 3: 'name', 2: 'model', 1: 'kind' } as const;
+const SPECIFICITY_NAMES = { 4: 'serial', 3: 'name', 2: 'model', 1: 'kind', 0: 'the shape it stands in for' } as const;
 
 /** Answers a request under /profiles, or null when the path is not the editor's. */
 export async function answerProfiles(request: IncomingMessage, parts: string[], bridge: Bridge, editing: ProfileEditing, who: string): Promise<ProfilesAnswer | null> {
@@ -197,14 +197,14 @@ function fitOf(surface: Surface, file: string, bridge: Bridge, idOf: (file: stri
   const specificity = mine ? profileFits(mine.profile, surface) : null;
   if (!mine || specificity === null) return [];
   const choice = chooseProfile(surface, profiles);
-  const by = SPECIFICITY_NAMES[specificity as 1 | 2 | 3 | 4];
+  const by = SPECIFICITY_NAMES[specificity as 0 | 1 | 2 | 3 | 4];
   const base = { surface: surface.id, name: surface.name, fitsBy: by };
   if (choice?.winner.file === file) {
     const tie = choice.others.length > 0 ? `; ties with ${choice.others.map((o) => idOf(o.file)).join(', ')} and wins by file name only` : '';
     return [{ ...base, drives: true, why: `fits by ${by}${mine.origin === 'operator' ? ', your own' : ', shipped'}${tie}` }];
   }
   const winner = choice?.winner;
-  const winnerBy = winner ? SPECIFICITY_NAMES[profileFits(winner.profile, surface) as 1 | 2 | 3 | 4] : null;
+  const winnerBy = winner ? SPECIFICITY_NAMES[profileFits(winner.profile, surface) as 0 | 1 | 2 | 3 | 4] : null;
   const why =
     winner === undefined ? 'not in use'
     : winnerBy !== by ? `${idOf(winner.file)} fits more specifically (by ${winnerBy})`

@@ -1,0 +1,140 @@
+// A Companion Satellite client for the tests, written from the protocol as Companion documents it for
+// developers (not from recdeck's server): lines of `COMMAND KEY=VALUE KEY="quoted value" FLAG` ended by
+// a newline, over TCP or over a WebSocket whose messages carry the same lines. It keeps every message it
+// receives, in order, and waits for them in real time (bounded), as one waits for any socket.
+import { connect, type Socket } from 'node:net';
+import { WebSocket } from 'ws';
+import { until } from '../../support/until.js';
+
+export interface Received {
+  name: string;
+  /** OK or ERROR, for answers. */
+  status: 'OK' | 'ERROR' | null;
+  params: Record<string, string | true>;
+  raw: string;
+}
+
+export class SatelliteTestClient {
+  readonly received: Received[] = [];
+  closed = false;
+  private buffer = '';
+
+  private constructor(private readonly write: (text: string) => void, private readonly hangUp: () => void) {}
+
+  static async tcp(port: number): Promise<SatelliteTestClient> {
+    const socket: Socket = connect({ host: '127.0.0.1', port });
+    const client = new SatelliteTestClient((text) => socket.write(text), () => socket.destroy());
+    socket.setEncoding('utf8');
+    socket.on('data', (text: string) => client.take(text));
+    socket.on('close', () => (client.closed = true));
+    socket.on('error', () => undefined);
+    await new Promise<void>((resolve, reject) => {
+      socket.once('connect', resolve);
+      socket.once('error', reject);
+    });
+    return client;
+  }
+
+  static async ws(port: number): Promise<SatelliteTestClient> {
+    const socket = new WebSocket(`ws://127.0.0.1:${port}`);
+    const client = new SatelliteTestClient((text) => socket.send(text), () => socket.terminate());
+    socket.on('message', (data) => client.take(data.toString()));
+    socket.on('close', () => (client.closed = true));
+    socket.on('error', () => undefined);
+    await new Promise<void>((resolve, reject) => {
+      socket.once('open', () => resolve());
+      socket.once('error', reject);
+    });
+    return client;
+  }
+
+  /** Sends text as it is (a test of bad input writes what it likes). */
+  sendRaw(text: string): void {
+    this.write(text);
+  }
+
+  /** Sends one message: text values quoted, numbers bare, yes/no as 1/0. */
+  send(name: string, args: Record<string, string | number | boolean> = {}): void {
+    const parts = [name, ...Object.entries(args).map(([key, value]) => `${key}=${typeof value === 'string' ? `"${value.replace(/["\\]/g, (c) => `\\${c}`)}"` : typeof value === 'number' ? value : value ? 1 : 0}`)];
+    this.write(`${parts.join(' ')}\n`);
+  }
+
+  /** Drops the link without a word (a cable pulled, a Pi losing power). */
+  drop(): void {
+    this.hangUp();
+  }
+
+  /** Waits for the first message after `from` (an index into `received`) that matches; returns it. */
+  async expect(match: (message: Received) => boolean, what: string, from = 0): Promise<Received> {
+    let found: Received | undefined;
+    await until(() => (found = this.received.slice(from).find(match)) !== undefined, what);
+    return found as Received;
+  }
+
+  /** Waits for the answer (OK or ERROR) to a command, after `from`. */
+  answer(name: string, from: number, device?: string): Promise<Received> {
+    return this.expect((m) => m.name === name && m.status !== null && (device === undefined || m.params.DEVICEID === device), `${name} answered`, from);
+  }
+
+  /** The KEY-STATE messages for a device so far. */
+  keyStates(device: string): Received[] {
+    return this.received.filter((m) => m.name === 'KEY-STATE' && m.params.DEVICEID === device);
+  }
+
+  private take(text: string): void {
+    this.buffer += text;
+    for (let end = this.buffer.indexOf('\n'); end !== -1; end = this.buffer.indexOf('\n')) {
+      const line = this.buffer.slice(0, end);
+      this.buffer = this.buffer.slice(end + 1);
+      if (line.trim() !== '') this.received.push(parseMessage(line));
+    }
+  }
+}
+
+/** One received line, as the protocol documents it: a name, an optional OK/ERROR, then parameters. */
+function parseMessage(line: string): Received {
+  const tokens: string[] = [];
+  let token = '';
+  let inQuotes = false;
+  let any = false;
+  for (let i = 0; i < line.length; i++) {
+    const c = line.charAt(i);
+    if (c === '\\') {
+      token += line.charAt(i + 1);
+      i++;
+      any = true;
+    } else if (c === '"') {
+      inQuotes = !inQuotes;
+      any = true;
+    } else if (c === ' ' && !inQuotes) {
+      if (any) tokens.push(token);
+      token = '';
+      any = false;
+    } else {
+      token += c;
+      any = true;
+    }
+  }
+  if (any) tokens.push(token);
+  const [name = '', ...rest] = tokens;
+  const status = rest[0] === 'OK' || rest[0] === 'ERROR' ? (rest.shift() as 'OK' | 'ERROR') : null;
+  const params: Record<string, string | true> = {};
+  for (const part of rest) {
+    const eq = part.indexOf('=');
+    if (eq === -1) params[part] = true;
+    else params[part.slice(0, eq)] = part.slice(eq + 1);
+  }
+  return { name, status, params, raw: line };
+}
+
+/** A bitmap's RGB bytes. */
+export function bitmapOf(message: Received): Buffer {
+  const bitmap = message.params.BITMAP;
+  if (typeof bitmap !== 'string') throw new Error(`no BITMAP in ${message.raw.slice(0, 80)}`);
+  return Buffer.from(bitmap, 'base64');
+}
+
+/** A layout manifest, base64 of its JSON, as ADD-DEVICE carries it. */
+export function manifestParam(manifest: unknown): string {
+  return Buffer.from(JSON.stringify(manifest)).toString('base64');
+}
