@@ -41,9 +41,8 @@ export async function writeLed(target: SatelliteTarget, control: string, state: 
   await target.link.send(formatLine('KEY-STATE', null, target.deviceId, args));
 }
 
-/** 0..100, only to a device that wants it. */
+/** 0..100; offered only to a device that asked for it. */
 export async function writeBrightness(target: SatelliteTarget, percent: number): Promise<void> {
-  if (!target.brightness) return;
   await target.link.send(formatLine('BRIGHTNESS', null, target.deviceId, { VALUE: percent }));
 }
 
@@ -52,16 +51,18 @@ export async function writeClear(target: SatelliteTarget): Promise<void> {
   await target.link.send(formatLine('KEYS-CLEAR', null, target.deviceId));
 }
 
-/** Satellite has no levels (no rings, no motor faders): a level is taken and shows nothing. */
-export async function writeLevel(): Promise<void> {}
-
+/**
+ * The capabilities the device has: images where a control asked for a bitmap, lights where one asked
+ * for none (its colour and word), brightness where it asked for it; never levels (Satellite has no rings
+ * and no motor faders), so a level asked of it is refused by the output, not taken and dropped here.
+ */
 export function satelliteTransport(target: SatelliteTarget): DeviceTransport {
+  const controls = [...target.controls.values()];
   return {
-    image: (control, image) => writeImage(target, control, image),
-    led: (control, state) => writeLed(target, control, state),
-    level: () => writeLevel(),
-    brightness: (percent) => writeBrightness(target, percent),
-    clear: () => writeClear(target),
+    ...(controls.some((c) => c.bitmap !== null) ? { images: { image: (control: string, image: RgbImage) => writeImage(target, control, image) } } : {}),
+    ...(controls.some((c) => c.bitmap === null) ? { lights: { led: (control: string, state: LedState) => writeLed(target, control, state) } } : {}),
+    ...(target.brightness ? { brightness: { brightness: (percent: number) => writeBrightness(target, percent) } } : {}),
+    clearing: { clear: () => writeClear(target) },
   };
 }
 
