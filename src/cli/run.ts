@@ -42,6 +42,7 @@ import { checkGroupNames, recorderGroupsFrom } from './recorder-groups.js';
 import type { RecorderGroups } from '../engine/recorder-group.js';
 import { readSecretFile } from './secret-file.js';
 import { UsageError } from './usage-error.js';
+import { STREAMDECK_TCP_FLAGS, streamDeckTcpSetup, streamDeckTcpSource, type StreamDeckTcpSetup } from './streamdeck-tcp-flags.js'; // issue 33
 
 /** `recdeck run`'s flags: what it parses, its usage line and its --help. */
 export const runCommand = {
@@ -69,6 +70,7 @@ export const runCommand = {
     'web-tls-cert': { type: 'string', value: 'FILE', description: 'PEM certificate: serve HTTPS and WSS (with --web-tls-key)' },
     'web-tls-key': { type: 'string', value: 'FILE', description: 'PEM private key for --web-tls-cert' },
     'no-web': { type: 'boolean', default: false, description: 'no web deck and no remote API' },
+    ...STREAMDECK_TCP_FLAGS, // network Stream Decks (issue 33): --streamdeck-tcp, --streamdeck-mdns
     'midi-maps': { type: 'string', multiple: true, default: [], value: 'DIR', description: 'folders of MIDI controller maps', shownDefault: 'the shipped profiles/midi/' },
     'log-format': { type: 'string', default: process.stderr.isTTY ? 'pretty' : 'json', value: 'pretty|json', description: 'log lines for people or for a log shipper', shownDefault: 'pretty on a terminal, json otherwise' },
     'log-level': { type: 'string', default: 'info', value: LOG_LEVELS.join('|'), description: 'the least important messages logged' },
@@ -143,6 +145,8 @@ export interface BridgeSetup {
 export type RunOptions = Omit<BridgeSetup, 'surfaces' | 'sources'> & {
   /** Folders of MIDI controller maps. */
   midiMapFolders: string[];
+  /** Network Stream Decks (issue 33). */
+  streamDeckTcp: StreamDeckTcpSetup;
   log: { format: LogFormat; level: LogLevel };
   satellite?: SatelliteSettings | null; // satellite
 };
@@ -176,6 +180,7 @@ export function parseRunArgs(args: string[], env: NodeJS.ProcessEnv): RunOptions
     mqtt: busSettings(values, env),
     satellite: satelliteSettings(values), // satellite
     midiMapFolders: values['midi-maps'].length > 0 ? values['midi-maps'] : [SHIPPED_MIDI_MAPS],
+    streamDeckTcp: streamDeckTcpSetup(values), // network Stream Decks (issue 33)
     audit: values['audit-file'] === undefined ? null : { file: values['audit-file'], maxBytes: auditMaxMb * 1024 * 1024 },
     web: values['no-web']
       ? null
@@ -444,6 +449,7 @@ export async function run(args: string[]): Promise<void> {
     new StreamDeckManager({ backend: nodeStreamDeckBackend(), log }),
     new XkeysManager({ backend: nodeXkeysBackend(), log }),
     await midiManager(setup.midiMapFolders, log),
+    ...[streamDeckTcpSource(setup.streamDeckTcp, log)].filter((source) => source !== null), // network Stream Decks (issue 33)
   ];
   if (setup.satellite) sources.push(await startSatellite(setup.satellite, log)); // satellite: listening now; followed and stopped with the other sources
   const running = await startBridge({ ...setup, surfaces: [], sources }, log);

@@ -1,5 +1,6 @@
 // What the engine sees of a MIDI map: its controls as surface control definitions. A knob is an absolute
-// fader to the engine (it reports a position); an encoder reports turns.
+// fader to the engine (it reports a position); an encoder reports turns. An MMC command is a button
+// with nothing to light (a DAW's transport has no LED recdeck could set).
 import type { ControlDefinition } from '../../engine/surface.js';
 import type { MidiControl, MidiMap } from './midi-map.js';
 
@@ -16,6 +17,7 @@ export function controlDefinition(control: MidiControl): ControlDefinition {
   }
 }
 
-export function controlDefinitions(map: Pick<MidiMap, 'controls'>): ControlDefinition[] {
-  return map.controls.map(controlDefinition);
+export function controlDefinitions(map: Pick<MidiMap, 'controls' | 'mmc'>): ControlDefinition[] {
+  const mmc = (map.mmc?.controls ?? []).map((control): ControlDefinition => ({ kind: 'button', id: control.id, feedback: 'none' }));
+  return [...map.controls.map(controlDefinition), ...mmc];
 }

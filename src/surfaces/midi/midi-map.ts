@@ -5,6 +5,7 @@
 import * as z from 'zod';
 import { messageOf } from '../../api/errors.js';
 import type { LedState } from '../../engine/surface.js';
+import { MMC_ALL_DEVICES, MMC_COMMANDS } from './mmc.js';
 
 export const LED_STATES = ['off', 'idle', 'active', 'recording', 'paused', 'armed', 'sync-recording', 'wrong', 'no-source', 'stale', 'offline', 'dialog', 'holding'] as const;
 // Both ways: a state added to LedState must be added here (and the other way round), or this fails to compile.
@@ -121,13 +122,15 @@ export const CONTROL_ROLES = ['button', 'fader', 'knob', 'encoder'] as const;
 
 const StyleName = z.string().regex(/^[a-z][a-z0-9-]*$/, { error: 'expected a name of lower-case letters, digits and dashes (rgb-pad)' });
 
+const ControlId = z
+  .string()
+  .regex(/^[a-z][a-z0-9-]*$/, { error: 'expected an id of lower-case letters, digits and dashes, starting with a letter (pad0, fader1, knob2)' })
+  .describe('The id profiles bind (pad0, fader1, knob2, button3)');
+
 /** One control as written: its LED given in place, or by the name of a style under `leds`. */
 export const MidiControlInput = z
   .strictObject({
-    id: z
-      .string()
-      .regex(/^[a-z][a-z0-9-]*$/, { error: 'expected an id of lower-case letters, digits and dashes, starting with a letter (pad0, fader1, knob2)' })
-      .describe('The id profiles bind (pad0, fader1, knob2, button3)'),
+    id: ControlId,
     type: z.enum(['note', 'cc', 'pitchbend']).describe('What the control sends'),
     channel: MidiChannel,
     number: DataByte.optional().describe('Note or CC number (not for pitchbend)'),
@@ -155,6 +158,39 @@ type ControlAsWritten = z.output<typeof MidiControlInput>;
 /** A control with its LED style resolved. */
 export type MidiControl = Omit<ControlAsWritten, 'led'> & { led?: Led };
 
+/** An MMC transport command bound as a button: each command is a press and its release at once. */
+export const MmcControl = z.strictObject({
+  id: ControlId,
+  command: z.enum(MMC_COMMANDS).describe('The MMC command (Stop 01, Play 02, Record Strobe 06, Record Exit 07, Pause 09, …)'),
+});
+export type MmcControl = z.output<typeof MmcControl>;
+
+export const MmcSection = z
+  .strictObject({
+    device: z
+      .number()
+      .int()
+      .min(0)
+      .max(MMC_ALL_DEVICES - 1)
+      .optional()
+      .describe('The MMC device id recdeck answers as (0–126); MMC to all devices (7F) is always answered. Without it, only MMC to all'),
+    controls: z.array(MmcControl).min(1),
+  })
+  .superRefine((mmc, context) => {
+    const first = new Map<string, number>();
+    const ids = new Map<string, number>();
+    mmc.controls.forEach((control, i) => {
+      const sameId = ids.get(control.id);
+      if (sameId !== undefined) context.addIssue({ code: 'custom', path: ['controls', i, 'id'], message: `id "${control.id}" is already used by mmc.controls[${sameId}]` });
+      else ids.set(control.id, i);
+      const same = first.get(control.command);
+      if (same !== undefined) context.addIssue({ code: 'custom', path: ['controls', i, 'command'], message: `"${control.command}" is already bound by mmc.controls[${same}]` });
+      else first.set(control.command, i);
+    });
+  })
+  .describe('MIDI Machine Control commands from a DAW\'s transport (F0 7F <device> 06 <command> F7), as buttons');
+export type MmcSection = z.output<typeof MmcSection>;
+
 export const MidiMap = z
   .strictObject({
     $schema: z.string().optional(),
@@ -176,9 +212,11 @@ export const MidiMap = z
       .optional()
       .describe('Where the LED numbers come from: the maker\'s MIDI implementation chart by name (a test checks the map against it)'),
     leds: z.record(StyleName, Led).default({}).describe('LED styles by name, shared by the controls that name them (led: rgb-pad)'),
-    controls: z.array(MidiControlInput).min(1),
+    controls: z.array(MidiControlInput).default([]),
+    mmc: MmcSection.optional(),
   })
   .superRefine((map, context) => {
+    if (map.controls.length === 0 && map.mmc === undefined) context.addIssue({ code: 'custom', path: ['controls'], message: 'a map needs at least one control (under controls, or MMC commands under mmc)' });
     const styles = Object.keys(map.leds);
     map.controls.forEach((control, i) => {
       if (typeof control.led === 'string' && !styles.includes(control.led)) {
@@ -192,6 +230,8 @@ export const MidiMap = z
       const first = ids.get(control.id);
       if (first !== undefined) context.addIssue({ code: 'custom', path: ['controls', i, 'id'], message: `id "${control.id}" is already used by controls[${first}]` });
       else ids.set(control.id, i);
+      const mmcSame = map.mmc?.controls.findIndex((mmc) => mmc.id === control.id) ?? -1;
+      if (mmcSame >= 0) context.addIssue({ code: 'custom', path: ['controls', i, 'id'], message: `id "${control.id}" is already used by mmc.controls[${mmcSame}]` });
       const key = inputKey(control);
       const same = inputs.get(key);
       if (same !== undefined) context.addIssue({ code: 'custom', path: ['controls', i], message: `sends the same messages as controls[${same}] (${describeInput(control)}); the bridge could not tell them apart` });

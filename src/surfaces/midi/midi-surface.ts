@@ -1,5 +1,5 @@
 // One MIDI controller as a Surface: raw messages in, checked bytes out (over a MidiPort), with the
-// device's wiring taken from its MIDI map. No MIDI input can crash the process: raw input is screened
+// device's wiring taken from its MIDI map (MMC commands from a DAW among them, mmc.ts). No MIDI input can crash the process: raw input is screened
 // (input-guard.ts) and decoded inside a try/catch, and garbage is dropped with a (rate-limited) log line.
 // LEDs, motors and rings go out through its DeviceOutput, which writes only what the device does not
 // show: a level comes again at every meter read with the gain unchanged, and sends nothing. The hand
@@ -14,11 +14,12 @@ import { LogLimiter } from '../../engine/log-limit.js';
 import type { ControlDefinition, LedState, Surface, SurfaceInput } from '../../engine/surface.js';
 import { controlDefinitions } from './controls.js';
 import { ControlIndex, decode, fromBytes } from './decode.js';
-import { hex } from './bytes.js';
+import { hex, hexByte } from './bytes.js';
 import { checkedMessage, encodeLed, encodeLevel, levelValue, MidiValueError } from './encode.js';
 import { RawScreen } from './input-guard.js';
 import type { MidiControl, MidiMap } from './midi-map.js';
 import type { MidiInputPort, MidiOutputPort } from './midi-port.js';
+import { mmcFromSysex, mmcIsFor, type MmcCommand } from './mmc.js';
 import { DEFAULT_GRACE_MS, SoftTakeover } from './soft-takeover.js';
 
 export interface MidiSurfaceOptions {
@@ -45,6 +46,8 @@ export class MidiSurface implements Surface {
   private readonly inputs = new Subject<SurfaceInput>();
   private readonly byId: ReadonlyMap<string, MidiControl>;
   private readonly index: ControlIndex;
+  /** MMC command → the id of the control bound to it. */
+  private readonly mmcControls: ReadonlyMap<MmcCommand, string>;
   private readonly takeovers = new Map<string, SoftTakeover>();
   private readonly garbage: LogLimiter;
   private readonly screen = new RawScreen();
@@ -61,6 +64,7 @@ export class MidiSurface implements Surface {
     this.input = this.inputs.asObservable();
     this.byId = new Map(map.controls.map((control) => [control.id, control]));
     this.index = new ControlIndex(map);
+    this.mmcControls = new Map((map.mmc?.controls ?? []).map((control) => [control.command, control.id]));
     this.time = options.time ?? realTime;
     this.graceMs = options.graceMs ?? DEFAULT_GRACE_MS;
     this.garbage = new LogLimiter((message) => options.log.warn(message), this.time.now);
@@ -129,7 +133,8 @@ export class MidiSurface implements Surface {
     if (this.closed) return;
     const verdict = this.screen.screen(raw);
     for (const reason of verdict.garbage) this.reportGarbage(reason, raw);
-    // Device replies (identity, mode reports) are complete SysEx messages: nothing in the bridge reads them.
+    if (verdict.sysex !== null) this.onSysex(verdict.sysex);
+    // Device replies (identity, mode reports) are complete SysEx messages: nothing else here reads them.
     if (!verdict.forward) return;
     const screened = fromBytes(raw);
     if (screened === null) return;
@@ -148,6 +153,33 @@ export class MidiSurface implements Surface {
     }
     const position = this.positionFor(control, decoded.position);
     if (position !== null) this.inputs.next({ ...decoded, position });
+  }
+
+  /**
+   * MMC from a DAW, when the map binds any: each command bound is a press and its release at once (a
+   * command has no duration, so a hold binding never fires from one). A message to another device, or
+   * one that is malformed in part, fires nothing at all.
+   */
+  private onSysex(bytes: readonly number[]): void {
+    const mmc = this.options.map.mmc;
+    if (mmc === undefined) return;
+    const message = mmcFromSysex(bytes);
+    if (message === null) return;
+    if (!message.ok) {
+      this.reportGarbage(message.reason, bytes);
+      return;
+    }
+    if (!mmcIsFor(message.device, mmc.device)) {
+      const own = mmc.device === undefined ? 'only MMC to all devices (7F)' : `MMC to device ${hexByte(mmc.device)} and to all (7F)`;
+      this.reportGarbage(`an MMC message to device ${hexByte(message.device)}: this map answers ${own}`, bytes);
+      return;
+    }
+    for (const command of message.commands) {
+      const control = this.mmcControls.get(command);
+      if (control === undefined) continue;
+      this.inputs.next({ type: 'down', control });
+      this.inputs.next({ type: 'up', control });
+    }
   }
 
   private positionFor(control: MidiControl, position: number): number | null {

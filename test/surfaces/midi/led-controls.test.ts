@@ -19,6 +19,10 @@
 //   XTouchMini Standard-mode controller and other open-source drivers.
 // - Akai MIDImix: no maker's chart found; Zynthian's driver lights mute (1, 4, … 22), rec arm (3, 6,
 //   … 24) and bank left/right (25, 26) by their own note; solo (27) has no LED.
+// - Mackie Control protocol (MC mode; reproduced in controllers' MC-mode manuals and Ardour's Mackie
+//   support): every button's LED is lit by a note-on to its own note on channel 1 (127 on, 1 blinking,
+//   0 off): transport 91-95, the strips' REC 0-7. Faders are pitch bend and have no LED.
+// - DAW transport (MMC): commands from software, no LEDs at all.
 // - The generic template has no hardware: its table is its own assumption (pads 36-51).
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -66,6 +70,16 @@ const TABLES: Readonly<Record<string, LedTable>> = {
     source: "Akai MIDImix factory mapping as reproduced by Zynthian's driver (mute, rec arm and bank LEDs; no maker's chart found)",
     ledChannel: 1,
     leds: new Map(same('note', 1, [...range(1, 22, 3), ...range(3, 24, 3), 25, 26])),
+  },
+  'mackie-control': {
+    source: "Mackie Control protocol (button LEDs by note-on to the button's note on channel 1; 127 on, 1 blinking, 0 off)",
+    ledChannel: 1,
+    leds: new Map(same('note', 1, [...range(0, 7), ...range(91, 95)])),
+  },
+  'daw-mmc': {
+    source: 'none (MMC commands have no LEDs)',
+    ledChannel: 1,
+    leds: new Map(),
   },
   'generic-midi': {
     source: 'none (a template; its LEDs are assumed, see above)',

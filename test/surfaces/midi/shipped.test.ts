@@ -12,7 +12,7 @@ import { portMatches } from '../../../src/surfaces/midi/ports.js';
 
 const PROFILES = join(import.meta.dirname, '../../../profiles');
 const MAPS = join(PROFILES, 'midi');
-const MODELS = ['apc-mini-mk2', 'launchpad-mini-mk3', 'nanokontrol2', 'x-touch-mini', 'midimix', 'generic-midi'];
+const MODELS = ['apc-mini-mk2', 'launchpad-mini-mk3', 'nanokontrol2', 'x-touch-mini', 'midimix', 'generic-midi', 'mackie-control', 'daw-mmc'];
 
 const profileFiles = readdirSync(PROFILES).filter((f) => f.startsWith('midi-') && f.endsWith('.yaml'));
 
@@ -46,6 +46,23 @@ describe('shipped MIDI maps', () => {
     const daw = ['Launchpad Mini MK3:Launchpad Mini MK3 LPMiniMK3 DA 20:0', 'Launchpad Mini MK3:Launchpad Mini MK3 MIDI 1 24:0', 'Launchpad Mini MK3:Launchpad Mini MK3 MIDI 1 28:0'];
     expect(midi.filter((name) => !portMatches(pattern, name))).toEqual([]);
     expect(daw.filter((name) => portMatches(pattern, name))).toEqual([]);
+  });
+
+  it('the Mackie Control map takes MC controllers\' ports, never the X-Touch Mini\'s (it has its own map), nor an Extender\'s', async () => {
+    const { maps } = await loadMidiMapFolder(MAPS);
+    const pattern = maps.find((m) => m.map.model === 'mackie-control')?.map.ports.input ?? '';
+    const mc = ['X-Touch:X-Touch MIDI 1 20:0', 'X-Touch One:X-Touch One MIDI 1 24:0', 'Platform M+ V2.15:Platform M+ V2.15 MIDI 1 28:0', 'MCU Pro USB v3.1:MCU Pro USB v3.1 MIDI 1 32:0'];
+    const others = ['X-TOUCH MINI:X-TOUCH MINI MIDI 1 20:0', 'X-Touch-Ext:X-Touch-Ext MIDI 1 24:0', 'X-TOUCH COMPACT:X-TOUCH COMPACT MIDI 1 28:0', 'Midi Through:Midi Through Port-0 14:0'];
+    expect(mc.filter((name) => !portMatches(pattern, name))).toEqual([]);
+    expect(others.filter((name) => portMatches(pattern, name))).toEqual([]);
+  });
+
+  it('the DAW transport map reads MMC (the five transport commands a DAW sends) and has no channel controls', async () => {
+    const { maps } = await loadMidiMapFolder(MAPS);
+    const mmc = maps.find((m) => m.map.model === 'daw-mmc')?.map;
+    expect(mmc?.controls).toEqual([]);
+    expect(mmc?.mmc?.controls.map((c) => c.command).sort()).toEqual(['pause', 'play', 'record-exit', 'record-strobe', 'stop']);
+    expect(mmc?.mmc?.device).toBeUndefined();
   });
 
   it('the X-Touch Mini\'s encoders are set by the bridge (their rings show the gain), with no soft takeover', async () => {
