@@ -43,7 +43,7 @@ class Timeline {
         channels: [0, 1, 2, 3].map((i) => channelOf(i)),
         sync: { IsSyncRecording: false, IsSyncRecordingPause: false },
         dialog: { IsDialog: false, DialogContent: '', Buttons: 'OK' },
-        commands: { inFlight: 0, lastAnsweredAt: null },
+        commands: IDLE,
         disks: [],
         failing: null,
       });
@@ -97,6 +97,9 @@ class Timeline {
     return [...this.book.active.keys()];
   }
 }
+
+const IDLE: CommandActivity = { inFlight: [], lastAnsweredAt: new Map() };
+const answered = (channel: number | null, at: number): CommandActivity => ({ inFlight: [], lastAnsweredAt: new Map([[channel, at]]) });
 
 const summary = (events: AlarmEvent[]) => events.map((e) => `${e.state} ${e.alarm.id} ${e.alarm.severity}`);
 
@@ -197,19 +200,27 @@ describe('alarm decision', () => {
   it('a stop read while a command of recdeck is under way, or within its settle time, is recdeck’s and raises nothing', () => {
     const t = new Timeline();
     t.channel(0, { IsRecording: true }).channel(1, { IsRecording: true }).polls(3);
-    t.set('main', (r) => (r.commands = { inFlight: 1, lastAnsweredAt: null }));
+    t.set('main', (r) => (r.commands = { inFlight: [0], lastAnsweredAt: new Map() }));
     t.channel(0, { IsRecording: false }).poll();
-    t.set('main', (r) => (r.commands = { inFlight: 0, lastAnsweredAt: t.now + 10 }));
+    t.set('main', (r) => (r.commands = answered(0, t.now + 10)));
     t.polls(4);
-    // Answered 200 ms before the read that shows the stop.
-    t.set('main', (r) => (r.commands = { inFlight: 0, lastAnsweredAt: t.now + POLL - 200 }));
+    // A write about the whole recorder (sync-rec-stop), answered 200 ms before the read that shows the stop.
+    t.set('main', (r) => (r.commands = answered(null, t.now + POLL - 200)));
     t.channel(1, { IsRecording: false }).polls(10);
     expect(t.events).toEqual([]);
   });
 
+  it('a command about one channel does not cover another channel stopping beside it', () => {
+    const t = new Timeline();
+    t.channel(0, { IsRecording: true }).channel(3, { IsRecording: true }).polls(3);
+    t.set('main', (r) => (r.commands = { inFlight: [0], lastAnsweredAt: new Map() }));
+    t.channel(0, { IsRecording: false }).channel(3, { IsRecording: false }).polls(3);
+    expect(t.active()).toEqual(['unexpected-stop:main:ch4']);
+  });
+
   it('a stop long after recdeck’s last command is not recdeck’s', () => {
     const t = new Timeline();
-    t.set('main', (r) => (r.commands = { inFlight: 0, lastAnsweredAt: T0 }));
+    t.set('main', (r) => (r.commands = answered(0, T0)));
     t.channel(0, { IsRecording: true }).polls(20);
     t.channel(0, { IsRecording: false }).polls(3);
     expect(t.active()).toEqual(['unexpected-stop:main:ch1']);
@@ -237,7 +248,7 @@ describe('alarm decision', () => {
   it('a recorder never reached and never asked is not offline yet', () => {
     const t = new Timeline();
     const before = t.book;
-    const decision = evaluate(before, { now: T0, recorders: [{ state: initialRecorderState('main', POLL), commands: { inFlight: 0, lastAnsweredAt: null }, disks: [] }], groups: new Map() }, SETTINGS);
+    const decision = evaluate(before, { now: T0, recorders: [{ state: initialRecorderState('main', POLL), commands: IDLE, disks: [] }], groups: new Map() }, SETTINGS);
     expect(decision.events).toEqual([]);
     expect(decision.book.counts.size).toBe(0);
   });
@@ -287,7 +298,7 @@ describe('alarm decision', () => {
     t.channel(0, { IsRecording: true }, 'main').channel(0, { IsRecording: true }, 'backup').polls(5);
     expect(t.events).toEqual([]);
     t.channel(0, { IsRecording: false }, 'backup');
-    t.set('backup', (r) => (r.commands = { inFlight: 1, lastAnsweredAt: null })); // recdeck stopped it: no unexpected-stop
+    t.set('backup', (r) => (r.commands = { inFlight: [0], lastAnsweredAt: new Map() })); // recdeck stopped it: no unexpected-stop
     const raised = t.polls(3);
     expect(summary(raised)).toEqual(['raised group-disagree:studio:ch1 critical']);
     expect(raised[0]?.alarm.text).toBe('Group studio, channel 1: records on MAIN but not on BACKUP');

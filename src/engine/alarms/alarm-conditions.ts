@@ -13,10 +13,22 @@ import { freshnessOf, type RecorderState } from '../recorder-state.js';
 import { alarmId, type AlarmKind, type Severity } from './alarm.js';
 import type { AlarmSettings } from './alarm-settings.js';
 
-/** What recdeck's own commands to a recorder are doing: how many are under way, when the last was answered. */
+/**
+ * What recdeck's own writes to a recorder are doing, per channel they are about (null: about the whole
+ * recorder, such as sync-rec or a project load, which covers every channel).
+ */
 export interface CommandActivity {
-  inFlight: number;
-  lastAnsweredAt: number | null;
+  /** The channel index of each write under way. */
+  inFlight: readonly (number | null)[];
+  /** When the last write about each channel index (or the whole recorder, null) was answered. */
+  lastAnsweredAt: ReadonlyMap<number | null, number>;
+}
+
+/** Whether a stop of the channel read at `at` is recdeck's: a write about it under way, or answered within the settle time. */
+function commandedStop(commands: CommandActivity, index: number, at: number, settleMs: number): boolean {
+  const about = (channel: number | null) => channel === null || channel === index;
+  if (commands.inFlight.some(about)) return true;
+  return [index, null].some((key) => (commands.lastAnsweredAt.get(key) ?? -Infinity) >= at - settleMs);
 }
 
 export interface RecorderObservation {
@@ -162,14 +174,13 @@ function rememberChannels(before: RecorderMemory | undefined, state: RecorderSta
   const read = state.readNumber.channels;
   const at = state.readAt.channels as number;
   if (before && before.channelsRead === read) return before;
-  // A take that stops within the settle time of a command of recdeck's (or while one is under way) is recdeck's.
+  // A take that stops within the settle time of a write of recdeck's about it (or while one is under way) is recdeck's.
   const settleMs = settings.commandSettlePolls * state.pollMs;
-  const commanded = commands.inFlight > 0 || (commands.lastAnsweredAt !== null && commands.lastAnsweredAt >= at - settleMs);
   const channels = new Map<number, ChannelMemory>();
   for (const channel of state.channels ?? []) {
     const old = before?.channels.get(channel.Index);
     const stoppedNow = old !== undefined && old.recording && !channel.IsRecording;
-    const stoppedAt = channel.IsRecording ? null : stoppedNow ? (commanded ? null : at) : (old?.stoppedAt ?? null);
+    const stoppedAt = channel.IsRecording ? null : stoppedNow ? (commandedStop(commands, channel.Index, at, settleMs) ? null : at) : (old?.stoppedAt ?? null);
     const losses = channel.IsRecording ? windowed(old?.recording ? old.losses : [], { at, value: channel.RecordingDrops + channel.RecordingBreaks }, LOSS_WINDOW_MS) : [];
     const buffered = channel.IsRecording ? windowed(old?.recording ? old.buffered : [], { at, value: channel.RecordingBuffered }, settings.bufferGrowingS * 1000) : [];
     channels.set(channel.Index, { recording: channel.IsRecording, losses, buffered, stoppedAt });

@@ -129,3 +129,23 @@ export function worstFirst(a: Alarm, b: Alarm): number {
   const rank = (x: Alarm) => (x.severity === 'critical' ? 0 : 2) + (x.ackedAt === null ? 0 : 1);
   return rank(a) - rank(b) || a.raisedAt - b.raisedAt || a.id.localeCompare(b.id);
 }
+
+/** An alarm's raise, ack or clear as one audit line. */
+export interface AlarmAuditRecord {
+  at: number;
+  alarm: AlarmState;
+  id: string;
+  kind: AlarmKind;
+  recorder: string;
+  channel: number | null;
+  disk: string | null;
+  severity: Severity;
+  text: string;
+  /** Who acknowledged it (acks only). */
+  by: string | null;
+}
+
+export function alarmAuditRecord(event: AlarmEvent): AlarmAuditRecord {
+  const { id, kind, recorder, channel, disk, severity, text, ackedBy } = event.alarm;
+  return { at: event.at, alarm: event.state, id, kind, recorder, channel, disk, severity, text, by: event.state === 'acked' ? ackedBy : null };
+}

@@ -8,7 +8,7 @@ import type { ClientCall } from '../command-plan.js';
 import type { CallResult, RecorderLink } from '../recorder-link.js';
 import type { CommandActivity } from './alarm-conditions.js';
 
-const IDLE: CommandActivity = { inFlight: 0, lastAnsweredAt: null };
+const IDLE: CommandActivity = { inFlight: [], lastAnsweredAt: new Map() };
 
 export class CommandActivityLog {
   private readonly activity = new Map<string, CommandActivity>();
@@ -23,9 +23,17 @@ export class CommandActivityLog {
   /** The same link, its writes counted while under way (reads, such as previews and reads at a press, are not commands). */
   watch(link: RecorderLink): RecorderLink {
     const call = <C extends ClientCall>(c: C): Promise<CallResult<C>> => {
-      if (operations[c.method].method === 'GET') return link.call(c);
-      this.change(link.name, (a) => ({ ...a, inFlight: a.inFlight + 1 }));
-      const answered = () => this.change(link.name, (a) => ({ inFlight: a.inFlight - 1, lastAnsweredAt: this.clock.now() }));
+      const operation = operations[c.method];
+      if (operation.method === 'GET') return link.call(c);
+      // A write to /api/channels/{index}/… is about that channel; any other about the whole recorder.
+      const channel = operation.path.startsWith('/api/channels/{index}') ? (c.args[0] as number) : null;
+      this.change(link.name, (a) => ({ ...a, inFlight: [...a.inFlight, channel] }));
+      const answered = () =>
+        this.change(link.name, (a) => {
+          const inFlight = [...a.inFlight];
+          inFlight.splice(inFlight.indexOf(channel), 1);
+          return { inFlight, lastAnsweredAt: new Map(a.lastAnsweredAt).set(channel, this.clock.now()) };
+        });
       return link.call(c).finally(answered);
     };
     return {
