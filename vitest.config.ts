@@ -82,6 +82,7 @@ const E2E = [
   'test/remote/framing.test.ts',
   'test/remote/hardware.test.ts',
   'test/remote/image-frames.test.ts',
+  'test/remote/prometheus-alerts.test.ts',
   'test/remote/readable-deck.test.ts',
   'test/remote/status-panels.test.ts',
   'test/remote/tls.test.ts',
