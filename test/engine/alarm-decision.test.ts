@@ -1,11 +1,14 @@
 // The alarm engine's rules, pure: recorder states built by hand on a virtual timeline (one evaluation per
 // 250 ms poll), every kind raised and cleared, and no flapping at the raise and clear thresholds.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { parse as parseYaml } from 'yaml';
 import { describe, expect, it } from 'vitest';
 import type { Channel } from '../../src/api/channel.js';
 import type { Dialog, SyncState } from '../../src/api/app.js';
 import type { DiskTimeLeft } from '../../src/engine/disk-time.js';
 import { initialRecorderState, type RecorderState } from '../../src/engine/recorder-state.js';
-import { AlarmWire, alarmWire, type AlarmEvent } from '../../src/engine/alarms/alarm.js';
+import { AlarmWebhookPayload, AlarmWire, alarmWire, type AlarmEvent } from '../../src/engine/alarms/alarm.js';
 import type { CommandActivity } from '../../src/engine/alarms/alarm-conditions.js';
 import { EMPTY_BOOK, acknowledge, acknowledgeAll, evaluate, type AlarmBook } from '../../src/engine/alarms/alarm-decision.js';
 import { AlarmSettings } from '../../src/engine/alarms/alarm-settings.js';
@@ -345,5 +348,16 @@ describe('alarm decision', () => {
     const paths = bad.error?.issues.map((i) => i.path.join('.') || i.code);
     expect(paths).toEqual(expect.arrayContaining(['raisePolls', 'off.0']));
     expect(AlarmSettings.parse({})).toMatchObject({ raisePolls: 3, clearPolls: 5, dialogWaitS: 10, webhook: { attempts: 6 } });
+  });
+});
+
+describe('the README\'s Alarms section', () => {
+  const readme = readFileSync(join(import.meta.dirname, '../../README.md'), 'utf8');
+  const section = readme.slice(readme.indexOf('## Alarms'));
+  it('its settings file example is valid settings, and its webhook payload a valid payload', () => {
+    const settings = /```yaml\n([\s\S]*?)```/.exec(section)?.[1] ?? '';
+    expect(AlarmSettings.parse(parseYaml(settings))).toMatchObject({ raisePolls: 3, off: ['buffer-growing'] });
+    const payload = /```json\n([\s\S]*?)```/.exec(section)?.[1] ?? '';
+    expect(AlarmWebhookPayload.parse(JSON.parse(payload)).alarm.channel).toBe(3);
   });
 });
