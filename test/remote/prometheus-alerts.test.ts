@@ -5,7 +5,7 @@
 // loopback once the simulator faults a channel. Every wait is bounded (until()); the test's own configs
 // scrape and evaluate every second.
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -105,6 +105,11 @@ describe('Prometheus and Alertmanager on a running recdeck', () => {
     await until(() => bridge.alarms?.active().some((a) => a.id === 'channel-fault:main:ch5') === true, 'recdeck to raise the alarm');
     const metrics = await (await request(`${bridge.remote?.url}/metrics`)).body.text();
     expect(metrics).toContain('recdeck_alarm_active{kind="channel-fault",recorder="main",channel="5",severity="critical"} 1');
+    // Every figure the shipped Grafana dashboard asks for is one recdeck exposes.
+    const dashboard = JSON.parse(await readFile(join(DEPLOY, 'grafana/recdeck.json'), 'utf8')) as { panels: Array<{ targets: Array<{ expr: string }> }> };
+    const asked = new Set(dashboard.panels.flatMap((p) => p.targets.flatMap((t) => t.expr.match(/recdeck_[a-z_]+/g) ?? [])));
+    expect(asked.size).toBeGreaterThanOrEqual(7);
+    for (const name of asked) expect(metrics).toContain(`# TYPE ${name} `);
     await until(() => receiver.posts.length > 0, 'Alertmanager to deliver the alert', 45_000, 200);
     const delivered = JSON.parse(receiver.posts[0]?.body ?? '{}') as { status: string; alerts: Array<{ labels: Record<string, string> }> };
     expect(delivered.status).toBe('firing');
