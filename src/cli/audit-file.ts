@@ -5,6 +5,7 @@ import { appendFile, rename, stat } from 'node:fs/promises';
 import { messageOf } from '../api/errors.js';
 import { SaidOnce } from '../engine/log-limit.js';
 import type { CommandRecord, Logger } from '../engine/log.js';
+import type { AlarmAuditRecord } from '../engine/alarms/alarm.js';
 import type { ProfileEditRecord } from '../remote/profiles-api.js';
 import { UsageError } from './usage-error.js';
 
@@ -40,8 +41,8 @@ export class AuditFile {
     }
   }
 
-  /** A command the bridge ran, or a profile saved from the editor. */
-  write(record: CommandRecord | ProfileEditRecord): void {
+  /** A command the bridge ran, a profile saved from the editor, or an alarm raised, acknowledged or cleared. */
+  write(record: CommandRecord | ProfileEditRecord | AlarmAuditRecord): void {
     const line = `${JSON.stringify({ time: new Date(record.at).toISOString(), ...record })}\n`;
     this.queue = this.queue.then(() => this.append(line));
   }

@@ -43,6 +43,8 @@ import type { RecorderGroups } from '../engine/recorder-group.js';
 import { readSecretFile } from './secret-file.js';
 import { UsageError } from './usage-error.js';
 import { STREAMDECK_TCP_FLAGS, streamDeckTcpSetup, streamDeckTcpSource, type StreamDeckTcpSetup } from './streamdeck-tcp-flags.js'; // issue 33
+import { ALARM_FLAGS, alarmSetup, startAlarms, type AlarmSetup } from './alarm-setup.js'; // alarms (issue 36)
+import type { AlarmMonitor } from '../engine/alarms/alarm-monitor.js'; // alarms (issue 36)
 
 /** `recdeck run`'s flags: what it parses, its usage line and its --help. */
 export const runCommand = {
@@ -58,6 +60,7 @@ export const runCommand = {
     'no-shipped-profiles': { type: 'boolean', default: false, description: 'bind only the --profile files and folders, not the shipped profiles/' },
     ...BUS_FLAGS,
     ...SATELLITE_FLAGS, // satellite
+    ...ALARM_FLAGS, // alarms (issue 36)
     'disk-amber-min': { type: 'string', default: '30', value: 'N', description: "a resources key turns amber when a recording disk is full in under N minutes at the rate it fills" },
     'disk-red-min': { type: 'string', default: '10', value: 'N', description: 'and red under N minutes' },
     'poll-ms': { type: 'string', default: '250', value: 'N', description: 'poll the recorder every N ms (50 to 10000)' },
@@ -93,6 +96,8 @@ export interface RunningBridge {
   recorders: RecorderConfig[];
   remote: RunningRemoteServer | null;
   webSurfaces: WebSurface[];
+  /** The alarm engine (issue 36); null when the setup has none. */
+  alarms: AlarmMonitor | null;
   /**
    * Reads the web password file again (on SIGHUP): a new password ends every session. A file that
    * cannot be read or holds too short a password changes nothing, and says why.
@@ -140,6 +145,8 @@ export interface BridgeSetup {
   mqtt?: BusSettings | null;
   /** The profile editor may write (--allow-edit); "make my own" copies go to ownFolder (the first --profile folder). */
   editing?: { allowed: boolean; ownFolder: string | null };
+  /** The alarm engine's settings and webhooks (issue 36); absent or null for no alarms. */
+  alarms?: AlarmSetup | null;
 }
 
 export type RunOptions = Omit<BridgeSetup, 'surfaces' | 'sources'> & {
@@ -179,6 +186,7 @@ export function parseRunArgs(args: string[], env: NodeJS.ProcessEnv): RunOptions
     env,
     mqtt: busSettings(values, env),
     satellite: satelliteSettings(values), // satellite
+    alarms: alarmSetup(values), // alarms (issue 36)
     midiMapFolders: values['midi-maps'].length > 0 ? values['midi-maps'] : [SHIPPED_MIDI_MAPS],
     streamDeckTcp: streamDeckTcpSetup(values), // network Stream Decks (issue 33)
     audit: values['audit-file'] === undefined ? null : { file: values['audit-file'], maxBytes: auditMaxMb * 1024 * 1024 },
@@ -287,6 +295,7 @@ export async function startBridge(setup: BridgeSetup, log: Logger = pinoLogger({
     const bus = setup.mqtt ? await connectBusRecorders(setup.mqtt, polledHere, onBus.followed, setup.pollMs, log, audit ? (record) => audit.write(record) : undefined) : null;
     const running = new Bridge({ recorders: bus?.recorders ?? clients, renderer: (thumbnails) => pictureRenderer({ thumbnails }), decodeThumbnail, log, pollMs: setup.pollMs, ...(setup.groups ? { groups: setup.groups } : {}), ...(setup.diskTime ? { diskTime: setup.diskTime } : {}) });
     running.start();
+    const alarms = setup.alarms ? startAlarms(running, setup.alarms, log, audit) : null; // alarms (issue 36)
     const auditing = audit && running.commands$.subscribe((record) => audit.write(record));
     running.setProfiles(latest.profiles);
     bridge = running;
@@ -301,8 +310,9 @@ export async function startBridge(setup: BridgeSetup, log: Logger = pinoLogger({
           audit?.write(record);
         },
       };
-      if (setup.web) remote = await startRemoteServer({ bridge: running, webSurfaces, log, host: setup.web.host, port: setup.web.port, password: setup.web.password, allowHosts: setup.web.allowHosts ?? [], trustProxies: setup.web.trustProxies ?? [], tls: setup.web.tls ?? null, profileEditing });
+      if (setup.web) remote = await startRemoteServer({ bridge: running, webSurfaces, log, host: setup.web.host, port: setup.web.port, password: setup.web.password, allowHosts: setup.web.allowHosts ?? [], trustProxies: setup.web.trustProxies ?? [], tls: setup.web.tls ?? null, profileEditing, alarms: alarms?.monitor ?? null }); // alarms: issue 36
     } catch (error) {
+      alarms?.stop(); // alarms (issue 36)
       await running.stop();
       await bus?.close();
       await Promise.allSettled(clients.map((c) => c.client.close()));
@@ -318,6 +328,7 @@ export async function startBridge(setup: BridgeSetup, log: Logger = pinoLogger({
       recorders,
       remote,
       webSurfaces,
+      alarms: alarms?.monitor ?? null, // alarms (issue 36)
       rereadWebPassword: () => {
         const source = setup.web?.passwordFile ?? null;
         if (!remote || !source) return log.info('SIGHUP: the web password is not from a file; nothing to read again');
@@ -338,6 +349,7 @@ export async function startBridge(setup: BridgeSetup, log: Logger = pinoLogger({
       stop: async () => {
         subscription.unsubscribe();
         await remote?.close();
+        alarms?.stop(); // alarms (issue 36)
         // Blank every surface before the adapters close their devices.
         await running.stop();
         for (const stop of followed) await stop();

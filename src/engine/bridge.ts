@@ -19,6 +19,8 @@ import type { RecorderState } from './recorder-state.js';
 import type { RgbImage, Surface } from './surface.js';
 import type { BoundProfile, PictureRenderer, RecorderHandle } from './session-services.js';
 import { SurfaceSession } from './surface-session.js';
+import type { CommandActivity } from './alarms/alarm-conditions.js';
+import { CommandActivityLog } from './alarms/command-activity.js';
 
 const NO_GROUPS: RecorderGroups = new Map();
 
@@ -54,15 +56,18 @@ export class Bridge {
   /** The engine's one clock: what reads the bridge's state beside it (the page, the API, metrics) ages it on this too. */
   readonly time: EngineTime;
   readonly renderer: PictureRenderer;
+  /** recdeck's own writes under way to each recorder (the alarm engine tells its stops from others'). */
+  private readonly commandActivity: CommandActivityLog;
 
   constructor(private readonly options: BridgeOptions) {
     if (options.recorders.length === 0) throw new Error('the bridge needs at least one recorder');
     this.time = options.time ?? realTime;
+    this.commandActivity = new CommandActivityLog(this.time);
     this.renderer = options.renderer((key) => this.thumbnailImage(key));
     for (const recorder of options.recorders) {
       const { name } = recorder;
       // A recorder given by its client is polled here; one given by a link (a bus) brings its own state.
-      const link = 'link' in recorder ? recorder.link : pollingLink(new RecorderPoller(name, recorder.client, { pollMs: options.pollMs ?? 250, slowMs: options.slowMs ?? 5000, time: this.time }));
+      const link = this.commandActivity.watch('link' in recorder ? recorder.link : pollingLink(new RecorderPoller(name, recorder.client, { pollMs: options.pollMs ?? 250, slowMs: options.slowMs ?? 5000, time: this.time })));
       const extras = new RecorderExtras(link, { decodeThumbnail: options.decodeThumbnail, thumbnailMs: options.thumbnailMs ?? 1000, meterMs: options.meterMs ?? 250, time: this.time });
       const durations = new DurationClock();
       const diskTimes = new DiskTimes({ ...DEFAULT_DISK_TIME, ...options.diskTime });
@@ -78,6 +83,11 @@ export class Bridge {
   /** Every command carried out or refused, for the audit log. */
   get commands$(): Observable<CommandRecord> {
     return this.commands.asObservable();
+  }
+
+  /** recdeck's own writes to a recorder: how many are under way, when the last was answered. */
+  commandsOf(recorder: string): CommandActivity {
+    return this.commandActivity.of(recorder);
   }
 
   /** The command line's recorder groups (each profile adds its own). */

@@ -13,6 +13,9 @@ import type { Logger } from '../engine/log.js';
 import type { WebSurface } from '../surfaces/web/web-surface.js';
 import { AccessControl, DEFAULT_SESSION_IDLE_MS, SESSION_COOKIE, allowedHostNames, hostAllowed, isLoopback, sameOrigin } from './access.js';
 import { ApiError, answerApi, decodePart } from './api.js';
+import type { AlarmMonitor } from '../engine/alarms/alarm-monitor.js';
+import { alarmMetrics } from './alarm-metrics.js';
+import { answerAlarms } from './alarms-api.js';
 import { bridgeMetrics } from './bridge-metrics.js';
 import { ClientAddresses } from './client-address.js';
 import { DEFAULT_DECK_SOCKET_LIMITS, DeckSocket, type DeckSocketLimits } from './deck-socket.js';
@@ -45,6 +48,8 @@ export interface RemoteServerOptions {
   timeouts?: Partial<ServerTimeouts>;
   /** The profile editor's files (GET /profiles …): reading always, writing when `allowed` (--allow-edit). Absent: no editor. */
   profileEditing?: ProfileEditing | null;
+  /** The alarm engine: GET /alarms, POST /alarms/{id}/ack and its metrics. Absent: none. */
+  alarms?: AlarmMonitor | null;
   /** The clock and scheduler of sessions, login slowing, login deadlines and the deck socket; the bridge's own (one clock) unless a test gives another. */
   time?: EngineTime;
 }
@@ -116,6 +121,8 @@ export async function startRemoteServer(options: RemoteServerOptions): Promise<R
   const hosts = allowedHostNames(host, options.allowHosts ?? []);
   const secure = options.tls != null;
   const metrics = bridgeMetrics(options.bridge);
+  const alarmRegistry = options.alarms ? alarmMetrics(options.alarms, options.bridge) : null;
+  const metricsText = async () => (await metrics.text()) + (alarmRegistry ? await alarmRegistry.metrics() : '');
   const socket = new DeckSocket(options.bridge, options.webSurfaces, log, { ...DEFAULT_DECK_SOCKET_LIMITS, ...options.socketLimits }, time);
   const sockets = new WebSocketServer({ noServer: true, maxPayload: 64 * 1024 });
   const timeouts = { ...DEFAULT_SERVER_TIMEOUTS, ...options.timeouts };
@@ -191,7 +198,8 @@ export async function startRemoteServer(options: RemoteServerOptions): Promise<R
     if (page && method === 'GET') return sendFile(response, page.file, page.type, 200);
     if (options.profileEditing && url.pathname.split('/')[1] === 'profiles') return editProfiles(request, response, url, options.profileEditing);
     try {
-      const answer = await answerApi(request, url, { bridge: options.bridge, metricsText: metrics.text });
+      const alarmAnswer = options.alarms ? answerAlarms(method, url.pathname.split('/').slice(1).map(decodePart), options.alarms, `${addresses.of(request)} (remote API)`) : null;
+      const answer = alarmAnswer ?? (await answerApi(request, url, { bridge: options.bridge, metricsText }));
       if (answer === null) return sendJson(response, 404, { error: `no route ${method} ${url.pathname}` });
       send(response, answer.status, answer.type, answer.body);
     } catch (error) {

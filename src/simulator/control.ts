@@ -1,5 +1,6 @@
 // The simulator's own control routes under /_sim (outside the interface), for tests and demos:
-// raise a dialog, mark a channel wrong, inject faults, read the request log, run a tick now.
+// raise a dialog, mark a channel wrong, make it lose frames or stop its take by itself, inject faults,
+// read the request log, run a tick now.
 import type { IncomingMessage } from 'node:http';
 import * as z from 'zod';
 import { YES_NO } from '../api/app.js';
@@ -18,6 +19,8 @@ export interface ControlContext {
 
 const RaiseDialog = z.strictObject({ content: z.string().min(1), buttons: z.enum([YES_NO, 'OK']).default('OK') });
 const MarkWrong = z.strictObject({ wrong: z.boolean() });
+const count = z.number().int().min(0).max(1_000_000);
+const LoseFrames = z.strictObject({ drops: count.default(0), breaks: count.default(0), buffered: count.nullable().default(null) });
 
 function parse<T extends z.ZodType>(schema: T, text: string): z.output<T> {
   let json: unknown;
@@ -37,6 +40,13 @@ export function handleControl(request: IncomingMessage, path: string, body: stri
   const wrong = /^POST \/_sim\/channels\/(\d+)\/wrong$/.exec(route);
   if (wrong) {
     context.recorder().setWrong(Number(wrong[1]), parse(MarkWrong, body).wrong);
+    return {};
+  }
+  const channelFault = /^POST \/_sim\/channels\/(\d+)\/(drops|stop)$/.exec(route);
+  if (channelFault) {
+    const index = Number(channelFault[1]);
+    if (channelFault[2] === 'stop') context.recorder().stopByItself(index);
+    else context.recorder().loseFrames(index, parse(LoseFrames, body));
     return {};
   }
   switch (route) {

@@ -333,6 +333,28 @@ export class SimulatedRecorder {
     this.run(index).wrong = wrong;
   }
 
+  /**
+   * Frames lost on a recording channel, as a failing source or disk loses them (a fault the simulator is
+   * told to show): drops and breaks are added to the take's counters, the buffer set. A channel not
+   * recording has no take to lose frames from.
+   */
+  loseFrames(index: number, loss: { drops: number; breaks: number; buffered: number | null }): void {
+    this.project.channel(index);
+    const run = this.run(index);
+    if (!run.recording) throw new SimError(`Channel ${index + 1} is not recording; it has no frames to lose`);
+    run.drops += loss.drops;
+    run.breaks += loss.breaks;
+    if (loss.buffered !== null) run.buffered = loss.buffered;
+  }
+
+  /** The take ends at the recorder by itself (a disk error, someone at its console): no request asked for it. */
+  stopByItself(index: number): void {
+    this.project.channel(index);
+    const run = this.run(index);
+    if (!run.recording) throw new SimError(`Channel ${index + 1} is not recording; there is no take to stop`);
+    this.end(run);
+  }
+
   // Time -------------------------------------------------------------------------------------------
 
   /** Called about once a second: counters advance on running channels, and the schedule acts. */

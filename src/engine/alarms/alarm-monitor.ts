@@ -1,0 +1,109 @@
+// The alarm engine running: once a poll, on the engine's clock, it gathers what the bridge knows (each
+// recorder's state with its ages, recdeck's own commands under way, disks' time left, the recorder
+// groups), lets the pure decision (alarm-decision.ts) judge it, and hands the raises, acks and clears to
+// whoever delivers them (audit, webhooks, metrics, pages, keys). It owns the alarm book; everything else
+// reads it from here.
+import { Subject, Subscription, interval, type Observable } from 'rxjs';
+import type { LoadedProfile } from '../../profiles/schema.js';
+import type { DiskTimeLeft } from '../disk-time.js';
+import type { EngineTime } from '../engine-time.js';
+import { declaredGroups, type RecorderGroups } from '../recorder-group.js';
+import type { RecorderState } from '../recorder-state.js';
+import { alarmWire, worstFirst, type Alarm, type AlarmEvent, type AlarmList } from './alarm.js';
+import type { AlarmObservation, CommandActivity } from './alarm-conditions.js';
+import { EMPTY_BOOK, acknowledge, acknowledgeAll, evaluate, type AlarmBook, type AlarmDecision } from './alarm-decision.js';
+import type { AlarmSettings } from './alarm-settings.js';
+
+/** What the alarm engine reads (the bridge has all of it). */
+export interface AlarmSource {
+  readonly time: EngineTime;
+  readonly groups: RecorderGroups;
+  recorderStates(): RecorderState[];
+  commandsOf(recorder: string): CommandActivity;
+  diskTimesLeft(recorder: string): DiskTimeLeft[];
+  loadedProfiles(): readonly LoadedProfile[];
+}
+
+export class AlarmMonitor {
+  private book: AlarmBook = EMPTY_BOOK;
+  private readonly events = new Subject<AlarmEvent>();
+  private readonly changes = new Subject<void>();
+  private ticking: Subscription | null = null;
+
+  constructor(
+    private readonly source: AlarmSource,
+    readonly settings: AlarmSettings,
+  ) {}
+
+  /** Every raise, ack and clear, in order. */
+  get events$(): Observable<AlarmEvent> {
+    return this.events.asObservable();
+  }
+
+  /** Emits after every event (what keys and pages show derives from the book). */
+  get changed$(): Observable<void> {
+    return this.changes.asObservable();
+  }
+
+  /** Judges once a poll (the fastest recorder's interval), on the engine's scheduler. */
+  start(): void {
+    if (this.ticking) return;
+    const pollMs = Math.min(...this.source.recorderStates().map((s) => s.pollMs));
+    this.ticking = interval(pollMs, this.source.time.scheduler).subscribe(() => this.evaluate());
+  }
+
+  stop(): void {
+    this.ticking?.unsubscribe();
+    this.ticking = null;
+  }
+
+  /** Active alarms, worst first. */
+  active(): Alarm[] {
+    return [...this.book.active.values()].sort(worstFirst);
+  }
+
+  /** Cleared alarms kept, newest first. */
+  cleared(): readonly Alarm[] {
+    return this.book.cleared;
+  }
+
+  /** GET /alarms. */
+  list(): AlarmList {
+    return { active: this.active().map(alarmWire), cleared: this.cleared().map(alarmWire) };
+  }
+
+  /** Acknowledges one alarm; the reason when it cannot (no such alarm, cleared already). */
+  ack(id: string, by: string): { ok: true; alarm: Alarm } | { ok: false; reason: string } {
+    const decision = acknowledge(this.book, id, by, this.source.time.now());
+    if ('error' in decision) return { ok: false, reason: decision.error };
+    this.apply(decision);
+    return { ok: true, alarm: this.book.active.get(id) as Alarm };
+  }
+
+  /** Acknowledges every active alarm (a key or pedal); how many were waiting for it. */
+  ackAll(by: string): number {
+    const decision = acknowledgeAll(this.book, by, this.source.time.now());
+    this.apply(decision);
+    return decision.events.length;
+  }
+
+  private evaluate(): void {
+    const now = this.source.time.now();
+    const recorders = this.source.recorderStates().map((state) => ({ state, commands: this.source.commandsOf(state.name), disks: this.source.diskTimesLeft(state.name) }));
+    const observation: AlarmObservation = { now, recorders, groups: this.groups() };
+    this.apply(evaluate(this.book, observation, this.settings));
+  }
+
+  /** The command line's groups and every loaded profile's (a profile's own win, as in the bridge). */
+  private groups(): RecorderGroups {
+    const groups = new Map(this.source.groups);
+    for (const { profile } of this.source.loadedProfiles()) for (const [name, members] of declaredGroups(profile.recorders)) groups.set(name, members);
+    return groups;
+  }
+
+  private apply(decision: AlarmDecision): void {
+    this.book = decision.book;
+    for (const event of decision.events) this.events.next(event);
+    if (decision.events.length > 0) this.changes.next();
+  }
+}
