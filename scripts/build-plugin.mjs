@@ -86,7 +86,8 @@ await esbuild.build({
 copyFileSync(join(ROOT, 'src/plugin/inspector/inspector.html'), join(FOLDER, 'ui/inspector.html'));
 
 // The manifest and images, from the action list (a build-time bundle of manifest.ts, run here).
-const builder = join(OUT, 'streamdeck-plugin', '.manifest-builder.mjs');
+// Inside the repository, so that the packages it leaves external resolve from its node_modules.
+const builder = join(ROOT, 'dist', `.plugin-manifest-${process.pid}.mjs`);
 await esbuild.build({ entryPoints: [join(ROOT, 'src/plugin/manifest.ts')], outfile: builder, bundle: true, platform: 'node', target: 'node20', format: 'esm', packages: 'external', logLevel: 'warning' });
 const { pluginFolderFiles } = await import(pathToFileURL(builder).href);
 rmSync(builder);

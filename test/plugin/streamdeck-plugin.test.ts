@@ -1,0 +1,93 @@
+// e2e: the PACKED plugin (npm run plugin's .streamDeckPlugin, unzipped) runs as its own Node process, as
+// the Stream Deck app runs it, against a fake app over a real WebSocket and the simulator over real HTTP.
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { startSimulator, type RunningSimulator } from '../../src/simulator/server.js';
+import { until } from '../support/until.js';
+import { FakeStreamDeckApp, titleOf, type FakeDevice } from './fake-streamdeck-app.js';
+
+const UUID = 'com.recdeck.recorder';
+const ROOT = new URL('../..', import.meta.url).pathname;
+const DECK: FakeDevice = { id: 'DEV1', name: 'Stream Deck', type: 0, size: { columns: 5, rows: 3 } };
+const action = (name: string) => `${UUID}.${name}`;
+
+let work: string;
+let folder: string;
+
+beforeAll(() => {
+  work = mkdtempSync(join(tmpdir(), 'recdeck-plugin-'));
+  execFileSync(process.execPath, [join(ROOT, 'scripts/build-plugin.mjs'), '--out', work], { stdio: 'pipe' });
+  // What an operator installs: the package, unpacked as the app unpacks it.
+  execFileSync('unzip', ['-q', join(work, `${UUID}.streamDeckPlugin`), '-d', join(work, 'installed')]);
+  folder = join(work, 'installed', `${UUID}.sdPlugin`);
+}, 240_000);
+
+afterAll(() => rmSync(work, { recursive: true, force: true }));
+
+let sim: RunningSimulator | null = null;
+let app: FakeStreamDeckApp | null = null;
+
+afterEach(async () => {
+  await app?.close();
+  await sim?.close();
+  app = null;
+  sim = null;
+});
+
+async function started(devices: FakeDevice[] = [DECK]): Promise<{ sim: RunningSimulator; app: FakeStreamDeckApp }> {
+  sim = await startSimulator({ port: 0 });
+  app = await FakeStreamDeckApp.start(UUID);
+  const log = sim.log;
+  app.stamp = () => log.list().at(-1)?.seq ?? 0;
+  await app.launch(folder, devices);
+  return { sim, app };
+}
+
+const requests = (s: RunningSimulator, operation: string, since = 0) => s.log.list().filter((r) => r.seq > since && r.operation === operation);
+const lastTitle = (a: FakeStreamDeckApp, context: string) => titleOf(a.images(context).at(-1) ?? '');
+
+describe('the packed plugin', () => {
+  it('is a folder with the manifest, one bundled file and no node_modules or native module', () => {
+    const manifest = JSON.parse(readFileSync(join(folder, 'manifest.json'), 'utf8')) as { CodePath: string; Nodejs: { Version: string }; Actions: Array<{ UUID: string }> };
+    expect(manifest.Nodejs.Version).toBe('20');
+    expect(manifest.Actions.map((a) => a.UUID)).toContain(action('rec-toggle'));
+    expect(manifest.Actions.map((a) => a.UUID)).not.toContain(action('page-next'));
+    expect(existsSync(join(folder, manifest.CodePath))).toBe(true);
+    expect(execFileSync('find', [folder, '-name', 'node_modules', '-o', '-name', '*.node'], { encoding: 'utf8' })).toBe('');
+  });
+
+  it('done when: a rec-toggle press sends exactly one rec-start, the key shows it within 2 polls, and OFFLINE within 3 failed polls', async () => {
+    const { sim, app } = await started();
+    app.setGlobalSettings({ recorders: [{ name: 'main', url: sim.url, token: sim.token }] });
+    app.willAppear({ action: action('rec-toggle'), context: 'K1', device: 'DEV1', settings: { recorder: 'main', channel: 1 } });
+    await until(() => lastTitle(app, 'K1') === 'channel 1: idle', 'the key to show channel 1 idle and live');
+
+    const mark = sim.log.list().at(-1)?.seq ?? 0;
+    const sentBefore = app.received.length;
+    app.actionEvent('keyDown', action('rec-toggle'), 'K1', 'DEV1');
+    app.actionEvent('keyUp', action('rec-toggle'), 'K1', 'DEV1');
+    await until(() => app.images('K1', sentBefore).some((svg) => titleOf(svg).startsWith('channel 1: recording')), 'the recording tile');
+    const start = requests(sim, 'recStart', mark);
+    expect(start).toHaveLength(1);
+    expect(start[0]?.path).toBe('/api/channels/0/rec-start');
+    // Polls of the channels after the command, before the recording tile came.
+    const shown = app.sent('setImage', 'K1', sentBefore).find((m) => titleOf(decodeURIComponent(String(m.payload?.['image']).split(',')[1] ?? '')).startsWith('channel 1: recording'));
+    const pollsBetween = requests(sim, 'listChannels', start[0]?.seq ?? 0).filter((r) => r.seq <= (shown?.stamp ?? 0));
+    expect(pollsBetween.length).toBeLessThanOrEqual(2);
+    expect(app.sent('showOk', 'K1', sentBefore)).toHaveLength(1);
+    // No second command came of it.
+    expect(sim.log.list().filter((r) => r.seq > mark && r.method !== 'GET').map((r) => r.operation)).toEqual(['recStart']);
+
+    // The recorder goes away: every request is dropped.
+    const gone = sim.log.list().at(-1)?.seq ?? 0;
+    const beforeGone = app.received.length;
+    sim.faults.set([{ kind: 'reset', probability: 1, latencyMs: 0, status: 500 }]);
+    await until(() => app.images('K1', beforeGone).some((svg) => titleOf(svg).startsWith('channel 1: offline')), 'the key to show OFFLINE');
+    const offline = app.sent('setImage', 'K1', beforeGone).find((m) => titleOf(decodeURIComponent(String(m.payload?.['image']).split(',')[1] ?? '')).startsWith('channel 1: offline'));
+    const failedPolls = requests(sim, 'listChannels', gone).filter((r) => r.seq <= (offline?.stamp ?? 0));
+    expect(failedPolls.length).toBeLessThanOrEqual(3);
+  });
+});
