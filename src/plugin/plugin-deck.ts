@@ -57,6 +57,11 @@ export class PluginDeck {
   /** What each instance that cannot run shows (its problem), so it is said once, not at every change. */
   private readonly problems = new Map<string, string>();
   private readonly renderer = new SvgTileRenderer();
+  /**
+   * Recorders that refused their token: their keys say so and they are not polled (another read would be
+   * refused the same way) until the global settings change.
+   */
+  private readonly refused = new Set<string>();
   private globalsKnown = false;
 
   constructor(private readonly options: PluginDeckOptions) {}
@@ -71,6 +76,7 @@ export class PluginDeck {
       return { ok: false, problems };
     }
     this.recorders = new Map(parsed.data.recorders.map((entry) => [entry.name, entry]));
+    this.refused.clear();
     this.globalsKnown = true;
     this.options.log.info(`recorders: ${parsed.data.recorders.map((r) => `"${r.name}" at ${r.url}`).join(', ') || 'none'}`);
     this.reconcile();
@@ -167,6 +173,9 @@ export class PluginDeck {
     if (!checked.ok) {
       problem = `settings: ${checked.problems.join('; ')}`;
       picture = errorPicture(`SETTINGS\n${checked.problems[0]?.split(':')[0] ?? '?'}`);
+    } else if (this.refused.has(checked.value.recorder)) {
+      problem = `recorder "${checked.value.recorder}" refuses its token: correct it in the plugin's global settings`;
+      picture = errorPicture(`WRONG TOKEN\n${checked.value.recorder}`);
     } else if (!this.recorders.has(checked.value.recorder)) {
       // Before the global settings arrive, a recorder is not yet known: nothing is said until they do.
       problem = `no recorder "${checked.value.recorder}" in the plugin's global settings`;
@@ -243,6 +252,14 @@ export class PluginDeck {
       ...(this.options.pollMs === undefined ? {} : { pollMs: this.options.pollMs }),
     });
     const subscription = bridge.commands$.subscribe((record) => this.showResult(record));
+    subscription.add(
+      bridge.recorderState$(name)?.subscribe((state) => {
+        if (state.failures === 0 || state.lastError === null || !TOKEN_REFUSED.test(state.lastError) || this.refused.has(name)) return;
+        this.refused.add(name);
+        this.options.log.warn(`recorder "${name}" at ${entry.url} refuses the token (${state.lastError}); its keys say WRONG TOKEN until the global settings change`);
+        this.reconcile();
+      }),
+    );
     const desk: Desk = { entry, bridge, surfaces: new Map(), subscription };
     this.desks.set(name, desk);
     bridge.start();
@@ -279,6 +296,9 @@ export class PluginDeck {
     return this.desks.get(checked.value.recorder)?.surfaces.get(instance.device)?.surface;
   }
 }
+
+/** How a recorder's refusal of the token reads in a failed request's message (401 or 403, or its own words). */
+const TOKEN_REFUSED = /failed with 40[13]\b|authori[sz]ation|token/i;
 
 function errorPicture(text: string): LabelPicture {
   return { kind: 'label', text, icon: null, color: '#000000', active: null };
