@@ -47,6 +47,13 @@ const rules: Rule[] = [
   { name: 'bus-over-engine', why: 'the state bus carries what the engine knows: it may use api/ and engine/ only', from: /^src\/bus\//, forbidden: /^src\/(?!api\/|engine\/|bus\/)/ },
   { name: 'only-cli-starts-the-bus', why: 'the bus is chosen at the command line: only cli/ (and the benchmarks) may import it', from: /^src\/(?!bus\/|cli\/|bench\/)/, forbidden: /^src\/bus\// },
   { name: 'simulator-is-a-peer', why: 'the simulator plays the recorder: it shares the interface, never the bridge', from: /^src\/simulator\//, forbidden: /^src\/(engine|surfaces|remote|cli|bench|profiles)\// },
+  {
+    name: 'plugin-is-a-program',
+    why: "the Stream Deck app plugin is a program of its own beside the CLI: it runs the engine with api/, render/'s tiles and the profile schema, and is bundled alone, so it may not reach adapters, servers or the CLI",
+    from: /^src\/plugin\//,
+    forbidden: /^src\/(?!api\/|engine\/|render\/|profiles\/schema\.ts$|plugin\/)/,
+  },
+  { name: 'nothing-imports-the-plugin', why: 'the plugin is started by the Stream Deck app, never by recdeck itself', from: /^src\/(?!plugin\/)/, forbidden: /^src\/plugin\// },
   { name: 'cli-on-top', why: 'only the CLI and the benchmarks start things', from: /^src\/(?!cli\/|bench\/)/, forbidden: /^src\/(cli|bench)\// },
 ];
 

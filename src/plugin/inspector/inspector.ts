@@ -1,0 +1,189 @@
+// The property inspector's script, run by the Stream Deck app's browser beside an action. It edits the
+// action's settings and the plugin's recorders (global settings), checking both with the plugin's own
+// zod schemas (settings.ts, bundled in) before saving: what the plugin would refuse is never written.
+// A token is shown masked, never put back into the page once saved (an empty field keeps it), never
+// written into an action's settings and never logged.
+//
+// The app starts it by calling connectElgatoStreamDeckSocket(port, uuid, registerEvent, info, actionInfo)
+// (Elgato's documented property inspector protocol); it speaks to the app over that WebSocket.
+import { pluginActionOf } from '../plugin-actions.js';
+import { GlobalSettings, checkActionSettings, describeIssue, type RecorderEntry } from '../settings.js';
+import { InspectorAnswer } from '../inspector-messages.js';
+
+interface ActionInfo {
+  action: string;
+  context: string;
+  payload: { settings: Record<string, unknown> };
+}
+
+let socket: WebSocket | null = null;
+let uuid = '';
+let actionInfo: ActionInfo | null = null;
+/** The recorders as last saved (tokens included, never shown): an empty token field keeps its token. */
+let savedRecorders: RecorderEntry[] = [];
+
+const byId = <E extends HTMLElement>(id: string): E => document.getElementById(id) as E;
+
+function send(message: Record<string, unknown>): void {
+  socket?.send(JSON.stringify(message));
+}
+
+function connect(port: string, inspectorUuid: string, registerEvent: string, _info: string, action: string): void {
+  uuid = inspectorUuid;
+  actionInfo = JSON.parse(action) as ActionInfo;
+  socket = new WebSocket(`ws://127.0.0.1:${port}`);
+  socket.addEventListener('open', () => {
+    send({ event: registerEvent, uuid });
+    send({ event: 'getGlobalSettings', context: uuid });
+    if (actionInfo !== null) send({ event: 'sendToPlugin', action: actionInfo.action, context: uuid, payload: { request: 'status', context: actionInfo.context } });
+  });
+  socket.addEventListener('message', (event) => receive(String(event.data)));
+  showAction();
+}
+
+function receive(text: string): void {
+  let message: { event?: unknown; payload?: { settings?: unknown } & Record<string, unknown> };
+  try {
+    message = JSON.parse(text) as typeof message;
+  } catch {
+    return;
+  }
+  if (message.event === 'didReceiveGlobalSettings') {
+    const parsed = GlobalSettings.safeParse(message.payload?.settings ?? {});
+    savedRecorders = parsed.success ? parsed.data.recorders : [];
+    if (!parsed.success) byId('recorders-problems').textContent = `The saved recorders are not valid: ${parsed.error.issues.map(describeIssue).join('; ')}`;
+    showRecorders();
+    showAction();
+  } else if (message.event === 'didReceiveSettings' && actionInfo !== null) {
+    actionInfo.payload.settings = (message.payload?.settings ?? {}) as Record<string, unknown>;
+    showAction();
+  } else if (message.event === 'sendToPropertyInspector') {
+    const answer = InspectorAnswer.safeParse(message.payload);
+    if (answer.success && 'status' in answer.data && answer.data.status.problem !== null) byId('action-problems').textContent = `The plugin says: ${answer.data.status.problem}`;
+  }
+}
+
+/** The action's own parameters (from the action table's schema): a field each. */
+function parameterNames(): string[] {
+  const action = actionInfo === null ? undefined : pluginActionOf(actionInfo.action);
+  return action === undefined ? [] : [...action.parameters];
+}
+
+function showAction(): void {
+  if (actionInfo === null) return;
+  const settings = actionInfo.payload.settings;
+  const select = byId<HTMLSelectElement>('recorder');
+  const names = savedRecorders.map((r) => r.name);
+  const current = typeof settings['recorder'] === 'string' ? settings['recorder'] : (names[0] ?? '');
+  select.replaceChildren(...[...new Set([...names, current])].filter((n) => n !== '').map((name) => new Option(name, name, false, name === current)));
+  const box = byId('parameters');
+  box.replaceChildren(
+    ...parameterNames().map((name) => {
+      const label = document.createElement('label');
+      label.textContent = name;
+      const input = document.createElement('input');
+      input.name = name;
+      input.dataset['parameter'] = name;
+      const value = settings[name];
+      input.value = value === undefined ? '' : typeof value === 'string' ? value : JSON.stringify(value);
+      label.append(input);
+      return label;
+    }),
+  );
+  byId<HTMLInputElement>('holdMs').value = typeof settings['holdMs'] === 'number' ? String(settings['holdMs']) : '';
+}
+
+/** A field's text as the value the schema expects: numbers and JSON as such, else the text. */
+function valueOf(text: string): unknown {
+  const trimmed = text.trim();
+  if (trimmed === '') return undefined;
+  if (/^-?\d+(\.\d+)?$/.test(trimmed) || /^[[{]|^(true|false)$/.test(trimmed)) {
+    try {
+      return JSON.parse(trimmed) as unknown;
+    } catch {
+      return trimmed;
+    }
+  }
+  return trimmed;
+}
+
+function saveAction(): void {
+  if (actionInfo === null) return;
+  const settings: Record<string, unknown> = { recorder: byId<HTMLSelectElement>('recorder').value };
+  for (const input of byId('parameters').querySelectorAll<HTMLInputElement>('input[data-parameter]')) {
+    const value = valueOf(input.value);
+    if (value !== undefined) settings[input.dataset['parameter'] as string] = value;
+  }
+  const hold = valueOf(byId<HTMLInputElement>('holdMs').value);
+  if (hold !== undefined) settings['holdMs'] = hold;
+  const action = pluginActionOf(actionInfo.action);
+  const checked = checkActionSettings(action?.name ?? '', settings);
+  byId('action-status').textContent = '';
+  if (!checked.ok) {
+    byId('action-problems').textContent = checked.problems.join('\n');
+    return;
+  }
+  byId('action-problems').textContent = '';
+  actionInfo.payload.settings = settings;
+  send({ event: 'setSettings', context: uuid, payload: settings });
+  byId('action-status').textContent = 'Saved';
+}
+
+function recorderRow(entry: Partial<RecorderEntry>): HTMLElement {
+  const row = document.createElement('div');
+  row.className = 'recorder';
+  const field = (name: string, value: string, placeholder: string, type = 'text') => {
+    const input = document.createElement('input');
+    input.name = name;
+    input.type = type;
+    input.value = value;
+    input.placeholder = placeholder;
+    input.setAttribute('aria-label', name);
+    return input;
+  };
+  const remove = document.createElement('button');
+  remove.type = 'button';
+  remove.textContent = '×';
+  remove.addEventListener('click', () => row.remove());
+  // The token field starts empty: a saved token stays in the app and is never put back into the page.
+  row.dataset['saved'] = entry.name ?? '';
+  row.append(field('name', entry.name ?? '', 'main'), field('url', entry.url ?? '', 'http://host:9000'), field('token', '', entry.token === undefined ? 'perm:…' : '•••••• (saved)', 'password'), remove);
+  return row;
+}
+
+function showRecorders(): void {
+  const rows = savedRecorders.map((entry) => recorderRow(entry));
+  byId('recorder-rows').replaceChildren(...(rows.length === 0 ? [recorderRow({})] : rows));
+}
+
+function saveRecorders(): void {
+  const recorders = [...byId('recorder-rows').querySelectorAll<HTMLElement>('.recorder')].map((row) => {
+    const value = (name: string) => (row.querySelector(`input[name="${name}"]`) as HTMLInputElement).value.trim();
+    const kept = savedRecorders.find((r) => r.name === row.dataset['saved'])?.token ?? '';
+    return { name: value('name'), url: value('url'), token: value('token') === '' ? kept : value('token') };
+  });
+  const parsed = GlobalSettings.safeParse({ recorders });
+  byId('recorders-status').textContent = '';
+  if (!parsed.success) {
+    // The problems name the field and the rule, never a value: a token is not echoed.
+    byId('recorders-problems').textContent = parsed.error.issues.map(describeIssue).join('\n');
+    return;
+  }
+  byId('recorders-problems').textContent = '';
+  savedRecorders = parsed.data.recorders;
+  send({ event: 'setGlobalSettings', context: uuid, payload: parsed.data });
+  showRecorders();
+  showAction();
+  byId('recorders-status').textContent = 'Saved';
+}
+
+byId('save-action').addEventListener('click', saveAction);
+byId('save-recorders').addEventListener('click', saveRecorders);
+byId('add-recorder').addEventListener('click', () => byId('recorder-rows').append(recorderRow({})));
+
+declare global {
+  interface Window {
+    connectElgatoStreamDeckSocket: typeof connect;
+  }
+}
+window.connectElgatoStreamDeckSocket = connect;

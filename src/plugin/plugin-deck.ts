@@ -1,0 +1,305 @@
+// The plugin's engine side: the app's visible action instances, made into engine surfaces and run by the
+// engine's Bridge, the same sessions as on the bridge's own decks. State has one owner each: the app owns
+// which instances are visible and their settings (this keeps its last word), the global settings own the
+// recorders, and each recorder in use has one Bridge (one poller) for every instance that names it, on
+// every device. A recorder no visible instance names is not polled; nothing is polled while none is
+// visible. Each device is one surface per recorder it shows, its controls the instances visible on it,
+// made again when that set or their settings change (a page turned in the app).
+import { Subscription } from 'rxjs';
+import { RecorderClient } from '../api/client.js';
+import { messageOf } from '../api/errors.js';
+import { Bridge } from '../engine/bridge.js';
+import type { EngineTime } from '../engine/engine-time.js';
+import type { CommandRecord, Logger } from '../engine/log.js';
+import type { LabelPicture } from '../engine/picture.js';
+import type { Binding, LoadedProfile } from '../profiles/schema.js';
+import { KEY_SIZE, AppSurface, STRIP_SIZE, type VisibleInstance } from './app-surface.js';
+import { svgDataUrl, type AppCommands } from './app-transport.js';
+import { bindingOf, pluginActionOf } from './plugin-actions.js';
+import { GlobalSettings, checkActionSettings, describeIssue, type RecorderEntry } from './settings.js';
+import { SvgTileRenderer, svgOf } from './svg-tiles.js';
+
+/** What the plugin asks of the app beyond drawing: the result marks on a key. */
+export interface AppFeedback extends AppCommands {
+  showOk(context: string): Promise<void>;
+  showAlert(context: string): Promise<void>;
+}
+
+/** An action instance as the app last described it. */
+export interface AppInstance extends VisibleInstance {
+  /** The app's action UUID. */
+  uuid: string;
+  device: string;
+  settings: unknown;
+}
+
+export interface PluginDeckOptions {
+  app: AppFeedback;
+  log: Logger;
+  time: EngineTime;
+  /** State polls' interval (default the engine's 250 ms). */
+  pollMs?: number;
+}
+
+/** One recorder in use: its Bridge and the surfaces (one per device) it runs. */
+interface Desk {
+  /** The recorder's entry it was made from: another url or token is another desk. */
+  entry: RecorderEntry;
+  bridge: Bridge;
+  surfaces: Map<string, { surface: AppSurface; signature: string; profile: LoadedProfile }>;
+  subscription: Subscription;
+}
+
+export class PluginDeck {
+  private readonly instances = new Map<string, AppInstance>();
+  private recorders = new Map<string, RecorderEntry>();
+  private readonly desks = new Map<string, Desk>();
+  /** What each instance that cannot run shows (its problem), so it is said once, not at every change. */
+  private readonly problems = new Map<string, string>();
+  private readonly renderer = new SvgTileRenderer();
+  /**
+   * Recorders that refused their token: their keys say so and they are not polled (another read would be
+   * refused the same way) until the global settings change.
+   */
+  private readonly refused = new Set<string>();
+  private globalsKnown = false;
+
+  constructor(private readonly options: PluginDeckOptions) {}
+
+  /** The plugin's global settings as the app sent them; bad ones are refused whole and the last good kept. */
+  setGlobalSettings(raw: unknown): { ok: true } | { ok: false; problems: string[] } {
+    const parsed = GlobalSettings.safeParse(raw ?? {});
+    if (!parsed.success) {
+      const problems = parsed.error.issues.map(describeIssue);
+      // The problems name paths and rules, never the values: a token is never written to the log.
+      this.options.log.warn(`global settings refused (the last good ones stay in use): ${problems.join('; ')}`);
+      return { ok: false, problems };
+    }
+    this.recorders = new Map(parsed.data.recorders.map((entry) => [entry.name, entry]));
+    this.refused.clear();
+    this.globalsKnown = true;
+    this.options.log.info(`recorders: ${parsed.data.recorders.map((r) => `"${r.name}" at ${r.url}`).join(', ') || 'none'}`);
+    this.reconcile();
+    return { ok: true };
+  }
+
+  appear(instance: AppInstance): void {
+    if (pluginActionOf(instance.uuid) === undefined) {
+      this.options.log.warn(`${instance.context}: action "${instance.uuid}" is not one of this plugin's; ignored`);
+      return;
+    }
+    this.instances.set(instance.context, instance);
+    this.reconcile();
+  }
+
+  disappear(context: string): void {
+    if (!this.instances.delete(context)) return;
+    this.problems.delete(context);
+    this.reconcile();
+  }
+
+  settingsChanged(context: string, settings: unknown): void {
+    const instance = this.instances.get(context);
+    if (instance === undefined) return;
+    this.instances.set(context, { ...instance, settings });
+    this.reconcile();
+  }
+
+  /** A key or dial pressed or released, a dial turned: to its session; an instance that cannot run says why. */
+  input(context: string, input: { type: 'down' } | { type: 'up' } | { type: 'rotate'; amount: number } | { type: 'touch' }): void {
+    const instance = this.instances.get(context);
+    if (instance === undefined) {
+      this.options.log.warn(`${context}: input for an action the app never showed; ignored`);
+      return;
+    }
+    const problem = this.problems.get(context);
+    if (problem !== undefined) {
+      if (input.type === 'down' || input.type === 'rotate') {
+        this.options.log.warn(`${context}: ${problem}: nothing sent`);
+        void this.options.app.showAlert(context);
+      }
+      return;
+    }
+    const surface = this.surfaceOf(instance);
+    if (surface === undefined) return;
+    if (input.type === 'rotate') surface.inject({ type: 'rotate', control: context, amount: input.amount });
+    else if (input.type === 'touch') surface.inject({ type: 'touch', control: `${context}/strip`, gesture: 'tap' });
+    else surface.inject({ type: input.type, control: context });
+  }
+
+  /** Every poll and session stopped (the plugin is quitting). */
+  async stop(): Promise<void> {
+    await Promise.all([...this.desks.keys()].map((name) => this.closeDesk(name)));
+  }
+
+  /** Why an instance cannot run (its settings, its recorder), or null when it runs or is not visible. */
+  problemOf(context: string): string | null {
+    return this.problems.get(context) ?? null;
+  }
+
+  /** How many recorders are polled now (one per recorder a visible instance names). */
+  get polledRecorders(): string[] {
+    return [...this.desks.keys()];
+  }
+
+  // Derived: desks and surfaces from the instances and the recorders ----------------------------------
+
+  private reconcile(): void {
+    // recorder → device → instances that run, in a stable order.
+    const wanted = new Map<string, Map<string, Array<{ instance: AppInstance; binding: Binding }>>>();
+    for (const instance of [...this.instances.values()].sort((a, b) => (a.context < b.context ? -1 : 1))) {
+      const runnable = this.runnable(instance);
+      if (runnable === null) continue;
+      const devices = wanted.get(runnable.recorder) ?? new Map<string, Array<{ instance: AppInstance; binding: Binding }>>();
+      wanted.set(runnable.recorder, devices);
+      const list = devices.get(instance.device) ?? [];
+      devices.set(instance.device, list);
+      list.push({ instance, binding: runnable.binding });
+    }
+    for (const [name, desk] of this.desks) {
+      const entry = this.recorders.get(name);
+      if (!wanted.has(name) || entry === undefined || JSON.stringify(entry) !== JSON.stringify(desk.entry)) void this.closeDesk(name);
+    }
+    for (const [name, devices] of wanted) this.updateDesk(name, devices);
+  }
+
+  /** The recorder and binding an instance runs with, or null after drawing why it cannot run. */
+  private runnable(instance: AppInstance): { recorder: string; binding: Binding } | null {
+    const action = pluginActionOf(instance.uuid);
+    if (action === undefined) return null;
+    const checked = checkActionSettings(action.name, instance.settings);
+    let problem: string | null = null;
+    let picture: LabelPicture | null = null;
+    if (!checked.ok) {
+      problem = `settings: ${checked.problems.join('; ')}`;
+      picture = errorPicture(`SETTINGS\n${checked.problems[0]?.split(':')[0] ?? '?'}`);
+    } else if (this.refused.has(checked.value.recorder)) {
+      problem = `recorder "${checked.value.recorder}" refuses its token: correct it in the plugin's global settings`;
+      picture = errorPicture(`WRONG TOKEN\n${checked.value.recorder}`);
+    } else if (!this.recorders.has(checked.value.recorder)) {
+      // Before the global settings arrive, a recorder is not yet known: nothing is said until they do.
+      problem = `no recorder "${checked.value.recorder}" in the plugin's global settings`;
+      picture = errorPicture(`NO RECORDER\n${checked.value.recorder}`);
+    }
+    if (problem === null || picture === null) {
+      this.problems.delete(instance.context);
+      return checked.ok ? { recorder: checked.value.recorder, binding: bindingOf(checked.value, instance.controller === 'Encoder' ? 'dial' : 'key') } : null;
+    }
+    if (this.problems.get(instance.context) !== problem) {
+      this.problems.set(instance.context, problem);
+      if (this.globalsKnown || !problem.startsWith('no recorder')) this.options.log.warn(`${instance.context} (${action.name}): ${problem}`);
+      void this.drawProblem(instance, picture);
+    }
+    return null;
+  }
+
+  private async drawProblem(instance: AppInstance, picture: LabelPicture): Promise<void> {
+    const dial = instance.controller === 'Encoder';
+    const tile = await this.renderer.render(picture, dial ? STRIP_SIZE : KEY_SIZE);
+    const url = svgDataUrl(svgOf(tile));
+    try {
+      if (dial) await this.options.app.setFeedback(instance.context, { 'full-canvas': url, title: '' });
+      else await this.options.app.setImage(instance.context, url);
+    } catch (error) {
+      this.options.log.warn(`${instance.context}: drawing its problem failed: ${messageOf(error)}`);
+    }
+  }
+
+  private updateDesk(name: string, devices: Map<string, Array<{ instance: AppInstance; binding: Binding }>>): void {
+    const entry = this.recorders.get(name) as RecorderEntry;
+    const desk = this.desks.get(name) ?? this.openDesk(name, entry);
+    const changed: Array<{ device: string; surface: AppSurface; signature: string; profile: LoadedProfile }> = [];
+    for (const [device, list] of devices) {
+      const signature = JSON.stringify(list.map(({ instance, binding }) => [instance.context, instance.controller, instance.row, instance.column, binding]));
+      if (desk.surfaces.get(device)?.signature === signature) continue;
+      const id = `app:${device}:${name}`;
+      const surface = new AppSurface(id, `Stream Deck app device ${device}`, list.map(({ instance }) => instance), this.options.app, this.options);
+      const controls: Record<string, Binding> = Object.fromEntries(list.map(({ instance, binding }) => [instance.context, binding]));
+      const profile: LoadedProfile = {
+        file: `stream-deck-app:${device}:${name}`,
+        origin: 'operator',
+        profile: { name: `Stream Deck app (${name})`, match: { kind: 'streamdeck', serial: id }, pages: [{ name: 'app', controls }] },
+      };
+      changed.push({ device, surface, signature, profile });
+    }
+    for (const device of desk.surfaces.keys()) {
+      if (!devices.has(device)) this.dropSurface(desk, device);
+    }
+    if (changed.length === 0) return;
+    for (const { device } of changed) this.dropSurface(desk, device);
+    for (const { device, surface, signature, profile } of changed) desk.surfaces.set(device, { surface, signature, profile });
+    desk.bridge.setProfiles([...desk.surfaces.values()].map((s) => s.profile));
+    for (const { surface } of changed) desk.bridge.addSurface(surface);
+  }
+
+  private dropSurface(desk: Desk, device: string): void {
+    const current = desk.surfaces.get(device);
+    if (current === undefined) return;
+    desk.surfaces.delete(device);
+    desk.bridge.removeSurface(current.surface.id);
+    void current.surface.close();
+  }
+
+  private openDesk(name: string, entry: RecorderEntry): Desk {
+    const client = new RecorderClient({ url: entry.url, token: entry.token, clock: this.options.time });
+    const bridge = new Bridge({
+      recorders: [{ name, client }],
+      renderer: () => this.renderer,
+      // Previews are not drawn by the plugin (decoding them needs a native module); a key shows its state.
+      decodeThumbnail: () => Promise.reject(new Error('previews are not drawn in the Stream Deck app')),
+      log: this.options.log,
+      time: this.options.time,
+      ...(this.options.pollMs === undefined ? {} : { pollMs: this.options.pollMs }),
+    });
+    const subscription = bridge.commands$.subscribe((record) => this.showResult(record));
+    subscription.add(
+      bridge.recorderState$(name)?.subscribe((state) => {
+        if (state.failures === 0 || state.lastError === null || !TOKEN_REFUSED.test(state.lastError) || this.refused.has(name)) return;
+        this.refused.add(name);
+        this.options.log.warn(`recorder "${name}" at ${entry.url} refuses the token (${state.lastError}); its keys say WRONG TOKEN until the global settings change`);
+        this.reconcile();
+      }),
+    );
+    const desk: Desk = { entry, bridge, surfaces: new Map(), subscription };
+    this.desks.set(name, desk);
+    bridge.start();
+    this.options.log.info(`recorder "${name}" at ${entry.url}: polled while its actions are visible`);
+    return desk;
+  }
+
+  private async closeDesk(name: string): Promise<void> {
+    const desk = this.desks.get(name);
+    if (desk === undefined) return;
+    this.desks.delete(name);
+    for (const device of [...desk.surfaces.keys()]) this.dropSurface(desk, device);
+    desk.subscription.unsubscribe();
+    await desk.bridge.stop();
+    this.options.log.info(`recorder "${name}": no visible action names it; not polled`);
+  }
+
+  /** A command's result on its key: the app's own mark, beside the tile's flash and the log. */
+  private showResult(record: CommandRecord): void {
+    const context = record.control;
+    const instance = this.instances.get(context);
+    if (instance === undefined) return;
+    if (record.result === 'ok') {
+      if (instance.controller === 'Keypad') void this.options.app.showOk(context).catch(() => undefined);
+      return;
+    }
+    this.options.log.warn(`${context} (${record.action}): ${record.result}: ${record.message ?? 'no reason given'}`);
+    void this.options.app.showAlert(context).catch(() => undefined);
+  }
+
+  private surfaceOf(instance: AppInstance): AppSurface | undefined {
+    const checked = checkActionSettings(pluginActionOf(instance.uuid)?.name ?? '', instance.settings);
+    if (!checked.ok) return undefined;
+    return this.desks.get(checked.value.recorder)?.surfaces.get(instance.device)?.surface;
+  }
+}
+
+/** How a recorder's refusal of the token reads in a failed request's message (401 or 403, or its own words). */
+const TOKEN_REFUSED = /failed with 40[13]\b|authori[sz]ation|token/i;
+
+function errorPicture(text: string): LabelPicture {
+  return { kind: 'label', text, icon: null, color: '#000000', active: null };
+}

@@ -1,0 +1,76 @@
+// The plugin's settings, as the Stream Deck app stores them: each action's own (`{ recorder, channel, … }`)
+// and the plugin's global ones (the recorders, with their tokens). These zod schemas are the one source:
+// the plugin checks what the app hands it with them, and the property inspector checks what it is about
+// to save with the very same ones (it is bundled from this file), so a setting the plugin would refuse
+// is never written. An action's own parameters (a channel, a gain step, a path) are checked by the
+// action table's schema for that action, as a profile's binding is.
+import * as z from 'zod';
+import { SimpleAction } from '../engine/actions/index.js';
+
+const recorderName = z.string().regex(/^[a-z][a-z0-9-]*$/, { error: 'expected a recorder name: lower-case letters, digits and -' });
+
+export const RecorderEntry = z.strictObject({
+  name: recorderName.describe('How actions name this recorder'),
+  url: z
+    .string()
+    .refine((text) => URL.canParse(text) && /^https?:$/.test(new URL(text).protocol), { error: 'expected the recorder\'s address as http://host:port' })
+    .describe('The recorder\'s address, e.g. http://192.168.1.20:9000'),
+  token: z.string().trim().min(1, { error: 'expected the recorder\'s API token (perm:…)' }).describe('The API token (perm:<uuid>); kept in the app\'s global settings only'),
+});
+export type RecorderEntry = z.output<typeof RecorderEntry>;
+
+export const GlobalSettings = z
+  .strictObject({
+    recorders: z
+      .array(RecorderEntry)
+      .refine((list) => new Set(list.map((r) => r.name)).size === list.length, { error: 'a recorder name is used twice' })
+      .default([])
+      .describe('The recorders this desk controls'),
+  })
+  .describe('recdeck plugin: global settings');
+export type GlobalSettings = z.output<typeof GlobalSettings>;
+
+/** What an action adds to the action table's parameters: which recorder, and how long a guarded press is held. */
+export const ActionSettings = z
+  .looseObject({
+    recorder: recorderName.describe('The name of one of the recorders in the global settings'),
+    holdMs: z.number().int().min(200).max(10_000).optional().describe('How long a guarded action (stop, new session, load) is held before it fires; default 1000'),
+  })
+  .describe('recdeck plugin: an action\'s settings (plus the action\'s own parameters, e.g. channel)');
+export type ActionSettings = z.output<typeof ActionSettings>;
+
+/** An action instance's settings, checked: its recorder, the action as the table runs it, its hold. */
+export interface CheckedAction {
+  recorder: string;
+  action: SimpleAction;
+  holdMs: number | undefined;
+}
+
+export const DEFAULT_HOLD_MS = 1000;
+
+/** Settings keys that are the plugin's and not the action's parameters. */
+const PLUGIN_KEYS = new Set(['recorder', 'holdMs']);
+
+/**
+ * An action instance's settings checked against the plugin's schema and the action table's, or every
+ * problem named (path and message), as the key and the log say them.
+ */
+export function checkActionSettings(actionName: string, settings: unknown): { ok: true; value: CheckedAction } | { ok: false; problems: string[] } {
+  const own = ActionSettings.safeParse(settings);
+  if (!own.success) return { ok: false, problems: own.error.issues.map(describeIssue) };
+  const parameters = Object.fromEntries(Object.entries(own.data).filter(([key]) => !PLUGIN_KEYS.has(key)));
+  // A deck in the app has no selected channel: an action names its channel.
+  if (parameters['channel'] === 'selected') return { ok: false, problems: ['channel: expected a channel number 1–16 (the app has no selected channel)'] };
+  const action = SimpleAction.safeParse({ ...parameters, action: actionName });
+  if (!action.success) return { ok: false, problems: action.error.issues.map(describeIssue) };
+  return { ok: true, value: { recorder: own.data.recorder, action: action.data, holdMs: own.data.holdMs } };
+}
+
+export function describeIssue(issue: z.core.$ZodIssue): string {
+  return issue.path.length === 0 ? issue.message : `${issue.path.join('.')}: ${issue.message}`;
+}
+
+/** The global settings with every token replaced, for anything that shows or logs them. */
+export function maskedGlobalSettings(settings: GlobalSettings): GlobalSettings {
+  return { recorders: settings.recorders.map((recorder) => ({ ...recorder, token: recorder.token === '' ? '' : '•••' })) };
+}
