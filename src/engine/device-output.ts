@@ -15,9 +15,10 @@
 //   where the hand left it, and no level is written to it until the hand has been off it a while.
 // - Mirrors (a page viewing a web deck, or mirroring a hardware deck) read `shown()` and follow
 //   `drawn$` from the same moment: they hold what the device shows, every control of it, at all times.
-import { Subject, type Observable, type Subscription } from 'rxjs';
+import { Subject, map, type Observable, type Subscription } from 'rxjs';
 import { messageOf } from '../api/errors.js';
 import type { EngineTime } from './engine-time.js';
+import { LatestWins } from './latest-wins.js';
 import type { Logger } from './log.js';
 
 /** Raw RGB, 3 bytes per pixel, row by row, at the control's native size. */
@@ -113,6 +114,12 @@ export const CAPABILITY_OF: Readonly<Record<OutputItem['type'], Capability>> = {
   brightness: 'brightness',
 };
 
+/** A change of what the device shows: the item it shows now, and what that control showed before (undefined: unknown or nothing). */
+export interface ShownChange {
+  item: OutputItem;
+  before: OutputItem | undefined;
+}
+
 /** What the device shows, as far as it is known. */
 export interface DeviceShows {
   images: ReadonlyMap<string, RgbImage>;
@@ -130,8 +137,8 @@ export interface DeviceOutputOptions {
 }
 
 export class DeviceOutput {
-  /** What waits to be written, by slot (see slotOf), in the order first asked for. */
-  private readonly pending = new Map<string, OutputItem>();
+  /** What waits to be written, by slot (see slotOf), in the order first asked for: the newest of each. */
+  private readonly pending = new LatestWins<string, OutputItem>();
   /** What the device shows, by slot: the one "already shown". */
   private readonly record = new Map<string, OutputItem>();
   /** Slots a hand is on, with the timer that lets them go. */
@@ -140,7 +147,7 @@ export class DeviceOutput {
   private readonly refused = new Set<Capability>();
   /** clear() calls waiting for the clearing to be written. */
   private clearsAsked: Array<() => void> = [];
-  private readonly changes = new Subject<OutputItem>();
+  private readonly changes = new Subject<ShownChange>();
   private flushWaiters: Array<() => void> = [];
   private busy = false;
   /** The slot being written now. */
@@ -151,7 +158,9 @@ export class DeviceOutput {
    * Every change of what the device shows, as it happens: a write it took, or a hand that moved a
    * control. With `shown()` read in the same turn, a mirror misses nothing.
    */
-  readonly drawn$: Observable<OutputItem> = this.changes.asObservable();
+  readonly changed$: Observable<ShownChange> = this.changes.asObservable();
+  /** changed$ without what the control showed before. */
+  readonly drawn$: Observable<OutputItem> = this.changed$.pipe(map((change) => change.item));
 
   constructor(
     private readonly transport: DeviceTransport,
@@ -177,11 +186,11 @@ export class DeviceOutput {
     // What the device shows already needs no write, unless a write of other content is under way there
     // or a clearing waits to blank it.
     if (slot !== this.writingSlot && this.clearsAsked.length === 0 && this.same(this.record.get(slot), item)) {
-      this.pending.delete(slot);
+      this.pending.drop(slot);
       this.resolveFlushed();
       return;
     }
-    this.pending.set(slot, item);
+    this.pending.put(slot, item);
     this.kick();
   }
 
@@ -282,9 +291,8 @@ export class DeviceOutput {
         }
         const slot = this.closed ? null : this.nextSlot();
         if (slot === null) break;
-        const item = this.pending.get(slot) as OutputItem;
-        this.pending.delete(slot);
-        await this.write(slot, item);
+        const item = this.pending.take(slot);
+        if (item !== undefined) await this.write(slot, item);
       }
     } finally {
       this.busy = false;
@@ -294,8 +302,7 @@ export class DeviceOutput {
 
   /** The first slot in line that no hand holds. */
   private nextSlot(): string | null {
-    for (const slot of this.pending.keys()) if (!this.holds.has(slot)) return slot;
-    return null;
+    return this.pending.next((slot) => !this.holds.has(slot));
   }
 
   private async write(slot: string, item: OutputItem): Promise<void> {
@@ -356,8 +363,9 @@ export class DeviceOutput {
 
   /** The device shows it now: recorded, and told to mirrors. */
   private taken(slot: string, item: OutputItem): void {
+    const before = this.record.get(slot);
     this.record.set(slot, item);
-    if (!this.closed) this.changes.next(item);
+    if (!this.closed) this.changes.next({ item, before });
   }
 
   private same(shown: OutputItem | undefined, item: OutputItem): boolean {

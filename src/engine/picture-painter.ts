@@ -5,7 +5,7 @@
 import { messageOf } from '../api/errors.js';
 import { GAIN_DB } from '../api/scalars.js';
 import type { Logger } from './log.js';
-import { LatestWinsQueue } from './output-queue.js';
+import { PerKeyWriter } from './latest-wins.js';
 import { samePicture, type Picture } from './picture.js';
 import type { PictureRenderer } from './session-services.js';
 import type { ControlDefinition, Surface } from './surface.js';
@@ -23,7 +23,7 @@ export class PicturePainter {
   private readonly latest = new Map<string, Picture>();
   private readonly controls: ReadonlyMap<string, ControlDefinition>;
   /** Renderings, one at a time per display, the newest picture replacing one still waiting. */
-  private readonly renders: LatestWinsQueue<Picture>;
+  private readonly renders: PerKeyWriter<string, Picture>;
 
   constructor(
     private readonly surface: Surface,
@@ -32,7 +32,7 @@ export class PicturePainter {
     log: Logger,
   ) {
     this.controls = new Map(surface.controls.map((c) => [c.id, c]));
-    this.renders = new LatestWinsQueue(
+    this.renders = new PerKeyWriter(
       (id, picture) => this.render(id, picture),
       (id, error) => log.warn(`${surface.id}: drawing ${id} failed: ${messageOf(error)}`),
     );

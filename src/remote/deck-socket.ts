@@ -16,19 +16,25 @@
 // page is sent images only of the decks it views, with what they show now when one comes into view.
 // A page that never says is taken to view every deck.
 //
-// Images drawn in one turn of the event loop (a refresh redraws many keys at once) leave in one message:
-// frames laid end to end, each the change from what that page was last sent of the key (image-frames.ts).
+// Each page's key images go through the one latest-wins queue (engine/latest-wins.ts: a TurnBatch on the
+// injected clock): images drawn in one turn (a refresh redraws many keys at once) leave in one message,
+// frames laid end to end, each the change from what the page shows of the key (image-frames.ts). What
+// the page shows is the deck's own record: the image the output showed before (its changed$), kept as
+// the base while a newer image replaces one still waiting; a key sent whole (on connect, into view) has
+// no base. No second record of what a page was sent is kept.
 //
 // A client that reads slower than the bridge draws (a phone on bad Wi-Fi, a tab in the background, a
 // socket that never reads) must not make the bridge hold ever more data for it: over a bound of
-// unsent bytes its key images and state are skipped and remembered, and once it has caught up it is
-// sent the latest of each (latest picture wins); if it stays over the bound it is closed. A ping each
+// unsent bytes its key images wait in its queue (the newest of each key, so at most one per key) and its
+// state is skipped and remembered; once it has caught up it is sent the latest of each (latest picture
+// wins); if it stays over the bound it is closed. A ping each
 // heartbeat finds the clients that have gone without closing, and the number of clients is capped.
 import { Subscription, auditTime, interval, merge } from 'rxjs';
 import type { WebSocket } from 'ws';
 import * as z from 'zod';
 import type { Bridge } from '../engine/bridge.js';
 import { realTime, type EngineTime } from '../engine/engine-time.js';
+import { TurnBatch } from '../engine/latest-wins.js';
 import { LogLimiter } from '../engine/log-limit.js';
 import type { OutputItem } from '../engine/device-output.js';
 import type { CommandRecord, Logger } from '../engine/log.js';
@@ -84,13 +90,8 @@ interface Client {
   alive: boolean;
   /** When its unsent bytes went over the bound; null while under. */
   overSince: number | null;
-  /** Images skipped while over the bound, as panel and control index; resent (the latest) once under. */
-  skippedImages: Set<string>;
-  /** Images to send at the end of this turn, latest per panel and control index ("panel:control"). */
-  pendingImages: Map<string, PendingImage>;
-  /** The image it was last sent of each key: what the page shows (or will, once it has read it). */
-  sentImages: Map<string, RgbImage>;
-  flushScheduled: boolean;
+  /** Images to send at the end of this turn (or once it is under the bound), the newest per panel and control index ("panel:control"). */
+  images: TurnBatch<string, PendingImage>;
   /** While over the bound: the next look at whether it has drained (it catches up then, even if nothing new is drawn). */
   drainCheck: Subscription | null;
   skippedState: boolean;
@@ -105,8 +106,13 @@ interface Client {
 interface PendingImage {
   panelIndex: number;
   controlIndex: number;
+  /** What the page shows of the key, the base of the frame; undefined: sent whole. */
+  from: RgbImage | undefined;
   image: RgbImage;
 }
+
+/** A newer image replaces one still waiting; the page still shows the waiting one's base. */
+const keepBase = (waiting: PendingImage, newer: PendingImage): PendingImage => ({ ...newer, from: waiting.from });
 
 const views = (client: Client, surface: string): boolean => client.view === null || client.view.has(surface);
 
@@ -166,7 +172,17 @@ export class DeckSocket {
   }
 
   attach(socket: WebSocket): void {
-    const client: Client = { socket, alive: true, overSince: null, skippedImages: new Set(), pendingImages: new Map(), sentImages: new Map(), flushScheduled: false, drainCheck: null, skippedState: false, origin: `web-client-${++this.clientsEver}`, pressed: new Set(), view: null };
+    const client: Client = {
+      socket,
+      alive: true,
+      overSince: null,
+      images: new TurnBatch<string, PendingImage>(this.time, (images) => this.flushImages(client, images), keepBase),
+      drainCheck: null,
+      skippedState: false,
+      origin: `web-client-${++this.clientsEver}`,
+      pressed: new Set(),
+      view: null,
+    };
     this.clients.set(socket, client);
     this.followWatchers();
     socket.on('close', () => this.leave(client));
@@ -180,8 +196,9 @@ export class DeckSocket {
   close(): void {
     this.subscription.unsubscribe();
     this.panelSubscription.unsubscribe();
-    for (const { socket, drainCheck } of this.clients.values()) {
+    for (const { socket, drainCheck, images } of this.clients.values()) {
       drainCheck?.unsubscribe();
+      images.clear();
       socket.close(1001, 'the bridge is stopping');
     }
     this.clients.clear();
@@ -218,6 +235,7 @@ export class DeckSocket {
   private leave(client: Client): void {
     if (!this.clients.delete(client.socket)) return;
     client.drainCheck?.unsubscribe();
+    client.images.clear();
     this.followWatchers();
     for (const id of client.pressed) this.bridge.session(id)?.surface.inject({ type: 'lost', origin: client.origin });
   }
@@ -246,16 +264,13 @@ export class DeckSocket {
       return false;
     }
     client.overSince = null;
-    if (client.skippedImages.size > 0 || client.skippedState) this.catchUp(client);
+    this.catchUp(client);
     return true;
   }
 
+  /** Under the bound again: what waited of its images goes at the end of the turn, the state now. */
   private catchUp(client: Client): void {
-    const skipped = client.skippedImages;
-    client.skippedImages = new Set();
-    this.panels.forEach(({ surface }, panelIndex) => {
-      if (views(client, surface.id)) this.sendShown(client, surface, panelIndex, (key) => skipped.has(key));
-    });
+    client.images.schedule();
     if (client.skippedState) {
       client.skippedState = false;
       client.socket.send(JSON.stringify({ type: 'state', state: stateView(this.bridge) }));
@@ -280,10 +295,13 @@ export class DeckSocket {
     this.panels.forEach(({ surface }, panelIndex) => {
       const index = new Map(surface.controls.map((c, i) => [c.id, i]));
       this.panelSubscription.add(
-        surface.output.drawn$.subscribe((item) => {
+        surface.output.changed$.subscribe(({ item, before }) => {
           // A hardware deck is drawn whether a page is open or not: with none, nothing is framed.
           if (this.clients.size === 0) return;
-          if (item.type === 'image') return this.broadcast({ kind: 'image', surface: surface.id, pending: { panelIndex, controlIndex: index.get(item.control) ?? 0, image: item.image } });
+          if (item.type === 'image') {
+            const from = before?.type === 'image' ? before.image : undefined;
+            return this.broadcast({ kind: 'image', surface: surface.id, pending: { panelIndex, controlIndex: index.get(item.control) ?? 0, from, image: item.image } });
+          }
           // The page shows no brightness: a deck on screen is as bright as the screen.
           if (item.type !== 'brightness') this.broadcast({ kind: 'always', message: marksMessage(surface, item) });
         }),
@@ -294,10 +312,9 @@ export class DeckSocket {
 
   private sendPanels(client: Client): void {
     const { socket } = client;
-    // A new set of panels is sent whole; what was skipped of the old set no longer applies.
-    client.skippedImages.clear();
-    client.pendingImages.clear();
-    client.sentImages.clear(); // the page builds its decks afresh, with blank keys
+    // A new set of panels is sent whole (the page builds its decks afresh, with blank keys); what waited
+    // of the old set no longer applies.
+    client.images.clear();
     const panels = this.panels.map((session) => {
       const { surface } = session;
       const web = this.webSurfaces.find((w) => w.id === surface.id);
@@ -313,15 +330,14 @@ export class DeckSocket {
   }
 
   /**
-   * What a panel's device shows now, every key of it (on connect, as it comes into a client's view, and
-   * what a client missed); what it takes after this comes on its output's drawn$.
+   * What a panel's device shows now, every key of it, whole (on connect, as it comes into a client's
+   * view); what it takes after this comes on its output's changed$.
    */
-  private sendShown(client: Client, surface: Surface, panelIndex: number, wanted: (key: string) => boolean = () => true): void {
+  private sendShown(client: Client, surface: Surface, panelIndex: number): void {
     const { images } = surface.output.shown();
     surface.controls.forEach((control, controlIndex) => {
       const image = images.get(control.id);
-      const key = `${panelIndex}:${controlIndex}`;
-      if (image && wanted(key)) this.queueImage(client, { panelIndex, controlIndex, image });
+      if (image) client.images.push(`${panelIndex}:${controlIndex}`, { panelIndex, controlIndex, from: undefined, image });
     });
   }
 
@@ -379,7 +395,7 @@ export class DeckSocket {
       if (client.socket.readyState !== client.socket.OPEN) continue;
       // Images are bounded as they leave (flushImages).
       if (item.kind === 'image') {
-        if (views(client, item.surface)) this.queueImage(client, item.pending);
+        if (views(client, item.surface)) client.images.push(`${item.pending.panelIndex}:${item.pending.controlIndex}`, item.pending);
         continue;
       }
       if (item.kind === 'always' || this.underBound(client)) {
@@ -390,31 +406,20 @@ export class DeckSocket {
     }
   }
 
-  private queueImage(client: Client, pending: PendingImage): void {
-    client.pendingImages.set(`${pending.panelIndex}:${pending.controlIndex}`, pending);
-    if (client.flushScheduled) return;
-    client.flushScheduled = true;
-    setImmediate(() => this.flushImages(client));
-  }
-
-  /** This turn's images for a client, in one message; skipped (and remembered) while it is over the bound. */
-  private flushImages(client: Client): void {
-    client.flushScheduled = false;
-    const pending = client.pendingImages;
-    client.pendingImages = new Map();
-    if (pending.size === 0 || !this.clients.has(client.socket) || client.socket.readyState !== client.socket.OPEN) return;
-    if (!this.underBound(client)) {
-      for (const key of pending.keys()) client.skippedImages.add(key);
-      return;
-    }
-    // Catching up (in underBound) may have queued the latest of what was skipped: it goes next turn.
+  /**
+   * A turn's images for a client, in one message; kept waiting (false) while it is over the bound, to go
+   * once it has caught up. A client gone or closing is sent nothing.
+   */
+  private flushImages(client: Client, images: ReadonlyArray<[string, PendingImage]>): boolean {
+    if (!this.clients.has(client.socket) || client.socket.readyState !== client.socket.OPEN) return true;
+    if (!this.underBound(client)) return false;
     const frames: Buffer[] = [];
-    for (const [key, { panelIndex, controlIndex, image }] of pending) {
-      const frame = imageUpdate(panelIndex, controlIndex, client.sentImages.get(key), image);
-      client.sentImages.set(key, image);
+    for (const [, { panelIndex, controlIndex, from, image }] of images) {
+      const frame = imageUpdate(panelIndex, controlIndex, from, image);
       if (frame) frames.push(frame);
     }
     if (frames.length > 0) client.socket.send(frames.length === 1 ? (frames[0] as Buffer) : Buffer.concat(frames));
+    return true;
   }
 }
 

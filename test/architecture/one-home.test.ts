@@ -47,3 +47,42 @@ describe('one messageOf', () => {
     expect(sources.filter(({ code }) => /\bfunction messageOf\b/.test(code)).map(({ file }) => file)).toEqual(['src/api/errors.ts']);
   });
 });
+
+/**
+ * One latest-wins queue (src/engine/latest-wins.ts) for every output path: a device's writes, a session's
+ * renderings, each web page's images. The rule, checkable from the sources: outside that file no Map is
+ * kept under a name that says it holds what waits (`pending…`, `waiting…`, `queue…`, `queued…`): a Map
+ * of content by key that something drains is the shape of a latest-wins queue, and a second one is how
+ * the skipping, ordering and "already shown" of two output paths drift apart. The Maps below are keyed
+ * waits of another kind, named with why. Turn batching outside the clock (setImmediate, queueMicrotask,
+ * process.nextTick) is refused with them: a batch waits on the injected clock (TurnBatch).
+ */
+const PENDING_MAPS: Record<string, string> = {
+  'src/bus/bus-recorder.ts': 'requests in flight waiting for their reply, each settled once: no content replaced by newer content',
+  'src/render/key-renderer.ts': 'renderings in flight shared by equal requests (a de-duplication), never replaced by a newer one',
+};
+
+const QUEUE_MAP = /\b(pending|waiting|queued?)\w*\s*(:\s*Map\b|=\s*new Map\b)/i;
+
+describe('one latest-wins queue', () => {
+  it('no Map of what waits outside src/engine/latest-wins.ts but the keyed waits listed', () => {
+    const found = sources.filter(({ file, code }) => QUEUE_MAP.test(code) && file !== 'src/engine/latest-wins.ts' && !(file in PENDING_MAPS)).map(({ file }) => file);
+    expect(found).toEqual([]);
+  });
+
+  it('the list names no file that no longer needs it', () => {
+    const users = new Set(sources.filter(({ code }) => QUEUE_MAP.test(code)).map(({ file }) => file));
+    expect(Object.keys(PENDING_MAPS).filter((file) => !users.has(file))).toEqual([]);
+  });
+
+  it('no turn batching outside the clock: setImmediate, queueMicrotask, process.nextTick', () => {
+    expect(sources.filter(({ code }) => /\b(setImmediate|queueMicrotask|nextTick)\b/.test(code)).map(({ file }) => file)).toEqual([]);
+  });
+
+  it('the rule sees the queues it is about (the primitive itself, and a queue written the old way)', () => {
+    expect(QUEUE_MAP.test(sources.find(({ file }) => file === 'src/engine/latest-wins.ts')?.code ?? '')).toBe(true);
+    expect(QUEUE_MAP.test('  pendingImages: Map<string, PendingImage>;')).toBe(true);
+    expect(QUEUE_MAP.test('  private readonly pending = new Map<string, OutputItem>();')).toBe(true);
+    expect(QUEUE_MAP.test('  private readonly latest = new Map<string, Picture>();')).toBe(false);
+  });
+});
