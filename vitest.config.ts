@@ -86,6 +86,7 @@ const E2E = [
   'test/remote/tls.test.ts',
   'test/remote/touch.test.ts',
   'test/surfaces/midi/alsa-silence.test.ts',
+  'test/surfaces/satellite/run-satellite.test.ts',
 ];
 
 export default defineConfig({

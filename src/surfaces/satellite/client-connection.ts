@@ -106,6 +106,11 @@ export class ClientConnection {
     return this.devices.size;
   }
 
+  /** The devices this client has added and not removed. */
+  get surfaces(): readonly SatelliteSurface[] {
+    return [...this.devices.values()];
+  }
+
   private tooLong(): void {
     this.say(errorLine(null, null, `line longer than ${MAX_LINE_LENGTH} characters: dropped`));
   }
