@@ -42,6 +42,8 @@ const PURE = [
   'test/surfaces/midi/midi-surface.test.ts',
   'test/surfaces/midi/shipped.test.ts',
   'test/surfaces/midi/soft-takeover.test.ts',
+  'test/surfaces/satellite/protocol.test.ts',
+  'test/surfaces/satellite/shapes.test.ts',
   'test/surfaces/streamdeck/backend-node.test.ts',
   'test/surfaces/streamdeck/controls.test.ts',
   'test/surfaces/streamdeck/describe.test.ts',

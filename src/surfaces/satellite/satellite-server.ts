@@ -92,6 +92,11 @@ export class SatelliteServer implements SurfaceSource {
     return this.clients.size;
   }
 
+  /** What the server keeps across clients, for the check that connections coming and going leave nothing behind. */
+  get kept(): { clients: number; deviceIds: number; refusedAddresses: number } {
+    return { clients: this.clients.size, deviceIds: this.claimed.size, refusedAddresses: this.refusedSaid.size };
+  }
+
   /** Listening already (listen()); nothing more to start. */
   start(): void {}
 

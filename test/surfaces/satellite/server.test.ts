@@ -232,6 +232,24 @@ describe('the Companion Satellite server', { timeout: 60_000 }, () => {
     expect(d.log.lines.filter((l) => l.level === 'error')).toEqual([]);
   });
 
+  it('60 clients coming and going (QUIT, dropped, over TCP and WebSocket), each with 2 devices, leave nothing kept behind', async () => {
+    const { d, server, connect } = await setup();
+    for (let round = 0; round < 60; round++) {
+      const client = await connect(round % 2 === 0 ? 'tcp' : 'ws');
+      const from = client.received.length;
+      client.send('ADD-DEVICE', { DEVICEID: `a${round}`, ...FIFTEEN });
+      client.send('ADD-DEVICE', { DEVICEID: `b${round}`, PRODUCT_NAME: 'pedal', KEYS_TOTAL: 3, KEYS_PER_ROW: 3 });
+      await until(() => client.received.slice(from).filter((m) => m.name === 'ADD-DEVICE' && m.status === 'OK').length === 2, 'both devices added');
+      if (round % 4 < 2) client.send('QUIT');
+      else client.drop();
+      await until(() => client.closed, 'the client gone');
+    }
+    await until(() => server.clientCount === 0, 'every client let go');
+    expect(server.kept).toEqual({ clients: 0, deviceIds: 0, refusedAddresses: 0 });
+    await d.until(() => d.bridge.attachedSurfaces().length === 0, 'every surface gone');
+    expect(d.log.lines.filter((l) => l.level === 'error')).toEqual([]);
+  });
+
   it('hangs up on a client silent past the idle time, and refuses addresses outside --satellite-allow', async () => {
     const { d, server, connect } = await setup({ idleMs: 5000 });
     const client = await connect('tcp');
