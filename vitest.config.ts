@@ -44,6 +44,8 @@ const PURE = [
   'test/surfaces/midi/midi-surface.test.ts',
   'test/surfaces/midi/shipped.test.ts',
   'test/surfaces/midi/soft-takeover.test.ts',
+  'test/surfaces/satellite/protocol.test.ts',
+  'test/surfaces/satellite/shapes.test.ts',
   'test/surfaces/streamdeck/backend-node.test.ts',
   'test/surfaces/streamdeck/controls.test.ts',
   'test/surfaces/streamdeck/describe.test.ts',
@@ -90,6 +92,7 @@ const E2E = [
   'test/remote/tls.test.ts',
   'test/remote/touch.test.ts',
   'test/surfaces/midi/alsa-silence.test.ts',
+  'test/surfaces/satellite/run-satellite.test.ts',
 ];
 
 export default defineConfig({

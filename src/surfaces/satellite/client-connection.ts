@@ -106,6 +106,11 @@ export class ClientConnection {
     return this.devices.size;
   }
 
+  /** The devices this client has added and not removed. */
+  get surfaces(): readonly SatelliteSurface[] {
+    return [...this.devices.values()];
+  }
+
   private tooLong(): void {
     this.say(errorLine(null, null, `line longer than ${MAX_LINE_LENGTH} characters: dropped`));
   }
@@ -169,6 +174,7 @@ export class ClientConnection {
     if (!parsed.success) return this.refuse('KEY-PRESS', deviceIdOf(params), describeIssues(parsed.error));
     const found = this.controlOf('KEY-PRESS', parsed.data);
     if (found === null) return;
+    if (found.control.role === 'display') return this.refuse('KEY-PRESS', parsed.data.DEVICEID, `${found.control.id} is a display: it takes no presses`);
     found.device.press(found.control, parsed.data.PRESSED);
     this.say(formatLine('KEY-PRESS', 'OK', parsed.data.DEVICEID));
   }
@@ -178,7 +184,7 @@ export class ClientConnection {
     if (!parsed.success) return this.refuse('KEY-ROTATE', deviceIdOf(params), describeIssues(parsed.error));
     const found = this.controlOf('KEY-ROTATE', parsed.data);
     if (found === null) return;
-    if (found.control.role !== 'dial') return this.refuse('KEY-ROTATE', parsed.data.DEVICEID, `${found.control.id} is not a dial (a control that shows nothing in the layout manifest)`);
+    if (found.control.role !== 'dial') return this.refuse('KEY-ROTATE', parsed.data.DEVICEID, `${found.control.id} is not a dial`);
     found.device.rotate(found.control, parsed.data.DIRECTION);
     this.say(formatLine('KEY-ROTATE', 'OK', parsed.data.DEVICEID));
   }

@@ -74,14 +74,15 @@ export function parseParams(body: string): Params {
 // Values ---------------------------------------------------------------------------------------------
 
 /** The protocol's yes/no: a key alone, 1, true or yes is yes; 0, false, no or empty is no. */
-const yesNo = z.union([z.literal(true), z.string()]).transform((value, context) => {
-  if (value === true) return true;
-  const word = value.toLowerCase();
-  if (word === '1' || word === 'true' || word === 'yes') return true;
-  if (word === '0' || word === 'false' || word === 'no' || word === '') return false;
-  context.addIssue({ code: 'custom', message: `"${value}" is not a yes/no (1, 0, true, false)` });
-  return z.NEVER;
-});
+const yesNo = (what: string) =>
+  z.union([z.literal(true), z.string()], { error: `missing ${what}` }).transform((value, context) => {
+    if (value === true) return true;
+    const word = value.toLowerCase();
+    if (word === '1' || word === 'true' || word === 'yes') return true;
+    if (word === '0' || word === 'false' || word === 'no' || word === '') return false;
+    context.addIssue({ code: 'custom', message: `${what} "${value}" is not a yes/no (1, 0, true, false)` });
+    return z.NEVER;
+  });
 
 const text = (what: string, max: number) =>
   z
@@ -196,8 +197,9 @@ export const AddDevice = z
     KEYS_PER_ROW: wholeNumber('KEYS_PER_ROW', 1, MAX_CONTROLS).optional(),
     BITMAPS: bitmapSize.optional(),
     COLORS: colourFormat.optional(),
-    TEXT: yesNo.optional(),
-    BRIGHTNESS: yesNo.optional(),
+    TEXT: yesNo('TEXT').optional(),
+    TEXT_STYLE: yesNo('TEXT_STYLE').optional(),
+    BRIGHTNESS: yesNo('BRIGHTNESS').optional(),
   })
   .refine((message) => message.LAYOUT_MANIFEST !== undefined || message.KEYS_TOTAL !== undefined, 'give KEYS_TOTAL (with KEYS_PER_ROW) or a LAYOUT_MANIFEST');
 export type AddDevice = z.output<typeof AddDevice>;
@@ -213,7 +215,7 @@ const controlRef = {
 };
 
 export const KeyPress = z
-  .object({ ...controlRef, PRESSED: yesNo })
+  .object({ ...controlRef, PRESSED: yesNo('PRESSED') })
   .refine((message) => message.CONTROLID !== undefined || message.KEY !== undefined, 'give KEY or CONTROLID');
 export type KeyPress = z.output<typeof KeyPress>;
 

@@ -8,7 +8,7 @@
 // to it (a client that does not read is hung up on), and the number of clients.
 import { BlockList, createServer, isIP, type Server, type Socket } from 'node:net';
 import { StringDecoder } from 'node:string_decoder';
-import { Subject, type Observable } from 'rxjs';
+import { Observable, Subject } from 'rxjs';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { messageOf } from '../../api/errors.js';
 import type { EngineTime } from '../../engine/engine-time.js';
@@ -42,7 +42,16 @@ export interface SatelliteServerOptions {
 export class SatelliteServer implements SurfaceSource {
   readonly name = 'Companion Satellite';
   private readonly events = new Subject<SurfaceEvent>();
-  readonly surfaces$: Observable<SurfaceEvent> = this.events.asObservable();
+  /**
+   * The devices present when one starts following (as `added`), then every change. The server listens
+   * before the bridge follows it (so that a port in use stops `recdeck run` before anything starts),
+   * and a Satellite client connects the moment it can (it retries every second): a device it adds in
+   * between would otherwise be answered OK and never become a surface.
+   */
+  readonly surfaces$: Observable<SurfaceEvent> = new Observable<SurfaceEvent>((subscriber) => {
+    for (const client of this.clients) for (const surface of client.connection.surfaces) subscriber.next({ type: 'added', surface });
+    return this.events.subscribe(subscriber);
+  });
   private readonly clients = new Set<{ connection: ClientConnection; hangUp: () => void }>();
   /** Device ids across every client: one device id is one surface. */
   private readonly claimed = new Set<string>();
@@ -81,6 +90,11 @@ export class SatelliteServer implements SurfaceSource {
 
   get clientCount(): number {
     return this.clients.size;
+  }
+
+  /** What the server keeps across clients, for the check that connections coming and going leave nothing behind. */
+  get kept(): { clients: number; deviceIds: number; refusedAddresses: number } {
+    return { clients: this.clients.size, deviceIds: this.claimed.size, refusedAddresses: this.refusedSaid.size };
   }
 
   /** Listening already (listen()); nothing more to start. */

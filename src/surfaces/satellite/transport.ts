@@ -38,6 +38,8 @@ export async function writeLed(target: SatelliteTarget, control: string, state: 
     args.TEXTCOLOR = colourText(state === 'off' ? [0, 0, 0] : [255, 255, 255], wanted.colours);
   }
   if (wanted.text) args.TEXT = Buffer.from(LED_WORDS[state]).toString('base64');
+  // Companion's own answer when a button sets no size; clients read it as "fit the text".
+  if (wanted.text && wanted.textStyle) args.FONT_SIZE = 'auto';
   await target.link.send(formatLine('KEY-STATE', null, target.deviceId, args));
 }
 

@@ -12,11 +12,15 @@ export interface Received {
   status: 'OK' | 'ERROR' | null;
   params: Record<string, string | true>;
   raw: string;
+  /** What `arrivalMark` said when the line arrived (an e2e test stamps lines with the recorder's request count). */
+  mark: number;
 }
 
 export class SatelliteTestClient {
   readonly received: Received[] = [];
   closed = false;
+  /** Read as each line arrives, and kept with it; by default nothing to stamp (0). */
+  arrivalMark: () => number = () => 0;
   private buffer = '';
 
   private constructor(private readonly write: (text: string) => void, private readonly hangUp: () => void) {}
@@ -86,13 +90,13 @@ export class SatelliteTestClient {
     for (let end = this.buffer.indexOf('\n'); end !== -1; end = this.buffer.indexOf('\n')) {
       const line = this.buffer.slice(0, end);
       this.buffer = this.buffer.slice(end + 1);
-      if (line.trim() !== '') this.received.push(parseMessage(line));
+      if (line.trim() !== '') this.received.push({ ...parseMessage(line), mark: this.arrivalMark() });
     }
   }
 }
 
 /** One received line, as the protocol documents it: a name, an optional OK/ERROR, then parameters. */
-function parseMessage(line: string): Received {
+function parseMessage(line: string): Omit<Received, 'mark'> {
   const tokens: string[] = [];
   let token = '';
   let inQuotes = false;

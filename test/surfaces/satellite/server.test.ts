@@ -30,13 +30,13 @@ async function shippedProfiles(): Promise<LoadedProfile[]> {
 }
 
 /** The bridge with the shipped profiles, and a Satellite server on free ports feeding it. */
-async function setup(options: { idleMs?: number | null; allow?: string[] } = {}) {
+async function setup(options: { idleMs?: number | null; allow?: string[]; followLater?: boolean } = {}) {
   const d = await deviceBridge();
   cleanups.push(d.close);
   d.bridge.setProfiles(await shippedProfiles());
   const server = await startSatelliteServer({ host: '127.0.0.1', tcpPort: 0, wsPort: 0, allow: options.allow ?? [], log: d.log, time: d.time, version: 'test', idleMs: options.idleMs ?? null });
   cleanups.push(() => server.stop());
-  d.follow(server);
+  if (options.followLater !== true) d.follow(server);
   const connect = async (over: 'tcp' | 'ws') => {
     const client = over === 'tcp' ? await SatelliteTestClient.tcp(server.ports.tcp) : await SatelliteTestClient.ws(server.ports.ws);
     cleanups.push(() => client.drop());
@@ -163,6 +163,22 @@ describe('the Companion Satellite server', { timeout: 60_000 }, () => {
     await d.until(() => d.bridge.session('satellite:plus1') === undefined, 'the surface removed');
   });
 
+  it('a device added before the bridge follows the server (`recdeck run` listens first) becomes a surface when it does; one removed before does not', async () => {
+    const { d, server, connect } = await setup({ followLater: true });
+    const client = await connect('tcp');
+    const from = client.received.length;
+    client.send('ADD-DEVICE', { DEVICEID: 'early', ...FIFTEEN });
+    client.send('ADD-DEVICE', { DEVICEID: 'gone', ...FIFTEEN });
+    client.send('REMOVE-DEVICE', { DEVICEID: 'gone' });
+    await client.answer('REMOVE-DEVICE', from);
+    expect(client.received.slice(from).filter((m) => m.name === 'ADD-DEVICE').map((m) => m.status)).toEqual(['OK', 'OK']);
+    d.follow(server);
+    await d.until(() => d.bridge.session('satellite:early') !== undefined, 'the early device bound');
+    expect(d.bridge.session('satellite:early')?.profileName).toBe('Stream Deck 15 keys');
+    expect(d.bridge.attachedSurfaces().map((s) => s.id)).toEqual(['satellite:early']);
+    await allBitmaps(client, 'early', 15);
+  });
+
   it('answers bad input with a clear ERROR and goes on: malformed lines, a line over the bound, unknown commands, a reused device id, 100 devices', async () => {
     const { d, server, connect } = await setup();
     const client = await connect('tcp');
@@ -212,6 +228,24 @@ describe('the Companion Satellite server', { timeout: 60_000 }, () => {
     client.drop();
     other.send('QUIT');
     await until(() => other.closed && server.clientCount === 0, 'both clients gone');
+    await d.until(() => d.bridge.attachedSurfaces().length === 0, 'every surface gone');
+    expect(d.log.lines.filter((l) => l.level === 'error')).toEqual([]);
+  });
+
+  it('60 clients coming and going (QUIT, dropped, over TCP and WebSocket), each with 2 devices, leave nothing kept behind', async () => {
+    const { d, server, connect } = await setup();
+    for (let round = 0; round < 60; round++) {
+      const client = await connect(round % 2 === 0 ? 'tcp' : 'ws');
+      const from = client.received.length;
+      client.send('ADD-DEVICE', { DEVICEID: `a${round}`, ...FIFTEEN });
+      client.send('ADD-DEVICE', { DEVICEID: `b${round}`, PRODUCT_NAME: 'pedal', KEYS_TOTAL: 3, KEYS_PER_ROW: 3 });
+      await until(() => client.received.slice(from).filter((m) => m.name === 'ADD-DEVICE' && m.status === 'OK').length === 2, 'both devices added');
+      if (round % 4 < 2) client.send('QUIT');
+      else client.drop();
+      await until(() => client.closed, 'the client gone');
+    }
+    await until(() => server.clientCount === 0, 'every client let go');
+    expect(server.kept).toEqual({ clients: 0, deviceIds: 0, refusedAddresses: 0 });
     await d.until(() => d.bridge.attachedSurfaces().length === 0, 'every surface gone');
     expect(d.log.lines.filter((l) => l.level === 'error')).toEqual([]);
   });
