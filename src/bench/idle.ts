@@ -57,8 +57,8 @@ const PAGE_DECK = 'web:web-32';
 const PREVIEW_CHANNELS = Array.from({ length: 16 }, (_, i) => i);
 const METER_CHANNELS = [0, 1];
 /** The simulators' child: their URLs, and the reads each has answered since the last ask, by operation. */
-async function startSimulators(count: number): Promise<{ child: ChildProcess; urls: string[]; readsSince: () => Promise<Array<Record<string, number>>> }> {
-  const child = spawn(process.execPath, [SIMULATORS, String(count), TOKEN], { stdio: ['pipe', 'pipe', 'inherit'] });
+export async function startSimulators(count: number, token = TOKEN, mode: 'recording' | 'idle' = 'recording'): Promise<{ child: ChildProcess; urls: string[]; readsSince: () => Promise<Array<Record<string, number>>> }> {
+  const child = spawn(process.execPath, [SIMULATORS, String(count), token, mode], { stdio: ['pipe', 'pipe', 'inherit'] });
   const lines = createInterface({ input: child.stdout as NodeJS.ReadableStream })[Symbol.asyncIterator]();
   const next = async (): Promise<unknown> => {
     const { value, done } = await lines.next();

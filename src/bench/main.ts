@@ -8,6 +8,7 @@ import { measureChangeLatency, measurePressLatency, type ChangeLatency, type Pre
 import { measureBusFacility, type BusFacility } from './bus.js';
 import { parseCpuQuotas } from './bench-flags.js';
 import { measureDesk, type DeskRun } from './desk.js';
+import { measureFacilityScale, meanCost, type FacilityScale } from './facility-scale.js';
 import { measureIdleCost, type IdleCost } from './idle.js';
 import { LOAD_KINDS, type LoadKind, type SteadyLoad } from './load.js';
 import { BRIDGE_NODE_FLAGS } from '../cli/node-flags.js';
@@ -28,7 +29,7 @@ interface Results {
 }
 
 const LOAD_CHILD = fileURLToPath(new URL('./load-child.js', import.meta.url));
-const { values } = parseArgs({ options: { json: { type: 'boolean', default: false }, only: { type: 'string' }, quick: { type: 'boolean', default: false }, panels: { type: 'string', default: '20' }, curve: { type: 'string' }, 'cpu-quota': { type: 'string', multiple: true, default: [] }, 'cpu-prof': { type: 'string' } } });
+const { values } = parseArgs({ options: { json: { type: 'boolean', default: false }, only: { type: 'string' }, quick: { type: 'boolean', default: false }, panels: { type: 'string' }, 'panel-processes': { type: 'string', default: '5' }, curve: { type: 'string' }, 'cpu-quota': { type: 'string', multiple: true, default: [] }, 'cpu-prof': { type: 'string' } } });
 
 /** The steady-load runs by their --only names. */
 const LOADS: Record<string, LoadKind> = { 'load-none': 'no surface', 'load-off': 'thumbnails off', 'load-on': 'thumbnails on' };
@@ -152,6 +153,22 @@ async function measureDesks(quotas: readonly number[]): Promise<DeskRun[]> {
   return rows;
 }
 
+/** (j): the facility at scale. */
+function facilityTable(f: FacilityScale): string {
+  const pollers = meanCost(f.pollers);
+  const panels = meanCost(f.panelProcessCosts);
+  const worst = Math.max(...f.facilityReads.map((r) => Math.abs(r / f.oneBridgeReads - 1)));
+  const loadOk = worst <= 0.05;
+  const changeOk = f.changeP99 <= 400 && f.notShown === 0;
+  return `${[
+    `(j) ${f.recorders} recorders with a poller each and ${f.panels} panels in ${f.panelProcesses} processes on one Mosquitto (poll ${f.pollMs} ms, ${f.seconds} s; load avg ${f.loadAverage.map((l) => fixed(l, 1)).join('-')})`,
+    `    reads/s at each recorder: ${f.facilityReads.map((r) => fixed(r, 1)).join(', ')} against one bridge alone ${fixed(f.oneBridgeReads, 1)}   target within 5 %: ${verdict(loadOk)} (worst ${fixed(100 * worst, 1)} %)`,
+    `    recorder change to key image on every panel following it, ms   p50 ${fixed(f.changeP50, 1)}   p99 ${fixed(f.changeP99, 1)}   target p99 <= 400: ${verdict(changeOk)} (${f.samples} images${f.notShown > 0 ? `, ${f.notShown} not shown within 10 s` : ''})`,
+    `    CPU % of a core / RSS MB: broker ${fixed(f.broker.cpuPercent, 1)} / ${fixed(f.broker.rssMb, 0)}; each poller ${fixed(pollers.cpuPercent, 1)} / ${fixed(pollers.rssMb, 0)} (mean of ${f.pollers.length}); each panels' process ${fixed(panels.cpuPercent, 1)} / ${fixed(panels.rssMb, 0)} (mean of ${f.panelProcessCosts.length}, ${fixed(f.panels / f.panelProcesses, 0)} panels each)`,
+    `    memory per panel: ${fixed(f.mbPerPanel, 1)} MB (the panels' processes' RSS beyond what each held before its first panel)`,
+  ].join('\n')}\n`;
+}
+
 async function main(): Promise<void> {
   const quotas = parseCpuQuotas(values['cpu-quota']);
   // `--cpu-quota 25[,15]` or `--only desk`: (i) alone, without a quota and under each one given.
@@ -165,7 +182,11 @@ async function main(): Promise<void> {
   if (load !== undefined) return void process.stdout.write(`${JSON.stringify(await inLoadChild(load, ...(values.curve === undefined ? [] : ['--curve', values.curve])))}\n`);
   // One section alone, as JSON (for a quick look at a figure).
   if (values.only === 'idle') return void process.stdout.write(`${JSON.stringify(await measureIdleCost(seconds), null, 2)}\n`);
-  if (values.only === 'bus') return void process.stdout.write(`${JSON.stringify(await measureBusFacility(Number(values.panels), values.quick ? 3 : 10, values.quick ? 8 : 40), null, 2)}\n`);
+  if (values.only === 'bus') return void process.stdout.write(`${JSON.stringify(await measureBusFacility(Number(values.panels ?? 20), values.quick ? 3 : 10, values.quick ? 8 : 40), null, 2)}\n`);
+  if (values.only === 'facility') {
+    const f = await measureFacilityScale(Number(values.panels ?? 100), Number(values['panel-processes']), values.quick ? 10 : 60, values.quick ? 8 : 40);
+    return void process.stdout.write(values.json ? `${JSON.stringify(f, null, 2)}\n` : facilityTable(f));
+  }
   if (values.only === 'press') return void process.stdout.write(`${JSON.stringify(await measurePresses(), null, 2)}\n`);
   if (values.only === 'hid') return void process.stdout.write(`${JSON.stringify(await measureHidSteadyState(values.quick ? 3 : 10), null, 2)}\n`);
   const press = await measurePresses();
