@@ -52,6 +52,8 @@ export interface RestartableBroker extends Broker {
   start: () => Promise<void>;
   /** What the broker said on stderr so far. */
   stderr: () => string;
+  /** The broker's process id while it runs (for the bench's /proc readings). */
+  pid: () => number | undefined;
 }
 
 export async function startBroker(config: BrokerConfig = anonymous): Promise<RestartableBroker> {
@@ -86,6 +88,7 @@ export async function startBroker(config: BrokerConfig = anonymous): Promise<Res
     start,
     stop,
     stderr: () => stderr,
+    pid: () => (child as ChildProcess | null)?.pid,
     close: async () => {
       await stop();
       await rm(folder, { recursive: true, force: true });

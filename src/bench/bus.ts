@@ -61,7 +61,27 @@ export function generatedFacility(
   pollerIds: readonly string[],
   panelIds: readonly string[],
   groups: Readonly<Record<string, readonly OperationGroup[]>> = {},
-): { facility: Facility; authority: (id: string) => BusAuthority; writeFiles: (folder: string, id: string) => Promise<{ facility: string; keyFile: string }> } {
+): GeneratedFacility {
+  return generatedFacilityOf(Object.fromEntries(pollerIds.map((id) => [id, recorder])), panelIds, groups);
+}
+
+export interface GeneratedFacility {
+  facility: Facility;
+  authority: (id: string) => BusAuthority;
+  writeFiles: (folder: string, id: string) => Promise<{ facility: string; keyFile: string }>;
+}
+
+/**
+ * The same with several recorders: each poller polls the one `pollers` names for it; every panel may read
+ * and control every one of them (or call the groups given for it).
+ */
+export function generatedFacilityOf(
+  pollers: Readonly<Record<string, string>>,
+  panelIds: readonly string[],
+  groups: Readonly<Record<string, readonly OperationGroup[]>> = {},
+): GeneratedFacility {
+  const pollerIds = Object.keys(pollers);
+  const recorders = [...new Set(Object.values(pollers))];
   const keys = new Map([...pollerIds, ...panelIds].map((id) => [id, generateKeyPairSync('ed25519')]));
   const pairOf = (id: string) => {
     const pair = keys.get(id);
@@ -69,9 +89,10 @@ export function generatedFacility(
     return pair;
   };
   const publicKey = (id: string) => pairOf(id).publicKey;
-  const may = (id: string) => new Map([[recorder, new Set((groups[id] ?? ['read', 'control']).flatMap(operationsIn))]]);
+  const recorderOf = (poller: string) => pollers[poller] as string;
+  const may = (id: string) => new Map(recorders.map((recorder) => [recorder, new Set((groups[id] ?? ['read', 'control']).flatMap(operationsIn))]));
   const facility: Facility = {
-    pollers: new Map<string, FacilityPoller>(pollerIds.map((id) => [id, { publicKey: publicKey(id), recorders: new Set([recorder]) }])),
+    pollers: new Map<string, FacilityPoller>(pollerIds.map((id) => [id, { publicKey: publicKey(id), recorders: new Set([recorderOf(id)]) }])),
     panels: new Map<string, FacilityPanel>(panelIds.map((id) => [id, { publicKey: publicKey(id), may: may(id) }])),
   };
   return {
@@ -80,8 +101,10 @@ export function generatedFacility(
     // The facility file and one member's key file, as `recdeck run --mqtt-facility --mqtt-key-file` reads them.
     writeFiles: async (folder, id) => {
       const file: z.input<typeof FacilityFile> = {
-        pollers: Object.fromEntries(pollerIds.map((poller) => [poller, { publicKey: publicKeyText(publicKey(poller)), recorders: [recorder] }])),
-        panels: Object.fromEntries(panelIds.map((panel) => [panel, { publicKey: publicKeyText(publicKey(panel)), may: { [recorder]: [...(groups[panel] ?? ['read', 'control'])] } }])),
+        pollers: Object.fromEntries(pollerIds.map((poller) => [poller, { publicKey: publicKeyText(publicKey(poller)), recorders: [recorderOf(poller)] }])),
+        panels: Object.fromEntries(
+          panelIds.map((panel) => [panel, { publicKey: publicKeyText(publicKey(panel)), may: Object.fromEntries(recorders.map((recorder) => [recorder, [...(groups[panel] ?? ['read', 'control'])]])) }]),
+        ),
       };
       const files = { facility: join(folder, 'facility.yaml'), keyFile: join(folder, `${id}.pem`) };
       await writeFile(files.facility, stringify(file));
@@ -93,10 +116,10 @@ export function generatedFacility(
 
 const CLI = fileURLToPath(new URL('../cli/main.js', import.meta.url));
 
-/** `recdeck run` polling the recorder and publishing it on the bus as `id`, with the bridge's own Node flags. */
-function startPollerRun(brokerUrl: string, sim: RunningSimulator, pollMs: number, files: { facility: string; keyFile: string }, id: string): ChildProcess {
-  const args = ['run', '--recorder', sim.url, '--mqtt', brokerUrl, '--mqtt-facility', files.facility, '--mqtt-key-file', files.keyFile, '--mqtt-id', id, '--poll-ms', String(pollMs), '--no-web', '--log-format', 'json'];
-  const child = spawn(process.execPath, [...BRIDGE_NODE_FLAGS, CLI, ...args], { stdio: ['ignore', 'ignore', 'pipe'], env: { PATH: process.env.PATH, RECDECK_TOKEN: sim.token } });
+/** `recdeck run` polling the recorder (named `recorder` on the bus) and publishing it as `id`, with the bridge's own Node flags. */
+export function startPollerRun(brokerUrl: string, sim: { url: string; token: string }, pollMs: number, files: { facility: string; keyFile: string }, id: string, recorder = 'main'): ChildProcess {
+  const args = ['run', '--recorder', `${recorder}=${sim.url}`, '--mqtt', brokerUrl, '--mqtt-facility', files.facility, '--mqtt-key-file', files.keyFile, '--mqtt-id', id, '--poll-ms', String(pollMs), '--no-web', '--log-format', 'json'];
+  const child = spawn(process.execPath, [...BRIDGE_NODE_FLAGS, CLI, ...args], { stdio: ['ignore', 'ignore', 'pipe'], env: { PATH: process.env.PATH, RECDECK_TOKEN: sim.token, [`RECDECK_TOKEN_${recorder.toUpperCase().replace(/-/g, '_')}`]: sim.token } });
   let said = '';
   child.stderr?.on('data', (chunk: Buffer) => (said = (said + chunk.toString()).slice(-2000)));
   child.once('exit', (code, signal) => {

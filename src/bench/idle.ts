@@ -6,19 +6,17 @@
 // a second alone. Each simulator counts the reads it answered, so that they are seen to match.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { readFile } from 'node:fs/promises';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { WebSocket } from 'ws';
 import { RecorderClient } from '../api/client.js';
 import { BRIDGE_NODE_FLAGS } from '../cli/node-flags.js';
 import { decodeThumbnail } from '../render/thumbnail.js';
+import { measure, type ProcessCost } from './proc.js';
+import { startRunChild } from './run-child.js';
 import { sleep } from './stats.js';
 
-export interface ProcessCost {
-  cpuPercent: number;
-  rssMb: number;
-}
+export type { ProcessCost } from './proc.js';
 
 export interface IdleCost {
   seconds: number;
@@ -38,7 +36,6 @@ export interface IdleCost {
   decodeCpuPercent: number;
 }
 
-const CLI = fileURLToPath(new URL('../cli/main.js', import.meta.url));
 const BARE = fileURLToPath(new URL('./bare-poller.js', import.meta.url));
 const SIMULATORS = fileURLToPath(new URL('./simulators-child.js', import.meta.url));
 const TOKEN = 'perm:00000000-0000-4000-8000-0000000idle1';
@@ -59,50 +56,9 @@ const PAGE_WARM_UP_MS = 60_000;
 const PAGE_DECK = 'web:web-32';
 const PREVIEW_CHANNELS = Array.from({ length: 16 }, (_, i) => i);
 const METER_CHANNELS = [0, 1];
-/** Linux reports process times in these ticks a second (USER_HZ). */
-const TICKS_PER_SECOND = 100;
-
-async function cpuTicks(pid: number): Promise<number> {
-  const stat = await readFile(`/proc/${pid}/stat`, 'utf8');
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return Number(fields[11]) + Number(fields[12]); // utime, stime
-}
-
-async function rssMb(pid: number): Promise<number> {
-  const status = await readFile(`/proc/${pid}/status`, 'utf8');
-  return Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0) / 1024;
-}
-
-/** CPU % of a core over `seconds`, and RSS at the end, for each process. */
-async function measure(pids: number[], seconds: number): Promise<ProcessCost[]> {
-  const before = await Promise.all(pids.map(cpuTicks));
-  const t0 = performance.now();
-  await sleep(seconds * 1000);
-  const after = await Promise.all(pids.map(cpuTicks));
-  const wall = (performance.now() - t0) / 1000;
-  return Promise.all(pids.map(async (pid, i) => ({ cpuPercent: (((after[i] as number) - (before[i] as number)) / TICKS_PER_SECOND / wall) * 100, rssMb: await rssMb(pid) })));
-}
-
-async function startRun(url: string): Promise<{ child: ChildProcess; web: string }> {
-  const child = spawn(process.execPath, [...BRIDGE_NODE_FLAGS, CLI, 'run', '--recorder', url, '--web-port', '0', '--log-format', 'json'], {
-    stdio: ['ignore', 'ignore', 'pipe'],
-    env: { PATH: process.env.PATH, RECDECK_TOKEN: TOKEN },
-  });
-  const web = await new Promise<string>((resolve, reject) => {
-    let text = '';
-    child.stderr?.on('data', (chunk: Buffer) => {
-      text += chunk.toString();
-      const found = /open (http:\/\/[^\s"]+)/.exec(text);
-      if (found) resolve(found[1] as string);
-    });
-    child.once('exit', (code) => reject(new Error(`recdeck run exited (${code}) before serving: ${text.slice(-500)}`)));
-  });
-  return { child, web };
-}
-
 /** The simulators' child: their URLs, and the reads each has answered since the last ask, by operation. */
-async function startSimulators(count: number): Promise<{ child: ChildProcess; urls: string[]; readsSince: () => Promise<Array<Record<string, number>>> }> {
-  const child = spawn(process.execPath, [SIMULATORS, String(count), TOKEN], { stdio: ['pipe', 'pipe', 'inherit'] });
+export async function startSimulators(count: number, token = TOKEN, mode: 'recording' | 'idle' = 'recording'): Promise<{ child: ChildProcess; urls: string[]; readsSince: () => Promise<Array<Record<string, number>>> }> {
+  const child = spawn(process.execPath, [SIMULATORS, String(count), token, mode], { stdio: ['pipe', 'pipe', 'inherit'] });
   const lines = createInterface({ input: child.stdout as NodeJS.ReadableStream })[Symbol.asyncIterator]();
   const next = async (): Promise<unknown> => {
     const { value, done } = await lines.next();
@@ -153,7 +109,7 @@ export async function measureIdleCost(seconds: number): Promise<IdleCost> {
     const bare = startBare(bareUrl, false, false);
     const lean = startBare(leanUrl, true, false);
     children.push(bare, lean);
-    const run = await startRun(runUrl);
+    const run = await startRunChild(runUrl, TOKEN);
     children.push(run.child);
     await sleep(IDLE_WARM_UP_MS);
     await sims.readsSince();

@@ -6,6 +6,9 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs, promisify } from 'node:util';
 import { measureChangeLatency, measurePressLatency, type ChangeLatency, type PressLatency } from './latency.js';
 import { measureBusFacility, type BusFacility } from './bus.js';
+import { parseCpuQuotas } from './bench-flags.js';
+import { measureDesk, type DeskRun } from './desk.js';
+import { measureFacilityScale, meanCost, type FacilityScale } from './facility-scale.js';
 import { measureIdleCost, type IdleCost } from './idle.js';
 import { LOAD_KINDS, type LoadKind, type SteadyLoad } from './load.js';
 import { BRIDGE_NODE_FLAGS } from '../cli/node-flags.js';
@@ -26,7 +29,7 @@ interface Results {
 }
 
 const LOAD_CHILD = fileURLToPath(new URL('./load-child.js', import.meta.url));
-const { values } = parseArgs({ options: { json: { type: 'boolean', default: false }, only: { type: 'string' }, quick: { type: 'boolean', default: false }, panels: { type: 'string', default: '20' }, curve: { type: 'string' } } });
+const { values } = parseArgs({ options: { json: { type: 'boolean', default: false }, only: { type: 'string' }, quick: { type: 'boolean', default: false }, panels: { type: 'string' }, 'panel-processes': { type: 'string', default: '5' }, curve: { type: 'string' }, 'cpu-quota': { type: 'string', multiple: true, default: [] }, 'cpu-prof': { type: 'string' } } });
 
 /** The steady-load runs by their --only names. */
 const LOADS: Record<string, LoadKind> = { 'load-none': 'no surface', 'load-off': 'thumbnails off', 'load-on': 'thumbnails on' };
@@ -115,14 +118,75 @@ function table(results: Results): string {
   return `${lines.join('\n')}\n`;
 }
 
+const fixedOrDash = (n: number, digits = 1) => (Number.isFinite(n) ? fixed(n, digits) : '-');
+
+/** (i): the desk without a quota, then under each quota given. */
+function deskTable(rows: readonly DeskRun[]): string {
+  const first = rows[0];
+  const lines = [
+    `(i) a small machine at the desk: recdeck run, shipped profiles, 16 channels recording, a page in chromium at desk size (poll ${first?.pollMs ?? 0} ms, ${first?.seconds ?? 0} s each)`,
+    '    bridge CPU                press → request p50 / p95 / p99 ms   change → key p50 / p99 ms   CPU % of a core  RSS MB   throttled          not live    load avg   targets',
+  ];
+  for (const r of rows) {
+    const label = r.quotaPercent === null ? 'unlimited' : `${r.quotaPercent} % of a core`;
+    const press = `${fixedOrDash(r.pressP50)} / ${fixedOrDash(r.pressP95)} / ${fixedOrDash(r.pressP99)} (${r.presses}${r.unanswered > 0 ? `, ${r.unanswered} unanswered` : ''})`;
+    const change = `${fixedOrDash(r.changeP50, 0)} / ${fixedOrDash(r.changeP99, 0)} (${r.changes}${r.changesNotShown > 0 ? `, ${r.changesNotShown} not shown in 5 s` : ''})`;
+    const throttled = r.throttling === null ? '-' : `${fixed(r.throttling.throttledMs / 1000, 1)} s in ${r.throttling.throttled}/${r.throttling.periods}`;
+    const pressTarget = r.quotaPercent === null ? null : r.quotaPercent <= 15 ? 15 : 10;
+    const ok = (pressTarget === null || r.pressP99 <= pressTarget) && r.changeP99 <= r.pollMs + 100 && r.notLiveSamples === 0 && r.unanswered === 0 && r.changesNotShown === 0;
+    const targets = `${pressTarget === null ? '' : `p99 <= ${pressTarget}, `}change p99 <= ${r.pollMs + 100}, not live 0: ${verdict(ok)}`;
+    lines.push(
+      `    ${label.padEnd(20)} ${press.padStart(36)} ${change.padStart(27)} ${fixed(r.cpuPercent, 1).padStart(15)} ${fixed(r.rssMb, 0).padStart(7)}   ${throttled.padEnd(18)} ${`${r.notLiveSamples}/${r.keySamples}`.padStart(9)}  ${r.loadAverage.map((l) => fixed(l, 1)).join('-').padStart(9)}   ${targets}`,
+    );
+  }
+  lines.push('    throttled: time the kernel held the bridge, in periods throttled/ran (10 ms each); not live: key samples showing a channel of the healthy recorder neither REC nor READY');
+  return `${lines.join('\n')}\n`;
+}
+
+/** (i) without a quota, then under each; `--cpu-prof DIR` writes each bridge's CPU profile in DIR/<quota>. */
+async function measureDesks(quotas: readonly number[]): Promise<DeskRun[]> {
+  const rows: DeskRun[] = [];
+  for (const quota of [null, ...quotas]) {
+    const cpuProfileFolder = values['cpu-prof'] === undefined ? undefined : `${values['cpu-prof']}/${quota ?? 'unlimited'}`;
+    rows.push(await measureDesk(quota, { seconds: values.quick ? 20 : 90, warmUpMs: values.quick ? 10_000 : 60_000, ...(cpuProfileFolder === undefined ? {} : { cpuProfileFolder }) }));
+  }
+  return rows;
+}
+
+/** (j): the facility at scale. */
+function facilityTable(f: FacilityScale): string {
+  const pollers = meanCost(f.pollers);
+  const panels = meanCost(f.panelProcessCosts);
+  const worst = Math.max(...f.facilityReads.map((r) => Math.abs(r / f.oneBridgeReads - 1)));
+  const loadOk = worst <= 0.05;
+  const changeOk = f.changeP99 <= 400 && f.notShown === 0;
+  return `${[
+    `(j) ${f.recorders} recorders with a poller each and ${f.panels} panels in ${f.panelProcesses} processes on one Mosquitto (poll ${f.pollMs} ms, ${f.seconds} s; load avg ${f.loadAverage.map((l) => fixed(l, 1)).join('-')})`,
+    `    reads/s at each recorder: ${f.facilityReads.map((r) => fixed(r, 1)).join(', ')} against one bridge alone ${fixed(f.oneBridgeReads, 1)}   target within 5 %: ${verdict(loadOk)} (worst ${fixed(100 * worst, 1)} %)`,
+    `    recorder change to key image on every panel following it, ms   p50 ${fixed(f.changeP50, 1)}   p99 ${fixed(f.changeP99, 1)}   target p99 <= 400: ${verdict(changeOk)} (${f.samples} images${f.notShown > 0 ? `, ${f.notShown} not shown within 10 s` : ''})`,
+    `    CPU % of a core / RSS MB: broker ${fixed(f.broker.cpuPercent, 1)} / ${fixed(f.broker.rssMb, 0)}; each poller ${fixed(pollers.cpuPercent, 1)} / ${fixed(pollers.rssMb, 0)} (mean of ${f.pollers.length}); each panels' process ${fixed(panels.cpuPercent, 1)} / ${fixed(panels.rssMb, 0)} (mean of ${f.panelProcessCosts.length}, ${fixed(f.panels / f.panelProcesses, 0)} panels each)`,
+    `    memory per panel: ${fixed(f.mbPerPanel, 1)} MB (the panels' processes' RSS beyond what each held before its first panel)`,
+  ].join('\n')}\n`;
+}
+
 async function main(): Promise<void> {
+  const quotas = parseCpuQuotas(values['cpu-quota']);
+  // `--cpu-quota 25[,15]` or `--only desk`: (i) alone, without a quota and under each one given.
+  if (values.only === 'desk' || (values.only === undefined && quotas.length > 0)) {
+    const rows = await measureDesks(quotas);
+    return void process.stdout.write(values.json ? `${JSON.stringify(rows, null, 2)}\n` : deskTable(rows));
+  }
   const seconds = values.quick ? 3 : 20;
   const load = values.only === undefined ? undefined : LOADS[values.only];
   // `--only load-off` (-none, -on): one (d) row; with `--curve 16`, its CPU % in 16 windows of 30 s from the start.
   if (load !== undefined) return void process.stdout.write(`${JSON.stringify(await inLoadChild(load, ...(values.curve === undefined ? [] : ['--curve', values.curve])))}\n`);
   // One section alone, as JSON (for a quick look at a figure).
   if (values.only === 'idle') return void process.stdout.write(`${JSON.stringify(await measureIdleCost(seconds), null, 2)}\n`);
-  if (values.only === 'bus') return void process.stdout.write(`${JSON.stringify(await measureBusFacility(Number(values.panels), values.quick ? 3 : 10, values.quick ? 8 : 40), null, 2)}\n`);
+  if (values.only === 'bus') return void process.stdout.write(`${JSON.stringify(await measureBusFacility(Number(values.panels ?? 20), values.quick ? 3 : 10, values.quick ? 8 : 40), null, 2)}\n`);
+  if (values.only === 'facility') {
+    const f = await measureFacilityScale(Number(values.panels ?? 100), Number(values['panel-processes']), values.quick ? 10 : 60, values.quick ? 8 : 40);
+    return void process.stdout.write(values.json ? `${JSON.stringify(f, null, 2)}\n` : facilityTable(f));
+  }
   if (values.only === 'press') return void process.stdout.write(`${JSON.stringify(await measurePresses(), null, 2)}\n`);
   if (values.only === 'hid') return void process.stdout.write(`${JSON.stringify(await measureHidSteadyState(values.quick ? 3 : 10), null, 2)}\n`);
   const press = await measurePresses();

@@ -1,17 +1,18 @@
 // Simulators for the idle benchmark, in a process of their own so that neither their work nor the
 // benchmark's lands on the processes being measured, or beside them in one process: one per client
-// measured (the bridge, each bare poller), each recording on all 16 channels. Prints their URLs as a
+// measured (the bridge, each bare poller), each recording on all 16 channels (or none, with a third
+// argument "idle": the facility bench starts and stops them itself). Prints their URLs as a
 // JSON line; then each "count" line on stdin is answered with a JSON line of the reads each one has
 // answered since the last count, by operation.
 import { createInterface } from 'node:readline';
 import { RecorderClient } from '../api/client.js';
 import { startSimulator } from '../simulator/server.js';
 
-const [countText = '2', token] = process.argv.slice(2);
-if (token === undefined) throw new Error('usage: simulators-child COUNT TOKEN');
+const [countText = '2', token, mode = 'recording'] = process.argv.slice(2);
+if (token === undefined || (mode !== 'recording' && mode !== 'idle')) throw new Error('usage: simulators-child COUNT TOKEN [recording|idle]');
 const sims = [];
 for (let i = 0; i < Number(countText); i++) sims.push(await startSimulator({ port: 0, grid: 16, token }));
-for (const sim of sims) {
+for (const sim of mode === 'recording' ? sims : []) {
   const client = new RecorderClient({ url: sim.url, token });
   for (let channel = 0; channel < 16; channel++) await client.recStart(channel);
   await client.close();

@@ -1,0 +1,310 @@
+// (i) A small machine at the desk: the real `recdeck run` (shipped profiles, poll 250 ms) with 16 channels
+// recording on a simulator in a process of its own, a page open in Debian's chromium at desk size (every
+// deck on screen, the 32-key one fetching 16 previews a second), and the bridge optionally held to a
+// share of one core by a cgroup CPU quota (cpu-quota.ts), as a Raspberry Pi's core or a busy host would.
+// Measured from outside the bridge, as an operator meets it:
+// - press → request: a tap on a channel key of the 15-key web deck (rec-start on a channel already
+//   recording, which the recorder answers and leaves as it is), sent over the web deck's socket as the
+//   page sends it, timed from the release (the key also has a hold, so the tap fires on release) to the
+//   write's arrival at the simulator, read from its request log (desk-match.ts);
+// - recorder change → key image: a channel stopped or started inside the simulator (a write from the
+//   bench, which the bridge sees only by polling) until the key's image on the page's socket shows it,
+//   read from its band (key-frames.ts);
+// - how often a key showed the healthy recorder as not live: the same keys' images, sampled;
+// - the bridge's CPU (from /proc) and, under a quota, how often and how long the kernel held it (cpu.stat).
+// The bench process itself is not under the quota: it stands for the world outside the small machine.
+import { once } from 'node:events';
+import { loadavg } from 'node:os';
+import { chromium, type Browser } from 'playwright-core';
+import { WebSocket } from 'ws';
+import { messageOf } from '../api/errors.js';
+import { expandPath, operations } from '../api/operations.js';
+import type { LoggedRequest } from '../simulator/request-log.js';
+import { createCpuQuota, findCpuCgroup, throttlingSince, type CpuQuotaGroup, type Throttling } from './cpu-quota.js';
+import { matchPresses, writesOf, type SentPress } from './desk-match.js';
+import { applyFrames, channelKeyState, type KeyImage, type ShownState } from './key-frames.js';
+import { LeanHttp } from './lean-http.js';
+import { startChildSimulator } from './load.js';
+import { measureWhile } from './proc.js';
+import { startRunChild } from './run-child.js';
+import { percentile, preciseNow, sleep } from './stats.js';
+
+export interface DeskRun {
+  /** Percent of one core, or null without a quota. */
+  quotaPercent: number | null;
+  pollMs: number;
+  seconds: number;
+  /** 1-minute load average of the machine at the start and the end of the measured window. */
+  loadAverage: [number, number];
+  presses: number;
+  pressP50: number;
+  pressP95: number;
+  pressP99: number;
+  /** Presses for which no write reached the recorder. */
+  unanswered: number;
+  changes: number;
+  changeP50: number;
+  changeP99: number;
+  /** Changes the key had not shown 5 s later. */
+  changesNotShown: number;
+  cpuPercent: number;
+  rssMb: number;
+  /** Over the measured window; null without a quota. */
+  throttling: Throttling | null;
+  keySamples: number;
+  notLiveSamples: number;
+  /** Where the bridge's CPU profile went (--cpu-prof), if one was asked for. */
+  cpuProfile: string | null;
+}
+
+export interface DeskOptions {
+  seconds: number;
+  warmUpMs: number;
+  /** Write the bridge's CPU profile (node --cpu-prof) into this folder. */
+  cpuProfileFolder?: string;
+}
+
+const TOKEN = 'perm:00000000-0000-4000-8000-00000000desk';
+const POLL_MS = 250;
+const CHROMIUM = process.env.RECDECK_CHROMIUM ?? '/usr/bin/chromium';
+const CHROMIUM_FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run'];
+/** The deck the bench presses and reads: channel keys 0-7 show channels 1-8 without previews, so their band is plain. */
+const DECK = 'web:web-15';
+/** Channels (0-based) tapped; rec-start on a channel that records already is answered and changes nothing. */
+const PRESSED = [0, 1, 2, 3];
+/** Channels (0-based) stopped and started inside the recorder; their keys are the ones sampled. */
+const CHANGED = [4, 5, 6, 7];
+const CHANGE_SHOWN_MS = 5000;
+/**
+ * The simulator keeps its last 2000 requests: with a page open that is under a minute (polls, 16 previews
+ * and the meters' sources a second), so its log is read this often.
+ */
+const LOG_READ_MS = 15_000;
+
+/** The page's socket, as the bench's own client of it: presses sent, the deck's key images kept as the page has them. */
+class DeckLink {
+  private readonly images = new Map<string, KeyImage>();
+  private panel = -1;
+  private controls: string[] = [];
+  private waiters: Array<{ control: string; state: ShownState; resolve: (at: number) => void }> = [];
+  private failure: Error | null = null;
+
+  constructor(private readonly socket: WebSocket) {
+    socket.on('message', (data: Buffer, isBinary: boolean) => {
+      const at = preciseNow();
+      try {
+        if (isBinary) this.frames(data, at);
+        else this.text(data.toString());
+      } catch (error) {
+        this.failure = error as Error;
+      }
+    });
+  }
+
+  static async open(web: string): Promise<DeckLink> {
+    const socket = new WebSocket(`${web.replace('http', 'ws')}/ws`);
+    await once(socket, 'open');
+    socket.send(JSON.stringify({ type: 'view', surfaces: [DECK] }));
+    return new DeckLink(socket);
+  }
+
+  private text(text: string): void {
+    const message = JSON.parse(text) as { type: string; surfaces?: Array<{ id: string; controls: Array<{ id: string }> }> };
+    if (message.type !== 'hello' || !message.surfaces) return;
+    this.panel = message.surfaces.findIndex((s) => s.id === DECK);
+    this.controls = message.surfaces[this.panel]?.controls.map((c) => c.id) ?? [];
+    this.images.clear(); // a new set of panels comes with whole images
+  }
+
+  private frames(data: Buffer, at: number): void {
+    for (const key of applyFrames(data, this.images)) {
+      const [panel, index] = key.split(':').map(Number) as [number, number];
+      if (panel !== this.panel) continue;
+      const control = this.controls[index];
+      const image = this.images.get(key) as KeyImage;
+      this.waiters = this.waiters.filter((w) => (w.control === control && channelKeyState(image) === w.state ? (w.resolve(at), false) : true));
+    }
+  }
+
+  check(): void {
+    if (this.failure) throw this.failure;
+  }
+
+  /** What a key's image shows now, or null before it has one. */
+  shown(control: string): ShownState | null {
+    const index = this.controls.indexOf(control);
+    const image = this.images.get(`${this.panel}:${index}`);
+    return image === undefined ? null : channelKeyState(image);
+  }
+
+  /** When the key's image (next) shows `state`: the moment its frame arrived; null if not within `ms`. */
+  async shows(control: string, state: ShownState, ms: number): Promise<number | null> {
+    if (this.shown(control) === state) return preciseNow();
+    let resolve: (at: number) => void = () => undefined;
+    const arrived = new Promise<number>((r) => (resolve = r));
+    const waiter = { control, state, resolve };
+    this.waiters.push(waiter);
+    const result = await Promise.race([arrived, sleep(ms).then(() => null)]);
+    this.waiters = this.waiters.filter((w) => w !== waiter);
+    return result;
+  }
+
+  press(control: string, type: 'down' | 'up'): void {
+    this.socket.send(JSON.stringify({ type: 'input', surface: DECK, input: { type, control } }));
+  }
+
+  close(): void {
+    this.socket.close();
+  }
+}
+
+/** Reads the simulator's request log as it goes, keeping every request since the start (it holds only its last 2000). */
+class LogReader {
+  private seen = 0;
+  readonly requests: LoggedRequest[] = [];
+  constructor(private readonly http: LeanHttp) {}
+
+  async read(): Promise<void> {
+    const log = (await this.http.send('GET', '/_sim/requests')) as LoggedRequest[];
+    if (this.seen > 0 && (log[0]?.seq ?? 0) > this.seen + 1) throw new Error("the simulator's request log moved on past requests not yet read: read it more often");
+    this.requests.push(...log.filter((r) => r.seq > this.seen));
+    this.seen = log.at(-1)?.seq ?? this.seen;
+  }
+}
+
+const write = (http: LeanHttp, operation: 'recStart' | 'recStop', channel: number) => http.send(operations[operation].method as 'PUT', expandPath(operations[operation].path, { index: channel }));
+
+/** The quota's cgroup, or an error saying why there can be none. */
+async function quotaGroup(percent: number): Promise<CpuQuotaGroup> {
+  const root = await findCpuCgroup('/sys/fs/cgroup');
+  if ('unusable' in root) throw new Error(`--cpu-quota ${percent}: ${root.unusable}`);
+  return createCpuQuota(root, `recdeck-bench-${process.pid}-${percent}`, percent);
+}
+
+export async function measureDesk(quotaPercent: number | null, options: DeskOptions): Promise<DeskRun> {
+  const cleanup: Array<() => Promise<unknown>> = [];
+  try {
+    const sim = await startChildSimulator(TOKEN);
+    cleanup.push(async () => {
+      sim.child.kill('SIGTERM');
+      if (sim.child.exitCode === null && sim.child.signalCode === null) await once(sim.child, 'exit');
+    });
+    const http = new LeanHttp(sim.url, TOKEN, 2);
+    cleanup.push(async () => http.close());
+    for (let channel = 0; channel < 16; channel++) await write(http, 'recStart', channel);
+
+    const group = quotaPercent === null ? null : await quotaGroup(quotaPercent);
+    if (group) cleanup.push(() => group.remove());
+    const profileFolder = options.cpuProfileFolder ?? null;
+    const run = await startRunChild(sim.url, TOKEN, {
+      args: ['--poll-ms', String(POLL_MS)],
+      nodeFlags: profileFolder === null ? [] : ['--cpu-prof', `--cpu-prof-dir=${profileFolder}`],
+      started: group ? (pid) => group.add(pid) : undefined,
+    });
+    const pid = run.child.pid as number;
+    // Stopped before the group is removed (cleanup runs last first); a profile is written as it exits.
+    cleanup.push(async () => {
+      if (run.child.exitCode !== null || run.child.signalCode !== null) return;
+      const exited = once(run.child, 'exit');
+      run.child.kill('SIGTERM');
+      await exited;
+    });
+
+    const browser: Browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_FLAGS });
+    cleanup.push(() => browser.close());
+    // Desk size: wide enough that every deck is on screen, as on a desk monitor beside the hardware.
+    const page = await browser.newPage({ viewport: { width: 1920, height: 1080 } });
+    await page.goto(run.web);
+    await page.locator(`canvas[data-surface="${DECK}"][data-control="key0"]`).waitFor({ state: 'visible', timeout: 120_000 });
+    const link = await DeckLink.open(run.web);
+    cleanup.push(async () => link.close());
+
+    await sleep(options.warmUpMs);
+    for (const channel of CHANGED) if ((await link.shows(`key${channel}`, 'recording', 10_000)) === null) throw new Error(`(i): key${channel} of ${DECK} does not show channel ${channel + 1} recording after the warm-up`);
+
+    const log = new LogReader(new LeanHttp(sim.url, TOKEN, 1));
+    await log.read();
+    const from = log.requests.at(-1)?.seq ?? 0;
+    const end = preciseNow() + options.seconds * 1000;
+    const presses: SentPress[] = [];
+    const changes: number[] = [];
+    let changesNotShown = 0;
+    let keySamples = 0;
+    let notLiveSamples = 0;
+
+    const pressing = async () => {
+      for (let i = 0; preciseNow() < end; i++) {
+        await sleep(400 + Math.random() * 800);
+        const channel = PRESSED[i % PRESSED.length] as number;
+        link.press(`key${channel}`, 'down');
+        await sleep(40);
+        presses.push({ channel, at: preciseNow() });
+        link.press(`key${channel}`, 'up');
+      }
+    };
+    const changing = async () => {
+      for (let i = 0; preciseNow() < end; i++) {
+        const channel = CHANGED[i % CHANGED.length] as number;
+        for (const [operation, state] of [['recStop', 'ready'], ['recStart', 'recording']] as const) {
+          await sleep(Math.random() * POLL_MS); // any phase of the poll
+          const t0 = preciseNow();
+          await write(http, operation, channel);
+          const shown = await link.shows(`key${channel}`, state, CHANGE_SHOWN_MS);
+          if (shown === null) changesNotShown++;
+          else changes.push(shown - t0);
+        }
+      }
+    };
+    const sampling = async () => {
+      while (preciseNow() < end) {
+        await sleep(200 + Math.random() * 100);
+        for (const channel of CHANGED) {
+          keySamples++;
+          if (link.shown(`key${channel}`) !== 'recording' && link.shown(`key${channel}`) !== 'ready') notLiveSamples++;
+        }
+      }
+    };
+    const reading = async () => {
+      while (preciseNow() < end) {
+        await sleep(Math.min(LOG_READ_MS, Math.max(0, end - preciseNow())));
+        await log.read();
+      }
+    };
+
+    const load0 = loadavg()[0] as number;
+    const throttling0 = group ? await group.throttling() : null;
+    const [cost] = await measureWhile([pid], () => Promise.all([pressing(), changing(), sampling(), reading()]));
+    const throttling1 = group ? await group.throttling() : null;
+    const load1 = loadavg()[0] as number;
+    link.check();
+    await sleep(2000); // the last presses' writes
+    await log.read();
+    const window = log.requests.filter((r) => r.seq > from);
+    const matched = matchPresses(presses, writesOf(window, 'recStart', PRESSED));
+    if (matched.unexplained > 0) throw new Error(`(i): ${matched.unexplained} rec-start writes on channels ${PRESSED.map((c) => c + 1).join(', ')} that no press explains`);
+
+    return {
+      quotaPercent,
+      pollMs: POLL_MS,
+      seconds: options.seconds,
+      loadAverage: [load0, load1],
+      presses: presses.length,
+      pressP50: percentile(matched.latencies, 50),
+      pressP95: percentile(matched.latencies, 95),
+      pressP99: percentile(matched.latencies, 99),
+      unanswered: matched.unanswered,
+      changes: changes.length,
+      changeP50: percentile(changes, 50),
+      changeP99: percentile(changes, 99),
+      changesNotShown,
+      cpuPercent: cost?.cpuPercent ?? Number.NaN,
+      rssMb: cost?.rssMb ?? Number.NaN,
+      throttling: throttling0 && throttling1 ? throttlingSince(throttling0, throttling1) : null,
+      keySamples,
+      notLiveSamples,
+      cpuProfile: profileFolder,
+    };
+  } finally {
+    for (const step of cleanup.reverse()) await step().catch((error: unknown) => process.stderr.write(`(i) cleanup: ${messageOf(error)}\n`));
+  }
+}

@@ -1,0 +1,185 @@
+// (j) A facility at scale: 4 recorders (simulators, in a process of their own), a poller for each (a
+// `recdeck run` publishing it on the bus), and 100 panels in a few processes (panels-child.ts), all on one
+// Mosquitto; panel i follows recorder i mod 4. Measured: the reads each recorder answers a second against
+// what one bridge polling it alone makes (the panels must add none); a channel started or stopped inside
+// a recorder until every panel following it shows it (its key's band, stamped as the image is handed to
+// the surface); the CPU and memory of the broker, the pollers and the panels' processes; memory per panel.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import { expandPath, operations } from '../api/operations.js';
+import { BRIDGE_NODE_FLAGS } from '../cli/node-flags.js';
+import { startBroker } from './broker.js';
+import { generatedFacilityOf, startPollerRun } from './bus.js';
+import { startBenchBridge } from './harness.js';
+import { startSimulators } from './idle.js';
+import type { ShownState } from './key-frames.js';
+import { LeanHttp } from './lean-http.js';
+import { measureWhile, type ProcessCost } from './proc.js';
+import { mean, percentile, preciseNow, sleep } from './stats.js';
+
+export interface FacilityScale {
+  panels: number;
+  panelProcesses: number;
+  recorders: number;
+  pollMs: number;
+  seconds: number;
+  loadAverage: [number, number];
+  /** Reads a second one bridge makes polling a recorder alone. */
+  oneBridgeReads: number;
+  /** Reads a second each recorder answered with the facility running. */
+  facilityReads: number[];
+  changeP50: number;
+  changeP99: number;
+  /** Panel images that did not show a change within 10 s. */
+  notShown: number;
+  samples: number;
+  broker: ProcessCost;
+  pollers: ProcessCost[];
+  panelProcessCosts: ProcessCost[];
+  /** The panels' processes' RSS beyond what each held before its first panel, per panel. */
+  mbPerPanel: number;
+}
+
+const PANELS_CHILD = fileURLToPath(new URL('./panels-child.js', import.meta.url));
+const TOKEN = 'perm:00000000-0000-4000-8000-000facility';
+const SHOWN_MS = 10_000;
+
+interface PanelLine {
+  panel: string;
+  recorder: string;
+  control: string;
+  state: ShownState;
+  at: number;
+}
+
+/** A panels' process: its lines, the moment it said all its panels are live, and what it held before the first. */
+async function startPanels(brokerUrl: string, folder: string, pollMs: number, members: ReadonlyArray<[panel: string, recorder: string]>, seen: (line: PanelLine) => void, children: ChildProcess[]): Promise<{ child: ChildProcess; baseRssMb: number }> {
+  const child = spawn(process.execPath, [...BRIDGE_NODE_FLAGS, PANELS_CHILD, '--broker', brokerUrl, '--folder', folder, '--poll-ms', String(pollMs), ...members.map(([p, r]) => `${p}=${r}`)], { stdio: ['ignore', 'pipe', 'inherit'] });
+  children.push(child); // stopped with the rest even if its panels never come live
+  const lines = createInterface({ input: child.stdout as NodeJS.ReadableStream });
+  const live = new Promise<number>((resolve, reject) => {
+    lines.on('line', (text) => {
+      const line = JSON.parse(text) as PanelLine | { live: true; baseRssMb: number };
+      if ('live' in line) resolve(line.baseRssMb);
+      else seen(line);
+    });
+    child.once('exit', (code) => reject(new Error(`a panels' process exited (${code}) before its panels were live`)));
+  });
+  const baseRssMb = await Promise.race([live, sleep(120_000).then(() => Promise.reject(new Error("(j): a panels' process's panels were not live from the bus within 120 s")))]);
+  return { child, baseRssMb };
+}
+
+const sum = (r: Record<string, number>) => Object.entries(r).reduce((total, [operation, n]) => total + (operation.startsWith('get') || operation.startsWith('list') ? n : 0), 0);
+
+export async function measureFacilityScale(panelCount: number, processCount: number, seconds: number, samples: number, pollMs = 250): Promise<FacilityScale> {
+  const recorders = ['rec-0', 'rec-1', 'rec-2', 'rec-3'];
+  const children: ChildProcess[] = [];
+  const cleanup: Array<() => Promise<unknown>> = [];
+  try {
+    const sims = await startSimulators(recorders.length, TOKEN, 'idle');
+    children.push(sims.child);
+    const writers = sims.urls.map((url) => new LeanHttp(url, TOKEN, 1));
+    cleanup.push(async () => writers.forEach((w) => w.close()));
+
+    // One bridge alone, polling the first recorder: the load one panel puts on a recorder without the bus.
+    const alone = startBenchBridge(sims.urls[0] as string, TOKEN, { thumbnails: false, pollMs });
+    await sleep(3000);
+    await sims.readsSince();
+    let t0 = preciseNow();
+    await sleep(seconds * 1000);
+    const oneBridgeReads = sum((await sims.readsSince())[0] ?? {}) / ((preciseNow() - t0) / 1000);
+    await alone.stop();
+
+    const broker = await startBroker();
+    cleanup.push(() => broker.close());
+    const pollerIds = Object.fromEntries(recorders.map((r) => [`poller-${r}`, r]));
+    const panelIds = Array.from({ length: panelCount }, (_, i) => `panel-${i}`);
+    const made = generatedFacilityOf(pollerIds, panelIds);
+    const folder = await mkdtemp(join(tmpdir(), 'recdeck-bench-facility-'));
+    cleanup.push(() => rm(folder, { recursive: true, force: true }));
+    const pollers: ChildProcess[] = [];
+    for (const [i, recorder] of recorders.entries()) {
+      const files = await made.writeFiles(folder, `poller-${recorder}`);
+      pollers.push(startPollerRun(broker.url, { url: sims.urls[i] as string, token: TOKEN }, pollMs, files, `poller-${recorder}`, recorder));
+    }
+    children.push(...pollers);
+    for (const id of panelIds) await made.writeFiles(folder, id);
+
+    // Each panel's latest state per key, and whoever waits on it.
+    const recorderOf = (i: number) => recorders[i % recorders.length] as string;
+    let waiting: { recorder: string; control: string; state: ShownState; t0: number; times: Map<string, number> } | null = null;
+    const seen = (line: PanelLine) => {
+      if (waiting && line.recorder === waiting.recorder && line.control === waiting.control && line.state === waiting.state && line.at >= waiting.t0) waiting.times.set(line.panel, line.at - waiting.t0);
+    };
+    const groups = Array.from({ length: processCount }, (_, p) => panelIds.flatMap((id, i) => (i % processCount === p ? [[id, recorderOf(i)] as [string, string]] : [])));
+    const panels = await Promise.all(groups.map((members) => startPanels(broker.url, folder, pollMs, members, seen, children)));
+    await sleep(3000);
+
+    await sims.readsSince();
+    const load0 = loadavg()[0] as number;
+    const times: number[] = [];
+    let notShown = 0;
+    const pids = [broker.pid() as number, ...pollers.map((p) => p.pid as number), ...panels.map((p) => p.child.pid as number)];
+    t0 = preciseNow();
+    const costs = await measureWhile(pids, async () => {
+      const end = preciseNow() + seconds * 1000;
+      for (let i = 0; i < samples || preciseNow() < end; i++) {
+        const r = i % recorders.length;
+        const recorder = recorders[r] as string;
+        const channel = Math.floor(i / recorders.length) % 16;
+        const following = panelIds.filter((_, p) => recorderOf(p) === recorder).length;
+        for (const [operation, state] of [['recStart', 'recording'], ['recStop', 'ready']] as const) {
+          await sleep(Math.random() * pollMs); // any phase of the poll
+          waiting = { recorder, control: `key${channel}`, state, t0: preciseNow(), times: new Map() };
+          await (writers[r] as LeanHttp).send('PUT', expandPath(operations[operation].path, { index: channel }));
+          const deadline = preciseNow() + SHOWN_MS;
+          while (waiting.times.size < following && preciseNow() < deadline) await sleep(20);
+          times.push(...waiting.times.values());
+          notShown += following - waiting.times.size;
+          waiting = null;
+        }
+      }
+    });
+    const wall = (preciseNow() - t0) / 1000;
+    const facilityReads = (await sims.readsSince()).map((reads) => sum(reads) / wall);
+    const load1 = loadavg()[0] as number;
+    const [brokerCost, ...rest] = costs as [ProcessCost, ...ProcessCost[]];
+    const pollerCosts = rest.slice(0, pollers.length);
+    const panelProcessCosts = rest.slice(pollers.length);
+    const beyondBase = panelProcessCosts.reduce((total, cost, i) => total + cost.rssMb - (panels[i]?.baseRssMb ?? 0), 0);
+    return {
+      panels: panelCount,
+      panelProcesses: processCount,
+      recorders: recorders.length,
+      pollMs,
+      seconds,
+      loadAverage: [load0, load1],
+      oneBridgeReads,
+      facilityReads,
+      changeP50: percentile(times, 50),
+      changeP99: percentile(times, 99),
+      notShown,
+      samples: times.length,
+      broker: brokerCost,
+      pollers: pollerCosts,
+      panelProcessCosts,
+      mbPerPanel: beyondBase / panelCount,
+    };
+  } finally {
+    for (const child of children.reverse()) {
+      if (child.exitCode !== null || child.signalCode !== null) continue;
+      const exited = once(child, 'exit');
+      child.kill('SIGTERM');
+      await Promise.race([exited, sleep(10_000).then(() => child.kill('SIGKILL'))]);
+    }
+    for (const step of cleanup.reverse()) await step().catch(() => undefined);
+  }
+}
+
+/** Mean CPU % and RSS of a kind of process. */
+export const meanCost = (costs: readonly ProcessCost[]): ProcessCost => ({ cpuPercent: mean(costs.map((c) => c.cpuPercent)), rssMb: mean(costs.map((c) => c.rssMb)) });

@@ -1,0 +1,41 @@
+// `recdeck run` as a child process of the bench, with the bridge's own Node flags (and any the bench adds,
+// such as --cpu-prof), its web deck on a free loopback port; ready when it says where the page is.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { BRIDGE_NODE_FLAGS } from '../cli/node-flags.js';
+
+const CLI = fileURLToPath(new URL('../cli/main.js', import.meta.url));
+
+export interface RunChild {
+  child: ChildProcess;
+  /** The web deck's address. */
+  web: string;
+}
+
+/**
+ * Starts `recdeck run --recorder URL --web-port 0` with the shipped profiles. `started` is called with the
+ * process id at once, before the bridge has loaded (to put it in a cgroup before it does any work).
+ */
+export async function startRunChild(url: string, token: string, options: { args?: string[]; nodeFlags?: string[]; started?: (pid: number) => Promise<void> } = {}): Promise<RunChild> {
+  const child = spawn(process.execPath, [...BRIDGE_NODE_FLAGS, ...(options.nodeFlags ?? []), CLI, 'run', '--recorder', url, '--web-port', '0', '--log-format', 'json', ...(options.args ?? [])], {
+    stdio: ['ignore', 'ignore', 'pipe'],
+    env: { PATH: process.env.PATH, RECDECK_TOKEN: token },
+  });
+  const web = new Promise<string>((resolve, reject) => {
+    let text = '';
+    child.stderr?.on('data', (chunk: Buffer) => {
+      text = (text + chunk.toString()).slice(-4000);
+      const found = /open (http:\/\/[^\s"]+)/.exec(text);
+      if (found) resolve(found[1] as string);
+    });
+    child.once('exit', (code) => reject(new Error(`recdeck run exited (${code}) before serving: ${text.slice(-500)}`)));
+  });
+  try {
+    if (child.pid === undefined) throw new Error('recdeck run did not start');
+    await options.started?.(child.pid);
+    return { child, web: await web };
+  } catch (error) {
+    child.kill('SIGKILL');
+    throw error;
+  }
+}
