@@ -12,6 +12,7 @@ const PURE = [
   'test/api/repeated-answers.test.ts',
   'test/api/wire.test.ts',
   'test/architecture/*.test.ts',
+  'test/bus/admission.test.ts',
   'test/bus/envelope.test.ts',
   'test/bus/json-schemas.test.ts',
   'test/bus/lease.test.ts',

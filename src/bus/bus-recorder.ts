@@ -144,7 +144,7 @@ export class BusRecorder implements RecorderLink {
   }
 
   async call<C extends ClientCall>(call: C): Promise<CallResult<C>> {
-    const what = `${describeCommand(call as CommandMessage['call'])} on "${this.name}"`;
+    const what = `${describeCommand(call)} on "${this.name}"`;
     const notSent = (why: string) => new BusCallError(`not sent: ${why}; ${what} did not run`, true);
     if (!this.mqtt.connected) throw notSent('this panel is not connected to the state bus');
     const now = this.time.now();
