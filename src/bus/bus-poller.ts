@@ -114,6 +114,11 @@ export class BusPoller implements RecorderLink {
     return this.options.authority.id;
   }
 
+  /** Whether this poller holds the lease but its renewals come back so late that it is one renewal from losing it (also in its log). */
+  get fallingBehind(): boolean {
+    return this.lease.behind;
+  }
+
   /** Whether this poller holds the lease (polls and publishes). */
   get holding$(): Observable<boolean> {
     return this.active.asObservable();
