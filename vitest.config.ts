@@ -63,6 +63,7 @@ const E2E = [
   'test/bus/facility.test.ts',
   'test/bus/forgery.test.ts',
   'test/bus/hung-poller.test.ts',
+  'test/bus/insiders.test.ts',
   'test/bus/lease-failover.test.ts',
   'test/bus/limits.test.ts',
   'test/bus/recorder-group.test.ts',

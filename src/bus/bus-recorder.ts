@@ -201,7 +201,9 @@ export class BusRecorder implements RecorderLink {
     if (!opened.ok) return this.bad.say(`${opened.error}; ignored`);
     const { from, at, body } = opened.message;
     if (!this.options.authority.mayPoll(from, this.name)) return this.bad.say(`${topic}: from "${from}", who is not a poller of "${this.name}"; ignored`);
-    if (kind === 'lease') return this.onLease(topic, from, body, packet.retain);
+    // A lease too is believed only if newer than the last from its holder: once a dead holder's lease has
+    // expired, its last renewals replayed would otherwise count as renewals again.
+    if (kind === 'lease') return this.believes(topic, from, at) ? this.onLease(topic, from, body, packet.retain) : undefined;
     if (this.lease !== null && from !== this.lease.holder) return this.bad.say(`${topic}: from "${from}", who does not hold the lease ("${this.lease.holder}" does); ignored`);
     if (!packet.retain) this.offset.sample(this.time.now(), at);
     if (kind === 'reply') return this.onReply(topic, body);

@@ -7,9 +7,11 @@
 // Its client id is its bus id plus a random suffix drawn for the process: the broker ends an older
 // connection with the same client id ("session taken over"), so an id anyone could name would let
 // anyone who holds (or guesses) a login throw a poller off the bus once a second. The broker's ACL ties
-// topics to the login's user (%u), never to the client id (deploy/mosquitto/). A connection that is
-// taken over all the same says so and comes back after a growing pause, and a poller's login watches
-// the broker's own log of connections for another connection under its user: someone holds its password.
+// topics to the login's user (%u), never to the client id (deploy/mosquitto/). A poller's login watches
+// the broker's own log of connections for another connection under its user (someone holds its
+// password) and names it. That log names client ids too, so someone with a poller's password could read
+// the poller's id there and take it over: each reconnect draws a new suffix, and a takeover the broker
+// reports (MQTT 5 reason 142; Mosquitto 2.0.11 just closes the connection) is said and backed off from.
 import { randomBytes } from 'node:crypto';
 import type { IClientOptions, MqttClient } from 'mqtt';
 import { Subscription, timer } from 'rxjs';
@@ -23,8 +25,16 @@ export function busClientId(id: string): string {
   return `${id}-${randomBytes(8).toString('hex')}`;
 }
 
+/**
+ * How many QoS 1 messages the broker may have on their way to this client unacknowledged (MQTT 5 Receive
+ * Maximum). A flood of commands then waits, or is dropped, in the broker's queue for this client
+ * (max_queued_messages), instead of filling the connection ahead of what this client needs now: a
+ * poller's own lease renewals (QoS 0, which the broker sends past that queue) come back in time.
+ */
+export const RECEIVE_MAXIMUM = 50;
+
 export function busClientOptions(id: string): IClientOptions {
-  return { protocolVersion: 5, clientId: busClientId(id), clean: true, queueQoSZero: false, properties: { maximumPacketSize: MAX_PACKET_BYTES } };
+  return { protocolVersion: 5, clientId: busClientId(id), clean: true, queueQoSZero: false, properties: { maximumPacketSize: MAX_PACKET_BYTES, receiveMaximum: RECEIVE_MAXIMUM } };
 }
 
 /** Turns Nagle's algorithm off on the client's connection, now and after every reconnect. */
@@ -83,12 +93,19 @@ export function guardLogin(client: MqttClient, options: GuardOptions): () => voi
     if (match === null || match[3] !== login || match[2] === own()) return;
     limited.say(`state bus: another connection logged in with this process's broker login "${login}", from ${match[1]} as client ${match[2]}: someone else holds its password (change it with mosquitto_passwd); this connection stays`);
   };
+  // Each connection a client id of its own: one that was taken over (its id read from the broker's log
+  // by someone with this login) is not the one this process comes back with.
+  const onClose = () => {
+    client.options.clientId = busClientId(login);
+  };
+  client.on('close', onClose);
   client.on('disconnect', onDisconnect);
   client.on('connect', onConnect);
   client.on('message', onMessage);
   if (client.connected) onConnect();
   return () => {
     calm?.unsubscribe();
+    client.off('close', onClose);
     client.off('disconnect', onDisconnect);
     client.off('connect', onConnect);
     client.off('message', onMessage);
