@@ -26,8 +26,9 @@ import { FAST_PARTS, SLOW_PARTS, type RecorderState, type StatePart } from '../e
 import { BusRecorder } from './bus-recorder.js';
 import type { BusAuthority } from './facility.js';
 import { holdsAt, initialLease, leaseTransition, leaseWakeAt, type LeaseEffect, type LeaseEvent, type LeaseSettings, type LeaseState } from './lease.js';
-import { LEASE_TTL_POLLS, MAX_DEADLINE_AHEAD_MS, MAX_PAYLOAD_BYTES, READ_RATE, REFRESH_RATE, WRITE_RATE } from './limits.js';
-import { OPERATION_GROUP } from './operation-groups.js';
+import { admit, MemberRates, type Refusal } from './admission.js';
+import { COOL_DOWN_MS, LEASE_TTL_POLLS, MAX_PAYLOAD_BYTES, REFRESH_RATE, REFUSAL_SUMMARY_MS } from './limits.js';
+import { RefusalReport, type RefusalDetail } from './refusal-report.js';
 import { RecentCommands } from './recent-commands.js';
 import { TokenBucket } from './token-bucket.js';
 import { CommandMessage, LeaseMessage, PART_VALUES, RefreshMessage, checkedTopic, commandSender, describeCommand, parseBody, topicsOf, type HealthMessage, type RecorderIdentity, type ReplyMessage } from './topics.js';
@@ -66,7 +67,8 @@ export function pollerWill(authority: BusAuthority, recorder: string, instance: 
   return { will: { topic, payload: authority.seal(topic, at, gone), qos: 1, retain: true } };
 }
 
-type Buckets = { read: TokenBucket; write: TokenBucket; refresh: TokenBucket };
+/** Refresh buckets are kept per sender; on an insecure bus (anyone is anyone) the map is cut back at this size. */
+const MAX_RATED_MEMBERS = 1000;
 
 export class BusPoller implements RecorderLink {
   readonly address: string;
@@ -74,7 +76,9 @@ export class BusPoller implements RecorderLink {
   private readonly view: BusRecorder;
   private readonly active = new BehaviorSubject(false);
   private readonly recent = new RecentCommands<Promise<ReplyMessage>>();
-  private readonly buckets = new Map<string, Buckets>();
+  private readonly refreshBuckets = new Map<string, TokenBucket>();
+  private readonly rates = new MemberRates(MAX_RATED_MEMBERS);
+  private readonly refusals: RefusalReport;
   private readonly time: EngineTime;
   private readonly log: Logger;
   private readonly bad: LogLimiter;
@@ -83,6 +87,7 @@ export class BusPoller implements RecorderLink {
   /** The term this poller held last (also once lost): a command sent under it is answered, not left to the new holder. */
   private heldTerm: string | null = null;
   private wake: Subscription | null = null;
+  private summaries: Subscription | null = null;
   private publishing: Subscription | null = null;
   private published: Partial<Record<StatePart, number>> = {};
   private lastHealth = '';
@@ -99,6 +104,7 @@ export class BusPoller implements RecorderLink {
     this.time = options.time ?? realTime;
     this.log = options.log ?? silent;
     this.bad = new LogLimiter((message) => this.log.warn(message), () => this.time.now());
+    this.refusals = new RefusalReport(name, (line) => this.log.warn(line), options.audit, REFUSAL_SUMMARY_MS);
     this.settings = { recorder: name, me: options.authority.id, identity: options.identity, renewMs: options.pollMs, ttlMs: options.ttlMs ?? LEASE_TTL_POLLS * options.pollMs };
     this.lease = initialLease(this.time.now());
     this.view = new BusRecorder(name, mqtt, { authority: options.authority, pollMs: options.pollMs, time: this.time, log: this.log });
@@ -106,6 +112,11 @@ export class BusPoller implements RecorderLink {
 
   get id(): string {
     return this.options.authority.id;
+  }
+
+  /** Whether this poller holds the lease but its renewals come back so late that it is one renewal from losing it (also in its log). */
+  get fallingBehind(): boolean {
+    return this.lease.behind;
   }
 
   /** Whether this poller holds the lease (polls and publishes). */
@@ -127,6 +138,7 @@ export class BusPoller implements RecorderLink {
     this.view.start();
     this.lease = initialLease(this.time.now());
     this.mqtt.on('message', this.onMessage);
+    this.summaries = timer(REFUSAL_SUMMARY_MS, REFUSAL_SUMMARY_MS, this.time.scheduler).subscribe(() => this.refusals.flush(this.time.now()));
     void this.mqtt.subscribeAsync([this.topics.lease, this.topics.cmds, this.topics.refresh], { qos: 1 }).catch((error: unknown) => this.log.warn(`${this.topics.all}: could not subscribe: ${messageOf(error)}`));
     this.schedule();
   }
@@ -140,6 +152,8 @@ export class BusPoller implements RecorderLink {
     }
     this.started = false;
     this.wake?.unsubscribe();
+    this.summaries?.unsubscribe();
+    this.summaries = null;
     this.mqtt.off('message', this.onMessage);
     this.standBy();
     this.view.stop();
@@ -276,44 +290,75 @@ export class BusPoller implements RecorderLink {
     if (!this.holds()) return;
     const message = parseBody(RefreshMessage, topic, body);
     if (!message.ok) return this.bad.say(`${message.error}; ignored`);
-    if (!this.bucketsOf(from).refresh.take(this.time.now())) return this.bad.say(`${topic}: "${from}" asks for reads more than ${REFRESH_RATE.perS} times a second; this one is ignored`);
+    if (!this.refreshBucketOf(from).take(this.time.now())) return this.bad.say(`${topic}: "${from}" asks for reads more than ${REFRESH_RATE.perS} times a second; this one is ignored`);
     this.polling.refresh(message.value.slow);
   }
 
-  private bucketsOf(panel: string): Buckets {
-    let buckets = this.buckets.get(panel);
-    if (!buckets) {
-      const now = this.time.now();
-      buckets = { read: new TokenBucket(READ_RATE.perS, READ_RATE.burst, now), write: new TokenBucket(WRITE_RATE.perS, WRITE_RATE.burst, now), refresh: new TokenBucket(REFRESH_RATE.perS, REFRESH_RATE.burst, now) };
-      this.buckets.set(panel, buckets);
+  private refreshBucketOf(panel: string): TokenBucket {
+    let bucket = this.refreshBuckets.get(panel);
+    if (!bucket) {
+      if (this.refreshBuckets.size >= MAX_RATED_MEMBERS) this.refreshBuckets.clear(); // an insecure bus: anyone is anyone
+      bucket = new TokenBucket(REFRESH_RATE.perS, REFRESH_RATE.burst, this.time.now());
+      this.refreshBuckets.set(panel, bucket);
     }
-    return buckets;
+    return bucket;
   }
 
-  /** Admits a command (or refuses it, saying why), runs it once per id and answers on the sender's reply topic. */
+  /**
+   * Admits a command or refuses it, cheaply and before anything is kept for it (admission.ts); runs an
+   * admitted one once per id and answers on the sender's reply topic. Refusals are answered too (but not
+   * during a cool-down), and logged and audited through the refusal report (a first line, then a count).
+   */
   private onCommand(topic: string, sender: string, payload: Buffer, retained: boolean): void {
     if (retained) return this.bad.say(`${topic}: a retained command (commands are never retained; it may be days old); not run`);
+    const now = this.time.now();
+    // Dropped unread: the topic's last level is the sender's login (the broker's ACL), and it is cooling down.
+    if (this.rates.coolingDown(sender, now)) return this.refusals.counted(sender, 'ignored in a cool-down', now);
     const opened = this.options.authority.open(topic, payload, MAX_PAYLOAD_BYTES.cmd);
     if (!opened.ok) return this.bad.say(`${opened.error}; not run`);
     const { from, body } = opened.message;
     if (from !== sender) return this.bad.say(`${topic}: signed by "${from}" on "${sender}"'s command topic; not run`);
     const message = parseBody(CommandMessage, topic, body);
-    if (!message.ok) return this.bad.say(`${message.error}; not run`);
+    if (!message.ok) {
+      this.refusals.refused(from, { kind: 'not a command', why: message.error }, { id: null, method: null, request: 'a message' }, now);
+      return;
+    }
     const command = message.value;
     // The holder answers; a poller that lost the lease still answers what was sent under its term.
     if (!this.active.value && command.term !== this.heldTerm) return;
-    const arrived = { wall: this.time.now(), precise: this.time.precise() };
-    const { result, duplicate } = this.recent.once(command.id, command.deadline, arrived.wall, () => this.run(from, command, arrived));
-    if (duplicate) this.log.info(`${topic}: command ${command.id} delivered again; answered as before, not run again`);
+    const known = this.recent.get(command.id);
+    if (known !== undefined) {
+      this.log.info(`${topic}: command ${command.id} delivered again; answered as before, not run again`);
+      return this.answer(topic, from, command.id, known);
+    }
+    const admission = admit(from, command, { recorder: this.name, mayCall: (member, method) => this.options.authority.mayCall(member, this.name, method), rates: this.rates, now });
+    const detail = { id: command.id, method: command.call.method, request: describeCommand(command.call) };
+    if (admission.verdict === 'cool-down') {
+      this.log.warn(`recorder "${this.name}": ${admission.refusal.why}, refused ones included: its commands are dropped unanswered for ${COOL_DOWN_MS / 1000} s`);
+      return this.refusals.counted(from, admission.refusal.kind, now);
+    }
+    if (admission.verdict === 'refuse') return this.refuse(topic, from, admission.refusal, detail, now);
+    const arrived = { wall: now, precise: this.time.precise() };
+    const taken = this.recent.once(command.id, command.deadline, now, () => this.run(from, command, admission.call, arrived));
+    if (taken === null) return this.refuse(topic, from, { kind: 'too many commands in flight', why: `it has ${this.recent.size} commands in flight (at most ${this.recent.maxEntries})` }, detail, now);
+    this.answer(topic, from, command.id, taken.result);
+  }
+
+  private answer(topic: string, from: string, id: string, result: Promise<ReplyMessage>): void {
     void result.then(
       (reply) => this.send(this.topics.reply(from), reply, 1, false),
-      (error: unknown) => this.log.error(`${topic}: command ${command.id}: ${messageOf(error)}`),
+      (error: unknown) => this.log.error(`${topic}: command ${id}: ${messageOf(error)}`),
     );
   }
 
-  /** Everything a command must pass, in order; the deadline and the lease are checked again just before the request leaves. */
-  private async run(from: string, command: CommandMessage, arrived: { wall: number; precise: number }): Promise<ReplyMessage> {
-    const { id, call } = command;
+  private refuse(topic: string, from: string, refusal: Refusal, detail: RefusalDetail & { id: string }, now: number): void {
+    this.refusals.refused(from, refusal, detail, now);
+    this.answer(topic, from, detail.id, Promise.resolve({ id: detail.id, ok: false, sent: false, error: `"${this.id}" refused it: ${refusal.why}` }));
+  }
+
+  /** An admitted command: the lease it was sent under, then the lease and the deadline again just before the request leaves. */
+  private async run(from: string, command: CommandMessage, call: ClientCall, arrived: { wall: number; precise: number }): Promise<ReplyMessage> {
+    const { id } = command;
     const operation = operations[call.method];
     const request = describeCommand(call);
     let requestAfterMs: number | null = null;
@@ -326,17 +371,11 @@ export class BusPoller implements RecorderLink {
       else this.log.warn(line);
       return reply;
     };
+    // Refused here, after admission: as many as the member's rate lets through, so each is audited (a copy sent again after a failover, a lapse).
     const refuse = (why: string) => finish({ id, ok: false, sent: false, error: `"${this.id}" refused it: ${why}` }, 'refused');
     const now = this.time.now();
-    if (!this.options.authority.mayCall(from, this.name, call.method)) return refuse(`the facility file does not let "${from}" call ${call.method} on "${this.name}"`);
     if (!holdsAt(this.lease, this.settings, now)) return refuse(`it no longer holds the lease it was sent under (${this.lease.seen?.holder === this.id ? 'no renewal came back in time' : `"${this.lease.seen?.holder ?? '?'}" holds it now`})`);
     if (command.term !== this.lease.own?.term) return refuse("it was sent under another poller's lease term (the poller changed since)");
-    if (command.deadline - now > MAX_DEADLINE_AHEAD_MS) return refuse(`its deadline is ${command.deadline - now} ms ahead of this poller's clock (more than ${MAX_DEADLINE_AHEAD_MS}): the sender's clock is off`);
-    const expected = [...operation.path.matchAll(/\{[a-z_]+\}/g)].length + (operation.request ? 1 : 0);
-    if (call.args.length !== expected) return refuse(`${call.method} takes ${expected} argument${expected === 1 ? '' : 's'}, got ${call.args.length}`);
-    const reads = OPERATION_GROUP[call.method] === 'read';
-    const rate = reads ? READ_RATE : WRITE_RATE;
-    if (!this.bucketsOf(from)[reads ? 'read' : 'write'].take(now)) return refuse(`"${from}" sends more than ${rate.perS} ${reads ? 'reads' : 'writes'} a second`);
     // The lease and the deadline last, on the clock read now: nothing is awaited from here until the
     // request is handed to the recorder client (which sends it within its own time limit, or never).
     const sendAt = this.time.now();
@@ -344,7 +383,7 @@ export class BusPoller implements RecorderLink {
     if (sendAt >= command.deadline) return refuse(`it arrived ${sendAt - command.deadline} ms after its deadline`);
     requestAfterMs = this.time.precise() - arrived.precise;
     try {
-      const value: unknown = await this.polling.call(call as ClientCall);
+      const value: unknown = await this.polling.call(call);
       const readsAfter = Object.fromEntries(PARTS.map((part) => [part, this.polling.nextReadNumber(part)])) as Record<StatePart, number>;
       const response: z.ZodType = operation.response;
       return finish({ id, ok: true, ...(value === undefined ? {} : { value: z.encode(response, value) }), readsAfter }, 'ok');

@@ -77,8 +77,8 @@ export class BusRecorder implements RecorderLink {
   /** The holder's last word on the recorder, and whose (id and process) it was. */
   private health: Extract<HealthMessage, { online: true }> | null = null;
   private publisher: string | null = null;
-  /** The newest message time seen per topic and sender: an older one is a replay. */
-  private readonly newest = new Map<string, { from: string; at: number }>();
+  /** The newest message time believed per topic and sender (pollers of the facility only): one not newer is a copy or a replay. */
+  private readonly newest = new Map<string, number>();
   /** Counts intervals without a poller, as failures, until it is back. */
   private gone: Subscription | null = null;
   private started = false;
@@ -144,7 +144,7 @@ export class BusRecorder implements RecorderLink {
   }
 
   async call<C extends ClientCall>(call: C): Promise<CallResult<C>> {
-    const what = `${describeCommand(call as CommandMessage['call'])} on "${this.name}"`;
+    const what = `${describeCommand(call)} on "${this.name}"`;
     const notSent = (why: string) => new BusCallError(`not sent: ${why}; ${what} did not run`, true);
     if (!this.mqtt.connected) throw notSent('this panel is not connected to the state bus');
     const now = this.time.now();
@@ -201,16 +201,33 @@ export class BusRecorder implements RecorderLink {
     if (!opened.ok) return this.bad.say(`${opened.error}; ignored`);
     const { from, at, body } = opened.message;
     if (!this.options.authority.mayPoll(from, this.name)) return this.bad.say(`${topic}: from "${from}", who is not a poller of "${this.name}"; ignored`);
-    if (kind === 'lease') return this.onLease(topic, from, body, packet.retain);
+    // A lease too is believed only if newer than the last from its holder: once a dead holder's lease has
+    // expired, its last renewals replayed would otherwise count as renewals again.
+    if (kind === 'lease') return this.believes(topic, from, at) ? this.onLease(topic, from, body, packet.retain) : undefined;
     if (this.lease !== null && from !== this.lease.holder) return this.bad.say(`${topic}: from "${from}", who does not hold the lease ("${this.lease.holder}" does); ignored`);
     if (!packet.retain) this.offset.sample(this.time.now(), at);
     if (kind === 'reply') return this.onReply(topic, body);
-    if (kind === 'health') return this.onHealth(topic, from, body, packet.retain);
-    const newest = this.newest.get(topic);
-    if (newest?.from === from && at < newest.at) return this.bad.say(`${topic}: older than the last message from "${from}" (a replay?); ignored`);
-    this.newest.set(topic, { from, at });
+    if (kind === 'health') return this.onHealth(topic, from, at, body, packet.retain);
+    if (!this.believes(topic, from, at)) return;
     this.onPart(kind, topic, body);
   };
+
+  /**
+   * Whether a state or health message is newer (its signed time) than the last this panel believed on
+   * its topic from the same sender, and if so remembers it. A copy of that one (a retained copy after a
+   * reconnect) says nothing new; an older one is a replay: a dead poller's last messages replayed cannot
+   * keep its recorder from going stale and offline.
+   */
+  private believes(topic: string, from: string, at: number): boolean {
+    const key = `${topic}\n${from}`;
+    const newest = this.newest.get(key);
+    if (newest !== undefined && at <= newest) {
+      if (at < newest) this.bad.say(`${topic}: older than the last message from "${from}" (a replay?); ignored`);
+      return false;
+    }
+    this.newest.set(key, at);
+    return true;
+  }
 
   private onLease(topic: string, from: string, body: unknown, retained: boolean): void {
     const message = parseBody(LeaseMessage, topic, body);
@@ -258,15 +275,17 @@ export class BusRecorder implements RecorderLink {
     this.subject.next({ ...state, [part]: value, readAt: { ...state.readAt, [part]: readAt }, readNumber: { ...state.readNumber, [part]: readNumber } });
   }
 
-  private onHealth(topic: string, from: string, body: unknown, retained: boolean): void {
+  private onHealth(topic: string, from: string, at: number, body: unknown, retained: boolean): void {
     const message = parseBody(HealthMessage, topic, body);
     if (!message.ok) return this.bad.say(message.error);
     const health = message.value;
     if (!health.online) {
-      // Only the will of the process we follow counts (an old one, replayed, names another).
+      // Only the will of the process we follow counts (an old one, replayed, names another). A will is
+      // signed when its poller connects, so it is older than that poller's healths: not ordered by time.
       if (this.health === null || this.health.instance === health.instance) this.pollerGone(`the poller "${from}" is gone`);
       return;
     }
+    if (!this.believes(topic, from, at)) return;
     const publisher = `${from}/${health.instance}`;
     if (this.publisher !== publisher) {
       // A new poller numbers its reads from 1: forget the old numbers so its reads count.

@@ -48,6 +48,8 @@ export interface LeaseState {
   holding: boolean;
   /** The term of the last live lease for another recorder under this name that was reported (once per term). */
   conflictTerm: string | null;
+  /** While holding: its renewals come back so late that it is one renewal from losing the lease (said once, and again once caught up). */
+  behind: boolean;
 }
 
 export type LeaseEvent =
@@ -64,7 +66,7 @@ export type LeaseEffect =
   | { kind: 'release' }
   | { kind: 'log'; level: 'info' | 'warn' | 'error'; message: string };
 
-export const initialLease = (now: number): LeaseState => ({ seen: null, renewalSeenAt: now, own: null, holding: false, conflictTerm: null });
+export const initialLease = (now: number): LeaseState => ({ seen: null, renewalSeenAt: now, own: null, holding: false, conflictTerm: null, behind: false });
 
 /** Whether this poller may poll and run a command at `now`: it holds the lease and its last confirmed renewal is younger than the TTL. */
 export function holdsAt(state: LeaseState, settings: LeaseSettings, now: number): boolean {
@@ -108,14 +110,15 @@ function onLease(state: LeaseState, event: Extract<LeaseEvent, { kind: 'lease' }
   const own = state.own;
   if (lease.holder === settings.me && own !== null && lease.term === own.term) {
     // Our claim or renewal, back from the broker: what every subscriber now sees.
-    const next: LeaseState = { ...state, seen: lease, renewalSeenAt: now, own: { ...own, confirmedSentAt: lease.renewedAt }, holding: true };
+    const next: LeaseState = { ...state, seen: lease, renewalSeenAt: now, own: { ...own, confirmedSentAt: lease.renewedAt }, holding: true, behind: false };
+    if (state.holding && state.behind) return { state: next, effects: [{ kind: 'log', level: 'info', message: `${where}: "${settings.me}" caught up: its renewal sent ${now - lease.renewedAt} ms ago came back` }] };
     if (state.holding) return { state: next, effects: [] };
     return { state: next, effects: [{ kind: 'hold' }, { kind: 'log', level: 'info', message: `${where}: "${settings.me}" holds the lease (epoch ${lease.epoch}) and polls` }] };
   }
   // Another poller's lease (or one this id held before a restart). A claim of ours still on its way
   // stays: if the broker delivers it after this one, it holds (the last delivered wins, for everyone).
   const effects: LeaseEffect[] = [];
-  const next: LeaseState = { ...state, seen: lease, renewalSeenAt: retained ? state.renewalSeenAt : now, own: state.holding ? null : own, holding: false };
+  const next: LeaseState = { ...state, seen: lease, renewalSeenAt: retained ? state.renewalSeenAt : now, own: state.holding ? null : own, holding: false, behind: false };
   if (state.holding) {
     effects.push({ kind: 'release' }, { kind: 'log', level: 'warn', message: `${where}: "${settings.me}" lost the lease to "${lease.holder}" (epoch ${lease.epoch}); it stops polling and running commands` });
   }
@@ -140,12 +143,18 @@ function onTick(state: LeaseState, now: number, settings: LeaseSettings, newTerm
     if (!holdsAt(state, settings, now)) {
       const since = now - (own.confirmedSentAt ?? own.since);
       return {
-        state: { ...state, own: null, holding: false },
+        state: { ...state, own: null, holding: false, behind: false },
         effects: [{ kind: 'release' }, { kind: 'log', level: 'warn', message: `${where}: "${settings.me}" lost the lease: none of its renewals came back for ${since} ms (TTL ${settings.ttlMs} ms); it stops polling and running commands` }],
       };
     }
-    if (now - own.lastSentAt < settings.renewMs) return { state, effects: [] };
-    return { state: { ...state, own: { ...own, lastSentAt: now } }, effects: [{ kind: 'publish', lease: leaseOf(settings, own, now), claim: false }] };
+    // Falling behind (renewals stuck behind a flood, a stalled machine): said while there is still a
+    // renewal's time left, so the log explains the lapse that may follow.
+    const since = now - (own.confirmedSentAt ?? own.since);
+    const behind = since >= settings.ttlMs - settings.renewMs;
+    const warning: LeaseEffect[] =
+      behind && !state.behind ? [{ kind: 'log', level: 'warn', message: `${where}: "${settings.me}" is falling behind: its last renewal that came back was sent ${since} ms ago; it loses the lease in ${settings.ttlMs - since} ms unless one comes back` }] : [];
+    if (now - own.lastSentAt < settings.renewMs) return { state: behind === state.behind ? state : { ...state, behind }, effects: warning };
+    return { state: { ...state, own: { ...own, lastSentAt: now }, behind }, effects: [...warning, { kind: 'publish', lease: leaseOf(settings, own, now), claim: false }] };
   }
   if (own && now - own.since < settings.ttlMs) return { state, effects: [] }; // a claim on its way
   const ttlMs = state.seen?.ttlMs ?? settings.ttlMs;

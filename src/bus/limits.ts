@@ -47,3 +47,13 @@ export const DEFAULT_KEEPALIVE_S = 5;
 
 /** Polls a lease may go unrenewed before it expires: a hung holder loses it within this many polls. */
 export const LEASE_TTL_POLLS = 3;
+
+/**
+ * A member that goes on sending over its rate after a burst of refusals is ignored this long: its
+ * messages are dropped unread and unanswered (its panel's commands fail by their deadline), then it is
+ * answered again. A desk's operator never comes near (20 presses a second, sustained past 80).
+ */
+export const COOL_DOWN_MS = 10_000;
+
+/** A member's refusals are logged and audited once, then summed up once per this interval. */
+export const REFUSAL_SUMMARY_MS = 60_000;

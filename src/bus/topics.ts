@@ -8,8 +8,9 @@ import { ChannelList } from '../api/channel.js';
 import { ConversionConfig } from '../api/conversion.js';
 import { operations } from '../api/operations.js';
 import { SourceList } from '../api/source.js';
-import { describeCall, type ClientCall } from '../engine/command-plan.js';
+import { describeCall } from '../engine/command-plan.js';
 import type { StatePart } from '../engine/recorder-state.js';
+import { isClientCall, type UncheckedCall } from './command-args.js';
 
 const NAME = /^[A-Za-z0-9_.-]{1,64}$/;
 
@@ -156,13 +157,10 @@ export const CommandMessage = z.strictObject({
 });
 export type CommandMessage = z.output<typeof CommandMessage>;
 
-/** The request a command's call makes ("PUT /api/channels/0/rec-start"), or its method when its arguments do not fit the path. */
-export function describeCommand(call: CommandMessage['call']): string {
-  try {
-    return describeCall(call as ClientCall);
-  } catch {
-    return `${call.method} (${call.args.length} argument${call.args.length === 1 ? '' : 's'})`;
-  }
+/** The request a command's call makes ("PUT /api/channels/0/rec-start"), or its method when its arguments do not fit its operation. */
+export function describeCommand(call: UncheckedCall): string {
+  if (isClientCall(call)) return describeCall(call);
+  return `${call.method} (${call.args.length} argument${call.args.length === 1 ? '' : 's'})`;
 }
 
 const ReadNumbers = z.strictObject(Object.fromEntries(Object.keys(PART_VALUES).map((part) => [part, z.number().int().nonnegative()])) as Record<StatePart, z.ZodNumber>);

@@ -12,7 +12,7 @@ import type { RecorderClient } from '../api/client.js';
 import { messageOf } from '../api/errors.js';
 import { BusPoller, newInstance, pollerWill, recorderIdentity } from '../bus/bus-poller.js';
 import { BusRecorder } from '../bus/bus-recorder.js';
-import { busClientOptions, sendWithoutDelay } from '../bus/connection.js';
+import { busClientOptions, guardLogin, sendWithoutDelay } from '../bus/connection.js';
 import { BusAuthority, publicKeyText, type Facility } from '../bus/facility.js';
 import { DEFAULT_KEEPALIVE_S, MAX_PACKET_BYTES } from '../bus/limits.js';
 import { BusId, RecorderName } from '../bus/topics.js';
@@ -153,9 +153,9 @@ async function busAuthority(bus: BusSettings, polled: readonly string[], followe
 }
 
 /**
- * Connects to the broker, once for the process (with `use_username_as_clientid`, a login is one
- * connection): the recorders polled here publish and answer on it, the followed ones are read from it.
- * Waits for the broker at start, so a wrong URL or login stops `run`.
+ * Connects to the broker, once for the process, as its bus id with a suffix of its own (connection.ts):
+ * the recorders polled here publish and answer on it, the followed ones are read from it. Waits for the
+ * broker at start, so a wrong URL or login stops `run`.
  */
 export async function connectBusRecorders(
   bus: BusSettings,
@@ -198,6 +198,7 @@ export async function connectBusRecorders(
     throw new UsageError(`--mqtt: cannot connect to ${bus.url} as "${bus.id}": ${messageOf(error)}`);
   }
   followConnection(connection, bus.url, log);
+  const unguard = bus.username === undefined ? () => undefined : guardLogin(connection, { login: bus.username, time: realTime, log });
   const recorders: BusRecorders['recorders'] = [];
   for (const { name, client, token } of polled) {
     const link = pollingLink(new RecorderPoller(name, client, { pollMs }));
@@ -209,6 +210,7 @@ export async function connectBusRecorders(
     close: async () => {
       // Stopping a poller hands its lease over (a clean disconnect sends no last will), before the connection ends.
       for (const { link } of recorders) link.stop();
+      unguard();
       await connection.endAsync();
     },
   };

@@ -113,4 +113,14 @@ describe('the lease', () => {
     const { published } = run('b', [seen(lease('a', 'a-term-1', 3, 100, { ttlMs: 1 }), 100), tick(101)], initialLease(0));
     expect(published).toEqual([lease('b', 'b-term-1', 4, 101)]);
   });
+  it('a holder whose renewals stop coming back says it is falling behind a renewal before it lapses, and when it catches up', () => {
+    const claimed = run('a', [tick(750), seen(lease('a', 'a-term-1', 1, 750), 760)]);
+    const late = run('a', [tick(1000), tick(1250)], claimed.state);
+    expect(late.logs).toEqual(['warn: recorder "main": "a" is falling behind: its last renewal that came back was sent 500 ms ago; it loses the lease in 250 ms unless one comes back']);
+    expect(late.state.behind).toBe(true);
+    expect(holdsAt(late.state, settings('a'), 1250)).toBe(true);
+    const back = run('a', [seen(lease('a', 'a-term-1', 1, 1250), 1300), tick(1500)], late.state);
+    expect(back.logs).toEqual(['info: recorder "main": "a" caught up: its renewal sent 50 ms ago came back']);
+    expect(back.state.behind).toBe(false);
+  });
 });

@@ -1,0 +1,103 @@
+// Whether a poller takes a signed command, decided before anything is stored for it, cheapest and
+// most telling check first: the sender's rate (every signed command takes a token, refused or not, so
+// a flood of refusals is as limited as a flood of presses), then what the facility file lets it call,
+// then a deadline no further ahead than MAX_DEADLINE_AHEAD_MS and not past, then the arguments its
+// operation takes. The id's length is the command schema's (topics.ts). Only a command admitted here
+// is remembered for de-duplication (recent-commands.ts) and may run.
+//
+// A member that keeps sending over its rate is not answered at all for a cool-down (COOL_DOWN_MS): its
+// messages are dropped on arrival, before their signature is checked, so it costs the poller nothing.
+import type { OperationId } from '../api/operations.js';
+import type { ClientCall } from '../engine/command-plan.js';
+import { argumentError, isClientCall } from './command-args.js';
+import { COOL_DOWN_MS, MAX_DEADLINE_AHEAD_MS, READ_RATE, WRITE_RATE } from './limits.js';
+import { OPERATION_GROUP } from './operation-groups.js';
+import { TokenBucket } from './token-bucket.js';
+import type { CommandMessage } from './topics.js';
+
+/** Why a command was refused: `kind` groups refusals for the counted summary, `why` is said to the sender. */
+export interface Refusal {
+  kind: string;
+  why: string;
+}
+
+export type Admission =
+  | { verdict: 'admit'; call: ClientCall }
+  /** Answered with `why`; it did not run and never will. */
+  | { verdict: 'refuse'; refusal: Refusal }
+  /** Over its rate again and again: not answered; the member is ignored until `until`. */
+  | { verdict: 'cool-down'; refusal: Refusal; until: number };
+
+type RateKind = 'reads' | 'writes';
+
+interface MemberRate {
+  reads: TokenBucket;
+  writes: TokenBucket;
+  /** Refusals for rate it may still get answered before the cool-down: as many as a burst. */
+  patience: { reads: TokenBucket; writes: TokenBucket };
+  coolingUntil: number;
+}
+
+const RATES = { reads: READ_RATE, writes: WRITE_RATE } as const;
+
+/**
+ * Each member's rates and cool-down, on the poller's clock (given with every call). Members are the
+ * facility file's (a signature said who it is), so the map is as large as the facility; on an
+ * insecure bus anyone is anyone, and the map is cut back to MAX_MEMBERS.
+ */
+export class MemberRates {
+  private readonly members = new Map<string, MemberRate>();
+
+  constructor(private readonly maxMembers = 1000) {}
+
+  /** Whether a member's messages are dropped unread now (it is in a cool-down). */
+  coolingDown(member: string, now: number): boolean {
+    const rate = this.members.get(member);
+    return rate !== undefined && now < rate.coolingUntil;
+  }
+
+  /** Takes a token of `kind` for a signed command: null when it has one; otherwise the refusal, or the cool-down it starts now. */
+  take(member: string, kind: RateKind, now: number): Exclude<Admission, { verdict: 'admit' }> | null {
+    const rate = this.of(member, now);
+    if (rate[kind].take(now)) return null;
+    const { perS } = RATES[kind];
+    const refusal = { kind: `more than ${perS} ${kind} a second`, why: `"${member}" sends more than ${perS} ${kind} a second` };
+    if (rate.patience[kind].take(now)) return { verdict: 'refuse', refusal };
+    rate.coolingUntil = now + COOL_DOWN_MS;
+    return { verdict: 'cool-down', refusal, until: rate.coolingUntil };
+  }
+
+  private of(member: string, now: number): MemberRate {
+    let rate = this.members.get(member);
+    if (rate === undefined) {
+      if (this.members.size >= this.maxMembers) this.members.clear();
+      const bucket = (kind: RateKind) => new TokenBucket(RATES[kind].perS, RATES[kind].burst, now);
+      rate = { reads: bucket('reads'), writes: bucket('writes'), patience: { reads: bucket('reads'), writes: bucket('writes') }, coolingUntil: Number.NEGATIVE_INFINITY };
+      this.members.set(member, rate);
+    }
+    return rate;
+  }
+}
+
+export interface AdmissionContext {
+  /** The recorder the poller polls. */
+  recorder: string;
+  /** Whether the facility lets `member` call `method` on it. */
+  mayCall: (member: string, method: OperationId) => boolean;
+  rates: MemberRates;
+  now: number;
+}
+
+/** The checks, in order (see the file's comment). */
+export function admit(from: string, command: CommandMessage, context: AdmissionContext): Admission {
+  const { call, deadline } = command;
+  const { now, recorder } = context;
+  const over = context.rates.take(from, OPERATION_GROUP[call.method] === 'read' ? 'reads' : 'writes', now);
+  if (over !== null) return over;
+  const refuse = (kind: string, why: string): Admission => ({ verdict: 'refuse', refusal: { kind, why } });
+  if (!context.mayCall(from, call.method)) return refuse(`not allowed to call ${call.method}`, `the facility file does not let "${from}" call ${call.method} on "${recorder}"`);
+  if (deadline - now > MAX_DEADLINE_AHEAD_MS) return refuse('deadline too far ahead', `its deadline is ${deadline - now} ms ahead of this poller's clock (more than ${MAX_DEADLINE_AHEAD_MS}): the sender's clock is off`);
+  if (deadline <= now) return refuse('arrived after its deadline', `it arrived ${now - deadline} ms after its deadline`);
+  if (!isClientCall(call)) return refuse(`wrong arguments to ${call.method}`, argumentError(call) ?? `wrong arguments to ${call.method}`);
+  return { verdict: 'admit', call };
+}

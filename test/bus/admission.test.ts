@@ -1,0 +1,121 @@
+// Issue 34: a refused command costs nothing. The poller's admission (admission.ts) as a pure decision
+// on given moments: the order of its checks, the arguments each operation takes (from the operation
+// table), the rate every signed command counts against and the cool-down after it; the bounded
+// de-duplication memory (recent-commands.ts) and the bounded report of refusals (refusal-report.ts),
+// both on virtual time.
+import { describe, expect, it } from 'vitest';
+import { admit, MemberRates, type Admission } from '../../src/bus/admission.js';
+import { argumentError, isClientCall } from '../../src/bus/command-args.js';
+import { COOL_DOWN_MS, MAX_DEADLINE_AHEAD_MS, WRITE_RATE } from '../../src/bus/limits.js';
+import { OPERATION_GROUP } from '../../src/bus/operation-groups.js';
+import { RecentCommands } from '../../src/bus/recent-commands.js';
+import { RefusalReport } from '../../src/bus/refusal-report.js';
+import type { CommandMessage } from '../../src/bus/topics.js';
+import type { CommandRecord } from '../../src/engine/log.js';
+import { VirtualTime } from '../support/virtual-time.js';
+
+const T0 = Date.UTC(2026, 10, 23, 9, 0, 0);
+/** desk-1 may read and control; gallery may only read. */
+const mayCall = (member: string, method: CommandMessage['call']['method']) => (member === 'desk-1' ? OPERATION_GROUP[method] !== 'admin' : OPERATION_GROUP[method] === 'read');
+const command = (call: CommandMessage['call'], deadline = T0 + 2000, id = 'command-0001'): CommandMessage => ({ id, call, term: 'term-0001', sentAt: T0, deadline });
+const verdictOf = (a: Admission) => (a.verdict === 'admit' ? 'admit' : `${a.verdict}: ${a.refusal.kind}`);
+
+describe('admission', () => {
+  it('refuses in order: rate, permission, deadline bound, deadline past, arguments; admits what passes', () => {
+    const context = (rates = new MemberRates()) => ({ recorder: 'main', mayCall, rates, now: T0 });
+    // Not allowed, far deadline, wrong arguments all at once: the permission is what is said.
+    expect(verdictOf(admit('gallery', command({ method: 'newSession', args: [{}] }, T0 + 3_600_000), context()))).toBe('refuse: not allowed to call newSession');
+    expect(verdictOf(admit('desk-1', command({ method: 'recStart', args: [{ x: 1 }] }, T0 + MAX_DEADLINE_AHEAD_MS + 1), context()))).toBe('refuse: deadline too far ahead');
+    expect(verdictOf(admit('desk-1', command({ method: 'recStart', args: [{ x: 1 }] }, T0), context()))).toBe('refuse: arrived after its deadline');
+    expect(verdictOf(admit('desk-1', command({ method: 'recStart', args: [{ x: 1 }] }), context()))).toBe('refuse: wrong arguments to recStart');
+    expect(admit('desk-1', command({ method: 'recStart', args: [0] }, T0 + MAX_DEADLINE_AHEAD_MS), context())).toEqual({ verdict: 'admit', call: { method: 'recStart', args: [0] } });
+    // The rate comes first: a member without tokens is refused for that, whatever else is wrong.
+    const rates = new MemberRates();
+    for (let i = 0; i < WRITE_RATE.burst; i++) admit('gallery', command({ method: 'newSession', args: [] }), context(rates));
+    expect(verdictOf(admit('gallery', command({ method: 'newSession', args: [] }, T0 + 3_600_000), context(rates)))).toBe('refuse: more than 20 writes a second');
+  });
+
+  it("checks each operation's arguments as the operation table has them, naming what is wrong", () => {
+    expect(isClientCall({ method: 'recStart', args: [3] })).toBe(true);
+    expect(isClientCall({ method: 'setChannelSource', args: [0, 'Camera 1'] })).toBe(true);
+    expect(isClientCall({ method: 'saveProject', args: ['C:/shows/one.proj'] })).toBe(true);
+    expect(isClientCall({ method: 'setChannelCount', args: [9] })).toBe(true);
+    expect(isClientCall({ method: 'syncRecStart', args: [] })).toBe(true);
+    expect(argumentError({ method: 'recStart', args: [{}] })).toMatch(/^argument 0: .*number.* \(recStart takes index\)$/);
+    expect(argumentError({ method: 'recStart', args: [-1] })).toMatch(/^argument 0: /);
+    expect(argumentError({ method: 'recStart', args: [] })).toBe('recStart takes index, got 0 arguments (recStart takes index)');
+    expect(argumentError({ method: 'recStart', args: [0, 1] })).toMatch(/recStart takes index/);
+    expect(argumentError({ method: 'setChannelCount', args: [5] })).toMatch(/^argument 0: /);
+    expect(argumentError({ method: 'setChannelSource', args: [0, 7] })).toMatch(/^argument 1: /);
+    expect(argumentError({ method: 'saveProject', args: [{ Path: 'x' }] })).toMatch(/^argument 0: /);
+    expect(argumentError({ method: 'updateSource', args: [0, { AudioGain: 'loud' }] })).toMatch(/^argument 1\.AudioGain: /);
+    expect(argumentError({ method: 'updateSource', args: [0, { AudioGain: -6 }] })).toBeNull();
+  });
+
+  it('a member over its rate is refused for a burst, then ignored for the cool-down, then answered again', () => {
+    const rates = new MemberRates();
+    const at = (now: number) => verdictOf(admit('gallery', command({ method: 'newSession', args: [] }), { recorder: 'main', mayCall, rates, now }));
+    const verdicts = Array.from({ length: 3 * WRITE_RATE.burst }, () => at(T0));
+    expect(verdicts.filter((v) => v === 'refuse: not allowed to call newSession')).toHaveLength(WRITE_RATE.burst);
+    expect(verdicts.filter((v) => v === 'refuse: more than 20 writes a second')).toHaveLength(WRITE_RATE.burst);
+    expect(verdicts[2 * WRITE_RATE.burst]).toBe('cool-down: more than 20 writes a second');
+    expect(rates.coolingDown('gallery', T0 + COOL_DOWN_MS - 1)).toBe(true);
+    expect(rates.coolingDown('desk-1', T0)).toBe(false);
+    expect(rates.coolingDown('gallery', T0 + COOL_DOWN_MS)).toBe(false);
+    expect(at(T0 + COOL_DOWN_MS)).toBe('refuse: not allowed to call newSession');
+  });
+});
+
+describe('the de-duplication memory', () => {
+  it('keeps an id until its deadline second is over, forgets whole seconds, and is capped', () => {
+    const time = new VirtualTime(T0);
+    const recent = new RecentCommands<string>(1000);
+    let runs = 0;
+    const take = (id: string, deadline: number) => recent.once(id, deadline, time.now(), () => `ran ${id} (${++runs})`);
+    // 10 commands a second for 60 s, each with a deadline 10 s ahead (the bound): the memory never holds more than 11 s of them.
+    let most = 0;
+    for (let i = 0; i < 600; i++) {
+      expect(take(`c${i}`, time.now() + MAX_DEADLINE_AHEAD_MS)?.duplicate).toBe(false);
+      most = Math.max(most, recent.size);
+      time.advance(100);
+    }
+    expect(most).toBeLessThanOrEqual(120);
+    // A copy within its deadline gets the same answer and does not run again.
+    expect(take('c599', time.now() + 1000)).toEqual({ result: 'ran c599 (600)', duplicate: true });
+    expect(runs).toBe(600);
+    // Full: a new command is not taken (and does not run); nothing is forgotten before its time.
+    const full = new RecentCommands<string>(3);
+    for (const id of ['a', 'b', 'c']) full.once(id, T0 + 5000, T0, () => id);
+    expect(full.once('d', T0 + 5000, T0, () => 'd')).toBeNull();
+    expect(full.once('a', T0 + 5000, T0 + 4000, () => 'again')).toEqual({ result: 'a', duplicate: true });
+    expect(full.once('d', T0 + 9000, T0 + 6000, () => 'd')).toEqual({ result: 'd', duplicate: false });
+    expect(full.size).toBe(1);
+  });
+});
+
+describe('the refusal report', () => {
+  it("logs and audits a member's first few refusals, then one counted summary per interval, and starts again after a quiet interval", () => {
+    const time = new VirtualTime(T0);
+    const lines: string[] = [];
+    const audit: CommandRecord[] = [];
+    const report = new RefusalReport('main', (line) => lines.push(line), (record) => audit.push(record), 60_000);
+    const refusal = { kind: 'not allowed to call newSession', why: 'the facility file does not let "gallery" call newSession on "main"' };
+    for (let i = 0; i < 30_000; i++) {
+      report.refused('gallery', refusal, { id: `c${i}`, method: 'newSession', request: 'PUT /api/app/new' }, time.now());
+      time.advance(2); // 30,000 in 60 s
+      report.flush(time.now());
+    }
+    report.flush(time.now() + 60_000);
+    const full = (i: number) => `recorder "main": PUT /api/app/new for "gallery" (command c${i}): refused: the facility file does not let "gallery" call newSession on "main"`;
+    expect(lines).toEqual([...[0, 1, 2, 3, 4].map(full), 'recorder "main": "gallery": 29,995 more refused in the last 60 s: not allowed to call newSession (29,995)']);
+    expect(audit.map((r) => [r.control, r.result, r.message])).toEqual([
+      ...[0, 1, 2, 3, 4].map((i) => [`command c${i}`, 'refused', refusal.why]),
+      ['refusals', 'refused', '29,995 more refused in the last 60 s: not allowed to call newSession (29,995)'],
+    ]);
+    // Quiet for an interval: the next refusal is a first again, in full.
+    report.flush(time.now() + 120_000);
+    report.refused('gallery', refusal, { id: 'later', method: 'newSession', request: 'PUT /api/app/new' }, time.now() + 130_000);
+    expect(lines.at(-1)).toContain('(command later): refused');
+    expect(lines).toHaveLength(7);
+  });
+});
