@@ -20,6 +20,7 @@ const PURE = [
   'test/cli/setup-udev.test.ts',
   'test/engine/action-table.test.ts',
   'test/engine/alarm-decision.test.ts',
+  'test/engine/alarm-key.test.ts',
   'test/engine/device-output.test.ts',
   'test/engine/duration-clock.test.ts',
   'test/engine/fetch-pacer.test.ts',
