@@ -77,6 +77,7 @@ const E2E = [
   'test/cli/run.test.ts',
   'test/cli/simulate.test.ts',
   'test/cli/watch.test.ts',
+  'test/remote/alarm-banner.test.ts',
   'test/remote/browser.test.ts',
   'test/remote/deck-view.test.ts',
   'test/remote/editor-browser.test.ts',
