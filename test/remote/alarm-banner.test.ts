@@ -5,10 +5,12 @@
 // the page is waited on with bounded polls. An init script counts the page's AudioContexts, its tones
 // (OscillatorNode.start) and its notifications.
 import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { WebSocket } from 'ws';
 import { afterAll, beforeAll, describe, it } from 'vitest';
 import { startAlarms, type RunningAlarms } from '../../src/cli/alarm-setup.js';
 import { AlarmSettings } from '../../src/engine/alarms/alarm-settings.js';
 import { realTime } from '../../src/engine/engine-time.js';
+import { AlarmsMessage } from '../../src/remote/alarm-message.js';
 import { startRemoteServer, type RunningRemoteServer } from '../../src/remote/server.js';
 import { startBridgeFixture, type BridgeFixture } from '../support/bridge.js';
 import { connectChromium, screenshot } from '../support/chromium.js';
@@ -108,6 +110,19 @@ describe.each(SIZES)('the alarm banner at $name size ($viewport.width x $viewpor
     await until(async () => (await probe()).notifications.length === 1, 'the notification', WAIT_MS);
     expect(await probe()).toEqual({ contexts: 0, tones: 0, notifications: ['recdeck alarm: FAULT main CH1'] });
     await shot('raised');
+    // What the socket carries is its schema's: a socket of our own is sent it on connect.
+    const socket = new WebSocket(`${server.url.replace('http', 'ws')}/ws`, { headers: { origin: server.url } });
+    const messages: unknown[] = [];
+    socket.on('message', (data: Buffer, binary: boolean) => {
+      if (!binary) messages.push(JSON.parse(data.toString()));
+    });
+    try {
+      await until(() => messages.some((m) => (m as { type?: string }).type === 'alarms'), 'the alarms message', WAIT_MS);
+      const sent = AlarmsMessage.parse(messages.find((m) => (m as { type?: string }).type === 'alarms'));
+      expect(sent.active.map((a) => `${a.state} ${a.id}`)).toEqual(['raised channel-fault:main:ch1']);
+    } finally {
+      socket.close();
+    }
   });
 
   it.sequential('Acknowledge acknowledges it through POST /alarms/{id}/ack: the banner stops asking', async ({ expect }) => {
