@@ -296,6 +296,7 @@ export async function startBridge(setup: BridgeSetup, log: Logger = pinoLogger({
     const running = new Bridge({ recorders: bus?.recorders ?? clients, renderer: (thumbnails) => pictureRenderer({ thumbnails }), decodeThumbnail, log, pollMs: setup.pollMs, ...(setup.groups ? { groups: setup.groups } : {}), ...(setup.diskTime ? { diskTime: setup.diskTime } : {}) });
     running.start();
     const alarms = setup.alarms ? startAlarms(running, setup.alarms, log, audit) : null; // alarms (issue 36)
+    if (alarms) running.attachAlarms(alarms.monitor); // alarms keys and alarm-ack (issue 36)
     const auditing = audit && running.commands$.subscribe((record) => audit.write(record));
     running.setProfiles(latest.profiles);
     bridge = running;

@@ -21,6 +21,7 @@ import type { BoundProfile, PictureRenderer, RecorderHandle } from './session-se
 import { SurfaceSession } from './surface-session.js';
 import type { CommandActivity } from './alarms/alarm-conditions.js';
 import { CommandActivityLog } from './alarms/command-activity.js';
+import type { AlarmMonitor } from './alarms/alarm-monitor.js';
 
 const NO_GROUPS: RecorderGroups = new Map();
 
@@ -58,6 +59,8 @@ export class Bridge {
   readonly renderer: PictureRenderer;
   /** recdeck's own writes under way to each recorder (the alarm engine tells its stops from others'). */
   private readonly commandActivity: CommandActivityLog;
+  /** The alarm engine the sessions show and acknowledge in (attachAlarms); null: none. */
+  private alarms: AlarmMonitor | null = null;
 
   constructor(private readonly options: BridgeOptions) {
     if (options.recorders.length === 0) throw new Error('the bridge needs at least one recorder');
@@ -73,6 +76,15 @@ export class Bridge {
       const diskTimes = new DiskTimes({ ...DEFAULT_DISK_TIME, ...options.diskTime });
       this.handles.set(name, { name, link, extras, durations, diskTimes });
     }
+  }
+
+  /**
+   * The alarm engine (made over this bridge, so given after it): every session made from now on shows its
+   * alarms and acknowledges them. Given before any surface is added, so no session is left without it.
+   */
+  attachAlarms(monitor: AlarmMonitor): void {
+    if (this.sessions.size > 0) throw new Error('the alarm engine must be attached before surfaces are added: sessions made already would show no alarms');
+    this.alarms = monitor;
   }
 
   /** Emits when a surface gets, changes or loses its session (surfaces come and go, profiles change). */
@@ -252,6 +264,7 @@ export class Bridge {
       log: this.options.log,
       audit: (record) => this.commands.next(record),
       time: this.time,
+      ...(this.alarms ? { alarms: this.alarms } : {}),
     });
     this.sessions.set(surface.id, session);
     this.sessionChanges.next();

@@ -182,6 +182,27 @@ export interface StatusPicture {
   page: { name: string; number: number; count: number };
 }
 
+/**
+ * An alarms key (`show: alarms`, alarm-picture.ts): the alarm book of the alarm engine, derived from it
+ * when drawn. Calm with no alarm; flashing while one waits for an acknowledgement; with its age and not
+ * flashing when the book is not kept up (stale), and offline when there is no alarm engine to read.
+ */
+export interface AlarmsPicture {
+  kind: 'alarms';
+  /** Active alarms, acknowledged or not; null when the book was never judged (nothing known). */
+  count: number | null;
+  /** Of those, how many wait for an acknowledgement. */
+  waiting: number;
+  /** The worst active alarm, in a few words: what, where. */
+  worst: { word: string; recorder: string; channel: number | null; severity: 'warning' | 'critical'; acked: boolean } | null;
+  /** Some alarm waits for an acknowledgement and the book is live: the key flashes, phase alternating each half second. */
+  flashing: boolean;
+  flashPhase: boolean;
+  freshness: Freshness;
+  /** Seconds since the book was last judged, when not live. */
+  ageS: number | null;
+}
+
 export interface BlankPicture {
   kind: 'blank';
 }
@@ -197,6 +218,7 @@ export type PictureBody =
   | LabelPicture
   | PagePicture
   | StatusPicture
+  | AlarmsPicture
   | BlankPicture;
 
 export type Picture = PictureBody & { overlay?: PictureOverlay };

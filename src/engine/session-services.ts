@@ -1,6 +1,7 @@
 // What a surface session is given: the recorders (with their pipelines), the renderer, the log and the
 // audit trail, and the profile it is bound to.
 import type { Page } from '../profiles/schema.js';
+import type { AlarmMonitor } from './alarms/alarm-monitor.js';
 import type { DiskTimes } from './disk-time.js';
 import type { DurationClock } from './duration-clock.js';
 import type { EngineTime } from './engine-time.js';
@@ -40,6 +41,8 @@ export interface SessionServices {
   log: Logger;
   audit: (record: CommandRecord) => void;
   time: EngineTime;
+  /** The alarm engine, owner of the alarms: alarms keys are drawn from it and alarm-ack acknowledges in it. Absent: none. */
+  alarms?: AlarmMonitor;
 }
 
 export interface BoundProfile {

@@ -7,6 +7,7 @@ import { defaultShowOf } from './actions/index.js';
 import { channelOf } from './actions/parameters.js';
 import type { ChannelPicture, ChannelState, DialogPicture, Freshness, Picture, ResourcesPicture, SyncGroupState, SyncKeyAction } from './picture.js';
 import type { DiskTimeLeft } from './disk-time.js';
+import { alarmsPicture, type AlarmReading } from './alarms/alarm-picture.js';
 import { bindingActions } from './binding-actions.js';
 import { takeDuration } from './duration-clock.js';
 import type { GainTruth } from './gain-truth.js';
@@ -55,6 +56,8 @@ export interface ShowInputs {
   page: { name: string; number: number; count: number };
   /** Keys of the page in front show the dialog's question, so the answer keys need show only their word. */
   questionShown: boolean;
+  /** The alarm engine's book as it is now (an alarms key); absent or null where recdeck runs none. */
+  alarms?: () => AlarmReading | null;
   /**
    * Where the picture notes when what it shows next changes by time alone (meterOf notes its own as it
    * is read).
@@ -94,6 +97,8 @@ function freshnessShown(recorder: RecorderState, inputs: ShowInputs, parts: read
 
 export function pictureFor(show: ResolvedShow, inputs: ShowInputs): Picture {
   if (typeof show === 'object' && 'inferred' in show) return show.inferred;
+  // The alarms key is about every recorder, not the binding's: drawn from the alarm engine's book.
+  if (show === 'alarms') return alarmsPicture(inputs.alarms?.() ?? null, inputs.now, inputs.changes, FLASH_PHASE_MS);
   const { recorder } = inputs;
   if (recorder === undefined) return { kind: 'label', text: `NO RECORDER\n${inputs.recorderName}`, icon: null, color: '#000000', active: null };
 

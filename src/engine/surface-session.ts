@@ -132,6 +132,8 @@ export class SurfaceSession {
       changes.push(handle.link.state$, handle.extras.gainWritten$);
       fetched.push(handle.extras.fetched$);
     }
+    // A raise, an acknowledgement or a clear redraws the alarms keys at once (they read the monitor's book).
+    if (this.services.alarms) changes.push(this.services.alarms.changed$);
     const triggers = [merge(...changes).pipe(auditTime(COALESCE_MS, scheduler)), merge(...fetched).pipe(auditTime(FETCHED_MS, scheduler))];
     this.subscription = new Subscription();
     // A surface nobody sees is not drawn and follows no state: it is picked up again when seen.
@@ -211,7 +213,7 @@ export class SurfaceSession {
     // The last known dialog keeps its overlay up when the data gets old (its keys say how old): the
     // main page in front would claim there is no dialog.
     const dialogUp = recorder?.dialog?.IsDialog === true;
-    return { now, profile: this.profile, dialogUp, controls: this.controls };
+    return { now, profile: this.profile, dialogUp, controls: this.controls, alarmEngine: this.services.alarms !== undefined };
   }
 
   private carryOut(effect: SessionEffect, at: InputMoment): void {
@@ -238,6 +240,12 @@ export class SurfaceSession {
       case 'warn':
         this.services.log.warn(`${this.surface.id}: ${effect.message} (${this.profile.file})`);
         return;
+      case 'ack-alarms': {
+        // The monitor acknowledges, emits each ack (audit, webhooks, pages) and its change redraws the keys.
+        const acked = this.services.alarms?.ackAll(`${this.surface.id} ${effect.control}`) ?? 0;
+        this.services.log.info(`${this.surface.id}: ${effect.control}: alarm-ack acknowledged ${acked === 0 ? 'no alarm (none was waiting)' : acked === 1 ? '1 alarm' : `${acked} alarms`}`);
+        return;
+      }
     }
   }
 
@@ -407,6 +415,7 @@ export class SurfaceSession {
       diskTimesLeft: () => handle?.diskTimes.read(now) ?? [],
       thumbnailOf: (index) => handle?.extras.thumbnailKey(index) ?? null,
       meterOf: (source) => handle?.extras.meter(source, changes) ?? null,
+      alarms: () => this.services.alarms?.reading() ?? null,
       selectedChannel: this.state.selectedChannel,
       marksSelection: this.marksSelection,
       page,

@@ -16,7 +16,7 @@ export const ICONS = ['record', 'pause', 'stop', 'sync', 'ok', 'cancel', 'next',
 
 export const Show = z
   .union([
-    z.enum(['sync', 'grid', 'dialog', 'dialog-ok', 'dialog-cancel', 'resources', 'schedule', 'page', 'status', 'blank']),
+    z.enum(['sync', 'grid', 'dialog', 'dialog-ok', 'dialog-cancel', 'resources', 'schedule', 'page', 'status', 'alarms', 'blank']),
     z.strictObject({ channel: ChannelRef, thumbnail: z.boolean().default(false).describe('Show the live preview behind the state') }),
     z.strictObject({ meter: ChannelRef }),
     z.strictObject({ label: z.string(), icon: z.enum(ICONS).optional(), color: hexColor.optional() }),

@@ -41,6 +41,8 @@ import type { CommandRecord, Logger } from '../engine/log.js';
 import type { SurfaceSession } from '../engine/surface-session.js';
 import type { RgbImage, Surface } from '../engine/surface.js';
 import type { WebSurface } from '../surfaces/web/web-surface.js';
+import type { AlarmMonitor } from '../engine/alarms/alarm-monitor.js';
+import { alarmsMessage } from './alarm-message.js';
 import { imageUpdate } from './image-frames.js';
 import { panelLayout } from './panel-layout.js';
 import { stateView } from './state-view.js';
@@ -127,6 +129,8 @@ export class DeckSocket {
   private panels: SurfaceSession[] = [];
   private panelSubscription = new Subscription();
   private lastState = '';
+  /** The alarm engine whose alarms pages are sent (followAlarms); null: none. */
+  private alarms: AlarmMonitor | null = null;
   /** A page that sends bad messages in a loop (a bug, or someone probing) writes a line now and then, not one each. */
   private readonly badMessages: LogLimiter;
 
@@ -154,6 +158,15 @@ export class DeckSocket {
     const states = bridge.recorderStates().map((s) => bridge.recorderState$(s.name)).filter((s) => s !== undefined);
     this.subscription.add(merge(interval(1000, scheduler), merge(...states).pipe(auditTime(STATE_PUSH_MS, scheduler))).subscribe(() => this.pushState()));
     this.subscription.add(interval(limits.heartbeatMs, scheduler).subscribe(() => this.heartbeat()));
+  }
+
+  /**
+   * Pages are sent the alarms (alarm-message.ts) as they connect and after every raise, ack and clear:
+   * small, and each one matters, so always sent, like commands.
+   */
+  followAlarms(monitor: AlarmMonitor): void {
+    this.alarms = monitor;
+    this.subscription.add(monitor.changed$.subscribe(() => this.broadcast({ kind: 'always', message: alarmsMessage(monitor) })));
   }
 
   /** A web deck to serve (at start, or later: its profile was fixed after the start). */
@@ -191,6 +204,7 @@ export class DeckSocket {
     socket.on('message', (data, isBinary) => this.receive(client, isBinary ? null : data.toString()));
     this.sendPanels(client);
     socket.send(JSON.stringify({ type: 'state', state: stateView(this.bridge), commands: this.recent.slice(-50) }));
+    if (this.alarms) socket.send(alarmsMessage(this.alarms));
   }
 
   close(): void {

@@ -95,6 +95,7 @@ const PAGE_FILES: Readonly<Record<string, { file: string; type: string }>> = {
   '/deck-audit.js': { file: 'deck-audit.js', type: 'text/javascript; charset=utf-8' },
   '/deck-layout.js': { file: 'deck-layout.js', type: 'text/javascript; charset=utf-8' },
   '/deck-press.js': { file: 'deck-press.js', type: 'text/javascript; charset=utf-8' },
+  '/deck-alarms.js': { file: 'deck-alarms.js', type: 'text/javascript; charset=utf-8' },
   '/deck.css': { file: 'deck.css', type: 'text/css; charset=utf-8' },
   '/editor.js': { file: 'editor.js', type: 'text/javascript; charset=utf-8' },
   '/editor-form.js': { file: 'editor-form.js', type: 'text/javascript; charset=utf-8' },
@@ -124,6 +125,7 @@ export async function startRemoteServer(options: RemoteServerOptions): Promise<R
   const alarmRegistry = options.alarms ? alarmMetrics(options.alarms, options.bridge) : null;
   const metricsText = async () => (await metrics.text()) + (alarmRegistry ? await alarmRegistry.metrics() : '');
   const socket = new DeckSocket(options.bridge, options.webSurfaces, log, { ...DEFAULT_DECK_SOCKET_LIMITS, ...options.socketLimits }, time);
+  if (options.alarms) socket.followAlarms(options.alarms); // the page's alarm banner (issue 36)
   const sockets = new WebSocketServer({ noServer: true, maxPayload: 64 * 1024 });
   const timeouts = { ...DEFAULT_SERVER_TIMEOUTS, ...options.timeouts };
 

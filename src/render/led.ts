@@ -43,6 +43,11 @@ export function ledStateOf(picture: Picture): LedState {
       return 'idle';
     case 'status':
       return picture.freshness !== 'live' ? picture.freshness : picture.dialog ? 'dialog' : picture.recording > 0 ? 'recording' : 'idle';
+    case 'alarms':
+      // A pad flashes its fault colour while an alarm waits (dark in the other phase), stays lit once all are acknowledged.
+      if (picture.freshness !== 'live') return picture.freshness;
+      if (picture.flashing) return picture.flashPhase ? 'wrong' : 'off';
+      return (picture.count ?? 0) > 0 ? 'wrong' : 'idle';
     case 'blank':
       return 'off';
   }

@@ -86,9 +86,9 @@ describe('the action table', () => {
   });
 
   it('the bridge\'s own actions change the surface and send nothing', () => {
-    const surface = { page: 'Main', pages: ['Main', 'Tools'], dialogPage: 'Dialog', brightness: 50, amount: 1 };
+    const surface = { page: 'Main', pages: ['Main', 'Tools'], dialogPage: 'Dialog', brightness: 50, amount: 1, alarmEngine: true };
     const outcomes = Object.fromEntries(bridgeEntries.map(([name, entry]) => [name, entry.kind === 'bridge' ? entry.perform(entry.example as never, surface) : null]));
-    expect(outcomes).toEqual({ 'page-next': { page: 'Tools' }, 'page-previous': { page: 'Tools' }, page: { page: 'Tools' }, 'select-channel': { selectedChannel: 5 }, brightness: { brightness: 60 } });
+    expect(outcomes).toEqual({ 'page-next': { page: 'Tools' }, 'page-previous': { page: 'Tools' }, page: { page: 'Tools' }, 'select-channel': { selectedChannel: 5 }, brightness: { brightness: 60 }, 'alarm-ack': { acknowledgeAlarms: true } });
   });
 
   it('draws what each action\'s key shows by default', async () => {

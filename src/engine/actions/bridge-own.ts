@@ -60,4 +60,13 @@ export const BRIDGE_OWN = [
     perform: (action, { brightness, amount }) => ({ brightness: Math.min(100, Math.max(0, Math.round(action.set ?? brightness + (action.step ?? 0) * amount))) }),
     icon: 'brightness',
   }),
+  bridgeAction({
+    schema: z
+      .strictObject({ action: z.literal('alarm-ack') })
+      .describe('Acknowledge every active alarm (hands-free from a key or pedal): the alarms stop flashing; each acknowledgement is audited and sent to the webhooks'),
+    example: { action: 'alarm-ack' },
+    perform: (_action, { alarmEngine }) => (alarmEngine ? { acknowledgeAlarms: true } : { refused: 'no alarms', warning: 'alarm-ack: this recdeck runs no alarm engine' }),
+    // The key shows what it acknowledges: the count and the worst alarm, flashing until acknowledged.
+    show: () => 'alarms',
+  }),
 ];

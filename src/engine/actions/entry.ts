@@ -20,6 +20,7 @@ export type DefaultShow =
   | 'dialog-ok'
   | 'dialog-cancel'
   | 'schedule'
+  | 'alarms'
   | { inferred: Picture };
 
 /** A slow-group part a toggle decides from: read at the press, never taken from the last slow poll. */
@@ -67,10 +68,18 @@ export interface BridgeInputs {
   brightness: number;
   /** Signed detents of a turn (1 for a press). */
   amount: number;
+  /** recdeck runs an alarm engine this surface can acknowledge alarms of. */
+  alarmEngine: boolean;
 }
 
 /** What an action of the bridge's own changes, or why it did nothing (the key flashes the reason, the log has the warning). */
-export type BridgeOutcome = { page: string } | { selectedChannel: number } | { brightness: number } | { refused: string; warning: string };
+export type BridgeOutcome =
+  | { page: string }
+  | { selectedChannel: number }
+  | { brightness: number }
+  /** Every active alarm is acknowledged by this control (the session asks the alarm engine, which owns them). */
+  | { acknowledgeAlarms: true }
+  | { refused: string; warning: string };
 
 /** An action of the bridge's own: it changes the surface's state and sends nothing. */
 export interface BridgeEntry<S extends ActionSchema = ActionSchema> extends EntryBase<S> {

@@ -12,6 +12,7 @@ import type { RecorderState } from '../recorder-state.js';
 import { alarmWire, worstFirst, type Alarm, type AlarmEvent, type AlarmList } from './alarm.js';
 import type { AlarmObservation, CommandActivity } from './alarm-conditions.js';
 import { EMPTY_BOOK, acknowledge, acknowledgeAll, evaluate, type AlarmBook, type AlarmDecision } from './alarm-decision.js';
+import type { AlarmReading } from './alarm-picture.js';
 import type { AlarmSettings } from './alarm-settings.js';
 
 /** What the alarm engine reads (the bridge has all of it). */
@@ -29,6 +30,9 @@ export class AlarmMonitor {
   private readonly events = new Subject<AlarmEvent>();
   private readonly changes = new Subject<void>();
   private ticking: Subscription | null = null;
+  /** When the book was last judged against the recorders (null: not yet), and how often it is. */
+  private judgedAt: number | null = null;
+  private judgeEveryMs: number | null = null;
 
   constructor(
     private readonly source: AlarmSource,
@@ -49,6 +53,7 @@ export class AlarmMonitor {
   start(): void {
     if (this.ticking) return;
     const pollMs = Math.min(...this.source.recorderStates().map((s) => s.pollMs));
+    this.judgeEveryMs = pollMs;
     this.ticking = interval(pollMs, this.source.time.scheduler).subscribe(() => this.evaluate());
   }
 
@@ -72,6 +77,14 @@ export class AlarmMonitor {
     return { active: this.active().map(alarmWire), cleared: this.cleared().map(alarmWire) };
   }
 
+  /**
+   * What keys show (alarm-picture.ts): the active alarms, worst first, with when the book was last judged
+   * and how often it should be, so a key can tell an alarm book it can trust from one nobody keeps up.
+   */
+  reading(): AlarmReading {
+    return { active: this.active(), judgedAt: this.judgedAt, judgeEveryMs: this.judgeEveryMs };
+  }
+
   /** Acknowledges one alarm; the reason when it cannot (no such alarm, cleared already). */
   ack(id: string, by: string): { ok: true; alarm: Alarm } | { ok: false; reason: string } {
     const decision = acknowledge(this.book, id, by, this.source.time.now());
@@ -89,6 +102,7 @@ export class AlarmMonitor {
 
   private evaluate(): void {
     const now = this.source.time.now();
+    this.judgedAt = now;
     const recorders = this.source.recorderStates().map((state) => ({ state, commands: this.source.commandsOf(state.name), disks: this.source.diskTimesLeft(state.name) }));
     const observation: AlarmObservation = { now, recorders, groups: this.groups() };
     this.apply(evaluate(this.book, observation, this.settings));

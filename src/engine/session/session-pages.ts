@@ -17,6 +17,8 @@ export interface SessionWorld {
   /** The default recorder shows a dialog, so the dialog overlay (if any) is in front. */
   dialogUp: boolean;
   controls: ReadonlyMap<string, ControlDefinition>;
+  /** recdeck runs an alarm engine (an alarm-ack acknowledges its alarms); absent: none. */
+  alarmEngine?: boolean;
 }
 
 /** Pages an operator can step through and name: all but overlays, which come and go by themselves. */

@@ -88,4 +88,6 @@ export type SessionEffect =
   | { type: 'start-timer'; timer: string; ms: number }
   | { type: 'cancel-timer'; timer: string }
   | { type: 'brightness'; percent: number }
+  /** Acknowledge every active alarm, by this control (the alarm engine owns them and audits the acks). */
+  | { type: 'ack-alarms'; control: string }
   | { type: 'warn'; message: string };

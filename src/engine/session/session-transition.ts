@@ -360,12 +360,14 @@ class Draft {
       dialogPage: this.world.profile.dialogPage,
       brightness: this.brightness,
       amount: input.amount,
+      alarmEngine: this.world.alarmEngine === true,
     });
     if ('refused' in outcome) {
       this.warn(`${control}: ${outcome.warning}`);
       this.flash(control, 'refused', page.name, outcome.refused);
       return false;
     }
+    if ('acknowledgeAlarms' in outcome) this.effects.push({ type: 'ack-alarms', control });
     if ('page' in outcome) this.page = outcome.page;
     if ('selectedChannel' in outcome) this.selectedChannel = outcome.selectedChannel;
     if ('brightness' in outcome) {

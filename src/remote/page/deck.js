@@ -2,6 +2,7 @@
 // holds, dial turns and strip touches. It never polls. When the link drops every deck says NO LINK at
 // once (a key that still shows its last picture would be a lie) and the page reconnects.
 // @ts-check
+import { showAlarms } from './deck-alarms.js';
 import { auditEntry } from './deck-audit.js';
 import { NARROW_QUERY, fitKeys, foldedCell } from './deck-layout.js';
 import { DIAL_HOLD_AFTER_MS, holdable, touchable, turnable } from './deck-press.js';
@@ -103,6 +104,9 @@ function receive(message) {
       if (pad instanceof HTMLElement) pad.dataset.led = message.state;
       break;
     }
+    case 'alarms':
+      showAlarms(message);
+      break;
     case 'error':
       console.warn('bridge:', message.message);
       break;

@@ -1,6 +1,7 @@
 // Which plan draws which picture kind.
 import type { PictureBody } from '../../engine/picture.js';
 import type { PixelSize, RgbImage } from '../../engine/surface.js';
+import { alarmsPlan } from './alarms.js';
 import { channelPlan } from './channel.js';
 import { dialogPlan } from './dialog.js';
 import { gridPlan } from './grid.js';
@@ -36,5 +37,7 @@ export function tilePlan(picture: Exclude<PictureBody, { kind: 'blank' }>, size:
       return pagePlan(picture, size);
     case 'status':
       return statusPlan(picture, size);
+    case 'alarms':
+      return alarmsPlan(picture, size);
   }
 }

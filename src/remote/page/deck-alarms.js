@@ -1,0 +1,147 @@
+// The page's alarms: a banner with how many alarms are active and the worst of them, an Acknowledge
+// button, a beep on each new raise and the browser's notification, all derived from the `alarms` message
+// the bridge sends over the socket (src/remote/alarm-message.ts) when the page connects and after every
+// raise, acknowledgement and clear. The page keeps no alarm of its own: each message replaces the last.
+//
+// - Acknowledge posts POST /alarms/{id}/ack for every alarm still waiting, with the page's session and
+//   from its own origin: the server's rules for presses (password or session, same site only) apply.
+// - The beep is made with Web Audio (no sound file) and only once the operator has interacted with the
+//   page: browsers refuse to start sound before that, and a page that tried would fail silently.
+// - Notifications only after the operator allowed them, asked from a button (never unprompted).
+// @ts-check
+
+/** @typedef {{id: string, kind: string, recorder: string, channel: number | null, severity: 'warning' | 'critical', state: 'raised' | 'acked' | 'cleared', text: string, raisedAt: string}} AlarmWire */
+
+/** Each kind in a word or two, as the alarms key says it (src/engine/alarms/alarm-picture.ts). */
+const WORDS = /** @type {Record<string, string>} */ ({
+  'channel-fault': 'FAULT',
+  'drops-rising': 'DROPS',
+  'buffer-growing': 'BUFFER',
+  'unexpected-stop': 'STOPPED',
+  'recorder-offline': 'OFFLINE',
+  'recorder-stale': 'STALE',
+  'disk-time': 'DISK',
+  'dialog-waiting': 'DIALOG',
+  'sync-channel-idle': 'SYNC IDLE',
+  'group-disagree': 'GROUP',
+});
+
+const banner = /** @type {HTMLElement} */ (document.getElementById('alarm-banner'));
+const count = /** @type {HTMLElement} */ (document.getElementById('alarm-count'));
+const worst = /** @type {HTMLElement} */ (document.getElementById('alarm-worst'));
+const ack = /** @type {HTMLButtonElement} */ (document.getElementById('alarm-ack'));
+const said = /** @type {HTMLElement} */ (document.getElementById('alarm-said'));
+const notify = /** @type {HTMLButtonElement} */ (document.getElementById('alarm-notify'));
+
+/** @type {AlarmWire[]} */
+let active = [];
+/**
+ * Each raise seen (id and when it was raised: an alarm that became worse is raised again under its id),
+ * so only a new one beeps; null until the first message, which is what was there before the page came.
+ * @type {Set<string> | null}
+ */
+let raisesSeen = null;
+/** @type {AudioContext | null} */
+let audio = null;
+
+/** What a raise is known by. @param {AlarmWire} alarm */
+const raiseKey = (alarm) => `${alarm.id}@${alarm.raisedAt}`;
+
+/** The worst alarm in a few words: what, which recorder, which channel. @param {AlarmWire} alarm */
+export function alarmWords(alarm) {
+  return [WORDS[alarm.kind] ?? alarm.kind, alarm.recorder, alarm.channel === null ? null : `CH${alarm.channel}`].filter((part) => part !== null).join(' ');
+}
+
+/** A new alarm message from the bridge. @param {{active: AlarmWire[]}} message */
+export function showAlarms(message) {
+  active = message.active;
+  const fresh = active.filter((alarm) => alarm.state === 'raised' && raisesSeen !== null && !raisesSeen.has(raiseKey(alarm)));
+  raisesSeen = new Set([...(raisesSeen ?? []), ...active.map(raiseKey)]);
+  draw();
+  if (fresh.length > 0) {
+    beep(fresh.some((alarm) => alarm.severity === 'critical'));
+    notifyOf(/** @type {AlarmWire} */ (fresh[0]), fresh.length);
+  }
+}
+
+function draw() {
+  const waiting = active.filter((alarm) => alarm.state === 'raised');
+  const first = active[0];
+  banner.hidden = first === undefined;
+  if (first === undefined) return;
+  banner.classList.toggle('waiting', waiting.length > 0);
+  banner.classList.toggle('critical', first.severity === 'critical');
+  count.textContent = `${active.length} ${active.length === 1 ? 'alarm' : 'alarms'}${waiting.length === 0 ? ', acknowledged' : waiting.length < active.length ? `, ${waiting.length} waiting` : ''}`;
+  worst.textContent = `${alarmWords(first)}: ${first.text}`;
+  ack.disabled = waiting.length === 0;
+}
+
+/** Acknowledges every alarm still waiting; says what failed (the next message from the bridge shows what holds). */
+async function acknowledgeAll() {
+  const waiting = active.filter((alarm) => alarm.state === 'raised');
+  ack.disabled = true;
+  said.textContent = '';
+  const failures = [];
+  for (const alarm of waiting) {
+    try {
+      const answer = await fetch(`/alarms/${encodeURIComponent(alarm.id)}/ack`, { method: 'POST' });
+      if (!answer.ok) failures.push(`${alarmWords(alarm)}: ${(await answer.json().catch(() => ({}))).error ?? answer.status}`);
+    } catch (error) {
+      failures.push(`${alarmWords(alarm)}: ${error instanceof Error ? error.message : String(error)}`);
+    }
+  }
+  said.textContent = failures.length === 0 ? '' : `Not acknowledged: ${failures.join('; ')}`;
+  draw();
+}
+
+/** Sound may start only from the operator's own gesture: the first one makes the page's audio. */
+function unlockAudio() {
+  if (audio !== null || typeof AudioContext === 'undefined') return;
+  audio = new AudioContext();
+  void audio.resume();
+}
+
+/** A short two-tone beep (a higher, longer one for a critical alarm); silent until the operator has interacted. @param {boolean} critical */
+function beep(critical) {
+  if (audio === null) return;
+  const now = audio.currentTime;
+  const tones = critical ? [880, 660, 880] : [660];
+  tones.forEach((frequency, i) => {
+    if (audio === null) return;
+    const oscillator = audio.createOscillator();
+    const gain = audio.createGain();
+    oscillator.frequency.value = frequency;
+    const start = now + i * 0.22;
+    gain.gain.setValueAtTime(0.0001, start);
+    gain.gain.exponentialRampToValueAtTime(0.3, start + 0.02);
+    gain.gain.exponentialRampToValueAtTime(0.0001, start + 0.2);
+    oscillator.connect(gain).connect(audio.destination);
+    oscillator.start(start);
+    oscillator.stop(start + 0.21);
+  });
+}
+
+/** The browser's notification, when the operator allowed them. @param {AlarmWire} alarm @param {number} raised */
+function notifyOf(alarm, raised) {
+  if (typeof Notification === 'undefined' || Notification.permission !== 'granted') return;
+  const title = `recdeck alarm: ${alarmWords(alarm)}${raised > 1 ? ` (+${raised - 1})` : ''}`;
+  new Notification(title, { body: alarm.text, tag: alarm.id });
+}
+
+function showPermission() {
+  if (typeof Notification === 'undefined') {
+    notify.hidden = true;
+    return;
+  }
+  const permission = Notification.permission;
+  notify.disabled = permission !== 'default';
+  notify.textContent = permission === 'granted' ? 'Alarm notifications on' : permission === 'denied' ? 'Alarm notifications blocked' : 'Allow alarm notifications';
+}
+
+ack.addEventListener('click', () => void acknowledgeAll());
+notify.addEventListener('click', async () => {
+  await Notification.requestPermission();
+  showPermission();
+});
+for (const gesture of ['pointerdown', 'keydown']) document.addEventListener(gesture, unlockAudio, { capture: true });
+showPermission();
