@@ -14,6 +14,7 @@ import { RecorderClient } from '../api/client.js';
 import { BRIDGE_NODE_FLAGS } from '../cli/node-flags.js';
 import { decodeThumbnail } from '../render/thumbnail.js';
 import { sleep } from './stats.js';
+import { realClock } from '../api/clock.js';
 
 export interface ProcessCost {
   cpuPercent: number;
@@ -176,7 +177,7 @@ export async function measureIdleCost(seconds: number): Promise<IdleCost> {
     const [pageRunReads, pageBareReads, pageLeanReads] = await sims.readsSince();
     const pageSeconds = (performance.now() - t0) / 1000;
     page.close();
-    const client = new RecorderClient({ url: runUrl, token: TOKEN });
+    const client = new RecorderClient({ clock: realClock, url: runUrl, token: TOKEN });
     const pngs = await Promise.all(PREVIEW_CHANNELS.map((i) => client.getChannelPreview(i)));
     await client.close();
     await stop();
