@@ -1,6 +1,6 @@
 import { Pool } from 'undici';
 import * as z from 'zod';
-import { realClock, type Clock } from './clock.js';
+import type { Clock } from './clock.js';
 import type { ProjectPath, ScheduleWrite, SettingsWrite } from './app.js';
 import type { GridSize } from './channel.js';
 import type { ConversionWrite } from './conversion.js';
@@ -24,7 +24,7 @@ export interface RecorderClientOptions {
   /** Keep-alive connections for reads (default 4); writes have their own two. */
   connections?: number;
   /** Times each request (its limit, its record); default the real clock. */
-  clock?: Clock;
+  clock: Clock;
 }
 
 export interface RequestOptions {
@@ -78,7 +78,7 @@ export class RecorderClient {
     this.authorization = authorizationHeader(options.token);
     this.mask = secretMask(options.token);
     this.timeoutMs = options.timeoutMs ?? 2000;
-    this.clock = options.clock ?? realClock;
+    this.clock = options.clock;
     this.reads = new Pool(this.url, { connections: options.connections ?? 4, pipelining: 1 });
     this.writes = new Pool(this.url, { connections: 2, pipelining: 1 });
     this.stateReads = new Pool(this.url, { connections: 3, pipelining: 1 });

@@ -8,6 +8,7 @@ import { parseArgs } from 'node:util';
 import { RecorderClient } from '../api/client.js';
 import { expandPath, operations } from '../api/operations.js';
 import { LeanHttp } from './lean-http.js';
+import { realClock } from '../api/clock.js';
 
 const { values } = parseArgs({
   options: {
@@ -40,7 +41,7 @@ interface FloorReads {
 }
 
 function clientReads(): FloorReads {
-  const client = new RecorderClient({ url: url as string, token: token as string });
+  const client = new RecorderClient({ clock: realClock, url: url as string, token: token as string });
   const state = { lane: 'state' as const };
   return {
     state: () => [client.listChannels(state), client.getSyncState(state), client.getDialog(state)],

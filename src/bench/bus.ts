@@ -32,6 +32,7 @@ import { MemorySurface } from '../surfaces/memory/memory-surface.js';
 import { startBroker } from './broker.js';
 import { benchProfile, startBenchBridge } from './harness.js';
 import { percentile, preciseNow, sleep } from './stats.js';
+import { realClock } from '../api/clock.js';
 
 export interface BusFacility {
   panels: number;
@@ -140,7 +141,7 @@ async function requestsPerSecond(sim: RunningSimulator, seconds: number): Promis
 
 export async function measureBusFacility(panelCount: number, seconds: number, samples: number, pollMs = 250): Promise<BusFacility> {
   const broker = await startBroker();
-  const sim = await startSimulator({ port: 0, grid: 16 });
+  const sim = await startSimulator({ clock: realClock, port: 0, grid: 16 });
   const connections: MqttClient[] = [];
   const bridges: Bridge[] = [];
   let stopPoller = async (): Promise<void> => undefined;
@@ -167,8 +168,8 @@ export async function measureBusFacility(panelCount: number, seconds: number, sa
     for (const [i, panelId] of panelIds.entries()) {
       const connection = sendWithoutDelay(await mqtt.connectAsync(broker.url, busClientOptions(panelId)));
       connections.push(connection);
-      const bridge = new Bridge({ recorders: [{ name: 'main', link: new BusRecorder('main', connection, { authority: authority(panelId), pollMs }) }], renderer: (thumbnails) => pictureRenderer({ thumbnails }), decodeThumbnail, log: quiet, pollMs });
-      const surface = new MemorySurface({ id: `memory:panel${i}`, model: 'bench-32', controls: keyGrid(4, 8, 96) });
+      const bridge = new Bridge({ time: realTime, recorders: [{ name: 'main', link: new BusRecorder('main', connection, { time: realTime, authority: authority(panelId), pollMs }) }], renderer: (thumbnails) => pictureRenderer({ thumbnails }), decodeThumbnail, log: quiet, pollMs });
+      const surface = new MemorySurface({ time: realTime, id: `memory:panel${i}`, model: 'bench-32', controls: keyGrid(4, 8, 96) });
       bridge.start();
       bridge.setProfiles([{ profile: benchProfile(false), file: 'bench.yaml', origin: 'operator' }]);
       bridge.addSurface(surface);

@@ -10,6 +10,7 @@ import { parseArgs, promisify } from 'node:util';
 import { BRIDGE_NODE_FLAGS } from '../cli/node-flags.js';
 import { startSimulator } from '../simulator/server.js';
 import { percentile, preciseNow } from './stats.js';
+import { realClock } from '../api/clock.js';
 
 const MAIN = fileURLToPath(new URL('../cli/main.js', import.meta.url));
 const TARGETS_S = { version: 0.3, call: 0.6 };
@@ -40,7 +41,7 @@ async function timed(args: string[], env: NodeJS.ProcessEnv = process.env): Prom
   return { wall: percentile(walls, 50), cpu: percentile(cpus, 50) };
 }
 
-const simulator = await startSimulator({ port: 0 });
+const simulator = await startSimulator({ clock: realClock, port: 0 });
 try {
   const env = { ...process.env, RECDECK_RECORDER: simulator.url, RECDECK_TOKEN: simulator.token };
   const bare = await timed(['-e', '']);

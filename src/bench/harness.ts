@@ -8,6 +8,8 @@ import { pictureRenderer } from '../render/picture-renderer.js';
 import { decodeThumbnail } from '../render/thumbnail.js';
 import { MemorySurface } from '../surfaces/memory/memory-surface.js';
 import { keyGrid } from '../engine/surface.js';
+import { realClock } from '../api/clock.js';
+import { realTime } from '../engine/engine-time.js';
 
 export interface BenchBridge {
   bridge: Bridge;
@@ -31,8 +33,8 @@ export function benchProfile(thumbnails: boolean): Profile {
 
 /** `surface: false` polls as the bridge does with nothing to draw (the steady-load bench's reference). */
 export function startBenchBridge(url: string, token: string, options: { thumbnails: boolean; pollMs?: number; thumbnailMs?: number; surface?: boolean }): BenchBridge {
-  const client = new RecorderClient({ url, token });
-  const bridge = new Bridge({
+  const client = new RecorderClient({ clock: realClock, url, token });
+  const bridge = new Bridge({ time: realTime,
     recorders: [{ name: 'main', client }],
     renderer: (thumbnails) => pictureRenderer({ thumbnails }),
     decodeThumbnail,
@@ -40,7 +42,7 @@ export function startBenchBridge(url: string, token: string, options: { thumbnai
     pollMs: options.pollMs ?? 250,
     thumbnailMs: options.thumbnailMs ?? 1000,
   });
-  const surface = new MemorySurface({ id: 'memory:bench', model: 'bench-32', controls: keyGrid(4, 8, 96) });
+  const surface = new MemorySurface({ time: realTime, id: 'memory:bench', model: 'bench-32', controls: keyGrid(4, 8, 96) });
   bridge.start();
   bridge.setProfiles([{ profile: benchProfile(options.thumbnails), file: 'bench.yaml', origin: 'operator' }]);
   if (options.surface !== false) bridge.addSurface(surface);

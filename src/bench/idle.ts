@@ -15,6 +15,7 @@ import { decodeThumbnail } from '../render/thumbnail.js';
 import { measure, type ProcessCost } from './proc.js';
 import { startRunChild } from './run-child.js';
 import { sleep } from './stats.js';
+import { realClock } from '../api/clock.js';
 
 export type { ProcessCost } from './proc.js';
 
@@ -132,7 +133,7 @@ export async function measureIdleCost(seconds: number): Promise<IdleCost> {
     const [pageRunReads, pageBareReads, pageLeanReads] = await sims.readsSince();
     const pageSeconds = (performance.now() - t0) / 1000;
     page.close();
-    const client = new RecorderClient({ url: runUrl, token: TOKEN });
+    const client = new RecorderClient({ clock: realClock, url: runUrl, token: TOKEN });
     const pngs = await Promise.all(PREVIEW_CHANNELS.map((i) => client.getChannelPreview(i)));
     await client.close();
     await stop();

@@ -10,6 +10,7 @@ import { startBenchBridge, type BenchBridge } from './harness.js';
 import { LeanHttp } from './lean-http.js';
 import { startChildSimulator } from './load.js';
 import { percentile, preciseNow, sleep } from './stats.js';
+import { realClock } from '../api/clock.js';
 
 export interface PressLatency {
   load: 'idle' | '16 thumbnails';
@@ -83,7 +84,7 @@ class ReceiptLog {
 export async function measurePressLatency(samples: number, thumbnails: boolean): Promise<PressLatency> {
   const { url, child } = await startChildSimulator(TOKEN);
   const deck = startBenchBridge(url, TOKEN, { thumbnails });
-  const bare = new RecorderClient({ url, token: TOKEN });
+  const bare = new RecorderClient({ clock: realClock, url, token: TOKEN });
   const lean = new LeanHttp(url, TOKEN, 2);
   const receipts = new ReceiptLog(url);
   try {
@@ -153,7 +154,7 @@ export interface ChangeLatency {
 
 /** A channel starts or stops inside the recorder; how long until its key's new image reaches the surface. */
 export async function measureChangeLatency(samples: number, pollMs = 250): Promise<ChangeLatency> {
-  const sim = await startSimulator({ port: 0, grid: 16 });
+  const sim = await startSimulator({ clock: realClock, port: 0, grid: 16 });
   const deck: BenchBridge = startBenchBridge(sim.url, sim.token, { thumbnails: false, pollMs });
   try {
     await sleep(1000);

@@ -40,8 +40,8 @@ for (const [panel, recorder] of members) {
   const { privateKey } = readPrivateKeyFile(join(folder, `${panel}.pem`), 'the panel key');
   const connection = sendWithoutDelay(await mqtt.connectAsync(broker, busClientOptions(panel)));
   connections.push(connection);
-  const bridge = new Bridge({ recorders: [{ name: recorder, link: new BusRecorder(recorder, connection, { authority: BusAuthority.signed(panel, privateKey, facility), pollMs }) }], renderer: (thumbnails) => pictureRenderer({ thumbnails }), decodeThumbnail, log: quiet, pollMs });
-  const surface = new MemorySurface({ id: `memory:${panel}`, model: 'bench-32', controls: keyGrid(4, 8, 96) });
+  const bridge = new Bridge({ recorders: [{ name: recorder, link: new BusRecorder(recorder, connection, { authority: BusAuthority.signed(panel, privateKey, facility), pollMs, time: realTime }) }], renderer: (thumbnails) => pictureRenderer({ thumbnails }), decodeThumbnail, log: quiet, pollMs, time: realTime });
+  const surface = new MemorySurface({ id: `memory:${panel}`, model: 'bench-32', controls: keyGrid(4, 8, 96), time: realTime });
   const shown = new Map<string, ShownState>();
   surface.output.drawn$.subscribe((item) => {
     if (item.type !== 'image' || !/^key(\d|1[0-5])$/.test(item.control)) return;

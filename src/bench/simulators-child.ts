@@ -7,13 +7,14 @@
 import { createInterface } from 'node:readline';
 import { RecorderClient } from '../api/client.js';
 import { startSimulator } from '../simulator/server.js';
+import { realClock } from '../api/clock.js';
 
 const [countText = '2', token, mode = 'recording'] = process.argv.slice(2);
 if (token === undefined || (mode !== 'recording' && mode !== 'idle')) throw new Error('usage: simulators-child COUNT TOKEN [recording|idle]');
 const sims = [];
-for (let i = 0; i < Number(countText); i++) sims.push(await startSimulator({ port: 0, grid: 16, token }));
+for (let i = 0; i < Number(countText); i++) sims.push(await startSimulator({ clock: realClock, port: 0, grid: 16, token }));
 for (const sim of mode === 'recording' ? sims : []) {
-  const client = new RecorderClient({ url: sim.url, token });
+  const client = new RecorderClient({ clock: realClock, url: sim.url, token });
   for (let channel = 0; channel < 16; channel++) await client.recStart(channel);
   await client.close();
 }

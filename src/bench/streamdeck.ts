@@ -14,6 +14,8 @@ import { startSimulator } from '../simulator/server.js';
 import { StreamDeckSurface } from '../surfaces/streamdeck/streamdeck-surface.js';
 import { openCountingStreamDeck } from './counting-hid.js';
 import { sleep } from './stats.js';
+import { realClock } from '../api/clock.js';
+import { realTime } from '../engine/engine-time.js';
 
 export interface PanelRedraw {
   model: string;
@@ -45,7 +47,7 @@ export async function measurePanelRedraws(rounds: number): Promise<PanelRedraw[]
   const results: PanelRedraw[] = [];
   for (const model of MODELS) {
     const { deck } = await openCountingStreamDeck(model);
-    const surface = new StreamDeckSurface(deck, { serial: `BENCH-${model}`, log: quiet, onFailure: () => undefined });
+    const surface = new StreamDeckSurface(deck, { time: realTime, serial: `BENCH-${model}`, log: quiet, onFailure: () => undefined });
     const keys = surface.controls.filter((c) => c.kind === 'key');
     const renderer = pictureRenderer();
     const drawPage = async (page: number) => {
@@ -90,14 +92,14 @@ export interface HidSteadyState {
  * what crosses the USB link, and how much of it the keys already showed.
  */
 export async function measureHidSteadyState(seconds: number): Promise<HidSteadyState> {
-  const sim = await startSimulator({ port: 0, grid: 16, stillPreviews: true });
-  const client = new RecorderClient({ url: sim.url, token: sim.token });
+  const sim = await startSimulator({ clock: realClock, port: 0, grid: 16, stillPreviews: true });
+  const client = new RecorderClient({ clock: realClock, url: sim.url, token: sim.token });
   const file = fileURLToPath(new URL('../../profiles/streamdeck-xl.yaml', import.meta.url));
   const loaded = await loadProfileFile(file);
   if (!loaded.ok) throw new Error(`${file} does not load`);
-  const bridge = new Bridge({ recorders: [{ name: 'main', client }], renderer: (thumbnails) => pictureRenderer({ thumbnails }), decodeThumbnail, log: quiet });
+  const bridge = new Bridge({ time: realTime, recorders: [{ name: 'main', client }], renderer: (thumbnails) => pictureRenderer({ thumbnails }), decodeThumbnail, log: quiet });
   const { deck, hid } = await openCountingStreamDeck(DeviceModelId.XL);
-  const surface = new StreamDeckSurface(deck, { serial: 'BENCH-XL', log: quiet, onFailure: () => undefined });
+  const surface = new StreamDeckSurface(deck, { time: realTime, serial: 'BENCH-XL', log: quiet, onFailure: () => undefined });
   try {
     for (let i = 0; i < 16; i++) await client.recStart(i);
     bridge.start();

@@ -18,7 +18,7 @@ import type { RequestRecord } from '../api/client.js';
 import { messageOf } from '../api/errors.js';
 import { operations } from '../api/operations.js';
 import type { ClientCall } from '../engine/command-plan.js';
-import { realTime, type EngineTime } from '../engine/engine-time.js';
+import type { EngineTime } from '../engine/engine-time.js';
 import type { CommandRecord, Logger } from '../engine/log.js';
 import { LogLimiter } from '../engine/log-limit.js';
 import type { CallResult, RecorderLink } from '../engine/recorder-link.js';
@@ -46,7 +46,7 @@ export interface BusPollerOptions {
   ttlMs?: number;
   /** This process's random id (its health and last will carry it). */
   instance: string;
-  time?: EngineTime;
+  time: EngineTime;
   log?: Logger;
   /** Every command run or refused, as `recdeck run --audit-file` records the bridge's own. */
   audit?: (record: CommandRecord) => void;
@@ -101,7 +101,7 @@ export class BusPoller implements RecorderLink {
   ) {
     this.topics = topicsOf(name);
     this.address = polling.address;
-    this.time = options.time ?? realTime;
+    this.time = options.time;
     this.log = options.log ?? silent;
     this.bad = new LogLimiter((message) => this.log.warn(message), () => this.time.now());
     this.refusals = new RefusalReport(name, (line) => this.log.warn(line), options.audit, REFUSAL_SUMMARY_MS);

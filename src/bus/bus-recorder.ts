@@ -15,7 +15,7 @@ import * as z from 'zod';
 import { messageOf } from '../api/errors.js';
 import { operations } from '../api/operations.js';
 import type { ClientCall } from '../engine/command-plan.js';
-import { realTime, type EngineTime } from '../engine/engine-time.js';
+import type { EngineTime } from '../engine/engine-time.js';
 import type { Logger } from '../engine/log.js';
 import { LogLimiter } from '../engine/log-limit.js';
 import type { CallResult, RecorderLink } from '../engine/recorder-link.js';
@@ -33,7 +33,7 @@ export interface BusRecorderOptions {
   pollMs?: number;
   /** How long after sending a command may still start at the poller; default COMMAND_DEADLINE_MS. */
   deadlineMs?: number;
-  time?: EngineTime;
+  time: EngineTime;
   /** "sent" lines (info) and bad bus input (warn, a few per window). */
   log?: Logger;
 }
@@ -91,7 +91,7 @@ export class BusRecorder implements RecorderLink {
     this.topics = topicsOf(name);
     this.address = `mqtt ${this.topics.all}`;
     this.replyTopic = this.topics.reply(options.authority.id);
-    this.time = options.time ?? realTime;
+    this.time = options.time;
     this.log = options.log ?? silent;
     this.bad = new LogLimiter((message) => this.log.warn(message), () => this.time.now());
     this.renewalSeenAt = this.time.now();

@@ -201,10 +201,10 @@ export async function connectBusRecorders(
   const unguard = bus.username === undefined ? () => undefined : guardLogin(connection, { login: bus.username, time: realTime, log });
   const recorders: BusRecorders['recorders'] = [];
   for (const { name, client, token } of polled) {
-    const link = pollingLink(new RecorderPoller(name, client, { pollMs }));
-    recorders.push({ name, link: new BusPoller(name, link, connection, { authority, identity: recorderIdentity(client.url, token), pollMs, instance, log, ...(audit ? { audit } : {}) }) });
+    const link = pollingLink(new RecorderPoller(name, client, { time: realTime, pollMs }));
+    recorders.push({ name, link: new BusPoller(name, link, connection, { time: realTime, authority, identity: recorderIdentity(client.url, token), pollMs, instance, log, ...(audit ? { audit } : {}) }) });
   }
-  for (const name of followed) recorders.push({ name, link: new BusRecorder(name, connection, { authority, pollMs, log }) });
+  for (const name of followed) recorders.push({ name, link: new BusRecorder(name, connection, { time: realTime, authority, pollMs, log }) });
   return {
     recorders,
     close: async () => {

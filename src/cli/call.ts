@@ -11,6 +11,7 @@ import { operations, pathParamNames, type Operation, type OperationId, type Requ
 import { HELP_FLAG, helpText, parseFlags, wholeNumber, type CommandSpec } from './flags.js';
 import { recordersFrom, type RecorderConfig } from './recorder-config.js';
 import { UsageError } from './usage-error.js';
+import { realClock } from '../api/clock.js';
 
 /** The recorder flags `call` and `watch` share with `run` (one recorder here). */
 export const RECORDER_FLAGS = {
@@ -110,7 +111,7 @@ export async function call(args: string[], io: CallIo = processIo()): Promise<vo
   const timeoutMs = wholeNumber('--timeout-ms', values['timeout-ms'], 1, Number.MAX_SAFE_INTEGER, 'ms');
 
   const recorder = oneRecorder(values.recorder, values.token, io.env, values['token-file']);
-  const client = new RecorderClient({ url: recorder.url, token: recorder.token, timeoutMs });
+  const client = new RecorderClient({ clock: realClock, url: recorder.url, token: recorder.token, timeoutMs });
   try {
     // The body was decoded by this operation's own request schema above, so it is this operation's body.
     const answer = await client.send(operation, params, body as RequestBody<Operation>);

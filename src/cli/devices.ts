@@ -7,6 +7,7 @@ import type { MidiBackendLoader } from '../surfaces/midi/midi-port.js';
 import { loadRtMidi } from '../surfaces/midi/rtmidi.js';
 import { midiUnavailableReason } from '../surfaces/midi/unavailable.js';
 import { HELP_FLAG, parseFlags, type CommandSpec } from './flags.js';
+import { realTime } from '../engine/engine-time.js';
 
 export const devicesCommand = {
   name: 'devices',
@@ -18,7 +19,7 @@ export async function devices(args: string[], print: (text: string) => void = (t
   parseFlags(devicesCommand, args);
   const decks = await describeStreamDecks(nodeStreamDeckBackend());
   print(`Stream Decks:\n${decks.map((line) => `  ${line}`).join('\n')}\n`);
-  print(`X-keys:\n${(await describeXkeys(nodeXkeysBackend())).map((line) => `  ${line}`).join('\n')}\n`);
+  print(`X-keys:\n${(await describeXkeys(nodeXkeysBackend(), realTime)).map((line) => `  ${line}`).join('\n')}\n`);
   print(`MIDI ports:\n${(await describeMidiPorts(loadRtMidi)).map((line) => `  ${line}`).join('\n')}\n`);
 }
 

@@ -45,6 +45,8 @@ import { UsageError } from './usage-error.js';
 import { STREAMDECK_TCP_FLAGS, streamDeckTcpSetup, streamDeckTcpSource, type StreamDeckTcpSetup } from './streamdeck-tcp-flags.js'; // issue 33
 import { ALARM_FLAGS, alarmSetup, startAlarms, type AlarmSetup } from './alarm-setup.js'; // alarms (issue 36)
 import type { AlarmMonitor } from '../engine/alarms/alarm-monitor.js'; // alarms (issue 36)
+import { realClock } from '../api/clock.js';
+import { realTime } from '../engine/engine-time.js';
 
 /** `recdeck run`'s flags: what it parses, its usage line and its --help. */
 export const runCommand = {
@@ -272,7 +274,7 @@ export async function startBridge(setup: BridgeSetup, log: Logger = pinoLogger({
   /** The newest set: one that arrives while the bridge is being made is applied once it is. */
   let latest: ProfileSet = reported;
   // Watched from the start: a profile bad at start and fixed later comes up like any edit.
-  const subscription: Subscription = watchProfiles(setup.profilePaths).subscribe((set) => {
+  const subscription: Subscription = watchProfiles(setup.profilePaths, { clock: realTime }).subscribe((set) => {
     report(set);
     latest = set;
     if (!bridge) return firstSet(set);
@@ -285,15 +287,15 @@ export async function startBridge(setup: BridgeSetup, log: Logger = pinoLogger({
     let recorders = [...flagged, ...declaredRecorders(profiles, flagged, setup.env, log)];
     let simulator: RunningSimulator | null = null;
     if (recorders.length === 0 && onBus.followed.length === 0) {
-      simulator = await startSimulator({ port: 0, grid: 16 }); // all 16 channels, so every shipped key has one
+      simulator = await startSimulator({ clock: realClock, port: 0, grid: 16 }); // all 16 channels, so every shipped key has one
       recorders = [{ name: 'main', url: simulator.url, token: simulator.token }];
       log.info(`no recorder given (--recorder or RECDECK_RECORDER): using the embedded simulator at ${simulator.url}`);
     }
     checkGroupNames(setup.groups ?? new Map(), [...recorders.map((r) => r.name), ...onBus.followed]);
-    const clients = recorders.map((r) => ({ name: r.name, client: new RecorderClient({ url: r.url, token: r.token ?? '' }) }));
+    const clients = recorders.map((r) => ({ name: r.name, client: new RecorderClient({ clock: realClock, url: r.url, token: r.token ?? '' }) }));
     const polledHere = clients.map((c, i) => ({ ...c, token: recorders[i]?.token ?? '' }));
     const bus = setup.mqtt ? await connectBusRecorders(setup.mqtt, polledHere, onBus.followed, setup.pollMs, log, audit ? (record) => audit.write(record) : undefined) : null;
-    const running = new Bridge({ recorders: bus?.recorders ?? clients, renderer: (thumbnails) => pictureRenderer({ thumbnails }), decodeThumbnail, log, pollMs: setup.pollMs, ...(setup.groups ? { groups: setup.groups } : {}), ...(setup.diskTime ? { diskTime: setup.diskTime } : {}) });
+    const running = new Bridge({ time: realTime, recorders: bus?.recorders ?? clients, renderer: (thumbnails) => pictureRenderer({ thumbnails }), decodeThumbnail, log, pollMs: setup.pollMs, ...(setup.groups ? { groups: setup.groups } : {}), ...(setup.diskTime ? { diskTime: setup.diskTime } : {}) });
     running.start();
     const alarms = setup.alarms ? startAlarms(running, setup.alarms, log, audit) : null; // alarms (issue 36)
     if (alarms) running.attachAlarms(alarms.monitor); // alarms keys and alarm-ack (issue 36)
@@ -311,7 +313,7 @@ export async function startBridge(setup: BridgeSetup, log: Logger = pinoLogger({
           audit?.write(record);
         },
       };
-      if (setup.web) remote = await startRemoteServer({ bridge: running, webSurfaces, log, host: setup.web.host, port: setup.web.port, password: setup.web.password, allowHosts: setup.web.allowHosts ?? [], trustProxies: setup.web.trustProxies ?? [], tls: setup.web.tls ?? null, profileEditing, alarms: alarms?.monitor ?? null }); // alarms: issue 36
+      if (setup.web) remote = await startRemoteServer({ time: realTime, bridge: running, webSurfaces, log, host: setup.web.host, port: setup.web.port, password: setup.web.password, allowHosts: setup.web.allowHosts ?? [], trustProxies: setup.web.trustProxies ?? [], tls: setup.web.tls ?? null, profileEditing, alarms: alarms?.monitor ?? null }); // alarms: issue 36
     } catch (error) {
       alarms?.stop(); // alarms (issue 36)
       await running.stop();
@@ -394,7 +396,7 @@ async function midiManager(folders: readonly string[], log: Logger): Promise<Mid
     for (const problem of problems) log.warn(formatMidiMapProblem(problem));
     maps.push(...loaded.map((m) => m.map));
   }
-  return new MidiManager({ maps, log });
+  return new MidiManager({ time: realTime, maps, log });
 }
 
 /** One web surface for each web layout that a profile of kind web asks for. */
@@ -409,7 +411,7 @@ function webSurfacesFor(set: ProfileSet, log: Logger): WebSurface[] {
       else log.warn(`${file}: no web layout "${model}"; the layouts are ${Object.keys(WEB_LAYOUTS).join(', ')}`);
     }
   }
-  return [...models].sort().map((model) => new WebSurface(WEB_LAYOUTS[model] as WebLayout));
+  return [...models].sort().map((model) => new WebSurface(WEB_LAYOUTS[model] as WebLayout, realTime));
 }
 
 /** Adds and removes a source's surfaces as they come and go; returns the function that stops it. */
@@ -459,8 +461,8 @@ export async function run(args: string[]): Promise<void> {
     if (args.some((a) => a === flag || a.startsWith(`${flag}=`))) log.warn(`${flag} is visible to every user of this machine (ps); give ${flag}-file or the environment instead`);
   }
   const sources: SurfaceSource[] = [
-    new StreamDeckManager({ backend: nodeStreamDeckBackend(), log }),
-    new XkeysManager({ backend: nodeXkeysBackend(), log }),
+    new StreamDeckManager({ time: realTime, backend: nodeStreamDeckBackend(), log }),
+    new XkeysManager({ time: realTime, backend: nodeXkeysBackend(), log }),
     await midiManager(setup.midiMapFolders, log),
     ...[streamDeckTcpSource(setup.streamDeckTcp, log)].filter((source) => source !== null), // network Stream Decks (issue 33)
   ];

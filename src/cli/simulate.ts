@@ -4,6 +4,7 @@ import { startSimulator } from '../simulator/server.js';
 import { interrupted } from './interrupted.js';
 import { HELP_FLAG, parseFlags, wholeNumber, type CommandSpec } from './flags.js';
 import { UsageError } from './usage-error.js';
+import { realClock } from '../api/clock.js';
 
 export const simulateCommand = {
   name: 'simulate',
@@ -27,7 +28,7 @@ export async function simulate(args: string[]): Promise<void> {
   const seed = wholeNumber('--seed', values.seed, 0, 2 ** 32 - 1);
 
   const stopped = interrupted();
-  const simulator = await startSimulator({
+  const simulator = await startSimulator({ clock: realClock,
     port,
     host: values.host,
     grid,

@@ -8,6 +8,7 @@ import { FAST_PARTS, type RecorderState } from '../engine/recorder-state.js';
 import { RECORDER_FLAGS, oneRecorder } from './call.js';
 import { HELP_FLAG, parseFlags, wholeNumber, type CommandSpec } from './flags.js';
 import { interrupted } from './interrupted.js';
+import { realClock } from '../api/clock.js';
 
 export const watchCommand = {
   name: 'watch',
@@ -105,7 +106,7 @@ export async function watch(args: string[], env: NodeJS.ProcessEnv = process.env
   const { values } = parseFlags(watchCommand, args);
   const pollMs = wholeNumber('--poll-ms', values['poll-ms'], 50, 60_000, 'ms');
   const recorder = oneRecorder(values.recorder, values.token, env, values['token-file']);
-  const client = new RecorderClient({ url: recorder.url, token: recorder.token });
+  const client = new RecorderClient({ clock: realClock, url: recorder.url, token: recorder.token });
   const stopped = interrupted();
   const stop = startWatch({ name: recorder.name, client, pollMs, counters: values.counters, write: (line) => stdout.write(line) });
   await stopped;

@@ -7,7 +7,7 @@ import { checkBindings, chooseProfile, tieOf, type ProfileTie } from './profile-
 import type { LoadedProfile } from '../profiles/schema.js';
 import { DEFAULT_DISK_TIME, DiskTimes, type DiskTimeLeft, type DiskTimeSettings } from './disk-time.js';
 import { DurationClock } from './duration-clock.js';
-import { realTime, type EngineTime } from './engine-time.js';
+import type { EngineTime } from './engine-time.js';
 import { SaidOnce } from './log-limit.js';
 import type { CommandRecord, Logger } from './log.js';
 import { RecorderExtras } from './recorder-extras.js';
@@ -41,7 +41,7 @@ export interface BridgeOptions {
   thumbnailMs?: number;
   meterMs?: number;
   /** The clock and scheduler of every poll, fetch, frame and timer; real time by default. */
-  time?: EngineTime;
+  time: EngineTime;
 }
 
 export class Bridge {
@@ -64,7 +64,7 @@ export class Bridge {
 
   constructor(private readonly options: BridgeOptions) {
     if (options.recorders.length === 0) throw new Error('the bridge needs at least one recorder');
-    this.time = options.time ?? realTime;
+    this.time = options.time;
     this.commandActivity = new CommandActivityLog(this.time);
     this.renderer = options.renderer((key) => this.thumbnailImage(key));
     for (const recorder of options.recorders) {

@@ -7,7 +7,7 @@
 // meters shown and the steps taken alike; writes to one source leave in the order they were decided.
 import { createHash } from 'node:crypto';
 import { EMPTY, Subject, Subscription, distinctUntilChanged, map, startWith, switchMap, timer, type Observable } from 'rxjs';
-import { realTime, type EngineTime } from './engine-time.js';
+import type { EngineTime } from './engine-time.js';
 import { FetchPacer } from './fetch-pacer.js';
 import { gainTruth, stepBasis, type GainRead, type GainTruth, type GainWrites } from './gain-truth.js';
 import type { NextChange } from './next-change.js';
@@ -32,7 +32,7 @@ export interface ExtrasOptions {
   /** Decodes a preview PNG into a small image. */
   decodeThumbnail: (png: Uint8Array) => Promise<RgbImage>;
   /** The clock and scheduler of every fetch; real time by default. */
-  time?: EngineTime;
+  time: EngineTime;
 }
 
 /** The gains written to a source, and the last write, so the next one leaves after it. */
@@ -61,7 +61,7 @@ export class RecorderExtras {
     private readonly link: RecorderLink,
     private readonly options: ExtrasOptions,
   ) {
-    this.time = options.time ?? realTime;
+    this.time = options.time;
     this.meterMs = options.meterMs ?? 250;
   }
 

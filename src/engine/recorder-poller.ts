@@ -7,7 +7,7 @@
 import { BehaviorSubject, Subject, Subscription, exhaustMap, filter, from, merge, timer, type Observable } from 'rxjs';
 import type { RecorderClient, RequestOptions } from '../api/client.js';
 import { messageOf, RecorderError } from '../api/errors.js';
-import { realTime, type EngineTime } from './engine-time.js';
+import type { EngineTime } from './engine-time.js';
 import { FAST_PARTS, SLOW_PARTS, initialRecorderState, type RecorderState, type StatePart } from './recorder-state.js';
 
 export interface PollerOptions {
@@ -18,7 +18,7 @@ export interface PollerOptions {
   /** Longest wait between attempts while failing; default 5000 ms. */
   maxBackoffMs?: number;
   /** The clock and scheduler of every poll; real time by default. */
-  time?: EngineTime;
+  time: EngineTime;
 }
 
 type FastPart = (typeof FAST_PARTS)[number];
@@ -58,12 +58,12 @@ export class RecorderPoller {
   constructor(
     readonly name: string,
     readonly client: RecorderClient,
-    options: PollerOptions = {},
+    options: PollerOptions,
   ) {
     this.pollMs = options.pollMs ?? 250;
     this.slowMs = options.slowMs ?? 5000;
     this.maxBackoffMs = options.maxBackoffMs ?? 5000;
-    this.time = options.time ?? realTime;
+    this.time = options.time;
     this.subject = new BehaviorSubject(initialRecorderState(name, this.pollMs, this.slowMs));
     const loop = (): ReadLoop => ({ lastSentAt: 0, refreshPending: false, failures: 0, unreachable: false, lastError: null, wait: null });
     this.loops = { channels: loop(), sync: loop(), dialog: loop() };

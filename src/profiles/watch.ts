@@ -5,7 +5,7 @@ import { watch, type FSWatcher } from 'node:fs';
 import { access, readdir, stat } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { Observable, type Subscription } from 'rxjs';
-import { realClock, type Clock } from '../api/clock.js';
+import type { Clock } from '../api/clock.js';
 import { messageOf } from '../api/errors.js';
 import { loadProfileFile, type ProfileProblem } from './load.js';
 import type { LoadedProfile } from './schema.js';
@@ -21,7 +21,7 @@ export interface WatchProfilesOptions {
   /** Quiet time after the last change before reloading; editors write a file in several steps. */
   debounceMs?: number;
   /** The clock the quiet time runs on; default the real one. */
-  clock?: Clock;
+  clock: Clock;
   /** Opens a directory's change feed; default node:fs `watch` (tests count the feeds opened and closed). */
   watchDirectory?: typeof watch;
 }
@@ -33,9 +33,9 @@ const PROFILE_FILE = /\.ya?ml$/i;
  * is a profile file or a directory of them (the *.yaml and *.yml files directly inside). Never errors:
  * a missing path or a bad file is a problem in the set. Unsubscribing closes every watcher.
  */
-export function watchProfiles(paths: readonly string[], options: WatchProfilesOptions = {}): Observable<ProfileSet> {
+export function watchProfiles(paths: readonly string[], options: WatchProfilesOptions): Observable<ProfileSet> {
   const debounceMs = options.debounceMs ?? 100;
-  const clock = options.clock ?? realClock;
+  const clock = options.clock;
   const watchDirectory = options.watchDirectory ?? watch;
   return new Observable<ProfileSet>((subscriber) => {
     const lastGood = new Map<string, LoadedProfile>();

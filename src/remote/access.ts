@@ -5,7 +5,7 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import { hostname, networkInterfaces } from 'node:os';
-import { realTime, type EngineTime } from '../engine/engine-time.js';
+import type { EngineTime } from '../engine/engine-time.js';
 
 export const SESSION_COOKIE = 'recdeck_session';
 /** Shorter passwords fall to guessing within a studio day even when slowed down. */
@@ -33,7 +33,7 @@ export class AccessControl {
 
   constructor(
     password: string | null,
-    private readonly time: Pick<EngineTime, 'now'> = realTime,
+    private readonly time: Pick<EngineTime, 'now'>,
     private readonly idleMs = DEFAULT_SESSION_IDLE_MS,
   ) {
     if (password !== null) checkPassword(password);

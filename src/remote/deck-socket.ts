@@ -33,7 +33,7 @@ import { Subscription, auditTime, interval, merge } from 'rxjs';
 import type { WebSocket } from 'ws';
 import * as z from 'zod';
 import type { Bridge } from '../engine/bridge.js';
-import { realTime, type EngineTime } from '../engine/engine-time.js';
+import type { EngineTime } from '../engine/engine-time.js';
 import { TurnBatch } from '../engine/latest-wins.js';
 import { LogLimiter } from '../engine/log-limit.js';
 import type { OutputItem } from '../engine/device-output.js';
@@ -140,7 +140,7 @@ export class DeckSocket {
     private readonly log: Logger,
     private readonly limits: DeckSocketLimits = DEFAULT_DECK_SOCKET_LIMITS,
     /** The clock and scheduler of its pings, drain checks and state pushes (tests move it by hand). */
-    private readonly time: EngineTime = realTime,
+    private readonly time: EngineTime,
   ) {
     const { scheduler } = time;
     this.badMessages = new LogLimiter((line) => this.log.warn(line), () => time.now());

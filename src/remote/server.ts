@@ -51,7 +51,7 @@ export interface RemoteServerOptions {
   /** The alarm engine: GET /alarms, POST /alarms/{id}/ack and its metrics. Absent: none. */
   alarms?: AlarmMonitor | null;
   /** The clock and scheduler of sessions, login slowing, login deadlines and the deck socket; the bridge's own (one clock) unless a test gives another. */
-  time?: EngineTime;
+  time: EngineTime;
 }
 
 export interface LoginLimits {
@@ -111,7 +111,7 @@ export async function startRemoteServer(options: RemoteServerOptions): Promise<R
   if (!isLoopback(host) && password === null) {
     throw new Error(`listening on ${host} (beyond this machine) needs a password: give --web-password-file or set RECDECK_WEB_PASSWORD`);
   }
-  const time = options.time ?? options.bridge.time;
+  const { time } = options;
   const { log } = options;
   const access = new AccessControl(password, time, options.sessionIdleMs ?? DEFAULT_SESSION_IDLE_MS);
   const loginLimits: LoginLimits = { underWay: DEFAULT_MAX_LOGINS_UNDER_WAY, formMs: DEFAULT_LOGIN_FORM_MS, ...options.loginLimits };

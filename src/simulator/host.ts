@@ -24,16 +24,20 @@ interface CpuFigures {
 
 export class HostResources {
   /**
-   * Before the first sample, the process's start and the host's boot (performance.now, cpuUsage and the
-   * cores' times all count from there): a mark taken in the constructor would leave the first sample,
+   * Before the first sample, the process's start and the host's boot (performance.timeOrigin, cpuUsage
+   * and the cores' times all count from there): a mark taken in the constructor would leave the first sample,
    * often taken right after, a window too short to mean anything.
    */
-  #since: CpuMark = { wallMs: 0, processMicros: 0, hostBusyMs: 0, hostTotalMs: 0 };
+  #since: CpuMark = { wallMs: performance.timeOrigin, processMicros: 0, hostBusyMs: 0, hostTotalMs: 0 };
   #last: CpuFigures | undefined;
 
-  /** The counters are read through `readCpu`, so a test can give figures the machine's load cannot change. */
+  /**
+   * @param precise The clock's precise timer (ms since the epoch), the wall of each CPU window.
+   * @param readCpu The counters, read through here so a test can give figures the machine's load cannot change.
+   */
   constructor(
-    private readonly readCpu: () => CpuMark = cpuMark,
+    precise: () => number,
+    private readonly readCpu: () => CpuMark = () => cpuMark(precise),
     private readonly cores: () => number = () => cpus().length,
   ) {}
 
@@ -65,7 +69,7 @@ export class HostResources {
   }
 }
 
-function cpuMark(): CpuMark {
+function cpuMark(precise: () => number): CpuMark {
   const { user, system } = process.cpuUsage();
   let hostBusyMs = 0;
   let hostTotalMs = 0;
@@ -74,7 +78,7 @@ function cpuMark(): CpuMark {
     hostTotalMs += total;
     hostBusyMs += total - times.idle;
   }
-  return { wallMs: performance.now(), processMicros: user + system, hostBusyMs, hostTotalMs };
+  return { wallMs: precise(), processMicros: user + system, hostBusyMs, hostTotalMs };
 }
 
 /** part / whole as a percentage from 0 to 100 with one decimal; 0 when nothing was measured. */

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import * as z from 'zod';
 import type { Settings } from '../api/app.js';
 import type { GridSize } from '../api/channel.js';
-import { delay, realClock, type Clock } from '../api/clock.js';
+import { delay, type PreciseClock } from '../api/clock.js';
 import { messageOf } from '../api/errors.js';
 import { describeIssues } from '../api/issues.js';
 import { operations, type Operation } from '../api/operations.js';
@@ -40,7 +40,7 @@ export interface SimulatorOptions {
   /** Seed of the live values and fault decisions (default 1). */
   seed?: number;
   /** The recorder's clock (its counters, schedule, ticks and injected delays); tests pass virtual time. */
-  clock?: Clock;
+  clock: PreciseClock;
   /** Folder that file destinations record into (created); default a folder under the OS temp dir. */
   recordingsFolder?: string;
   /** Previews are still pictures (benchmarks of an unchanged preview); default false. */
@@ -79,8 +79,8 @@ const DEFAULT_SETTINGS = (logFolder: string): Settings => ({
 
 const MAX_BODY_BYTES = 1 << 20;
 
-export async function startSimulator(options: SimulatorOptions = {}): Promise<RunningSimulator> {
-  const clock = options.clock ?? realClock;
+export async function startSimulator(options: SimulatorOptions): Promise<RunningSimulator> {
+  const clock = options.clock;
   const now = () => clock.now();
   const seed = options.seed ?? 1;
   const token = `perm:${options.token?.replace(/^bearer\s+/i, '').replace(/^perm:/, '') ?? randomUUID()}`;
@@ -94,7 +94,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
   const services: SimulatorServices = {
     recorder: new SimulatedRecorder({ now, random: seededRandom(seed), project, settings: DEFAULT_SETTINGS(join(recordingsFolder, '..', 'logs')) }),
     preview: new PreviewRenderer(options.stillPreviews ?? false),
-    host: new HostResources(),
+    host: new HostResources(() => clock.precise()),
     disk: options.disk ? new SimulatedDisk(options.disk) : null,
     now,
     recordingsFolder,
@@ -112,7 +112,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
   });
 
   async function serve(request: IncomingMessage, response: ServerResponse): Promise<void> {
-    const receivedAt = performance.timeOrigin + performance.now();
+    const receivedAt = clock.precise();
     const method = request.method ?? 'GET';
     const url = new URL(request.url ?? '/', 'http://simulator');
     const path = url.pathname;

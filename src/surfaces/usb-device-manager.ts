@@ -4,7 +4,7 @@
 // with the same id, so the bridge binds it again and redraws everything. What differs between families
 // (how to list and open one, how to name it, what went wrong) is the family's; the keeping is here.
 import { Subject, Subscription, interval, type Observable } from 'rxjs';
-import { realTime, type EngineTime } from '../engine/engine-time.js';
+import type { EngineTime } from '../engine/engine-time.js';
 import { SaidOnce } from '../engine/log-limit.js';
 import type { Logger } from '../engine/log.js';
 import type { Surface, SurfaceSource } from '../engine/surface.js';
@@ -68,7 +68,7 @@ export interface UsbDeviceManagerOptions {
   /** After a plug event, wait this long before scanning: the HID node and its permissions appear a moment after the USB device. */
   hotplugSettleMs?: number;
   /** The clock and scheduler of its scans and of its surfaces (real time by default). */
-  time?: EngineTime;
+  time: EngineTime;
 }
 
 export class UsbDeviceManager<L extends UsbListing, S extends DeviceSurface> implements SurfaceSource {
@@ -97,7 +97,7 @@ export class UsbDeviceManager<L extends UsbListing, S extends DeviceSurface> imp
     private readonly options: UsbDeviceManagerOptions,
   ) {
     this.name = family.name;
-    this.time = options.time ?? realTime;
+    this.time = options.time;
   }
 
   /** The surfaces open now. */

@@ -5,6 +5,7 @@ import { RecorderError } from '../../src/api/errors.js';
 import { authorizationHeader } from '../../src/api/token.js';
 import { startFixture, type SimulatorFixture } from '../support/simulator.js';
 import { until } from '../support/until.js';
+import { realClock } from '../../src/api/clock.js';
 
 const uuid = randomUUID();
 
@@ -35,7 +36,7 @@ describe('RecorderClient against the simulator', () => {
   });
 
   it.each([`perm:${uuid}`, `Bearer perm:${uuid}`, uuid])('is accepted with the token given as %s', async (token) => {
-    const client = new RecorderClient({ url: f.sim.url, token });
+    const client = new RecorderClient({ clock: realClock, url: f.sim.url, token });
     try {
       await expect(client.listChannels()).resolves.toHaveLength(4);
       expect(f.sim.log.list().at(-1)?.authorized).toBe(true);
@@ -46,7 +47,7 @@ describe('RecorderClient against the simulator', () => {
 
   it('fails with a typed 401 error for a wrong token, and never carries the token', async () => {
     const secret = `perm:${randomUUID()}`;
-    const client = new RecorderClient({ url: f.sim.url, token: secret });
+    const client = new RecorderClient({ clock: realClock, url: f.sim.url, token: secret });
     try {
       const error = await client.recStart(0).catch((e: unknown) => e);
       expect(error).toBeInstanceOf(RecorderError);
@@ -96,7 +97,7 @@ describe('RecorderClient against the simulator', () => {
 
   it('a state read never waits behind reads that hold every other connection', async () => {
     await f.raw('PUT', '/_sim/faults', { body: JSON.stringify({ rules: [{ kind: 'hang', path: '/api/channels/0/preview', count: 8 }] }) });
-    const client = new RecorderClient({ url: f.sim.url, token: f.sim.token });
+    const client = new RecorderClient({ clock: realClock, url: f.sim.url, token: f.sim.token });
     const abort = new AbortController();
     try {
       // Eight previews that never answer: four hold the read connections, four wait for one.

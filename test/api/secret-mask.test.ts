@@ -6,6 +6,7 @@ import { RecorderError } from '../../src/api/errors.js';
 import { secretMask } from '../../src/api/secret-mask.js';
 import { ECHO_SHAPES, startEchoRecorder, type EchoRecorder } from '../support/echo-recorder.js';
 import { startFixture, type SimulatorFixture } from '../support/simulator.js';
+import { realClock } from '../../src/api/clock.js';
 
 let sim: SimulatorFixture;
 let echo: EchoRecorder;
@@ -28,7 +29,7 @@ describe('the token echoed by a recorder', () => {
   it('is masked in every error shape, whichever form the client was given', async () => {
     const uuid = sim.sim.token.replace('perm:', '');
     for (const given of [sim.sim.token, `Bearer ${sim.sim.token}`, uuid, uuid.toUpperCase()]) {
-      const client = new RecorderClient({ url: echo.url, token: given });
+      const client = new RecorderClient({ clock: realClock, url: echo.url, token: given });
       try {
         for (const shape of ECHO_SHAPES) {
           echo.commands = shape;
@@ -49,7 +50,7 @@ describe('the token echoed by a recorder', () => {
   });
 
   it('answers that quote nothing secret come through unchanged', async () => {
-    const client = new RecorderClient({ url: echo.url, token: sim.sim.token });
+    const client = new RecorderClient({ clock: realClock, url: echo.url, token: sim.sim.token });
     try {
       const channels = await client.listChannels();
       expect(channels.length).toBeGreaterThan(0);

@@ -39,6 +39,34 @@ describe('one clock', () => {
   });
 });
 
+/**
+ * The real clock is chosen once, where the process is put together: src/cli/ (and the benchmarks, which
+ * are processes of their own, and the Stream Deck app plugin's entry, src/plugin/main.ts, which the app
+ * starts as a process of its own). Everywhere else a clock is a required argument: no `?? realTime`, no
+ * `= realTime` default, no optional clock option, so a part (or a test) that forgets its clock does not
+ * compile instead of silently running on real time. The precise timer (performance.now) lives in the clock
+ * too (the benchmarks time themselves with it).
+ */
+const CLOCK_CHOSEN = (file: string) => file.startsWith('src/cli/') || file.startsWith('src/bench/') || file === 'src/plugin/main.ts';
+const CLOCK_HOMES = new Set(['src/api/clock.ts', 'src/engine/engine-time.ts']);
+
+describe('clocks required', () => {
+  it('the real clock is named only in the clock, src/cli/, src/bench/ and the plugin\'s entry: no fallback to it', () => {
+    const found = sources.filter(({ file, code }) => /\breal(Time|Clock)\b/.test(code) && !CLOCK_CHOSEN(file) && !CLOCK_HOMES.has(file)).map(({ file }) => file);
+    expect(found).toEqual([]);
+  });
+
+  it('no optional clock: a time or clock option or parameter is required', () => {
+    const found = sources.filter(({ file, code }) => /\b(time|clock)\?\s*:\s*(EngineTime|Clock|PreciseClock)\b/.test(code) && !CLOCK_CHOSEN(file)).map(({ file }) => file);
+    expect(found).toEqual([]);
+  });
+
+  it('performance.now only in the clock (and the benchmarks)', () => {
+    const found = sources.filter(({ file, code }) => /\bperformance\.now\b/.test(code) && file !== 'src/api/clock.ts' && !file.startsWith('src/bench/')).map(({ file }) => file);
+    expect(found).toEqual([]);
+  });
+});
+
 describe('one messageOf', () => {
   it('a caught error becomes words only through messageOf (api/errors.ts)', () => {
     const other = /\binstanceof Error \? \w+\.message : String\(|\(\w+ as Error\)\.message/;

@@ -8,6 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startSimulator, type RunningSimulator } from '../../src/simulator/server.js';
 import { until } from '../support/until.js';
+import { realClock } from '../../src/api/clock.js';
 
 const BARE = fileURLToPath(new URL('../../dist/bench/bare-poller.js', import.meta.url));
 const cleanup: Array<() => Promise<void>> = [];
@@ -31,7 +32,7 @@ describe('the bare pollers of the benchmark', () => {
     ['the floor (node:http)', true],
     ["recdeck's client", false],
   ])('%s reads the state, the slow group, and a page\'s previews and meters', async (_, lean) => {
-    const sim = await startSimulator({ port: 0, grid: 16 });
+    const sim = await startSimulator({ clock: realClock, port: 0, grid: 16 });
     const poller = spawn(process.execPath, [BARE, '--url', sim.url, '--token', sim.token, ...(lean ? ['--lean'] : []), '--poll-ms', '50', '--slow-ms', '200', '--previews', '0,1', '--meters', '0'], { stdio: 'ignore' });
     cleanup.push(async () => {
       if (poller.exitCode === null && poller.signalCode === null) {

@@ -6,6 +6,7 @@ import { RecorderClient } from '../../src/api/client.js';
 import { facilityFor, pictureOf, until, type Panel } from '../support/facility.js';
 import { startSimulator } from '../support/facility.js';
 import type { SimulatorFixture } from '../support/simulator.js';
+import { realClock } from '../../src/api/clock.js';
 
 const POLL_MS = 250;
 
@@ -25,7 +26,7 @@ const writes = (sim: SimulatorFixture) => sim.sim.log.list().filter((r) => r.met
 describe('a recorder group over the bus', () => {
   it('sends one request to the member on the bus and one to the member polled here; the key names the one not recording', async (test) => {
     const backup = await startSimulator();
-    const client = new RecorderClient({ url: backup.sim.url, token: backup.sim.token });
+    const client = new RecorderClient({ clock: realClock, url: backup.sim.url, token: backup.sim.token });
     // A lease TTL of 3 s: this test is not about the lease, and a stall of this busy machine moves none.
     const f = await facilityFor(test, { pollMs: POLL_MS, panels: ['panel-a'], poller: () => ({ ttlMs: 3000 }), panel: () => ({ profile: GROUP_PROFILE, deadlineMs: 8000, moreRecorders: [{ name: 'backup', client }] }) });
     f.defer(async () => {

@@ -13,6 +13,7 @@ import { MemorySurface } from '../../src/surfaces/memory/memory-surface.js';
 import { PANEL_PROFILE, keygen, keptLog, startSimulator, until } from '../support/facility.js';
 import { startBroker } from '../support/mosquitto.js';
 import { until as waitUntil } from '../support/until.js';
+import { realTime } from '../../src/engine/engine-time.js';
 
 async function tempFolder(test: TestContext): Promise<string> {
   const folder = await mkdtemp(join(tmpdir(), 'recdeck-bus-'));
@@ -46,7 +47,7 @@ describe.concurrent('recdeck run --mqtt', () => {
       return running;
     };
     await start(['--recorder', sim.sim.url, '--mqtt-id', 'poller-main', '--mqtt-key-file', join(folder, 'poller-main.pem'), '--audit-file', audit], { RECDECK_TOKEN: sim.sim.token }, []);
-    const surface = new MemorySurface({ id: 'memory:panel', model: 'test-15', controls: keyGrid(3, 5, 72) });
+    const surface = new MemorySurface({ time: realTime, id: 'memory:panel', model: 'test-15', controls: keyGrid(3, 5, 72) });
     const panel = await start(['--recorder', 'main@mqtt'], { RECDECK_MQTT_ID: 'desk-1', RECDECK_MQTT_KEY_FILE: join(folder, 'desk-1.pem') }, [surface]);
     expect(panel.simulator).toBeNull();
     const channel = () => {

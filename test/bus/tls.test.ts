@@ -14,6 +14,7 @@ import { keyGrid } from '../../src/engine/surface.js';
 import { MemorySurface } from '../../src/surfaces/memory/memory-surface.js';
 import { PANEL_PROFILE, keygen, keptLog, startSimulator, until } from '../support/facility.js';
 import { DEPLOY, startBroker, type RestartableBroker } from '../support/mosquitto.js';
+import { realTime } from '../../src/engine/engine-time.js';
 
 const openssl = (folder: string, args: string[]) => execFileSync('openssl', args, { cwd: folder, stdio: ['ignore', 'ignore', 'pipe'] });
 
@@ -101,7 +102,7 @@ describe.concurrent('the state bus over TLS', () => {
       return running;
     };
     await start('poller-main', ['--recorder', sim.sim.url], { RECDECK_TOKEN: sim.sim.token }, []);
-    const surface = new MemorySurface({ id: 'memory:panel', model: 'test-15', controls: keyGrid(3, 5, 72) });
+    const surface = new MemorySurface({ time: realTime, id: 'memory:panel', model: 'test-15', controls: keyGrid(3, 5, 72) });
     const panel = await start('desk-1', ['--recorder', 'main@mqtt'], {}, [surface]);
     const channel = () => {
       const picture = panel.bridge.session('memory:panel')?.describeControls().find((c) => c.control.id === 'key0')?.picture;

@@ -11,6 +11,7 @@ import type { CommandRecord, Logger } from '../../src/engine/log.js';
 import { MemorySurface } from '../../src/surfaces/memory/memory-surface.js';
 import { keyGrid } from '../../src/engine/surface.js';
 import { until } from '../support/until.js';
+import { realTime } from '../../src/engine/engine-time.js';
 
 let folder: string;
 const problems: string[] = [];
@@ -107,7 +108,7 @@ describe('recdeck run --audit-file', () => {
     await mkdir(profiles);
     await writeFile(join(profiles, 'desk.yaml'), 'name: desk\nmatch: { kind: memory }\npages:\n  - name: main\n    controls:\n      key0: { press: { action: rec-start, channel: 1 } }\n      key1: { press: { action: rec-pause, channel: 2 } }\n');
     const path = join(folder, 'audit.jsonl');
-    const surface = new MemorySurface({ id: 'memory:desk', model: 'test-15', controls: keyGrid(3, 5, 72) });
+    const surface = new MemorySurface({ time: realTime, id: 'memory:desk', model: 'test-15', controls: keyGrid(3, 5, 72) });
     running = await startBridge({ recorderFlags: [], tokenFlags: [], profilePaths: [profiles], pollMs: 100, env: {}, web: null, surfaces: [surface], sources: [], audit: { file: path, maxBytes: 1 << 20 } }, log);
     const waitForLines = (count: number) => until(async () => (await lines(path)).length >= count, `${count} audit lines`);
     surface.press('key0');

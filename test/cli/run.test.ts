@@ -16,6 +16,8 @@ import { parseRunArgs, startBridge, type RunningBridge } from '../../src/cli/run
 import { MemorySurface } from '../../src/surfaces/memory/memory-surface.js';
 import { keyGrid } from '../../src/engine/surface.js';
 import { until } from '../support/until.js';
+import { realClock } from '../../src/api/clock.js';
+import { realTime } from '../../src/engine/engine-time.js';
 
 const profile = (action: string) => `name: desk\nmatch: { kind: memory }\npages:\n  - name: main\n    controls:\n      key0: { press: { action: ${action}, channel: 1 } }\n`;
 
@@ -45,7 +47,7 @@ describe('recdeck run', () => {
     await writeFile(file, profile('rec-start'));
     const lines: string[] = [];
     const log: Logger = { info: (m) => lines.push(m), warn: (m) => lines.push(m), error: (m) => lines.push(m) };
-    const surface = new MemorySurface({ id: 'memory:desk', model: 'test-15', controls: keyGrid(3, 5, 72) });
+    const surface = new MemorySurface({ time: realTime, id: 'memory:desk', model: 'test-15', controls: keyGrid(3, 5, 72) });
     running = await startBridge({ recorderFlags: [], tokenFlags: [], profilePaths: [folder], pollMs: 100, env: {}, web: null, surfaces: [surface], sources: [] }, log);
     const sim = running.simulator;
     expect(sim).not.toBeNull();
@@ -95,7 +97,7 @@ describe('the web port', () => {
 describe('recorders declared in a profile', () => {
   it('take URL and token from the environment, beside those from flags, and never print the token', async () => {
     const { startSimulator } = await import('../../src/simulator/server.js');
-    const studio = await startSimulator({ port: 0, tickMs: 0 });
+    const studio = await startSimulator({ clock: realClock, port: 0, tickMs: 0 });
     folder = await mkdtemp(join(tmpdir(), 'recdeck-run-'));
     await writeFile(
       join(folder, 'studio.yaml'),
@@ -103,7 +105,7 @@ describe('recorders declared in a profile', () => {
     );
     const lines: string[] = [];
     const log: Logger = { info: (m) => lines.push(m), warn: (m) => lines.push(m), error: (m) => lines.push(m) };
-    const surface = new MemorySurface({ id: 'memory:studio', model: 'test', controls: keyGrid(1, 1, 72) });
+    const surface = new MemorySurface({ time: realTime, id: 'memory:studio', model: 'test', controls: keyGrid(1, 1, 72) });
     try {
       running = await startBridge({ recorderFlags: [], tokenFlags: [], profilePaths: [folder], pollMs: 100, env: { STUDIO_URL: studio.url, STUDIO_TOKEN: studio.token }, web: null, surfaces: [surface], sources: [] }, log);
       expect(running.simulator).toBeNull(); // a recorder was given (by the profile), so no embedded simulator

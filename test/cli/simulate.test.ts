@@ -7,6 +7,7 @@ import { RecorderClient } from '../../src/api/client.js';
 import { simulate } from '../../src/cli/simulate.js';
 import { UsageError } from '../../src/cli/usage-error.js';
 import { until } from '../support/until.js';
+import { realClock } from '../../src/api/clock.js';
 
 const main = fileURLToPath(new URL('../../dist/cli/main.js', import.meta.url));
 
@@ -28,7 +29,7 @@ describe.concurrent('recdeck simulate', () => {
     await until(() => p.out().includes('Press Ctrl+C'), 'the ready line');
     const url = /listening on (http:\/\/\S+)/.exec(p.out())?.[1];
     expect(p.out()).toContain(`token:   ${token}`);
-    const client = new RecorderClient({ url: url ?? '', token });
+    const client = new RecorderClient({ clock: realClock, url: url ?? '', token });
     expect(await client.listChannels()).toHaveLength(9);
     await client.close();
     p.child.kill('SIGTERM');

@@ -49,7 +49,7 @@ let f: Fixture;
 beforeEach(async () => {
   const time = new VirtualTime();
   const sim = await startSimulator({ port: 0, grid: 4, tickMs: 0, clock: time });
-  const client = new RecorderClient({ url: sim.url, token: sim.token });
+  const client = new RecorderClient({ url: sim.url, token: sim.token, clock: time });
   const requests = new RequestCounter(client, time);
   const log: Logger = { info: () => undefined, warn: () => undefined, error: () => undefined };
   const bridge = new Bridge({ recorders: [{ name: 'studio-a', client }], renderer: (thumbnails) => pictureRenderer({ thumbnails }), decodeThumbnail, log, pollMs: POLL, slowMs: 1000, time });
@@ -57,7 +57,7 @@ beforeEach(async () => {
   const audit: AlarmAuditRecord[] = [];
   const alarms = startAlarms(bridge, { settings: AlarmSettings.parse({ raisePolls: 3, clearPolls: 3 }), webhooks: [], secret: null }, log, { write: (record) => audit.push(record) });
   bridge.attachAlarms(alarms.monitor);
-  const surface = new MemorySurface({ id: 'memory:alarms', model: 'test-15', controls: keyGrid(3, 5, 72) });
+  const surface = new MemorySurface({ id: 'memory:alarms', model: 'test-15', controls: keyGrid(3, 5, 72), time });
   bridge.setProfiles([parseTestProfile(PROFILE)]);
   bridge.addSurface(surface);
   const quiet = () => requests.quiet() && bridge.surfaceSessions().every((s) => s.idle);

@@ -4,6 +4,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { startSimulator } from '../../src/simulator/server.js';
 import { colourShare, parseTestProfile, startBridgeFixture, type BridgeFixture } from '../support/bridge.js';
+import { realClock } from '../../src/api/clock.js';
 
 const RECORDING = '#D55E00';
 
@@ -198,7 +199,7 @@ pages:
     // Offline is drawn mostly black, unlike the recording colour.
     await fixture.until(() => colourShare(fixture.surface, 'key0', RECORDING) < 0.01 && colourShare(fixture.surface, 'key0', '#000000', 30) > 0.4, 'the offline look');
 
-    const again = await startSimulator({ port, token, tickMs: 0 });
+    const again = await startSimulator({ clock: realClock, port, token, tickMs: 0 });
     try {
       await fixture.until(() => channelState(fixture, 'key0') === 'idle', 'back live after the restart', 8000);
       expect(fixture.logs.some((l) => l.message.includes('not answering'))).toBe(true);

@@ -4,6 +4,7 @@
 import { afterEach, expect, it } from 'vitest';
 import { MemorySurface } from '../../src/surfaces/memory/memory-surface.js';
 import { parseTestProfile, startBridgeFixture, type BridgeFixture } from '../support/bridge.js';
+import { realTime } from '../../src/engine/engine-time.js';
 
 /** Frames come every 100 ms (surface-session's FRAME_MS); a write's refresh within 10 ms. */
 const FRAME_MS = 100;
@@ -23,7 +24,7 @@ it('a dial step shows on another surface before the recorder answers, between tw
   fixture.bridge.setProfiles([parseTestProfile(dialProfile, 'dial.yaml'), parseTestProfile(faderProfile, 'fader.yaml')]);
   await fixture.until(() => fixture.bridge.recorderStates()[0]?.sources !== null, 'the first slow poll');
   const added = fixture.now();
-  const mirror = new MemorySurface({ id: 'memory:fader', model: 'fader', controls: [{ kind: 'fader', id: 'fader0', motorised: false }] });
+  const mirror = new MemorySurface({ time: realTime, id: 'memory:fader', model: 'fader', controls: [{ kind: 'fader', id: 'fader0', motorised: false }] });
   fixture.bridge.addSurface(mirror);
   await fixture.until(() => mirror.levels.has('fader0') && fixture.surface.levels.has('dial0'), 'both surfaces to show the gain');
   const before = mirror.levels.get('fader0') as number;

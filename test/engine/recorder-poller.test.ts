@@ -8,6 +8,7 @@ import { RecorderPoller } from '../../src/engine/recorder-poller.js';
 import { freshnessOf } from '../../src/engine/recorder-state.js';
 import { startSimulator, type RunningSimulator } from '../../src/simulator/server.js';
 import { RequestCounter, VirtualTime, advanceWithIo, settle } from '../support/virtual-time.js';
+import { realClock } from '../../src/api/clock.js';
 
 const TOKEN = 'perm:11111111-2222-4333-8444-555555555555';
 let poller: RecorderPoller | undefined;
@@ -25,7 +26,7 @@ afterEach(async () => {
 /** A poller on virtual time, with a way to move it that waits for the requests it makes. */
 function virtualPoller(url: string, options: { pollMs: number; slowMs?: number; maxBackoffMs?: number }) {
   const time = new VirtualTime();
-  const made = new RecorderClient({ url, token: TOKEN });
+  const made = new RecorderClient({ clock: realClock, url, token: TOKEN });
   const requests = new RequestCounter(made);
   const madePoller = new RecorderPoller('main', made, { ...options, time });
   client = made;
@@ -62,7 +63,7 @@ describe('RecorderPoller', () => {
   });
 
   it('a refresh after a command reads the state at once, not at the next tick', async () => {
-    sim = await startSimulator({ port: 0, token: TOKEN, tickMs: 0 });
+    sim = await startSimulator({ clock: realClock, port: 0, token: TOKEN, tickMs: 0 });
     const v = virtualPoller(sim.url, { pollMs: 5000 });
     v.poller.start();
     await v.settle();
@@ -78,7 +79,7 @@ describe('RecorderPoller', () => {
 
 describe('RecorderPoller slow group', () => {
   it('reads sources, resources, schedule and conversion right after the first good answer, not at the slow tick', async () => {
-    sim = await startSimulator({ port: 0, token: TOKEN, tickMs: 0 });
+    sim = await startSimulator({ clock: realClock, port: 0, token: TOKEN, tickMs: 0 });
     const v = virtualPoller(sim.url, { pollMs: 100, slowMs: 60_000 });
     v.poller.start();
     await v.advance(0);

@@ -8,6 +8,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startSimulator, type RunningSimulator } from '../../src/simulator/server.js';
 import { until } from '../support/until.js';
 import { FakeStreamDeckApp, titleOf, type FakeDevice } from './fake-streamdeck-app.js';
+import { realClock } from '../../src/api/clock.js';
 
 const UUID = 'com.recdeck.recorder';
 const ROOT = new URL('../..', import.meta.url).pathname;
@@ -38,7 +39,7 @@ afterEach(async () => {
 });
 
 async function started(devices: FakeDevice[] = [DECK]): Promise<{ sim: RunningSimulator; app: FakeStreamDeckApp }> {
-  sim = await startSimulator({ port: 0 });
+  sim = await startSimulator({ port: 0, clock: realClock });
   app = await FakeStreamDeckApp.start(UUID);
   const log = sim.log;
   app.stamp = () => log.list().at(-1)?.seq ?? 0;

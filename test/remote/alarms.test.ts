@@ -49,18 +49,18 @@ async function start(settings: AlarmSettingsInput = {}): Promise<Fixture> {
   const time = new VirtualTime();
   const recorder = await startScriptedRecorder();
   const receiver = await startWebhookReceiver();
-  const client = new RecorderClient({ url: recorder.url, token: recorder.token });
+  const client = new RecorderClient({ url: recorder.url, token: recorder.token, clock: time });
   const requests = new RequestCounter(client, time);
   const log: Logger = { info: () => undefined, warn: () => undefined, error: () => undefined };
   const bridge = new Bridge({ recorders: [{ name: 'studio-a', client }], renderer: (thumbnails) => pictureRenderer({ thumbnails }), decodeThumbnail, log, pollMs: POLL, slowMs: 1000, time });
-  const surface = new MemorySurface({ id: 'memory:alarms', model: 'test-15', controls: keyGrid(3, 5, 96) });
+  const surface = new MemorySurface({ id: 'memory:alarms', model: 'test-15', controls: keyGrid(3, 5, 96), time });
   bridge.start();
   bridge.setProfiles([parseTestProfile(PROFILE)]);
   bridge.addSurface(surface);
   const audit: AlarmAuditRecord[] = [];
   const alarmSettings = AlarmSettings.parse({ raisePolls: RAISE_POLLS, clearPolls: 3, ...settings });
   const alarms = startAlarms(bridge, { settings: alarmSettings, webhooks: [receiver.url], secret: SECRET }, log, { write: (record) => audit.push(record) });
-  const remote = await startRemoteServer({ bridge, webSurfaces: [], log, port: 0, alarms: alarms.monitor });
+  const remote = await startRemoteServer({ time, bridge, webSurfaces: [], log, port: 0, alarms: alarms.monitor });
   const quiet = () => requests.quiet() && bridge.surfaceSessions().every((s) => s.idle);
   return {
     time,

@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startRemoteServer } from '../../src/remote/server.js';
 import { startRemoteFixture, type RemoteFixture } from '../support/remote.js';
 import { until } from '../support/until.js';
+import { realTime } from '../../src/engine/engine-time.js';
 
 const STREAM_KEY = 'demo-stream-key-not-secret';
 
@@ -243,7 +244,7 @@ describe('remote API with a password', () => {
   });
 
   it('listening beyond loopback without a password is refused before anything listens', async () => {
-    await expect(startRemoteServer({ bridge: f.running.bridge, webSurfaces: [], log: { info: () => undefined, warn: () => undefined, error: () => undefined }, host: '0.0.0.0', port: 0 })).rejects.toThrow(
+    await expect(startRemoteServer({ time: realTime, bridge: f.running.bridge, webSurfaces: [], log: { info: () => undefined, warn: () => undefined, error: () => undefined }, host: '0.0.0.0', port: 0 })).rejects.toThrow(
       'listening on 0.0.0.0 (beyond this machine) needs a password: give --web-password-file or set RECDECK_WEB_PASSWORD',
     );
   });

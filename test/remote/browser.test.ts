@@ -6,6 +6,7 @@ import { startSimulator } from '../../src/simulator/server.js';
 import { startRemoteFixture, TEST_MS, WAIT_MS, type RemoteFixture } from '../support/remote.js';
 import { until } from '../support/until.js';
 import { connectChromium, screenshot } from '../support/chromium.js';
+import { realClock } from '../../src/api/clock.js';
 
 /** The little of the DOM the page functions below use (they run in the browser, not in Node). */
 interface PageCanvas {
@@ -165,7 +166,7 @@ describe('the web deck in a browser', { timeout: TEST_MS }, () => {
     await expect.poll(() => badge.textContent(), { timeout: WAIT_MS }).toBe('OFFLINE');
     await until(async () => (await snapshot('web:web-15', 'key0')) !== stale, 'the key to show offline', WAIT_MS);
     await expect.poll(() => channelRow(1).locator('td.state').textContent(), { timeout: WAIT_MS }).toBe('offline');
-    const again = await startSimulator({ port, token, grid: 16, tickMs: 0 });
+    const again = await startSimulator({ clock: realClock, port, token, grid: 16, tickMs: 0 });
     try {
       await expect.poll(() => badge.textContent(), { timeout: WAIT_MS }).toBe('LIVE');
       await expect.poll(() => channelRow(1).locator('td.state').textContent(), { timeout: WAIT_MS }).toBe('idle');

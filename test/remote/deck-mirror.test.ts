@@ -13,6 +13,7 @@ import { WEB_LAYOUTS } from '../../src/surfaces/web/layouts.js';
 import { WebSurface } from '../../src/surfaces/web/web-surface.js';
 import { parseTestProfile, startBridgeFixture, type BridgeFixture } from '../support/bridge.js';
 import { FakePageSocket } from '../support/deck-socket.js';
+import { realTime } from '../../src/engine/engine-time.js';
 
 const MEMORY_PROFILE = 'name: memory\nmatch: { kind: memory }\npages:\n  - name: main\n    controls:\n      key0: { show: { channel: 2 } }\n';
 const LIMITS = { maxClients: 32, bufferBytes: 1024 * 1024, stalledMs: 60_000, heartbeatMs: 60_000 };
@@ -36,7 +37,7 @@ async function webPlus() {
   const layout = WEB_LAYOUTS['web-plus'];
   const shipped = await loadProfileFile(join(import.meta.dirname, '../../profiles/web-plus.yaml'));
   if (!layout || !shipped.ok) throw new Error('no web-plus deck');
-  const web = new WebSurface(layout);
+  const web = new WebSurface(layout, f.time);
   f.bridge.setProfiles([parseTestProfile(MEMORY_PROFILE, 'memory.yaml'), shipped.loaded]);
   f.bridge.addSurface(web);
   const deck = socketFor(f, [web]);
@@ -89,7 +90,7 @@ it('a page is sent a dial\'s level only when the level its deck shows changes, n
   // A deck whose dial has a ring, showing channel 1's gain (a page mirrors it).
   const ringProfile = 'name: ring\nmatch: { kind: memory, model: ring }\npages:\n  - name: main\n    controls:\n      dial0: { show: { meter: 1 } }\n';
   f.bridge.setProfiles([parseTestProfile(MEMORY_PROFILE, 'memory.yaml'), parseTestProfile(ringProfile, 'ring.yaml')]);
-  const ring = new MemorySurface({ id: 'memory:ring', model: 'ring', controls: [{ kind: 'encoder', id: 'dial0', pressable: false, ring: true }] });
+  const ring = new MemorySurface({ time: realTime, id: 'memory:ring', model: 'ring', controls: [{ kind: 'encoder', id: 'dial0', pressable: false, ring: true }] });
   f.bridge.addSurface(ring);
   const deck = socketFor(f, []);
   const page = new FakePageSocket();

@@ -13,6 +13,7 @@ import { connectChromium, screenshot } from '../support/chromium.js';
 import { openFakeStreamDeck } from '../support/fake-hid.js';
 import { startRemoteFixture, TEST_MS, WAIT_MS, type RemoteFixture } from '../support/remote.js';
 import { until } from '../support/until.js';
+import { realTime } from '../../src/engine/engine-time.js';
 
 declare const document: { querySelector(selector: string): { toDataURL(): string } | null };
 
@@ -34,7 +35,7 @@ beforeAll(async () => {
   copyFileSync(new URL('../../profiles/web-15-keys.yaml', import.meta.url).pathname, file);
   original = readFileSync(file, 'utf8');
   const { deck } = await openFakeStreamDeck(DeviceModelId.XL, { serial: SERIAL });
-  const xl = new StreamDeckSurface(deck, { serial: SERIAL, log: quiet, onFailure: () => undefined });
+  const xl = new StreamDeckSurface(deck, { time: realTime, serial: SERIAL, log: quiet, onFailure: () => undefined });
   f = await startRemoteFixture({ ownProfiles: folder, allowEdit: true, surfaces: [xl], pollMs: 250, stillPreviews: true });
   browser = await connectChromium();
   page = await browser.newPage({ viewport: { width: 1280, height: 800 } });

@@ -10,6 +10,7 @@ import { startRemoteServer, type RunningRemoteServer } from '../../src/remote/se
 import { WEB_LAYOUTS } from '../../src/surfaces/web/layouts.js';
 import { WebSurface } from '../../src/surfaces/web/web-surface.js';
 import { parseTestProfile, startBridgeFixture, type BridgeFixture } from '../support/bridge.js';
+import { realTime } from '../../src/engine/engine-time.js';
 
 const MEMORY_PROFILE = 'name: memory\nmatch: { kind: memory }\npages:\n  - name: main\n    controls:\n      key0: { show: { channel: 2 } }\n';
 const quiet = { info: () => undefined, warn: () => undefined, error: () => undefined };
@@ -30,10 +31,10 @@ async function webPlusOverHttp(): Promise<{ f: BridgeFixture; server: RunningRem
   if (!layout) throw new Error('no web-plus layout');
   const shipped = await loadProfileFile(join(import.meta.dirname, '../../profiles/web-plus.yaml'));
   if (!shipped.ok) throw new Error(JSON.stringify(shipped.problems));
-  const web = new WebSurface(layout);
+  const web = new WebSurface(layout, f.time);
   f.bridge.setProfiles([parseTestProfile(MEMORY_PROFILE, 'memory.yaml'), shipped.loaded]);
   f.bridge.addSurface(web);
-  const server = await startRemoteServer({ bridge: f.bridge, webSurfaces: [web], log: quiet, port: 0 });
+  const server = await startRemoteServer({ time: realTime, bridge: f.bridge, webSurfaces: [web], log: quiet, port: 0 });
   cleanups.push(async () => {
     await server.close();
     await f.close();

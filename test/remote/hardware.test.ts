@@ -3,7 +3,6 @@
 import { DeviceModelId } from '@elgato-stream-deck/core';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { realClock } from '../../src/api/clock.js';
 import { startBridge, type RunningBridge } from '../../src/cli/run.js';
 import { StreamDeckSurface } from '../../src/surfaces/streamdeck/streamdeck-surface.js';
 import { openFakeStreamDeck } from '../support/fake-hid.js';
@@ -11,6 +10,8 @@ import { PageModel } from '../support/page-model.js';
 import { TEST_MS, WAIT_MS } from '../support/remote.js';
 import { until } from '../support/until.js';
 import { startFixture, type SimulatorFixture } from '../support/simulator.js';
+import { realClock } from '../../src/api/clock.js';
+import { realTime } from '../../src/engine/engine-time.js';
 
 const quiet = { info: () => undefined, warn: () => undefined, error: () => undefined };
 let sim: SimulatorFixture;
@@ -19,9 +20,9 @@ let running: RunningBridge;
 beforeAll(async () => {
   sim = await startFixture({ clock: realClock, grid: 16, tickMs: 1000 });
   const { deck } = await openFakeStreamDeck(DeviceModelId.XL, { serial: 'CL00REMOTE' });
-  const surface = new StreamDeckSurface(deck, { serial: 'CL00REMOTE', log: quiet, onFailure: () => undefined });
+  const surface = new StreamDeckSurface(deck, { time: realTime, serial: 'CL00REMOTE', log: quiet, onFailure: () => undefined });
   const neo = await openFakeStreamDeck(DeviceModelId.NEO, { serial: 'CL00NEO' });
-  const neoSurface = new StreamDeckSurface(neo.deck, { serial: 'CL00NEO', log: quiet, onFailure: () => undefined });
+  const neoSurface = new StreamDeckSurface(neo.deck, { time: realTime, serial: 'CL00NEO', log: quiet, onFailure: () => undefined });
   running = await startBridge(
     {
       recorderFlags: [sim.sim.url],

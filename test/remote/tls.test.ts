@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
 import { startRemoteServer, type RunningRemoteServer } from '../../src/remote/server.js';
 import { startRemoteFixture, type RemoteFixture } from '../support/remote.js';
+import { realTime } from '../../src/engine/engine-time.js';
 
 let f: RemoteFixture;
 let folder: string;
@@ -22,7 +23,7 @@ beforeAll(async () => {
   const [certFile, keyFile] = [join(folder, 'cert.pem'), join(folder, 'key.pem')];
   await promisify(execFile)('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '1', '-subj', '/CN=127.0.0.1', '-addext', 'subjectAltName=IP:127.0.0.1', '-keyout', keyFile, '-out', certFile]);
   cert = await readFile(certFile, 'utf8');
-  server = await startRemoteServer({ bridge: f.running.bridge, webSurfaces: f.running.webSurfaces, log: { info: () => undefined, warn: () => undefined, error: () => undefined }, port: 0, password: 'correct horse', tls: { cert, key: await readFile(keyFile, 'utf8') } });
+  server = await startRemoteServer({ time: realTime, bridge: f.running.bridge, webSurfaces: f.running.webSurfaces, log: { info: () => undefined, warn: () => undefined, error: () => undefined }, port: 0, password: 'correct horse', tls: { cert, key: await readFile(keyFile, 'utf8') } });
   agent = new Agent({ connect: { ca: cert } });
 }, 30_000);
 afterAll(async () => {

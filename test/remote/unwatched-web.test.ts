@@ -19,7 +19,7 @@ async function webDeckFixture() {
   const f = await startBridgeFixture({ profile: 'name: memory\nmatch: { kind: memory }\npages:\n  - name: main\n    controls:\n      key0: { show: { channel: 2 } }\n' });
   const layout = WEB_LAYOUTS['web-15'];
   if (!layout) throw new Error('no web-15 layout');
-  const web = new WebSurface(layout);
+  const web = new WebSurface(layout, f.time);
   f.bridge.setProfiles([
     parseTestProfile('name: memory\nmatch: { kind: memory }\npages:\n  - name: main\n    controls:\n      key0: { show: { channel: 2 } }\n', 'memory.yaml'),
     parseTestProfile('name: web\nmatch: { kind: web }\npages:\n  - name: main\n    controls:\n      key0: { show: { channel: 1, thumbnail: true } }\n', 'web.yaml'),

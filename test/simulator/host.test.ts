@@ -5,6 +5,7 @@ import { tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HostResources, type CpuMark } from '../../src/simulator/host.js';
+import { realClock } from '../../src/api/clock.js';
 
 let folder: string;
 beforeAll(async () => {
@@ -23,7 +24,7 @@ function burnCpu(ms: number): void {
 
 describe('HostResources', () => {
   it('reports memory in whole MB: the host installed, and this process\'s resident set', async () => {
-    const resources = await new HostResources().sample([]);
+    const resources = await new HostResources(realClock.precise).sample([]);
     expect(resources.TotalRAM).toBe(Math.round(totalmem() / 2 ** 20));
     const rss = process.memoryUsage.rss() / 2 ** 20;
     expect(Number.isInteger(resources.CurrentRAM)).toBe(true);
@@ -36,7 +37,7 @@ describe('HostResources', () => {
     // Counters as the machine would give them: one core of two busy with this process for 400 ms of
     // wall time, and the host's cores busy 1 s of their 2.4 s since the previous sample.
     let mark: CpuMark = { wallMs: 1000, processMicros: 50_000, hostBusyMs: 9000, hostTotalMs: 30_000 };
-    const host = new HostResources(() => mark, () => 2);
+    const host = new HostResources(realClock.precise, () => mark, () => 2);
     await host.sample([]);
     mark = { wallMs: 1400, processMicros: 450_000, hostBusyMs: 10_000, hostTotalMs: 32_400 };
     const busy = await host.sample([]);
@@ -50,7 +51,7 @@ describe('HostResources', () => {
   });
 
   it("from this machine's own counters, figures between 0 and 100 with one decimal", async () => {
-    const host = new HostResources();
+    const host = new HostResources(realClock.precise);
     await host.sample([]);
     burnCpu(300);
     const busy = await host.sample([]);
@@ -63,7 +64,7 @@ describe('HostResources', () => {
   });
 
   it('the very first sample already has meaningful CPU figures', async () => {
-    const first = await new HostResources().sample([]);
+    const first = await new HostResources(realClock.precise).sample([]);
     for (const value of [first.CurrentCPU, first.TotalCPU]) {
       expect(value).toBeGreaterThanOrEqual(0);
       expect(value).toBeLessThanOrEqual(100);
@@ -73,7 +74,7 @@ describe('HostResources', () => {
   });
 
   it('gives one entry for folders on the same filesystem, keyed by its mount point, with a whole used percentage', async () => {
-    const { DiskInfo } = await new HostResources().sample([join(folder, 'a'), join(folder, 'b'), folder]);
+    const { DiskInfo } = await new HostResources(realClock.precise).sample([join(folder, 'a'), join(folder, 'b'), folder]);
     expect(DiskInfo).toHaveLength(1);
     const [disk] = DiskInfo;
     const real = await realpath(folder);
@@ -84,7 +85,7 @@ describe('HostResources', () => {
   });
 
   it('measures a folder that does not exist yet on the disk of its nearest existing ancestor', async () => {
-    const host = new HostResources();
+    const host = new HostResources(realClock.precise);
     const missing = await host.sample([join(folder, 'not', 'created', 'yet')]);
     const existing = await host.sample([folder]);
     expect(missing.DiskInfo.map((disk) => disk.Key)).toEqual(existing.DiskInfo.map((disk) => disk.Key));
@@ -93,7 +94,7 @@ describe('HostResources', () => {
   });
 
   it.runIf(existsSync('/proc/mounts'))('gives one entry per filesystem, in the folders\' order', async () => {
-    const { DiskInfo } = await new HostResources().sample(['/proc/self', folder, '/proc']);
+    const { DiskInfo } = await new HostResources(realClock.precise).sample(['/proc/self', folder, '/proc']);
     expect(DiskInfo).toHaveLength(2);
     // procfs has no blocks, so nothing is used.
     expect(DiskInfo[0]).toEqual({ Key: '/proc', Value: 0 });

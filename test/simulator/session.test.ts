@@ -7,6 +7,7 @@ import { startSimulator } from '../../src/simulator/server.js';
 import { startFixture, type SimulatorFixture } from '../support/simulator.js';
 import { until } from '../support/until.js';
 import { settle } from '../support/virtual-time.js';
+import { realClock } from '../../src/api/clock.js';
 
 let f: SimulatorFixture;
 beforeEach(async () => {
@@ -100,10 +101,10 @@ describe('save and load', () => {
     const path = join(f.folder, 'start.json');
     await f.client.updateSource(0, { Name: 'From File' });
     await f.client.saveProject(path);
-    const other = await startSimulator({ port: 0, tickMs: 0, projectFile: path, recordingsFolder: join(f.folder, 'recordings') });
+    const other = await startSimulator({ clock: realClock, port: 0, tickMs: 0, projectFile: path, recordingsFolder: join(f.folder, 'recordings') });
     try {
       const { RecorderClient } = await import('../../src/api/client.js');
-      const client = new RecorderClient({ url: other.url, token: other.token });
+      const client = new RecorderClient({ clock: realClock, url: other.url, token: other.token });
       expect((await client.getChannel(0)).SourceName).toBe('From File');
       await client.close();
     } finally {

@@ -18,6 +18,8 @@ import { keyGrid } from '../../src/engine/surface.js';
 import type { SimulatorOptions } from '../../src/simulator/server.js';
 import { lastSeq, startFixture, writesSince, type SimulatorFixture } from './simulator.js';
 import { RequestCounter, VirtualTime, advanceWithIo, settle, untilWithIo } from './virtual-time.js';
+import { realClock } from '../../src/api/clock.js';
+import { realTime } from '../../src/engine/engine-time.js';
 
 export interface BridgeFixture extends SimulatorFixture {
   bridge: Bridge;
@@ -53,7 +55,7 @@ export interface BridgeFixtureOptions {
   slowMs?: number;
   /** When disks' time left turns amber and red (the bridge's defaults otherwise). */
   diskTime?: BridgeOptions['diskTime'];
-  simulator?: SimulatorOptions;
+  simulator?: Partial<SimulatorOptions>;
   /** The token the bridge sends (default: the simulator's own). */
   token?: string;
   /** More recorders after the simulator (named main, the default), each at its own URL. */
@@ -78,11 +80,11 @@ export async function startBridgeFixture(options: BridgeFixtureOptions): Promise
     error: (message) => logs.push({ level: 'error', message }),
   };
   const made: { renderer?: ReturnType<typeof pictureRenderer> } = {};
-  const client = new RecorderClient({ url: fixture.sim.url, token: options.token ?? fixture.sim.token });
+  const client = new RecorderClient({ clock: realClock, url: fixture.sim.url, token: options.token ?? fixture.sim.token });
   // Requests under way, so that moving virtual time waits for their answers.
   const requests = new RequestCounter(client, time);
   const more = (options.moreRecorders ?? []).map(({ name, url, token }) => {
-    const other = new RecorderClient({ url, token });
+    const other = new RecorderClient({ clock: realClock, url, token });
     return { name, client: other, requests: new RequestCounter(other, time) };
   });
   // Previews decoded (by sharp, on real time) are waited for too.
@@ -98,7 +100,7 @@ export async function startBridgeFixture(options: BridgeFixtureOptions): Promise
   const bridge = new Bridge({ recorders: [{ name: 'main', client }, ...more], renderer: (thumbnails) => (made.renderer = pictureRenderer({ thumbnails })), decodeThumbnail: decode, log, pollMs: options.pollMs ?? 100, slowMs: options.slowMs ?? 500, ...(options.diskTime ? { diskTime: options.diskTime } : {}), meterMs: 100, thumbnailMs: 500, time });
   const commands: CommandRecord[] = [];
   bridge.commands$.subscribe((record) => commands.push(record));
-  const surface = new MemorySurface({ id: 'memory:test', model: 'test-15', controls: options.controls ?? keyGrid(3, 5, 96) });
+  const surface = new MemorySurface({ time: realTime, id: 'memory:test', model: 'test-15', controls: options.controls ?? keyGrid(3, 5, 96) });
   bridge.start();
   bridge.setProfiles([parseTestProfile(options.profile)]);
   bridge.addSurface(surface);

@@ -4,7 +4,8 @@
 import { EventEmitter, once } from 'node:events';
 import type { AddressInfo } from 'node:net';
 import { WebSocket, WebSocketServer } from 'ws';
-import { DeckSocket } from '../../src/remote/deck-socket.js';
+import { realTime } from '../../src/engine/engine-time.js';
+import { DEFAULT_DECK_SOCKET_LIMITS, DeckSocket } from '../../src/remote/deck-socket.js';
 import type { WebSurface } from '../../src/surfaces/web/web-surface.js';
 import type { BridgeFixture } from './bridge.js';
 import { PageModel } from './page-model.js';
@@ -21,7 +22,7 @@ export async function serveDeckSocket(f: BridgeFixture, webSurfaces: readonly We
     info: () => undefined,
     warn: (message) => f.logs.push({ level: 'warn', message }),
     error: (message) => f.logs.push({ level: 'error', message }),
-  });
+  }, DEFAULT_DECK_SOCKET_LIMITS, realTime); // real WebSockets: pings, state pushes and image batches on real time
   const server = new WebSocketServer({ host: '127.0.0.1', port: 0 });
   server.on('connection', (socket) => deck.attach(socket));
   await once(server, 'listening');

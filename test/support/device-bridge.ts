@@ -9,13 +9,14 @@ import { decodeThumbnail } from '../../src/render/thumbnail.js';
 import { recordingLogger } from '../surfaces/streamdeck/helpers.js';
 import { lastSeq, startFixture, writesSince } from './simulator.js';
 import { RequestCounter, VirtualTime, advanceWithIo, untilWithIo } from './virtual-time.js';
+import { realClock } from '../../src/api/clock.js';
 
 /** Starts it; `close` stops the bridge and closes the recorder client and the simulator. */
 export async function deviceBridge() {
   const time = new VirtualTime();
   const fixture = await startFixture({ clock: time, grid: 16 });
   const log = recordingLogger();
-  const client = new RecorderClient({ url: fixture.sim.url, token: fixture.sim.token });
+  const client = new RecorderClient({ clock: realClock, url: fixture.sim.url, token: fixture.sim.token });
   const requests = new RequestCounter(client, time);
   const bridge = new Bridge({ recorders: [{ name: 'main', client }], renderer: (thumbnails) => pictureRenderer({ thumbnails }), decodeThumbnail, log, pollMs: 100, slowMs: 500, meterMs: 100, thumbnailMs: 500, time });
   const commands: CommandRecord[] = [];

@@ -30,6 +30,7 @@ import { parseTestProfile } from './bridge.js';
 import { startBroker, type Broker, type RestartableBroker } from './mosquitto.js';
 import { lastSeq, startFixture, type SimulatorFixture } from './simulator.js';
 import { until as waitUntil } from './until.js';
+import { realTime } from '../../src/engine/engine-time.js';
 
 export { generatedFacility };
 
@@ -110,14 +111,14 @@ export interface PollerOptions {
 export async function startPoller(broker: Broker, sim: SimulatorFixture, pollMs: number, options: PollerOptions): Promise<PollerProcess> {
   const recorder = options.recorder ?? sim;
   const url = options.url ?? recorder.sim.url;
-  const client = new RecorderClient({ url, token: recorder.sim.token });
-  const link = pollingLink(new RecorderPoller('main', client, { pollMs, slowMs: 1000 }));
+  const client = new RecorderClient({ clock: realClock, url, token: recorder.sim.token });
+  const link = pollingLink(new RecorderPoller('main', client, { time: realTime, pollMs, slowMs: 1000 }));
   const instance = newInstance();
   const { authority } = options;
   const connection = sendWithoutDelay(await connect(options.brokerUrl ?? broker.url, { ...busClientOptions(authority.id), ...pollerWill(authority, 'main', instance, Date.now()), keepalive: options.keepalive ?? 10, reconnectPeriod: 200, ...options.connect }));
   const log = keptLog();
   const audit: CommandRecord[] = [];
-  const poller = new BusPoller('main', link, connection, { authority, identity: recorderIdentity(url, recorder.sim.token), instance, pollMs, log, audit: (record) => audit.push(record), ...(options.ttlMs === undefined ? {} : { ttlMs: options.ttlMs }) });
+  const poller = new BusPoller('main', link, connection, { time: realTime, authority, identity: recorderIdentity(url, recorder.sim.token), instance, pollMs, log, audit: (record) => audit.push(record), ...(options.ttlMs === undefined ? {} : { ttlMs: options.ttlMs }) });
   const startedAt = Date.now();
   poller.start();
   return {
@@ -154,11 +155,11 @@ export async function startPanel(broker: Broker, pollMs: number, options: PanelO
   const { authority } = options;
   const connection = sendWithoutDelay(await connect(options.brokerUrl ?? broker.url, { ...busClientOptions(authority.id), reconnectPeriod: options.reconnectPeriod ?? 0, ...options.connect }));
   const log = keptLog();
-  const link = new BusRecorder('main', connection, { authority, pollMs, log, ...(options.deadlineMs === undefined ? {} : { deadlineMs: options.deadlineMs }) });
-  const bridge = new Bridge({ recorders: [{ name: 'main', link }, ...(options.moreRecorders ?? [])], renderer: (thumbnails) => pictureRenderer({ thumbnails }), decodeThumbnail, log: quiet, pollMs });
+  const link = new BusRecorder('main', connection, { time: realTime, authority, pollMs, log, ...(options.deadlineMs === undefined ? {} : { deadlineMs: options.deadlineMs }) });
+  const bridge = new Bridge({ time: realTime, recorders: [{ name: 'main', link }, ...(options.moreRecorders ?? [])], renderer: (thumbnails) => pictureRenderer({ thumbnails }), decodeThumbnail, log: quiet, pollMs });
   const commands: CommandRecord[] = [];
   bridge.commands$.subscribe((record) => commands.push(record));
-  const surface = new MemorySurface({ id: options.surfaceId ?? `memory:${authority.id}`, model: 'test-15', controls: keyGrid(3, 5, 72) });
+  const surface = new MemorySurface({ time: realTime, id: options.surfaceId ?? `memory:${authority.id}`, model: 'test-15', controls: keyGrid(3, 5, 72) });
   bridge.start();
   bridge.setProfiles([parseTestProfile(options.profile ?? PANEL_PROFILE)]);
   bridge.addSurface(surface);

@@ -5,6 +5,7 @@ import { request } from 'undici';
 import { RecorderClient } from '../../src/api/client.js';
 import { startSimulator, type RunningSimulator, type SimulatorOptions } from '../../src/simulator/server.js';
 import { VirtualTime } from './virtual-time.js';
+import { realClock } from '../../src/api/clock.js';
 
 export interface SimulatorFixture {
   sim: RunningSimulator;
@@ -38,11 +39,11 @@ export function jsonOrUndefined(text: string): unknown {
 }
 
 /** A simulator on a free loopback port on virtual time (nothing moves until the test moves it) with no background ticks. */
-export async function startFixture(options: SimulatorOptions = {}): Promise<SimulatorFixture> {
+export async function startFixture(options: Partial<SimulatorOptions> = {}): Promise<SimulatorFixture> {
   const folder = await mkdtemp(join(tmpdir(), 'recdeck-test-'));
   const clock = new VirtualTime();
   const sim = await startSimulator({ port: 0, tickMs: 0, clock, recordingsFolder: join(folder, 'recordings'), ...options });
-  const client = new RecorderClient({ url: sim.url, token: sim.token });
+  const client = new RecorderClient({ clock: realClock, url: sim.url, token: sim.token });
   const raw: SimulatorFixture['raw'] = async (method, path, init = {}) => {
     const headers: Record<string, string> = { 'content-type': 'application/json' };
     if (init.authorization !== null) headers.authorization = init.authorization ?? `Bearer ${sim.token}`;

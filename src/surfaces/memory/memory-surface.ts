@@ -3,7 +3,7 @@
 // engine cannot tell it from hardware.
 import { Subject } from 'rxjs';
 import { DeviceOutput } from '../../engine/device-output.js';
-import { realTime, type EngineTime } from '../../engine/engine-time.js';
+import type { EngineTime } from '../../engine/engine-time.js';
 import type { Logger } from '../../engine/log.js';
 import type { ControlDefinition, LedState, RgbImage, Surface, SurfaceInput, SurfaceKind, TouchGesture } from '../../engine/surface.js';
 
@@ -14,7 +14,7 @@ export interface MemorySurfaceOptions {
   name?: string;
   serial?: string;
   controls: readonly ControlDefinition[];
-  time?: EngineTime;
+  time: EngineTime;
   log?: Logger;
 }
 
@@ -59,7 +59,7 @@ export class MemorySurface implements Surface {
         brightness: { brightness: async (percent) => void (this.brightness = percent) },
         clearing: { clear: async () => this.blank() },
       },
-      { name: this.id, log: options.log ?? silent, time: options.time ?? realTime },
+      { name: this.id, log: options.log ?? silent, time: options.time },
     );
   }
 

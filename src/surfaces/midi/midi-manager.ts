@@ -15,7 +15,7 @@
 // rest of the bridge carries on.
 import { Observable, Subject, Subscription, interval } from 'rxjs';
 import { messageOf } from '../../api/errors.js';
-import { realTime, type EngineTime } from '../../engine/engine-time.js';
+import type { EngineTime } from '../../engine/engine-time.js';
 import type { Logger } from '../../engine/log.js';
 import type { SurfaceSource } from '../../engine/surface.js';
 import { watchUsbEvents, type UsbEvent, type WatchUsbEvents } from '../usb-events.js';
@@ -41,7 +41,7 @@ export interface MidiManagerOptions {
   /** The USB device behind a port (default: from /proc/asound). */
   portIdentity?: PortIdentity;
   /** The clock and scheduler of its checks and of its surfaces (real time by default). */
-  time?: EngineTime;
+  time: EngineTime;
   /** Soft takeover and motor timing of the surfaces (ms). */
   graceMs?: number;
   /** Whether the ALSA sequencer device exists (for the hint when MIDI is not available). */
@@ -92,7 +92,7 @@ export class MidiManager implements SurfaceSource {
 
   constructor(private readonly options: MidiManagerOptions) {
     this.maps = byExactnessFirst(options.maps);
-    this.time = options.time ?? realTime;
+    this.time = options.time;
     this.identify = options.portIdentity ?? alsaPortIdentity();
     this.surfaces$ = new Observable<MidiSurfaceEvent>((subscriber) => {
       for (const { surface } of this.open.values()) subscriber.next({ type: 'added', surface });

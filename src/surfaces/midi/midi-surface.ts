@@ -8,7 +8,7 @@
 import { Subject, type Observable } from 'rxjs';
 import { messageOf } from '../../api/errors.js';
 import { DeviceOutput } from '../../engine/device-output.js';
-import { realTime, type EngineTime } from '../../engine/engine-time.js';
+import type { EngineTime } from '../../engine/engine-time.js';
 import type { Logger } from '../../engine/log.js';
 import { LogLimiter } from '../../engine/log-limit.js';
 import type { ControlDefinition, LedState, Surface, SurfaceInput } from '../../engine/surface.js';
@@ -30,7 +30,7 @@ export interface MidiSurfaceOptions {
   /** null when the device has no output port (or it could not be opened): no LEDs, no motors. */
   output: MidiOutputPort | null;
   log: Logger;
-  time?: EngineTime;
+  time: EngineTime;
   /** How long after a fader move its levels count as echoes (soft takeover) or the hand is on it (motors). */
   graceMs?: number;
 }
@@ -65,7 +65,7 @@ export class MidiSurface implements Surface {
     this.byId = new Map(map.controls.map((control) => [control.id, control]));
     this.index = new ControlIndex(map);
     this.mmcControls = new Map((map.mmc?.controls ?? []).map((control) => [control.command, control.id]));
-    this.time = options.time ?? realTime;
+    this.time = options.time;
     this.graceMs = options.graceMs ?? DEFAULT_GRACE_MS;
     this.garbage = new LogLimiter((message) => options.log.warn(message), this.time.now);
     for (const control of map.controls) {

@@ -5,7 +5,7 @@
 // opened it, which reopens it (as a new surface with the same id, so a new record) when it is seen again.
 import type { LcdPosition, StreamDeck, StreamDeckButtonControlDefinition, StreamDeckEncoderControlDefinition, StreamDeckLcdSegmentControlDefinition } from '@elgato-stream-deck/core';
 import { DeviceOutput } from '../../engine/device-output.js';
-import { realTime, type EngineTime } from '../../engine/engine-time.js';
+import type { EngineTime } from '../../engine/engine-time.js';
 import type { Logger } from '../../engine/log.js';
 import type { ControlDefinition, LedState, RgbImage, Surface, TouchGesture } from '../../engine/surface.js';
 import { OpenedDevice } from '../opened-device.js';
@@ -20,7 +20,7 @@ export interface StreamDeckSurfaceOptions {
   log: Logger;
   /** Told once, when the device fails (a write error or the device's own 'error'); the surface is closed by then. */
   onFailure?: (surface: StreamDeckSurface, error: unknown) => void;
-  time?: EngineTime;
+  time: EngineTime;
 }
 
 type ButtonOrEncoder = StreamDeckButtonControlDefinition | StreamDeckEncoderControlDefinition;
@@ -63,7 +63,7 @@ export class StreamDeckSurface extends OpenedDevice implements Surface {
         ...(shows && { brightness: { brightness: (percent: number) => this.write('setting brightness', (deck) => deck.setBrightness(percent)) } }),
         ...(shows && { clearing: { clear: () => this.clearPanel() } }),
       },
-      { name: this.id, log: options.log, time: options.time ?? realTime },
+      { name: this.id, log: options.log, time: options.time },
     );
     this.wire('on');
   }

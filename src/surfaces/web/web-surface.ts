@@ -5,7 +5,7 @@
 // the remote API's), injected as a remote press on any surface is.
 import { BehaviorSubject, Subject, distinctUntilChanged, type Observable } from 'rxjs';
 import { DeviceOutput, type DeviceTransport } from '../../engine/device-output.js';
-import { realTime, type EngineTime } from '../../engine/engine-time.js';
+import type { EngineTime } from '../../engine/engine-time.js';
 import type { Logger } from '../../engine/log.js';
 import type { ControlDefinition, Surface, SurfaceInput } from '../../engine/surface.js';
 import { webControls, type WebLayout } from './layouts.js';
@@ -40,7 +40,7 @@ export class WebSurface implements Surface {
 
   constructor(
     readonly layout: WebLayout,
-    time: EngineTime = realTime,
+    time: EngineTime,
   ) {
     this.id = `web:${layout.model}`;
     this.model = layout.model;

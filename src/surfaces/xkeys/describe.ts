@@ -1,14 +1,14 @@
 // `recdeck devices`: one line per X-keys panel plugged in, or why none can be seen. Each panel is opened
 // briefly to read its unit id and firmware version, so one held by another program (or a running
 // recdeck) says so.
-import { realTime, type EngineTime } from '../../engine/engine-time.js';
+import type { EngineTime } from '../../engine/engine-time.js';
 import { messageOf } from '../../api/errors.js';
 import type { XkeysBackend, XkeysListing } from './backend.js';
 import { modelIdOf, xkeysProduct } from './models.js';
 import { openPanel } from './panel.js';
 import { explainPanelOpenError } from './problems.js';
 
-export async function describeXkeys(backend: XkeysBackend, time: EngineTime = realTime): Promise<string[]> {
+export async function describeXkeys(backend: XkeysBackend, time: EngineTime): Promise<string[]> {
   let listings: XkeysListing[];
   try {
     listings = await backend.list();

@@ -6,7 +6,7 @@
 import type { Product, XKeys } from '@xkeys-lib/core';
 import type { EventEmitter } from 'node:events';
 import { DeviceOutput } from '../../engine/device-output.js';
-import { realTime, type EngineTime } from '../../engine/engine-time.js';
+import type { EngineTime } from '../../engine/engine-time.js';
 import type { Logger } from '../../engine/log.js';
 import type { ControlDefinition, LedState, Surface } from '../../engine/surface.js';
 import { OpenedDevice } from '../opened-device.js';
@@ -23,7 +23,7 @@ export interface XkeysSurfaceOptions {
   log: Logger;
   /** Told once, when the panel fails (a write or read error, or it went away); the surface is closed by then. */
   onFailure?: (surface: XkeysSurface, error: unknown) => void;
-  time?: EngineTime;
+  time: EngineTime;
 }
 
 export class XkeysSurface extends OpenedDevice implements Surface {
@@ -63,7 +63,7 @@ export class XkeysSurface extends OpenedDevice implements Surface {
             clearing: { clear: () => this.write('clearing', (p) => p.setAllBacklights(false)) },
           }
         : {},
-      { name: this.id, log: options.log, time: options.time ?? realTime },
+      { name: this.id, log: options.log, time: options.time },
     );
     // Heard for as long as the panel object lives: an 'error' with no listener would throw.
     panel.on('error', this.handlers.error);

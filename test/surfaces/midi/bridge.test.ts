@@ -14,6 +14,7 @@ import { FakeMidiSystem } from '../../support/fake-midi.js';
 import { startFixture } from '../../support/simulator.js';
 import { until } from '../../support/until.js';
 import { startShippedMidi } from './helpers.js';
+import { realTime } from '../../../src/engine/engine-time.js';
 
 const PORT = 'APC mini mk2:APC mini mk2 APC mini mk2 _ 20:0';
 const LED_CONTROLS = 80; // 64 pads, 8 track buttons, 8 scene buttons
@@ -37,8 +38,8 @@ describe('an APC mini mk2 under the bridge', () => {
     cleanups.push(() => fixture.close());
     const lines: string[] = [];
     const log: Logger = { info: (m) => lines.push(m), warn: (m) => lines.push(`warn ${m}`), error: (m) => lines.push(`error ${m}`) };
-    const client = new RecorderClient({ url: fixture.sim.url, token: fixture.sim.token });
-    const bridge = new Bridge({ recorders: [{ name: 'main', client }], renderer: (thumbnails) => pictureRenderer({ thumbnails }), decodeThumbnail, log, pollMs: 100, slowMs: 500, meterMs: 100, thumbnailMs: 500 });
+    const client = new RecorderClient({ clock: realClock, url: fixture.sim.url, token: fixture.sim.token });
+    const bridge = new Bridge({ time: realTime, recorders: [{ name: 'main', client }], renderer: (thumbnails) => pictureRenderer({ thumbnails }), decodeThumbnail, log, pollMs: 100, slowMs: 500, meterMs: 100, thumbnailMs: 500 });
     const system = new FakeMidiSystem();
     cleanups.push(async () => system.dispose());
     system.plug(PORT);

@@ -16,6 +16,7 @@ import type { MidiSurface } from '../../../src/surfaces/midi/midi-surface.js';
 import type { OutputItem } from '../../../src/engine/device-output.js';
 import { FakeMidiSystem, RTMIDI_INIT_FAILURE, rtMidiOver } from '../../support/fake-midi.js';
 import { VirtualTime, advanceWithIo } from '../../support/virtual-time.js';
+import { realTime } from '../../../src/engine/engine-time.js';
 
 const MAPS = join(import.meta.dirname, '../../../profiles/midi');
 const PROGRAMMER_MODE = [0xf0, 0x00, 0x20, 0x29, 0x02, 0x0d, 0x0e, 0x01, 0xf7];
@@ -334,7 +335,7 @@ describe('MIDI replug under the same name and ALSA client number', () => {
 describe('MIDI not available', () => {
   it('says so once when loading MIDI fails, and keeps running', async () => {
     const log = recordingLog();
-    const manager = new MidiManager({
+    const manager = new MidiManager({ time: realTime,
       maps: await shippedMaps(),
       log,
       loadMidi: async () => {
@@ -366,7 +367,7 @@ describe('MIDI not available', () => {
 
   it.skipIf(existsSync('/dev/snd/seq'))('says so on this machine, with the real @julusian/midi and RtMidi (no /dev/snd/seq here)', async () => {
     const log = recordingLog();
-    const manager = new MidiManager({ maps: await shippedMaps(), log });
+    const manager = new MidiManager({ time: realTime, maps: await shippedMaps(), log });
     managers.push(manager);
     await manager.start();
     expect(log.lines).toHaveLength(1);

@@ -11,6 +11,7 @@ import type { MidiControl, MidiMap } from '../../../src/surfaces/midi/midi-map.j
 import { MidiSurface } from '../../../src/surfaces/midi/midi-surface.js';
 import { FakeMidiSystem, rtMidiOver } from '../../support/fake-midi.js';
 import { VirtualTime } from '../../support/virtual-time.js';
+import { realTime } from '../../../src/engine/engine-time.js';
 
 const PORT = 'Test Deck';
 const PROGRAMMER_MODE = [0xf0, 0x00, 0x20, 0x29, 0x02, 0x0d, 0x0e, 0x01, 0xf7];
@@ -345,7 +346,7 @@ describe('MIDI surface: garbage input', () => {
     let deliver: (bytes: readonly number[]) => void = () => undefined;
     const input: MidiInputPort = { name: PORT, onMessage: (listener) => (deliver = listener), close: () => undefined };
     const log = recordingLog();
-    const surface = new MidiSurface({ map: testMap(), portName: PORT, input, output: null, log });
+    const surface = new MidiSurface({ time: realTime, map: testMap(), portName: PORT, input, output: null, log });
     const inputs: SurfaceInput[] = [];
     surface.input.subscribe((i) => inputs.push(i));
     expect(() => {
@@ -360,7 +361,7 @@ describe('MIDI surface: garbage input', () => {
       'warn midi:Test deck: ignored not a list of bytes [x]',
       'warn midi:Test deck: ignored not a list of bytes',
     ]);
-    const throwing = new MidiSurface({ map: testMap(), portName: PORT, input, output: null, log: { ...log, warn: () => { throw new Error('log down'); } } });
+    const throwing = new MidiSurface({ time: realTime, map: testMap(), portName: PORT, input, output: null, log: { ...log, warn: () => { throw new Error('log down'); } } });
     expect(throwing.id).toBe('midi:Test deck');
     expect(() => deliver([0xf4])).not.toThrow();
   });

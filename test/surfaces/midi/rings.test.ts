@@ -12,6 +12,7 @@ import { FakeMidiSystem } from '../../support/fake-midi.js';
 import { startFixture } from '../../support/simulator.js';
 import { RequestCounter, VirtualTime, advanceWithIo } from '../../support/virtual-time.js';
 import { startShippedMidi } from './helpers.js';
+import { realClock } from '../../../src/api/clock.js';
 
 const PORT = 'X-TOUCH MINI:X-TOUCH MINI MIDI 1 24:0';
 /** The knobs' rings: CC 1-8 on channel 11. */
@@ -27,7 +28,7 @@ async function xTouchBridge() {
   const fixture = await startFixture({ clock: time, grid: 16 });
   const warnings: string[] = [];
   const log = { info: () => undefined, warn: (m: string) => warnings.push(m), error: (m: string) => warnings.push(m) };
-  const client = new RecorderClient({ url: fixture.sim.url, token: fixture.sim.token });
+  const client = new RecorderClient({ clock: realClock, url: fixture.sim.url, token: fixture.sim.token });
   const requests = new RequestCounter(client, time);
   const bridge = new Bridge({ recorders: [{ name: 'main', client }], renderer: (thumbnails) => pictureRenderer({ thumbnails }), decodeThumbnail, log, pollMs: 250, meterMs: 250, time });
   const system = new FakeMidiSystem();

@@ -15,6 +15,7 @@ import { FakeMidiSystem } from '../../support/fake-midi.js';
 import { lastSeq, startFixture, writesSince, type SimulatorFixture } from '../../support/simulator.js';
 import { until } from '../../support/until.js';
 import { startShippedMidi } from './helpers.js';
+import { realTime } from '../../../src/engine/engine-time.js';
 
 const cleanups: Array<() => Promise<void>> = [];
 afterEach(async () => {
@@ -28,8 +29,8 @@ async function start(port: string, profileFile: string) {
   for (const index of [0, 1]) await fixture.client.syncOn(index);
   const lines: string[] = [];
   const log: Logger = { info: (m) => lines.push(m), warn: (m) => lines.push(`warn ${m}`), error: (m) => lines.push(`error ${m}`) };
-  const client = new RecorderClient({ url: fixture.sim.url, token: fixture.sim.token });
-  const bridge = new Bridge({ recorders: [{ name: 'main', client }], renderer: (thumbnails) => pictureRenderer({ thumbnails }), decodeThumbnail, log, pollMs: 100, slowMs: 500, meterMs: 100, thumbnailMs: 500 });
+  const client = new RecorderClient({ url: fixture.sim.url, token: fixture.sim.token, clock: realClock });
+  const bridge = new Bridge({ recorders: [{ name: 'main', client }], renderer: (thumbnails) => pictureRenderer({ thumbnails }), decodeThumbnail, log, pollMs: 100, slowMs: 500, meterMs: 100, thumbnailMs: 500, time: realTime });
   const system = new FakeMidiSystem();
   cleanups.push(async () => system.dispose());
   system.plug(port);

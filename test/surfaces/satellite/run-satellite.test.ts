@@ -9,6 +9,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { startSimulator, type RunningSimulator } from '../../../src/simulator/server.js';
 import { until } from '../../support/until.js';
 import { bitmapOf, SatelliteTestClient, type Received } from './satellite-client.js';
+import { realClock } from '../../../src/api/clock.js';
 
 const MAIN = fileURLToPath(new URL('../../../dist/cli/main.js', import.meta.url));
 const HELD_KEY_CLIENT = fileURLToPath(new URL('./held-key-client.mjs', import.meta.url));
@@ -37,7 +38,7 @@ function started(args: string[], env: NodeJS.ProcessEnv = {}): { child: ChildPro
 
 /** The simulator as the recorder, and `recdeck run` driving it with a Satellite server on free ports. */
 async function recdeckWithSatellite(): Promise<{ sim: RunningSimulator; tcpPort: number; output: () => string }> {
-  const sim = await startSimulator({ port: 0 });
+  const sim = await startSimulator({ port: 0, clock: realClock });
   cleanups.push(() => sim.close());
   const run = started([MAIN, 'run', '--recorder', sim.url, '--satellite-port', '0', '--satellite-ws-port', '0', '--no-web', '--poll-ms', String(POLL_MS), '--log-format', 'pretty'], { RECDECK_TOKEN: sim.token });
   let ports: RegExpExecArray | null = null;

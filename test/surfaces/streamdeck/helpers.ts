@@ -1,5 +1,6 @@
 // Shared by the Stream Deck tests: a logger that records, and surfaces over fake HID devices.
 import type { DeviceModelId, StreamDeck } from '@elgato-stream-deck/core';
+import { VirtualTime } from '../../support/virtual-time.js';
 import type { OutputItem } from '../../../src/engine/device-output.js';
 import type { Logger } from '../../../src/engine/log.js';
 import type { RgbImage, SurfaceInput } from '../../../src/engine/surface.js';
@@ -34,7 +35,7 @@ export async function fakeSurface(model: DeviceModelId, options: Partial<StreamD
   const { deck, hid } = await openFakeStreamDeck(model, { serial: options.serial ?? 'CL00TEST' });
   const log = recordingLogger();
   const failures: unknown[] = [];
-  const surface = new StreamDeckSurface(deck, { serial: options.serial ?? 'CL00TEST', log, onFailure: (_s, error) => failures.push(error), ...options });
+  const surface = new StreamDeckSurface(deck, { serial: options.serial ?? 'CL00TEST', log, onFailure: (_s, error) => failures.push(error), time: new VirtualTime(), ...options });
   const inputs: SurfaceInput[] = [];
   surface.input.subscribe((input) => inputs.push(input));
   return { surface, hid, log, inputs, failures };

@@ -38,8 +38,8 @@ async function start(profileFile: string, options: { decks?: TcpDeckAddress[]; d
   cleanups.push(() => fixture.close());
   const lines: string[] = [];
   const log: Logger = { info: (m) => lines.push(m), warn: (m) => lines.push(`warn ${m}`), error: (m) => lines.push(`error ${m}`) };
-  const client = new RecorderClient({ url: fixture.sim.url, token: fixture.sim.token });
-  const bridge = new Bridge({ recorders: [{ name: 'main', client }], renderer: (thumbnails) => pictureRenderer({ thumbnails }), decodeThumbnail, log, pollMs: 100, slowMs: 500, meterMs: 100, thumbnailMs: 500 });
+  const client = new RecorderClient({ url: fixture.sim.url, token: fixture.sim.token, clock: realClock });
+  const bridge = new Bridge({ recorders: [{ name: 'main', client }], renderer: (thumbnails) => pictureRenderer({ thumbnails }), decodeThumbnail, log, pollMs: 100, slowMs: 500, meterMs: 100, thumbnailMs: 500, time: realTime });
   const profile = await loadProfileFile(join(PROFILES, profileFile));
   if (!profile.ok) throw new Error(JSON.stringify(profile.problems));
   bridge.start();

@@ -26,8 +26,8 @@ describe('describeXkeys (recdeck devices)', () => {
   });
 
   it('none plugged in, or no libusb: says so', async () => {
-    expect(await describeXkeys(new FakeXkeysBackend())).toEqual(['No X-keys found: none is plugged in (check the cable, and that a USB hub has power)']);
+    expect(await describeXkeys(new FakeXkeysBackend(), new VirtualTime())).toEqual(['No X-keys found: none is plugged in (check the cable, and that a USB hub has power)']);
     const backend = nodeXkeysBackend({ load: () => Promise.reject(new Error('libusb-1.0.so.0: cannot open shared object file: No such file or directory')) });
-    expect(await describeXkeys(backend)).toEqual([XKEYS_LIBUSB_MISSING]);
+    expect(await describeXkeys(backend, new VirtualTime())).toEqual([XKEYS_LIBUSB_MISSING]);
   });
 });

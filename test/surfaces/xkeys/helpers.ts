@@ -8,6 +8,7 @@ import type { SurfaceInput } from '../../../src/engine/surface.js';
 import { FakeXkeysHid, type ProductKey } from '../../support/fake-xkeys-hid.js';
 import { VirtualTime } from '../../support/virtual-time.js';
 import { recordingLogger, type RecordingLogger } from '../streamdeck/helpers.js';
+import { realTime } from '../../../src/engine/engine-time.js';
 
 export { recordingLogger };
 
@@ -32,7 +33,7 @@ export async function fakePanel(productKey: ProductKey, unitId = 0): Promise<Pan
   const failures: unknown[] = [];
   const product = xkeysProduct(listing);
   if (!product) throw new Error(`${productKey} is no X-keys product`);
-  const surface = new XkeysSurface(panel, { product, log, onFailure: (_s, error) => failures.push(error) });
+  const surface = new XkeysSurface(panel, { time: realTime, product, log, onFailure: (_s, error) => failures.push(error) });
   const inputs: SurfaceInput[] = [];
   surface.input.subscribe((input) => inputs.push(input));
   return { surface, hid, log, inputs, failures };
