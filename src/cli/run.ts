@@ -45,6 +45,7 @@ import { UsageError } from './usage-error.js';
 import { STREAMDECK_TCP_FLAGS, streamDeckTcpSetup, streamDeckTcpSource, type StreamDeckTcpSetup } from './streamdeck-tcp-flags.js'; // issue 33
 import { ALARM_FLAGS, alarmSetup, startAlarms, type AlarmSetup } from './alarm-setup.js'; // alarms (issue 36)
 import type { AlarmMonitor } from '../engine/alarms/alarm-monitor.js'; // alarms (issue 36)
+import { startBusAlarms } from './alarm-bus.js'; // alarms on the bus (issue 36)
 
 /** `recdeck run`'s flags: what it parses, its usage line and its --help. */
 export const runCommand = {
@@ -297,6 +298,7 @@ export async function startBridge(setup: BridgeSetup, log: Logger = pinoLogger({
     running.start();
     const alarms = setup.alarms ? startAlarms(running, setup.alarms, log, audit) : null; // alarms (issue 36)
     if (alarms) running.attachAlarms(alarms.monitor); // alarms keys and alarm-ack (issue 36)
+    const stopBusAlarms = bus ? startBusAlarms(bus, running, alarms?.monitor ?? null, log) : null; // alarms on the bus (issue 36)
     const auditing = audit && running.commands$.subscribe((record) => audit.write(record));
     running.setProfiles(latest.profiles);
     bridge = running;
@@ -314,6 +316,7 @@ export async function startBridge(setup: BridgeSetup, log: Logger = pinoLogger({
       if (setup.web) remote = await startRemoteServer({ bridge: running, webSurfaces, log, host: setup.web.host, port: setup.web.port, password: setup.web.password, allowHosts: setup.web.allowHosts ?? [], trustProxies: setup.web.trustProxies ?? [], tls: setup.web.tls ?? null, profileEditing, alarms: alarms?.monitor ?? null }); // alarms: issue 36
     } catch (error) {
       alarms?.stop(); // alarms (issue 36)
+      stopBusAlarms?.(); // alarms on the bus (issue 36)
       await running.stop();
       await bus?.close();
       await Promise.allSettled(clients.map((c) => c.client.close()));
@@ -356,6 +359,7 @@ export async function startBridge(setup: BridgeSetup, log: Logger = pinoLogger({
         for (const stop of followed) await stop();
         auditing?.unsubscribe();
         await audit?.close();
+        stopBusAlarms?.(); // alarms on the bus (issue 36)
         await bus?.close();
         await Promise.allSettled(clients.map((c) => c.client.close()));
         await simulator?.close();
