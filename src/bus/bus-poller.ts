@@ -92,6 +92,8 @@ export class BusPoller implements RecorderLink {
   private published: Partial<Record<StatePart, number>> = {};
   private lastHealth = '';
   private started = false;
+  /** Issue 36: the link panels' commands run through (the bridge's, which counts recdeck's own commands for the alarm engine); the polling one until given. */
+  private commandLink: RecorderLink | null = null;
 
   constructor(
     readonly name: string,
@@ -174,6 +176,14 @@ export class BusPoller implements RecorderLink {
 
   observe(observer: (record: RequestRecord) => void): () => void {
     return this.polling.observe(observer);
+  }
+
+  /**
+   * Issue 36: runs the panels' commands through `link` (the bridge's link to this poller): a stop a panel
+   * commands is recdeck's own, counted where the bridge counts its own, so no unexpected-stop alarm.
+   */
+  runCommandsThrough(link: RecorderLink): void {
+    this.commandLink = link;
   }
 
   private holds(): boolean {
@@ -383,7 +393,7 @@ export class BusPoller implements RecorderLink {
     if (sendAt >= command.deadline) return refuse(`it arrived ${sendAt - command.deadline} ms after its deadline`);
     requestAfterMs = this.time.precise() - arrived.precise;
     try {
-      const value: unknown = await this.polling.call(call);
+      const value: unknown = await (this.commandLink ?? this.polling).call(call); // issue 36: commandLink
       const readsAfter = Object.fromEntries(PARTS.map((part) => [part, this.polling.nextReadNumber(part)])) as Record<StatePart, number>;
       const response: z.ZodType = operation.response;
       return finish({ id, ok: true, ...(value === undefined ? {} : { value: z.encode(response, value) }), readsAfter }, 'ok');

@@ -143,6 +143,12 @@ export class BusRecorder implements RecorderLink {
     return () => undefined;
   }
 
+  // Alarms on the bus (issue 36): a panel believes the alarms only of the lease holder, and ages them by its renewals.
+  /** The lease holder as last seen, and when a renewal of its lease last arrived (this panel's clock); null before any lease. */
+  holderHeard(): { holder: string; at: number } | null {
+    return this.lease === null ? null : { holder: this.lease.holder, at: this.renewalSeenAt };
+  }
+
   async call<C extends ClientCall>(call: C): Promise<CallResult<C>> {
     const what = `${describeCommand(call)} on "${this.name}"`;
     const notSent = (why: string) => new BusCallError(`not sent: ${why}; ${what} did not run`, true);

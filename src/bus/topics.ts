@@ -9,6 +9,7 @@ import { ConversionConfig } from '../api/conversion.js';
 import { operations } from '../api/operations.js';
 import { SourceList } from '../api/source.js';
 import { describeCall } from '../engine/command-plan.js';
+import { AlarmWire } from '../engine/alarms/alarm.js'; // alarms on the bus (issue 36)
 import type { StatePart } from '../engine/recorder-state.js';
 import { isClientCall, type UncheckedCall } from './command-args.js';
 
@@ -32,6 +33,8 @@ export const topicsOf = (recorder: string) => {
     /** Every panel's commands (the poller's subscription). */
     cmds: `${base}/cmd/+`,
     refresh: `${base}/refresh`,
+    /** The lease holder's alarms of this recorder (issue 36; bus-alarms.ts). */
+    alarms: `${base}/alarms`,
     /** Where the poller answers a panel: derived from the sender's id, never named by a message. */
     reply: (panel: string) => `${base}/reply/${panel}`,
     all: `${base}/#`,
@@ -189,6 +192,18 @@ export type ReplyMessage = z.output<typeof ReplyMessage>;
 /** A panel asks for the state to be read again now (after a command). */
 export const RefreshMessage = z.strictObject({ slow: z.boolean() });
 
+// Alarms on the bus (issue 36): what the lease holder's alarm engine judges of this recorder.
+/** At most this many alarms in one message: more than a recorder of 64 channels can have of every kind at once. */
+export const MAX_BUS_ALARMS = 500;
+
+/** The lease holder's active alarms of this recorder, worst first (retained; an empty list when there are none). */
+export const AlarmsMessage = z.strictObject({
+  active: z.array(AlarmWire).max(MAX_BUS_ALARMS),
+  /** How often the poller judges them (its fastest poll): a panel ages them by it. */
+  judgeEveryMs: z.number().int().positive(),
+});
+export type AlarmsMessage = z.output<typeof AlarmsMessage>;
+
 /** Checks a message body, naming what is wrong. */
 export function parseBody<S extends z.ZodType>(schema: S, topic: string, body: unknown): { ok: true; value: z.output<S> } | { ok: false; error: string } {
   const result = schema.safeParse(body);
@@ -210,6 +225,7 @@ export function busMessageSchemas(): Array<{ file: string; topic: string; descri
     { file: 'lease.schema.json', topic: 'recdeck/<recorder>/lease', description: 'Retained, signed by the holder and renewed every poll: which poller polls the recorder, under which term and epoch, for which recorder identity.', schema: LeaseMessage },
     { file: 'cmd.schema.json', topic: 'recdeck/<recorder>/cmd/<panel>', description: "QoS 1, signed by the panel the topic names: a call on the recorder (a recdeck client method and its arguments), run at most once, only under the lease term it names and only before its deadline (the poller's clock).", schema: CommandMessage },
     { file: 'reply.schema.json', topic: 'recdeck/<recorder>/reply/<panel>', description: "QoS 1, signed by the lease holder: a command's answer: ok with the recorder's answer and the read numbers that show its effect, or not ok with why and whether the request was sent.", schema: ReplyMessage },
+    { file: 'alarms.schema.json', topic: 'recdeck/<recorder>/alarms', description: "Retained, signed by the lease holder, sent at every raise, acknowledgement and clear and when it takes the lease: the recorder's active alarms as its alarm engine judges them (as GET /alarms lists them), and how often it judges; an empty list when there are none.", schema: AlarmsMessage }, // issue 36
     { file: 'refresh.schema.json', topic: 'recdeck/<recorder>/refresh', description: 'Signed by a panel: asks the poller to read the state again now (after a command; slow: the slow group too).', schema: RefreshMessage },
   ];
 }

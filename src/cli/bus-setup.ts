@@ -132,6 +132,9 @@ export function splitBusRecorders(flags: readonly string[], bus: BusSettings | n
 
 export interface BusRecorders {
   recorders: Array<{ name: string; link: RecorderLink }>;
+  /** The connection and who this process is on it: alarms on the bus use them too (issue 36). */
+  connection: MqttClient;
+  authority: BusAuthority;
   close: () => Promise<void>;
 }
 
@@ -207,6 +210,8 @@ export async function connectBusRecorders(
   for (const name of followed) recorders.push({ name, link: new BusRecorder(name, connection, { time: realTime, authority, pollMs, log }) });
   return {
     recorders,
+    connection, // issue 36
+    authority, // issue 36
     close: async () => {
       // Stopping a poller hands its lease over (a clean disconnect sends no last will), before the connection ends.
       for (const { link } of recorders) link.stop();

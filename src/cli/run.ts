@@ -47,6 +47,7 @@ import { ALARM_FLAGS, alarmSetup, startAlarms, type AlarmSetup } from './alarm-s
 import type { AlarmMonitor } from '../engine/alarms/alarm-monitor.js'; // alarms (issue 36)
 import { realClock } from '../api/clock.js';
 import { realTime } from '../engine/engine-time.js';
+import { startBusAlarms } from './alarm-bus.js'; // alarms on the bus (issue 36)
 
 /** `recdeck run`'s flags: what it parses, its usage line and its --help. */
 export const runCommand = {
@@ -299,6 +300,7 @@ export async function startBridge(setup: BridgeSetup, log: Logger = pinoLogger({
     running.start();
     const alarms = setup.alarms ? startAlarms(running, setup.alarms, log, audit) : null; // alarms (issue 36)
     if (alarms) running.attachAlarms(alarms.monitor); // alarms keys and alarm-ack (issue 36)
+    const stopBusAlarms = bus ? startBusAlarms(bus, running, alarms?.monitor ?? null, log) : null; // alarms on the bus (issue 36)
     const auditing = audit && running.commands$.subscribe((record) => audit.write(record));
     running.setProfiles(latest.profiles);
     bridge = running;
@@ -316,6 +318,7 @@ export async function startBridge(setup: BridgeSetup, log: Logger = pinoLogger({
       if (setup.web) remote = await startRemoteServer({ time: realTime, bridge: running, webSurfaces, log, host: setup.web.host, port: setup.web.port, password: setup.web.password, allowHosts: setup.web.allowHosts ?? [], trustProxies: setup.web.trustProxies ?? [], tls: setup.web.tls ?? null, profileEditing, alarms: alarms?.monitor ?? null }); // alarms: issue 36
     } catch (error) {
       alarms?.stop(); // alarms (issue 36)
+      stopBusAlarms?.(); // alarms on the bus (issue 36)
       await running.stop();
       await bus?.close();
       await Promise.allSettled(clients.map((c) => c.client.close()));
@@ -358,6 +361,7 @@ export async function startBridge(setup: BridgeSetup, log: Logger = pinoLogger({
         for (const stop of followed) await stop();
         auditing?.unsubscribe();
         await audit?.close();
+        stopBusAlarms?.(); // alarms on the bus (issue 36)
         await bus?.close();
         await Promise.allSettled(clients.map((c) => c.client.close()));
         await simulator?.close();

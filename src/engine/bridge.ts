@@ -102,6 +102,14 @@ export class Bridge {
     return this.commandActivity.of(recorder);
   }
 
+  /**
+   * The link the bridge calls a recorder through, its writes counted as recdeck's own (issue 36: a bus
+   * poller runs its panels' commands through it, so their stops are no unexpected-stop).
+   */
+  commandLink(recorder: string): RecorderLink | undefined {
+    return this.handles.get(recorder)?.link;
+  }
+
   /** The command line's recorder groups (each profile adds its own). */
   get groups(): RecorderGroups {
     return this.options.groups ?? NO_GROUPS;

@@ -16,7 +16,8 @@ export function alarmMetrics(monitor: AlarmMonitor, bridge: Bridge): Registry {
     registers,
     collect() {
       this.reset();
-      for (const a of monitor.active()) this.set({ kind: a.kind, recorder: a.recorder, channel: a.channel === null ? '' : String(a.channel), severity: a.severity }, 1);
+      // Only the alarms judged here: a recorder followed on the bus has its alarms exported by its poller, not counted twice.
+      for (const a of monitor.activeJudgedHere()) this.set({ kind: a.kind, recorder: a.recorder, channel: a.channel === null ? '' : String(a.channel), severity: a.severity }, 1);
     },
   });
   new Gauge({
@@ -26,7 +27,7 @@ export function alarmMetrics(monitor: AlarmMonitor, bridge: Bridge): Registry {
     registers,
     collect() {
       this.reset();
-      for (const severity of ['warning', 'critical'] as const) this.set({ severity }, monitor.active().filter((a) => a.severity === severity && a.ackedAt === null).length);
+      for (const severity of ['warning', 'critical'] as const) this.set({ severity }, monitor.activeJudgedHere().filter((a) => a.severity === severity && a.ackedAt === null).length);
     },
   });
   const channelGauge = (name: string, help: string, value: (c: { IsRecording: boolean; RecordingDrops: number; RecordingBreaks: number }) => number) =>

@@ -17,7 +17,8 @@ export function answerAlarms(method: string, parts: readonly string[], monitor: 
   if (parts.length === 3 && parts[2] === 'ack') {
     if (method !== 'POST') throw new ApiError(405, `method ${method} not allowed here: expected POST`);
     const result = monitor.ack(parts[1] as string, who);
-    if (!result.ok) throw new ApiError(404, result.reason);
+    // 409: an alarm of a recorder followed on the bus, acknowledged only where its poller judges it.
+    if (!result.ok) throw new ApiError(result.judgedElsewhere ? 409 : 404, result.reason);
     return json({ ok: true, alarm: alarmWire(result.alarm) });
   }
   throw new ApiError(404, `no route ${method} /${parts.join('/')}: expected GET /alarms or POST /alarms/{id}/ack`);

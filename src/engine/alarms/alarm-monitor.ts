@@ -2,7 +2,8 @@
 // recorder's state with its ages, recdeck's own commands under way, disks' time left, the recorder
 // groups), lets the pure decision (alarm-decision.ts) judge it, and hands the raises, acks and clears to
 // whoever delivers them (audit, webhooks, metrics, pages, keys). It owns the alarm book; everything else
-// reads it from here.
+// reads it from here. A recorder followed on the state bus is judged by its poller, not here: its alarms
+// come from there (follow) and are merged into what this monitor gives (followed-alarms.ts).
 import { Subject, Subscription, interval, type Observable } from 'rxjs';
 import type { LoadedProfile } from '../../profiles/schema.js';
 import type { DiskTimeLeft } from '../disk-time.js';
@@ -13,6 +14,7 @@ import { alarmWire, worstFirst, type Alarm, type AlarmEvent, type AlarmList } fr
 import type { AlarmObservation, CommandActivity } from './alarm-conditions.js';
 import { EMPTY_BOOK, acknowledge, acknowledgeAll, evaluate, type AlarmBook, type AlarmDecision } from './alarm-decision.js';
 import type { AlarmReading } from './alarm-picture.js';
+import { mergedReading, type FollowedAlarms } from './followed-alarms.js';
 import type { AlarmSettings } from './alarm-settings.js';
 
 /** What the alarm engine reads (the bridge has all of it). */
@@ -33,6 +35,9 @@ export class AlarmMonitor {
   /** When the book was last judged against the recorders (null: not yet), and how often it is. */
   private judgedAt: number | null = null;
   private judgeEveryMs: number | null = null;
+  /** Alarms judged elsewhere (a poller on the bus), for recorders this monitor does not judge. */
+  private readonly followed: FollowedAlarms[] = [];
+  private readonly following = new Subscription();
 
   constructor(
     private readonly source: AlarmSource,
@@ -60,16 +65,34 @@ export class AlarmMonitor {
   stop(): void {
     this.ticking?.unsubscribe();
     this.ticking = null;
+    this.following.unsubscribe();
   }
 
-  /** Active alarms, worst first. */
+  /**
+   * Takes the alarms of `followed`'s recorders from it instead of judging them here: they are shown,
+   * listed and acknowledged with this monitor's own, and change what changed$ says.
+   */
+  follow(followed: FollowedAlarms): void {
+    if (followed.recorders.size === 0) return; // nothing followed: nothing to merge (an empty reading was never judged)
+    this.followed.push(followed);
+    this.following.add(followed.changed$.subscribe(() => this.changes.next()));
+  }
+
+  /** Active alarms, worst first: this monitor's own and those it follows. */
   active(): Alarm[] {
+    return this.followed.length === 0 ? this.activeJudgedHere() : mergedReading(this.readings()).active.slice();
+  }
+
+  /** Only the alarms this monitor judged (its metrics: a followed alarm is the poller's to export). */
+  activeJudgedHere(): Alarm[] {
     return [...this.book.active.values()].sort(worstFirst);
   }
 
   /** Cleared alarms kept, newest first. */
   cleared(): readonly Alarm[] {
-    return this.book.cleared;
+    if (this.followed.length === 0) return this.book.cleared;
+    const all = [...this.book.cleared, ...this.followed.flatMap((f) => f.cleared())];
+    return all.sort((a, b) => (b.clearedAt ?? 0) - (a.clearedAt ?? 0)).slice(0, this.settings.clearedKept);
   }
 
   /** GET /alarms. */
@@ -82,11 +105,21 @@ export class AlarmMonitor {
    * and how often it should be, so a key can tell an alarm book it can trust from one nobody keeps up.
    */
   reading(): AlarmReading {
-    return { active: this.active(), judgedAt: this.judgedAt, judgeEveryMs: this.judgeEveryMs };
+    return mergedReading(this.readings());
   }
 
-  /** Acknowledges one alarm; the reason when it cannot (no such alarm, cleared already). */
-  ack(id: string, by: string): { ok: true; alarm: Alarm } | { ok: false; reason: string } {
+  private readings(): AlarmReading[] {
+    return [{ active: this.activeJudgedHere(), judgedAt: this.judgedAt, judgeEveryMs: this.judgeEveryMs }, ...this.followed.map((f) => f.reading())];
+  }
+
+  /** Acknowledges one alarm; the reason when it cannot (no such alarm, cleared already, or judged elsewhere and not acknowledged from here). */
+  ack(id: string, by: string): { ok: true; alarm: Alarm } | { ok: false; reason: string; judgedElsewhere?: true } {
+    if (!this.book.active.has(id)) {
+      for (const followed of this.followed) {
+        const outcome = followed.ack(id, by);
+        if (outcome !== null) return outcome;
+      }
+    }
     const decision = acknowledge(this.book, id, by, this.source.time.now());
     if ('error' in decision) return { ok: false, reason: decision.error };
     this.apply(decision);
@@ -97,13 +130,14 @@ export class AlarmMonitor {
   ackAll(by: string): number {
     const decision = acknowledgeAll(this.book, by, this.source.time.now());
     this.apply(decision);
-    return decision.events.length;
+    return decision.events.length + this.followed.reduce((sum, followed) => sum + followed.ackAll(by), 0);
   }
 
   private evaluate(): void {
     const now = this.source.time.now();
     this.judgedAt = now;
-    const recorders = this.source.recorderStates().map((state) => ({ state, commands: this.source.commandsOf(state.name), disks: this.source.diskTimesLeft(state.name) }));
+    const judgedElsewhere = (name: string) => this.followed.some((f) => f.recorders.has(name));
+    const recorders = this.source.recorderStates().filter((state) => !judgedElsewhere(state.name)).map((state) => ({ state, commands: this.source.commandsOf(state.name), disks: this.source.diskTimesLeft(state.name) }));
     const observation: AlarmObservation = { now, recorders, groups: this.groups() };
     this.apply(evaluate(this.book, observation, this.settings));
   }

@@ -1,0 +1,240 @@
+// Alarms on the state bus (issue 36). The poller that holds a recorder's lease is the one that reads it
+// and runs every command recdeck sends it (its own and its panels'), so its alarm engine is the one that
+// can judge the recorder: it publishes that recorder's active alarms on recdeck/<recorder>/alarms,
+// retained and signed like the state parts, at every raise, acknowledgement and clear, when it takes
+// the lease and when it reconnects (an empty list when there are none: an empty MQTT payload, which
+// deletes a retained message, cannot be signed and so says nothing).
+//
+// A panel that follows the recorder takes its alarms from there and never judges them again from its
+// copy of the state (it cannot know which stops were recdeck's). It believes a message only if the
+// facility lets its signer poll the recorder, the signer holds the lease, it is newer than the last from
+// that signer (a replay is older; a retained copy no newer), and every alarm in it is about this recorder.
+// The alarms are as old as the last renewal of the holder's lease: from a poller gone silent they go
+// stale with their age (followed-alarms.ts), never a live calm.
+//
+// Acknowledging: an alarm is acknowledged where it is judged, once for everyone (the poller's monitor
+// audits it, and every panel sees it acknowledged in the next message). A panel does not send
+// acknowledgements over the bus (no message for it yet: it would need a command of its own that the
+// broker's ACL and the poller's admission take); it refuses them, saying where to acknowledge.
+import type { MqttClient } from 'mqtt';
+import { Subject, Subscription, combineLatest, startWith, type Observable } from 'rxjs';
+import type { Clock } from '../api/clock.js';
+import { messageOf } from '../api/errors.js';
+import { alarmWire, type Alarm } from '../engine/alarms/alarm.js';
+import type { AlarmReading } from '../engine/alarms/alarm-picture.js';
+import { alarmFromWire, mergedReading, type FollowedAck, type FollowedAlarms } from '../engine/alarms/followed-alarms.js';
+import type { Logger } from '../engine/log.js';
+import { LogLimiter } from '../engine/log-limit.js';
+import type { BusPoller } from './bus-poller.js';
+import type { BusRecorder } from './bus-recorder.js';
+import type { BusAuthority } from './facility.js';
+import { MAX_PAYLOAD_BYTES } from './limits.js';
+import { AlarmsMessage, MAX_BUS_ALARMS, checkedTopic, parseBody, topicsOf } from './topics.js';
+
+/** An alarms message is at most as large as a state part (500 alarms of about 450 bytes fit). */
+const MAX_ALARMS_BYTES = MAX_PAYLOAD_BYTES.part;
+/** Cleared alarms a panel keeps per recorder it follows (GET /alarms lists the last ones). */
+const CLEARED_KEPT = 100;
+
+/** What the publisher reads of the poller's alarm engine (AlarmMonitor). */
+export interface JudgedAlarms {
+  activeJudgedHere(): Alarm[];
+  readonly changed$: Observable<void>;
+}
+
+export interface BusAlarmOptions {
+  authority: BusAuthority;
+  clock: Clock;
+  log: Logger;
+}
+
+/** The poller's end: each recorder's alarms published while this process holds its lease. */
+export class BusAlarmPublisher {
+  private readonly subscription = new Subscription();
+  /** What was last published per recorder (its body as JSON); absent: nothing yet since it took the lease or came back. */
+  private readonly published = new Map<string, string>();
+  private readonly holding = new Set<string>();
+  private readonly bad: LogLimiter;
+
+  constructor(
+    private readonly alarms: JudgedAlarms,
+    private readonly pollers: readonly BusPoller[],
+    private readonly mqtt: MqttClient,
+    private readonly options: BusAlarmOptions,
+  ) {
+    this.bad = new LogLimiter((message) => options.log.warn(message), () => options.clock.now());
+  }
+
+  start(): void {
+    for (const poller of this.pollers) {
+      this.subscription.add(
+        combineLatest([poller.holding$, this.alarms.changed$.pipe(startWith(undefined))]).subscribe(([holds]) => {
+          if (!holds) {
+            this.holding.delete(poller.name);
+            this.published.delete(poller.name);
+            return;
+          }
+          this.holding.add(poller.name);
+          this.publish(poller);
+        }),
+      );
+    }
+    this.mqtt.on('connect', this.onConnect);
+  }
+
+  stop(): void {
+    this.subscription.unsubscribe();
+    this.mqtt.off('connect', this.onConnect);
+  }
+
+  /** Back on the broker: what it holds retained may be older than a change made while away. */
+  private readonly onConnect = (): void => {
+    this.published.clear();
+    for (const poller of this.pollers) if (this.holding.has(poller.name)) this.publish(poller);
+  };
+
+  private publish(poller: BusPoller): void {
+    const { name } = poller;
+    const active = this.alarms.activeJudgedHere().filter((alarm) => alarm.recorder === name);
+    if (active.length > MAX_BUS_ALARMS) this.bad.say(`recorder "${name}": ${active.length} alarms active; the bus carries the worst ${MAX_BUS_ALARMS}`);
+    const body: AlarmsMessage = { active: active.slice(0, MAX_BUS_ALARMS).map(alarmWire), judgeEveryMs: poller.state.pollMs };
+    const json = JSON.stringify(body);
+    if (this.published.get(name) === json) return;
+    // Not connected: published when it is (onConnect); nothing is queued, the list then is the one that counts.
+    if (!this.mqtt.connected) return;
+    let topic: string;
+    try {
+      topic = checkedTopic(name, topicsOf(name).alarms);
+    } catch (error) {
+      return this.options.log.error(`recorder "${name}": alarms not published: ${messageOf(error)}`);
+    }
+    this.published.set(name, json);
+    void this.mqtt.publishAsync(topic, this.options.authority.seal(topic, this.options.clock.now(), body), { qos: 1, retain: true }).catch((error: unknown) => {
+      this.published.delete(name);
+      this.bad.say(`${topic}: could not publish: ${messageOf(error)}`);
+    });
+  }
+}
+
+interface Believed {
+  /** The poller that signed it. */
+  from: string;
+  active: Alarm[];
+  judgeEveryMs: number;
+}
+
+/** The panel's end: the alarms of the recorders it follows, as their lease holders publish them. */
+export class BusAlarms implements FollowedAlarms {
+  readonly recorders: ReadonlySet<string>;
+  private readonly changes = new Subject<void>();
+  private readonly byTopic: ReadonlyMap<string, BusRecorder>;
+  private readonly believed = new Map<string, Believed>();
+  /** The newest signed time believed per topic and signer: one not newer is a copy or a replay. */
+  private readonly newest = new Map<string, number>();
+  private clearedList: Alarm[] = [];
+  private readonly bad: LogLimiter;
+
+  constructor(
+    private readonly links: readonly BusRecorder[],
+    private readonly mqtt: MqttClient,
+    private readonly options: BusAlarmOptions,
+  ) {
+    this.recorders = new Set(links.map((link) => link.name));
+    this.byTopic = new Map(links.map((link) => [topicsOf(link.name).alarms, link]));
+    this.bad = new LogLimiter((message) => options.log.warn(message), () => options.clock.now());
+  }
+
+  get changed$(): Observable<void> {
+    return this.changes.asObservable();
+  }
+
+  start(): void {
+    this.mqtt.on('message', this.onMessage);
+    if (this.byTopic.size === 0) return;
+    void this.mqtt.subscribeAsync([...this.byTopic.keys()], { qos: 1 }).catch((error: unknown) => this.options.log.warn(`recdeck/…/alarms: could not subscribe: ${messageOf(error)}`));
+  }
+
+  stop(): void {
+    this.mqtt.off('message', this.onMessage);
+  }
+
+  reading(): AlarmReading {
+    return mergedReading(this.links.map((link) => this.readingOf(link)));
+  }
+
+  /** One recorder's: judged as of the last renewal of its holder's lease, and only when the holder signed them. */
+  private readingOf(link: BusRecorder): AlarmReading {
+    const believed = this.believed.get(link.name);
+    const heard = link.holderHeard();
+    if (believed === undefined || heard === null || heard.holder !== believed.from) return { active: believed?.active ?? [], judgedAt: null, judgeEveryMs: null };
+    return { active: believed.active, judgedAt: heard.at, judgeEveryMs: Math.max(believed.judgeEveryMs, link.state.pollMs) };
+  }
+
+  cleared(): readonly Alarm[] {
+    return this.clearedList;
+  }
+
+  ack(id: string): FollowedAck | null {
+    for (const link of this.links) {
+      const believed = this.believed.get(link.name);
+      if (believed?.active.some((alarm) => alarm.id === id)) return { ok: false, reason: this.elsewhere(`alarm ${id}`, link.name, believed.from), judgedElsewhere: true };
+    }
+    return null;
+  }
+
+  ackAll(): number {
+    for (const link of this.links) {
+      const believed = this.believed.get(link.name);
+      const waiting = believed?.active.filter((alarm) => alarm.ackedAt === null).length ?? 0;
+      if (believed && waiting > 0) this.options.log.warn(this.elsewhere(`${waiting === 1 ? '1 alarm' : `${waiting} alarms`} of "${link.name}"`, link.name, believed.from));
+    }
+    return 0;
+  }
+
+  private elsewhere(what: string, recorder: string, poller: string): string {
+    return `${what} not acknowledged: it is judged by the poller "${poller}" of "${recorder}", and acknowledged there, once for every panel (its keys, its page or POST /alarms/{id}/ack on it); this panel does not acknowledge over the state bus`;
+  }
+
+  private readonly onMessage = (topic: string, payload: Buffer): void => {
+    const link = this.byTopic.get(topic);
+    if (link === undefined) return;
+    // A retained message deleted (an empty payload): it cannot be signed, so it says nothing.
+    if (payload.length === 0) return;
+    const opened = this.options.authority.open(topic, payload, MAX_ALARMS_BYTES);
+    if (!opened.ok) return this.bad.say(`${opened.error}; ignored`);
+    const { from, at, body } = opened.message;
+    const { name } = link;
+    if (!this.options.authority.mayPoll(from, name)) return this.bad.say(`${topic}: from "${from}", who is not a poller of "${name}"; ignored`);
+    const heard = link.holderHeard();
+    if (heard !== null && heard.holder !== from) return this.bad.say(`${topic}: from "${from}", who does not hold the lease ("${heard.holder}" does); ignored`);
+    const message = parseBody(AlarmsMessage, topic, body);
+    if (!message.ok) return this.bad.say(`${message.error}; ignored`);
+    const stranger = message.value.active.find((alarm) => alarm.recorder !== name);
+    if (stranger) return this.bad.say(`${topic}: an alarm about "${stranger.recorder}" on the topic of "${name}"; the message is ignored`);
+    if (!this.believes(topic, from, at)) return;
+    const active = message.value.active.map(alarmFromWire);
+    this.clear(this.believed.get(name)?.active ?? [], active);
+    this.believed.set(name, { from, active, judgeEveryMs: message.value.judgeEveryMs });
+    this.changes.next();
+  };
+
+  /** Whether a message is newer (its signed time) than the last believed on its topic from its signer; remembers it if so. */
+  private believes(topic: string, from: string, at: number): boolean {
+    const key = `${topic}\n${from}`;
+    const newest = this.newest.get(key);
+    if (newest !== undefined && at <= newest) {
+      if (at < newest) this.bad.say(`${topic}: older than the last message from "${from}" (a replay?); ignored`);
+      return false;
+    }
+    this.newest.set(key, at);
+    return true;
+  }
+
+  /** Alarms gone from the list have cleared at the poller: kept as cleared now (this panel's clock; the poller's own list has its time). */
+  private clear(before: readonly Alarm[], now: readonly Alarm[]): void {
+    const still = new Set(now.map((alarm) => alarm.id));
+    const at = this.options.clock.now();
+    const ended = before.filter((alarm) => !still.has(alarm.id)).map((alarm) => ({ ...alarm, clearedAt: at }));
+    if (ended.length > 0) this.clearedList = [...ended, ...this.clearedList].slice(0, CLEARED_KEPT);
+  }
+}

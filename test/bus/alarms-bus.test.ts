@@ -1,0 +1,290 @@
+// Alarms on the state bus, end to end. e2e because the parts are real processes' parts on a real
+// Mosquitto: the poller polls the simulator over HTTP, its alarm engine judges and publishes (retained,
+// signed) what the panel, which knows only `main@mqtt`, shows on its alarms key and lists on its real
+// GET /alarms; and what is forged or replayed is published on the broker by a bare client. Real time
+// (the broker and the simulator's HTTP are real), so every wait is a bounded until().
+import type { MqttClient } from 'mqtt';
+import { request } from 'undici';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { RecorderClient } from '../../src/api/client.js';
+import { realClock } from '../../src/api/clock.js';
+import { BusPoller, newInstance, pollerWill, recorderIdentity } from '../../src/bus/bus-poller.js';
+import { BusRecorder } from '../../src/bus/bus-recorder.js';
+import { busClientOptions, sendWithoutDelay } from '../../src/bus/connection.js';
+import type { BusAuthority } from '../../src/bus/facility.js';
+import { AlarmsMessage, topicsOf } from '../../src/bus/topics.js';
+import { startBusAlarms } from '../../src/cli/alarm-bus.js';
+import { startAlarms, type RunningAlarms } from '../../src/cli/alarm-setup.js';
+import { AlarmList, type AlarmAuditRecord } from '../../src/engine/alarms/alarm.js';
+import { AlarmSettings } from '../../src/engine/alarms/alarm-settings.js';
+import { Bridge } from '../../src/engine/bridge.js';
+import { realTime } from '../../src/engine/engine-time.js';
+import type { RecorderLink } from '../../src/engine/recorder-link.js';
+import type { AlarmsPicture } from '../../src/engine/picture.js';
+import { pollingLink } from '../../src/engine/recorder-link.js';
+import { RecorderPoller } from '../../src/engine/recorder-poller.js';
+import { keyGrid } from '../../src/engine/surface.js';
+import { startRemoteServer, type RunningRemoteServer } from '../../src/remote/server.js';
+import { pictureRenderer } from '../../src/render/picture-renderer.js';
+import { decodeThumbnail } from '../../src/render/thumbnail.js';
+import { MemorySurface } from '../../src/surfaces/memory/memory-surface.js';
+import { parseTestProfile } from '../support/bridge.js';
+import { connect, generatedFacility, keptLog, startSimulator, until } from '../support/facility.js';
+import { startBroker, type Broker } from '../support/mosquitto.js';
+import type { SimulatorFixture } from '../support/simulator.js';
+
+const POLL_MS = 250;
+/** A lease of 2 s: a stall of this busy machine must not hand it over (there is no standby here). */
+const TTL_MS = 2000;
+/** Raised and cleared after 2 polls: the tests wait for a few polls, never for a time. */
+const SETTINGS = AlarmSettings.parse({ raisePolls: 2, clearPolls: 2, commandSettlePolls: 2 });
+/** Bounds on waiting (this machine is busy), not timings under test. */
+const WAIT_MS = 15_000;
+
+const PANEL_PROFILE = `name: alarm panel
+match: { kind: memory }
+pages:
+  - name: main
+    controls:
+      key0: { press: { action: alarm-ack } }
+      key1: { show: alarms }
+      key2: { press: { action: rec-start, channel: 3 } }
+      key3: { press: { action: rec-stop, channel: 3 } }
+`;
+
+interface Member {
+  bridge: Bridge;
+  mqtt: MqttClient;
+  alarms: RunningAlarms;
+  audit: AlarmAuditRecord[];
+  log: ReturnType<typeof keptLog>;
+  stop: () => Promise<void>;
+}
+
+/** A recdeck as `run` wires it: the bridge over the link, its alarm engine, and the alarms' bus ends. */
+async function member(broker: Broker, authority: BusAuthority, link: (mqtt: MqttClient) => RecorderLink, options: { will?: (instance: string) => object; surface?: boolean }): Promise<Member & { surface: MemorySurface | null }> {
+  const instance = newInstance();
+  const mqtt = sendWithoutDelay(await connect(broker.url, { ...busClientOptions(authority.id), ...options.will?.(instance), reconnectPeriod: 200 }));
+  const log = keptLog();
+  const recorder = link(mqtt);
+  const bridge = new Bridge({ recorders: [{ name: 'main', link: recorder }], renderer: (thumbnails) => pictureRenderer({ thumbnails }), decodeThumbnail, log, pollMs: POLL_MS, time: realTime });
+  bridge.start();
+  const audit: AlarmAuditRecord[] = [];
+  const alarms = startAlarms(bridge, { settings: SETTINGS, webhooks: [], secret: null }, log, { write: (record) => audit.push(record) });
+  bridge.attachAlarms(alarms.monitor);
+  const stopBus = startBusAlarms({ recorders: [{ name: 'main', link: recorder }], connection: mqtt, authority }, bridge, alarms.monitor, log);
+  let surface: MemorySurface | null = null;
+  if (options.surface) {
+    surface = new MemorySurface({ id: `memory:${authority.id}`, model: 'test-15', controls: keyGrid(3, 5, 72), time: realTime });
+    bridge.setProfiles([parseTestProfile(PANEL_PROFILE)]);
+    bridge.addSurface(surface);
+  }
+  return {
+    bridge,
+    mqtt,
+    alarms,
+    audit,
+    log,
+    surface,
+    stop: async () => {
+      alarms.stop();
+      stopBus();
+      await bridge.stop();
+      await mqtt.endAsync(true);
+    },
+  };
+}
+
+let broker: Broker;
+let sim: SimulatorFixture;
+const members = generatedFacility('main', ['poller-a'], ['panel-a']);
+let poller: Member & { client: RecorderClient; link: BusPoller };
+let panel: Member & { surface: MemorySurface; remote: RunningRemoteServer };
+let raw: MqttClient;
+/** Every alarms message the poller published, as it arrived. */
+const published: Buffer[] = [];
+
+beforeAll(async () => {
+  broker = await startBroker();
+  sim = await startSimulator();
+  const client = new RecorderClient({ url: sim.sim.url, token: sim.sim.token, clock: realClock });
+  const pollerAuthority = members.authority('poller-a');
+  let busPoller: BusPoller | null = null;
+  const p = await member(
+    broker,
+    pollerAuthority,
+    (mqtt) => {
+      const polling = pollingLink(new RecorderPoller('main', client, { pollMs: POLL_MS, slowMs: 1000, time: realTime }));
+      busPoller = new BusPoller('main', polling, mqtt, { authority: pollerAuthority, identity: recorderIdentity(sim.sim.url, sim.sim.token), instance: newInstance(), pollMs: POLL_MS, ttlMs: TTL_MS, time: realTime });
+      return busPoller;
+    },
+    { will: (instance) => pollerWill(pollerAuthority, 'main', instance, Date.now()) },
+  );
+  poller = { ...p, client, link: busPoller as unknown as BusPoller };
+  const panelAuthority = members.authority('panel-a');
+  const q = await member(broker, panelAuthority, (mqtt) => new BusRecorder('main', mqtt, { authority: panelAuthority, pollMs: POLL_MS, time: realTime }), { surface: true });
+  const remote = await startRemoteServer({ time: realTime, bridge: q.bridge, webSurfaces: [], log: q.log, port: 0, alarms: q.alarms.monitor });
+  panel = { ...q, surface: q.surface as MemorySurface, remote };
+  raw = await connect(broker.url);
+  raw.on('message', (topic, payload) => topic === topicsOf('main').alarms && published.push(payload));
+  await raw.subscribeAsync(topicsOf('main').alarms, { qos: 1 });
+  // The lease is claimed a TTL after the poller starts; then the panel sees the state and the alarms.
+  await until(() => shown().freshness === 'live' && shown().count === 0, 'the panel showing the alarms, none', WAIT_MS);
+}, 60_000);
+
+afterAll(async () => {
+  await raw?.endAsync(true);
+  await panel?.remote.close();
+  await panel?.stop();
+  await poller?.stop();
+  await poller?.client.close();
+  await sim?.close();
+  await broker?.close();
+}, 60_000);
+
+/** The panel's alarms key. */
+function shown(): AlarmsPicture {
+  const picture = panel.bridge.session(panel.surface.id)?.describeControls().find((c) => c.control.id === 'key1')?.picture;
+  if (picture?.kind !== 'alarms') throw new Error(`key1 shows ${picture?.kind ?? 'nothing'}, not the alarms`);
+  return picture;
+}
+
+async function panelApi(method: 'GET' | 'POST', path: string): Promise<{ status: number; json: unknown }> {
+  const answer = await request(`${panel.remote.url}${path}`, { method });
+  return { status: answer.statusCode, json: (await answer.body.json()) as unknown };
+}
+
+const panelList = async () => AlarmList.parse((await panelApi('GET', '/alarms')).json);
+const press = (control: string) => panel.surface.press(control);
+const channel3 = (member: Member) => member.bridge.recorderStates()[0]?.channels?.[2];
+
+async function markWrong(wrong: boolean): Promise<void> {
+  const answer = await sim.raw('POST', '/_sim/channels/2/wrong', { body: JSON.stringify({ wrong }) });
+  expect(answer.status).toBe(200);
+}
+
+/**
+ * Where each test starts: no fault, no take, no alarm on the poller nor the panel. Takes are started and
+ * ended through the poller's own link (recdeck's commands, so no unexpected-stop of ours); a channel
+ * with an unexpected stop records again (seen by a poll) and is stopped, which clears it.
+ */
+async function calm(): Promise<void> {
+  await markWrong(false);
+  const link = poller.bridge.commandLink('main') as RecorderLink;
+  for (const alarm of poller.alarms.monitor.active()) {
+    if (alarm.kind !== 'unexpected-stop' || alarm.channel === null) continue;
+    const index = alarm.channel - 1;
+    await link.call({ method: 'recStart', args: [index] });
+    await until(() => poller.bridge.recorderStates()[0]?.channels?.[index]?.IsRecording === true, 'the stopped channel recording again', WAIT_MS);
+  }
+  for (const channel of await sim.client.listChannels()) if (channel.IsRecording) await link.call({ method: 'recStop', args: [channel.Index] });
+  await until(() => poller.alarms.monitor.active().length === 0 && shown().count === 0, 'no alarm on the poller nor the panel', WAIT_MS);
+}
+
+const FAULT = 'channel-fault:main:ch3';
+
+describe('alarms on the state bus', () => {
+  beforeEach(() => calm(), 30_000);
+
+  it("a fault at the recorder: the panel lists the poller's alarm and its key shows it; the panel's ack is refused, saying where; acknowledged at the poller, it shows so on the panel; cleared, cleared there too", async () => {
+    const audited = poller.audit.length;
+    press('key2');
+    await until(() => channel3(poller)?.IsRecording === true, 'channel 3 recording', WAIT_MS);
+    await markWrong(true);
+    await until(() => shown().count === 1, "the panel's alarms key to count the fault", WAIT_MS);
+    expect(shown()).toMatchObject({ waiting: 1, flashing: true, freshness: 'live', worst: { word: 'FAULT', recorder: 'main', channel: 3, severity: 'critical', acked: false } });
+    const listed = await panelList();
+    expect(listed.active.map((a) => [a.id, a.state])).toEqual([[FAULT, 'raised']]);
+    // Judged once, by the poller: the panel's own engine raised nothing (its audit is empty).
+    expect(panel.audit).toEqual([]);
+    expect(poller.audit.slice(audited).map((r) => `${r.alarm} ${r.id}`)).toEqual([`raised ${FAULT}`]);
+
+    // Acknowledged where it is judged only: the panel says where, and nothing is acknowledged anywhere.
+    const refused = await panelApi('POST', `/alarms/${encodeURIComponent(FAULT)}/ack`);
+    expect(refused.status).toBe(409);
+    expect(JSON.stringify(refused.json)).toContain('judged by the poller \\"poller-a\\" of \\"main\\"');
+    press('key0');
+    await until(() => panel.log.lines.some((line) => /1 alarm of "main" not acknowledged: it is judged by the poller "poller-a"/.test(line)), "the panel's alarm-ack key to say where");
+    expect(poller.alarms.monitor.active()[0]?.ackedAt).toBeNull();
+
+    expect(poller.alarms.monitor.ack(FAULT, 'the poller’s page')).toMatchObject({ ok: true });
+    await until(() => shown().waiting === 0, 'the acknowledgement to reach the panel', WAIT_MS);
+    expect(shown()).toMatchObject({ count: 1, flashing: false, worst: { acked: true } });
+    expect((await panelList()).active[0]).toMatchObject({ id: FAULT, state: 'acked', ackedBy: 'the poller’s page' });
+
+    await markWrong(false);
+    await until(() => shown().count === 0, 'the clear to reach the panel', WAIT_MS);
+    const after = await panelList();
+    expect(after.active).toEqual([]);
+    expect(after.cleared[0]).toMatchObject({ id: FAULT, state: 'cleared' });
+    expect(poller.audit.slice(audited).map((r) => `${r.alarm} ${r.id}`)).toEqual([`raised ${FAULT}`, `acked ${FAULT}`, `cleared ${FAULT}`]);
+  });
+
+  it('a stop pressed on the panel is recdeck’s own: no unexpected-stop on the poller; a take that stops by itself raises one, shown on the panel', async () => {
+    const audited = poller.audit.length;
+    /** Waits until the poller's engine has judged for `polls` more polls: longer than the settle time of a command before. */
+    const judgedFor = async (polls: number) => {
+      const from = poller.alarms.monitor.reading().judgedAt ?? 0;
+      await until(() => (poller.alarms.monitor.reading().judgedAt ?? 0) >= from + polls * POLL_MS, `${polls} more judgements`, WAIT_MS);
+    };
+    press('key2');
+    await until(() => channel3(poller)?.IsRecording === true, 'channel 3 recording', WAIT_MS);
+    // Past the start's settle time (2 polls): the stop is recdeck's only if the panel's stop itself counts.
+    await judgedFor(4);
+    press('key3');
+    await until(() => channel3(poller)?.IsRecording === false, 'channel 3 stopped by the panel', WAIT_MS);
+    // Judged for longer than the raise takes (2 polls), plus a margin: nothing.
+    await judgedFor(4);
+    expect(poller.audit.slice(audited).filter((r) => r.kind === 'unexpected-stop')).toEqual([]);
+
+    // The contrast, so the test can fail: the same take stopped by the recorder itself, past the start's settle time.
+    press('key2');
+    await until(() => channel3(poller)?.IsRecording === true, 'channel 3 recording again', WAIT_MS);
+    await judgedFor(4);
+    expect((await sim.raw('POST', '/_sim/channels/2/stop')).status).toBe(200);
+    await until(() => shown().worst?.word === 'STOPPED', 'the unexpected stop on the panel', WAIT_MS);
+    expect(poller.audit.slice(audited).filter((r) => r.kind === 'unexpected-stop').map((r) => `${r.alarm} ${r.id}`)).toEqual(['raised unexpected-stop:main:ch3']);
+  });
+
+  it('forged and replayed alarm messages are refused: a panel cannot raise one, nor can an old list bring back a cleared alarm', async () => {
+    const topic = topicsOf('main').alarms;
+    // A genuine raise, captured as the poller published it, then cleared.
+    const from = published.length;
+    press('key2');
+    await until(() => channel3(poller)?.IsRecording === true, 'channel 3 recording', WAIT_MS);
+    await markWrong(true);
+    await until(() => shown().count === 1, 'the raise on the panel', WAIT_MS);
+    const raise = published.slice(from).find((payload) => AlarmsMessage.parse((JSON.parse(payload.toString()) as { body: unknown }).body).active.length === 1) as Buffer;
+    expect(raise).toBeDefined();
+    await calm();
+
+    // Replayed (retained, as an attacker with the broker's ear would): older than the clear, so ignored.
+    await raw.publishAsync(topic, raise, { qos: 1, retain: true });
+    // Signed by a panel (a member of the facility, but no poller of "main").
+    const body: AlarmsMessage = AlarmsMessage.parse((JSON.parse(raise.toString()) as { body: unknown }).body);
+    await raw.publishAsync(topic, members.authority('panel-a').seal(topic, Date.now(), body), { qos: 1, retain: true });
+    // Unsigned, said to be from the poller.
+    await raw.publishAsync(topic, Buffer.from(JSON.stringify({ from: 'poller-a', at: Date.now(), body })), { qos: 1, retain: true });
+    await until(() => panel.log.lines.some((line) => /who is not a poller of "main"/.test(line)), 'the forgery to be refused');
+    await until(() => panel.log.lines.some((line) => /recdeck\/main\/alarms: unsigned \(said to be from "poller-a"\)/.test(line)), 'the unsigned one to be refused');
+    expect(panel.log.lines.some((line) => /recdeck\/main\/alarms: older than the last message from "poller-a" \(a replay\?\)/.test(line))).toBe(true);
+    expect(shown()).toMatchObject({ count: 0, waiting: 0 });
+    expect((await panelList()).active).toEqual([]);
+    // The poller publishes its own list again (a raise), so the broker keeps no forgery for the next test.
+    press('key2');
+    await until(() => channel3(poller)?.IsRecording === true, 'channel 3 recording again', WAIT_MS);
+    await markWrong(true);
+    await until(() => shown().count === 1, 'a genuine raise again', WAIT_MS);
+  });
+
+  it('the poller gone silent: its alarms are shown old, not as a live calm', async () => {
+    await until(() => shown().freshness === 'live', 'the alarms live');
+    // As the process stalling would: nothing more from it (its connection frozen is its silence).
+    poller.link.stop();
+    await until(() => shown().freshness !== 'live', 'the alarms key to say the alarms are old', WAIT_MS);
+    expect(shown().freshness).toBe('stale');
+    expect(shown().ageS).not.toBeNull();
+    poller.link.start();
+    await until(() => shown().freshness === 'live', 'the alarms live again with the poller', WAIT_MS);
+  });
+});
