@@ -57,6 +57,7 @@ const PURE = [
 
 const E2E = [
   'test/plugin/every-action.test.ts',
+  'test/plugin/inspector-browser.test.ts',
   'test/plugin/streamdeck-plugin.test.ts',
   'test/bus/bus-recorder.test.ts',
   'test/bus/deadlines.test.ts',
