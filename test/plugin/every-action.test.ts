@@ -5,7 +5,7 @@
 // One build and one plugin process serve the whole file: the tests run in order on the same plugin, each
 // on its own keys (contexts), and each puts the recorder in the state it needs. Two simulators: "main"
 // keeps answering; "far" is the one the tile tests slow down and cut off, so main's keys stay live.
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -57,6 +57,7 @@ const requests = (sim: RunningSimulator, since: number) => sim.log.list().filter
 const writes = (sim: RunningSimulator, since: number) => requests(sim, since).filter((r) => r.method !== 'GET');
 const polls = (sim: RunningSimulator, since: number) => requests(sim, since).filter((r) => r.operation === 'listChannels').length;
 const lastTile = (context: string) => app.images(context).at(-1) ?? '';
+const pluginLog = () => readFileSync(join(packed.folder, 'logs', `${PLUGIN_UUID}.0.log`), 'utf8');
 
 /** One action pressed on a key of its own: the recorder's state it needs, and the one request it must send. */
 interface Scenario {
@@ -65,6 +66,8 @@ interface Scenario {
   /** What the request's path must be (the channel's 0-based index, the name). */
   path?: RegExp;
   setup?: (recorder: SimulatedRecorder) => void;
+  /** A read the key needs before a press means anything (a gain step starts from a live gain). */
+  reads?: string;
   /** Puts the recorder back for the next action. */
   after?: (recorder: SimulatedRecorder) => void;
 }
@@ -125,8 +128,8 @@ const SCENARIOS: Record<string, Scenario> = {
   'conversion-toggle': { settings: {}, operation: 'setConversionConfig' },
   'conversion-set': { settings: { 'frame-rate': '25', interlace: 'Progressive' }, operation: 'setConversionConfig' },
   'settings-set': { settings: { 'preview-refresh': 10 }, operation: 'updateSettings' },
-  'gain-set': { settings: { channel: 1, db: -6 }, operation: 'updateSource' },
-  'gain-step': { settings: { channel: 1, db: 0.5 }, operation: 'updateSource' },
+  'gain-set': { settings: { channel: 1, db: -6 }, operation: 'updateSource', reads: 'getSource' },
+  'gain-step': { settings: { channel: 1, db: 0.5 }, operation: 'updateSource', reads: 'getSource' },
   'save-project': { settings: { path: PROJECT_FILE }, operation: 'saveProject' },
   'load-project': { settings: { path: PROJECT_FILE, holdMs: HOLD }, operation: 'loadProject' },
   'new-session': { settings: { holdMs: HOLD }, operation: 'newSession' },
@@ -224,6 +227,7 @@ describe('every action the plugin offers', () => {
     app.willAppear({ action: uuid, context, device: 'DEV1', settings: { recorder: 'main', ...scenario.settings } });
     // The key drawn from reads made after the recorder was put in its state (two polls of the fast group).
     await until(() => app.images(context).length > 0 && polls(main, ready) >= 2, `${name}: its key drawn from fresh reads`);
+    if (scenario.reads !== undefined) await until(() => requests(main, ready).some((r) => r.operation === scenario.reads && r.status === 200), `${name}: ${scenario.reads} read`);
 
     const mark = lastSeq(main);
     const sentBefore = app.received.length;
@@ -236,7 +240,8 @@ describe('every action the plugin offers', () => {
     await until(() => polls(main, answered) >= 2, `${name}: two polls after the result`);
 
     const sent = writes(main, mark);
-    expect(sent.map((r) => r.operation), name).toEqual([scenario.operation]);
+    // On a miss, what the plugin said about it (its log) comes with the failure.
+    expect(sent.map((r) => r.operation), `${name}; the plugin's log ends:\n${pluginLog().split('\n').slice(-6).join('\n')}`).toEqual([scenario.operation]);
     expect(sent[0]?.status, `${name}: the recorder took it`).toBe(200);
     if (scenario.path !== undefined) expect(sent[0]?.path).toMatch(scenario.path);
     expect(app.sent('showOk', context, sentBefore), name).toHaveLength(1);
@@ -244,5 +249,22 @@ describe('every action the plugin offers', () => {
 
     app.willDisappear(uuid, context, 'DEV1');
     scenario.after?.(main.recorder());
+  });
+});
+
+describe('the plugin\'s log', () => {
+  it('holds no token from messages the SDK cannot read, yet says they came; the plugin runs on', async () => {
+    const typed = 's3cret-desk-token';
+    const settings = JSON.stringify({ event: 'didReceiveGlobalSettings', payload: { settings: { recorders: [{ name: 'x', url: main.url, token: typed }, { name: 'y', url: main.url, token: WRONG_TOKEN }] } } });
+    app.raw(settings.slice(0, -9));
+    app.raw(JSON.stringify({ payload: { settings: { recorders: [{ name: 'x', url: main.url, token: typed }] } } }));
+    const logFile = join(packed.folder, 'logs', `${PLUGIN_UUID}.0.log`);
+    const log = () => readFileSync(logFile, 'utf8');
+    await until(() => /Failed to parse message \(\d+ characters/.test(log()) && /Received unknown message \(\d+ characters/.test(log()), 'both messages logged without their text');
+    expect(log()).not.toContain(typed);
+    expect(log()).not.toContain(WRONG_TOKEN.slice(5));
+    expect(log()).not.toContain(main.token.slice(5));
+    app.willAppear({ action: actionUuid('rec-toggle'), context: 'LOG', device: 'DEV1', settings: { recorder: 'main', channel: 1 } });
+    await until(() => /^channel 1: /.test(titleOf(lastTile('LOG'))), 'a key still drawn after them');
   });
 });
