@@ -32,6 +32,8 @@ const PURE = [
   'test/engine/same-picture.test.ts',
   'test/engine/session-transition.test.ts',
   'test/engine/show.test.ts',
+  'test/plugin/log-redaction.test.ts',
+  'test/plugin/plugin-json-schemas.test.ts',
   'test/profiles/*.test.ts',
   'test/remote/client-address.test.ts',
   'test/remote/deck-fold.test.ts',
@@ -62,6 +64,8 @@ const PURE = [
 ];
 
 const E2E = [
+  'test/plugin/every-action.test.ts',
+  'test/plugin/inspector-browser.test.ts',
   'test/plugin/streamdeck-plugin.test.ts',
   'test/bus/bus-recorder.test.ts',
   'test/bus/deadlines.test.ts',

@@ -97,7 +97,9 @@ export const percentText = z.codec(
   },
 );
 
-const PNG_SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
+// Plain numbers, not a Buffer made at load: the wire's schemas are bundled into browser pages too (the
+// Stream Deck plugin's property inspector), where there is no Buffer.
+const PNG_SIGNATURE = [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a] as const;
 
 /** Which of the first 128 character codes Base64 text is made of (its padding aside). */
 const BASE64_ALPHABET = new Uint8Array(128);
@@ -123,7 +125,7 @@ export function isBase64Text(text: string): boolean {
 /** The channel preview: a JSON string of Base64 ⇄ the PNG bytes. */
 export const base64Png = z.codec(
   z.string().refine(isBase64Text, { error: 'expected Base64 text' }),
-  z.instanceof(Uint8Array).refine((bytes) => PNG_SIGNATURE.equals(bytes.subarray(0, 8)), {
+  z.instanceof(Uint8Array).refine((bytes) => PNG_SIGNATURE.every((byte, i) => bytes[i] === byte), {
     error: 'expected a PNG image',
   }),
   {

@@ -7,7 +7,12 @@ import { realTime } from '../engine/engine-time.js';
 import type { Logger } from '../engine/log.js';
 import { PluginDeck, type AppFeedback } from './plugin-deck.js';
 import { inspectorAnswer } from './inspector-messages.js';
+import { redactSdkLogging } from './log-redaction.js';
 
+// Before anything is logged or the app connects: no recorder token reaches the log file (log-redaction.ts).
+redactSdkLogging(streamDeck.logger);
+// The SDK's own level is debug when the app starts Node with --inspect; the raw traffic (trace) never.
+streamDeck.logger.setLevel('info');
 const sdkLog = streamDeck.logger.createScope('recdeck');
 const log: Logger = {
   info: (message) => sdkLog.info(message),

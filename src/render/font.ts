@@ -131,11 +131,15 @@ export interface TextSvgOptions {
   fill: string;
 }
 
-/** A filled SVG `<path>` element drawing the text, aligned on x as `text-anchor` would. */
+/**
+ * A filled SVG `<path>` element drawing the text, aligned on x as `text-anchor` would. The outline has
+ * no words a reader can find, so the path is labelled with its text (aria-label): a screen reader, and a
+ * test reading an SVG tile the Stream Deck app was sent, can tell what it says.
+ */
 export function textSvg({ text, face, size, x, y, anchor, fill }: TextSvgOptions): string {
   const width = anchor === 'start' ? 0 : measureText(text, face, size);
   const left = anchor === 'start' ? x : anchor === 'middle' ? x - width / 2 : x - width;
-  return `<path d="${textPathData(text, face, size, left, y)}" fill="${escapeAttribute(fill)}"/>`;
+  return `<path aria-label="${escapeAttribute(text)}" d="${textPathData(text, face, size, left, y)}" fill="${escapeAttribute(fill)}"/>`;
 }
 
 /**

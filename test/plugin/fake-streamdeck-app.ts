@@ -36,6 +36,8 @@ export class FakeStreamDeckApp {
   private readonly settings = new Map<string, Record<string, unknown>>();
   private plugin: WebSocket | null = null;
   private inspector: WebSocket | null = null;
+  /** The action instance whose property inspector is being opened (inspectorArguments). */
+  private inspecting: { action: string; context: string; device: string } | null = null;
   private child: ChildProcess | null = null;
   stderr = '';
   /** Marks each message from the plugin as it arrives (a test counts the recorder's requests with it). */
@@ -55,6 +57,14 @@ export class FakeStreamDeckApp {
         } else if (first.event === 'registerPropertyInspector') {
           this.inspector = socket;
           socket.on('message', (more) => this.fromPropertyInspector(JSON.parse(String(more)) as PluginMessage));
+          // As the app does: the plugin is told whose inspector is showing, and when it goes.
+          const shown = this.inspecting;
+          if (shown !== null && this.plugin !== null) {
+            this.send({ event: 'propertyInspectorDidAppear', ...shown });
+            socket.once('close', () => {
+              if (this.plugin !== null) this.send({ event: 'propertyInspectorDidDisappear', ...shown });
+            });
+          }
         }
       });
     });
@@ -134,6 +144,7 @@ export class FakeStreamDeckApp {
 
   /** The property inspector of an instance opens: the app calls its connectElgatoStreamDeckSocket with these. */
   inspectorArguments(action: string, context: string, device: string): [number, string, string, string, string] {
+    this.inspecting = { action, context, device };
     const info = { application: { language: 'en', platform: 'windows', version: '7.1.0.0' }, plugin: { uuid: this.pluginUuid, version: '0.1.0.0' }, devicePixelRatio: 2, colors: {}, devices: [] };
     const actionInfo = { action, context, device, payload: { settings: this.settings.get(context) ?? {}, coordinates: { column: 0, row: 0 } } };
     return [this.port, context, 'registerPropertyInspector', JSON.stringify(info), JSON.stringify(actionInfo)];

@@ -6,7 +6,7 @@
 //
 // The app starts it by calling connectElgatoStreamDeckSocket(port, uuid, registerEvent, info, actionInfo)
 // (Elgato's documented property inspector protocol); it speaks to the app over that WebSocket.
-import { pluginActionOf } from '../plugin-actions.js';
+import { GUARDED, pluginActionOf } from '../plugin-actions.js';
 import { GlobalSettings, checkActionSettings, describeIssue, type RecorderEntry } from '../settings.js';
 import { InspectorAnswer } from '../inspector-messages.js';
 
@@ -63,6 +63,32 @@ function receive(text: string): void {
   }
 }
 
+/** Fields made so far: each gets an id of its own, for its label. */
+let fieldCount = 0;
+
+/** An input as the app's inspectors style theirs (sdpi-item-value). */
+function fieldInput(name: string, type: string): HTMLInputElement {
+  const input = document.createElement('input');
+  input.className = 'sdpi-item-value';
+  input.name = name;
+  input.type = type;
+  input.id = `field-${++fieldCount}`;
+  return input;
+}
+
+/** One labelled row (sdpi-item): the label on the left, the field on the right. */
+function item(labelText: string, field: HTMLElement, extra?: HTMLElement): HTMLElement {
+  const row = document.createElement('div');
+  row.className = 'sdpi-item';
+  const label = document.createElement('label');
+  label.className = 'sdpi-item-label';
+  label.textContent = labelText;
+  label.htmlFor = field.id;
+  row.append(label, field);
+  if (extra !== undefined) row.append(extra);
+  return row;
+}
+
 /** The action's own parameters (from the action table's schema): a field each. */
 function parameterNames(): string[] {
   const action = actionInfo === null ? undefined : pluginActionOf(actionInfo.action);
@@ -76,20 +102,18 @@ function showAction(): void {
   const names = savedRecorders.map((r) => r.name);
   const current = typeof settings['recorder'] === 'string' ? settings['recorder'] : (names[0] ?? '');
   select.replaceChildren(...[...new Set([...names, current])].filter((n) => n !== '').map((name) => new Option(name, name, false, name === current)));
-  const box = byId('parameters');
-  box.replaceChildren(
+  byId('action-description').textContent = pluginActionOf(actionInfo.action)?.tooltip ?? '';
+  byId('parameters').replaceChildren(
     ...parameterNames().map((name) => {
-      const label = document.createElement('label');
-      label.textContent = name;
-      const input = document.createElement('input');
-      input.name = name;
+      const input = fieldInput(name, 'text');
       input.dataset['parameter'] = name;
       const value = settings[name];
       input.value = value === undefined ? '' : typeof value === 'string' ? value : JSON.stringify(value);
-      label.append(input);
-      return label;
+      return item(name.replace(/-/g, ' ').replace(/^./, (c) => c.toUpperCase()), input);
     }),
   );
+  // Only a guarded action (stop, new session, load) is held; the others fire on the press.
+  (byId('holdMs').closest('.sdpi-item') as HTMLElement).hidden = !GUARDED.has(pluginActionOf(actionInfo.action)?.name ?? '');
   byId<HTMLInputElement>('holdMs').value = typeof settings['holdMs'] === 'number' ? String(settings['holdMs']) : '';
 }
 
@@ -133,21 +157,25 @@ function recorderRow(entry: Partial<RecorderEntry>): HTMLElement {
   const row = document.createElement('div');
   row.className = 'recorder';
   const field = (name: string, value: string, placeholder: string, type = 'text') => {
-    const input = document.createElement('input');
-    input.name = name;
-    input.type = type;
+    const input = fieldInput(name, type);
     input.value = value;
     input.placeholder = placeholder;
-    input.setAttribute('aria-label', name);
+    input.autocomplete = 'off';
     return input;
   };
   const remove = document.createElement('button');
   remove.type = 'button';
+  remove.className = 'remove';
   remove.textContent = '×';
+  remove.title = 'Remove this recorder';
   remove.addEventListener('click', () => row.remove());
   // The token field starts empty: a saved token stays in the app and is never put back into the page.
   row.dataset['saved'] = entry.name ?? '';
-  row.append(field('name', entry.name ?? '', 'main'), field('url', entry.url ?? '', 'http://host:9000'), field('token', '', entry.token === undefined ? 'perm:…' : '•••••• (saved)', 'password'), remove);
+  row.append(
+    item('Name', field('name', entry.name ?? '', 'main'), remove),
+    item('Address', field('url', entry.url ?? '', 'http://host:9000')),
+    item('Token', field('token', '', entry.token === undefined ? 'perm:…' : '•••••• saved (type to replace)', 'password')),
+  );
   return row;
 }
 

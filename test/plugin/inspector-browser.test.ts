@@ -1,0 +1,163 @@
+// e2e: the property inspector as the packed plugin ships it (ui/inspector.html and its bundled script),
+// in Debian's chromium, started the way the Stream Deck app starts one: its connectElgatoStreamDeckSocket
+// called with the app's WebSocket port and the action's info. The fake app keeps what the inspector saves
+// and passes it on to the packed plugin, which runs as its own Node process against the simulator.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { checkActionSettings, GlobalSettings } from '../../src/plugin/settings.js';
+import { startSimulator, type RunningSimulator } from '../../src/simulator/server.js';
+import { connectChromium, screenshot } from '../support/chromium.js';
+import { until } from '../support/until.js';
+import { FakeStreamDeckApp, titleOf, type FakeDevice } from './fake-streamdeck-app.js';
+import { actionUuid, buildPackedPlugin, PLUGIN_UUID, type PackedPlugin } from './packed-plugin.js';
+
+const DECK: FakeDevice = { id: 'DEV1', name: 'Stream Deck', type: 0, size: { columns: 5, rows: 3 } };
+const REC_TOGGLE = actionUuid('rec-toggle');
+
+let packed: PackedPlugin;
+let sim: RunningSimulator;
+let app: FakeStreamDeckApp;
+let browser: Browser;
+let context: BrowserContext;
+
+beforeAll(async () => {
+  packed = buildPackedPlugin();
+  sim = await startSimulator({ port: 0 });
+  app = await FakeStreamDeckApp.start(PLUGIN_UUID);
+  await app.launch(packed.folder, [DECK]);
+  app.setGlobalSettings({});
+  // A key just dragged onto the deck: no settings yet.
+  app.willAppear({ action: REC_TOGGLE, context: 'K1', device: 'DEV1', settings: {} });
+  browser = await connectChromium();
+  // The app's inspector column is about 350 px wide.
+  context = await browser.newContext({ viewport: { width: 360, height: 620 } });
+}, 240_000);
+
+afterAll(async () => {
+  await context?.close();
+  await browser?.close();
+  await app?.close();
+  await sim?.close();
+  packed?.remove();
+});
+
+const lastTile = (key: string) => titleOf(app.images(key).at(-1) ?? '');
+const fromInspector = (event: string) => app.fromInspector.filter((m) => m.event === event);
+/** The token's secret part: what must never be in the page, the log or an action's settings. */
+const secret = () => sim.token.replace('perm:', '');
+
+/** The inspector of K1, opened as the app opens it. */
+async function openInspector(): Promise<Page> {
+  const page = await context.newPage();
+  await page.goto(`file://${join(packed.folder, 'ui/inspector.html')}`);
+  const reads = fromInspector('getGlobalSettings').length;
+  const args = app.inspectorArguments(REC_TOGGLE, 'K1', 'DEV1');
+  await page.evaluate(`window.connectElgatoStreamDeckSocket(...${JSON.stringify(args)})`);
+  await until(() => fromInspector('getGlobalSettings').length > reads, 'the inspector to register and read the recorders');
+  return page;
+}
+
+/** Every field's value in the page, and its whole markup: where a token could show. */
+async function pageText(page: Page): Promise<string> {
+  const values = await Promise.all((await page.locator('input').all()).map((input) => input.inputValue()));
+  return `${await page.content()}\n${values.join('\n')}`;
+}
+
+describe('the property inspector in chromium', () => {
+  it('refuses bad recorders with the schema\'s messages and saves good ones, the token masked and never put back into the page', async () => {
+    const page = await openInspector();
+    // The plugin answers the inspector's status request: this key has no recorder yet.
+    await until(async () => /The plugin says: settings: recorder/.test(await page.locator('#action-problems').innerText()), 'the plugin\'s word on the key');
+
+    const row = page.locator('.recorder').first();
+    await row.locator('input[name="name"]').fill('Main');
+    await row.locator('input[name="url"]').fill('ftp://recorder');
+    await row.locator('input[name="token"]').fill('perm:typed-secret');
+    await page.locator('#save-recorders').click();
+    const problems = await page.locator('#recorders-problems').innerText();
+    // The very messages of the schema the plugin checks with, naming each field.
+    const expected = GlobalSettings.safeParse({ recorders: [{ name: 'Main', url: 'ftp://recorder', token: 'perm:typed-secret' }] });
+    expect(expected.success).toBe(false);
+    for (const issue of expected.error?.issues ?? []) expect(problems).toContain(`${issue.path.join('.')}: ${issue.message}`);
+    expect(problems).toContain('expected a recorder name');
+    expect(problems).toContain('http://host:port');
+    expect(problems).not.toContain('typed-secret');
+    expect(fromInspector('setGlobalSettings')).toHaveLength(0);
+
+    await row.locator('input[name="name"]').fill('main');
+    await row.locator('input[name="url"]').fill(sim.url);
+    await row.locator('input[name="token"]').fill(sim.token);
+    await page.locator('#save-recorders').click();
+    await until(() => fromInspector('setGlobalSettings').length === 1, 'the recorders saved');
+    expect(app.globalSettings).toEqual({ recorders: [{ name: 'main', url: sim.url, token: sim.token }] });
+    expect(await page.locator('#recorders-problems').innerText()).toBe('');
+    expect(await page.locator('#recorders-status').innerText()).toBe('Saved');
+    // Saved, the token is gone from the page: an empty password field that says one is kept.
+    const token = page.locator('.recorder input[name="token"]').first();
+    expect(await token.inputValue()).toBe('');
+    expect(await token.getAttribute('type')).toBe('password');
+    expect(await token.getAttribute('placeholder')).toMatch(/saved/);
+    expect(await pageText(page)).not.toContain(secret());
+    await page.close();
+  });
+
+  it('edits the action\'s recorder and channel: channel 0 refused with the schema\'s message, channel 1 saved without any token, and the key goes live', async () => {
+    const page = await openInspector();
+    await until(async () => (await page.locator('#recorder option').allInnerTexts()).includes('main'), 'the saved recorder offered');
+    await page.locator('#recorder').selectOption('main');
+    const channel = page.locator('#parameters input[data-parameter="channel"]');
+    await channel.fill('0');
+    await page.locator('#save-action').click();
+    const refused = checkActionSettings('rec-toggle', { recorder: 'main', channel: 0 });
+    expect(refused.ok).toBe(false);
+    const message = refused.ok ? '' : (refused.problems[0] as string);
+    expect(message).toMatch(/^channel: /);
+    expect(await page.locator('#action-problems').innerText()).toContain(message);
+    expect(fromInspector('setSettings')).toHaveLength(0);
+
+    await channel.fill('1');
+    await page.locator('#save-action').click();
+    await until(() => fromInspector('setSettings').length === 1, 'the action saved');
+    const saved = fromInspector('setSettings')[0];
+    expect(saved?.context).toBe('K1');
+    expect(saved?.payload).toEqual({ recorder: 'main', channel: 1 });
+    expect(JSON.stringify(fromInspector('setSettings'))).not.toContain(secret());
+    // The plugin takes the saved settings: the key shows channel 1 live.
+    await until(() => lastTile('K1') === 'channel 1: idle', 'the key live on channel 1');
+    await page.close();
+  });
+
+  it('opened again with the saved recorders, shows no token; a saved token is kept when its field is left empty', async () => {
+    const page = await openInspector();
+    await until(async () => (await page.locator('.recorder input[name="name"]').first().inputValue()) === 'main', 'the saved recorder shown');
+    // The app handed the page the global settings with the token; the page shows none of it.
+    expect(await pageText(page)).not.toContain(secret());
+    expect(await page.locator('#parameters input[data-parameter="channel"]').inputValue()).toBe('1');
+
+    await page.locator('.recorder input[name="url"]').first().fill(sim.url.replace('127.0.0.1', 'localhost'));
+    await page.locator('#save-recorders').click();
+    await until(() => fromInspector('setGlobalSettings').length === 2, 'the address saved');
+    expect(app.globalSettings).toEqual({ recorders: [{ name: 'main', url: sim.url.replace('127.0.0.1', 'localhost'), token: sim.token }] });
+    expect(await pageText(page)).not.toContain(secret());
+    await until(() => lastTile('K1') === 'channel 1: idle', 'the key still live through the new address');
+
+    // A second recorder named like the first is refused, naming the rule.
+    await page.locator('#add-recorder').click();
+    const second = page.locator('.recorder').nth(1);
+    await second.locator('input[name="name"]').fill('main');
+    await second.locator('input[name="url"]').fill(sim.url);
+    await second.locator('input[name="token"]').fill(sim.token);
+    await page.locator('#save-recorders').click();
+    expect(await page.locator('#recorders-problems').innerText()).toContain('a recorder name is used twice');
+    expect(fromInspector('setGlobalSettings')).toHaveLength(2);
+    await second.locator('button.remove').click();
+    await screenshot('RECDECK_SCREENSHOTS', 'plugin-inspector.png', (path) => page.screenshot({ path, fullPage: true }));
+    await page.close();
+
+    // Nothing the inspector sent reached the plugin's log with its token.
+    const logs = readFileSync(join(packed.folder, 'logs', `${PLUGIN_UUID}.0.log`), 'utf8');
+    expect(logs).not.toContain(secret());
+  });
+});
