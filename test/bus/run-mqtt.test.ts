@@ -20,7 +20,7 @@ async function tempFolder(test: TestContext): Promise<string> {
   return folder;
 }
 
-const bare = (url: string): BusSettings => ({ url, facility: null, id: 'x', tls: {}, keepaliveS: 5 });
+const bare = (url: string): BusSettings => ({ url, facility: null, id: 'x', tls: {}, keepaliveS: 5, monitor: null });
 
 // The tests start their own brokers and bridges, and run side by side.
 describe.concurrent('recdeck run --mqtt', () => {
