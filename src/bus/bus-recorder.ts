@@ -20,6 +20,7 @@ import type { Logger } from '../engine/log.js';
 import { LogLimiter } from '../engine/log-limit.js';
 import type { CallResult, RecorderLink } from '../engine/recorder-link.js';
 import { FAST_PARTS, SLOW_PARTS, freshnessOf, initialRecorderState, type RecorderState, type StatePart } from '../engine/recorder-state.js';
+import { commandArgsOf } from './command-args.js';
 import { ClockOffset } from './clock-offset.js';
 import type { BusAuthority } from './facility.js';
 import { isNewer } from './lease.js';
@@ -157,11 +158,13 @@ export class BusRecorder implements RecorderLink {
     if (freshnessOf(this.state, now) === 'offline') throw notSent(`the recorder is offline${this.state.lastError ? ` (${this.state.lastError})` : ''}`);
     const lease = this.lease;
     if (lease === null || this.gone !== null) throw notSent(`no poller holds the lease of "${this.name}"`);
+    const wire = commandArgsOf(call);
+    if (!wire.ok) throw notSent(wire.error);
     const id = randomUUID();
     const deadlineMs = this.options.deadlineMs ?? COMMAND_DEADLINE_MS;
     // On the poller's clock: ours less the measured offset.
     const sentAt = now - this.offset.ms;
-    const command: CommandMessage = { id, call: { method: call.method, args: call.args as CommandMessage['call']['args'] }, term: lease.term, sentAt, deadline: sentAt + deadlineMs };
+    const command: CommandMessage = { id, call: { method: call.method, args: wire.args }, term: lease.term, sentAt, deadline: sentAt + deadlineMs };
     // The latest moment it can start, on our clock: its deadline, then the recorder client's own limit.
     const lastStart = command.deadline + this.offset.ms + RECORDER_REQUEST_LIMIT_MS;
     const topic = this.topics.cmd(this.options.authority.id);

@@ -59,6 +59,32 @@ export function commandArguments(id: OperationId): z.ZodType<unknown[]> {
   return schema;
 }
 
+/**
+ * The arguments as a command carries them on the bus (CommandMessage): numbers, strings and bodies, at
+ * most three. A poller checks them against their operation (commandArguments) before anything else.
+ */
+export const CommandArgs = z.array(z.union([z.number(), z.string(), z.record(z.string(), z.unknown())])).max(3);
+export type CommandArgs = z.output<typeof CommandArgs>;
+
+/** How many arguments an operation takes on the bus: its path's parameters, then its body. */
+function parameterCount(id: OperationId): number {
+  const operation = operations[id];
+  return pathParamNames(operation.path).length + (operation.request === undefined ? 0 : 1);
+}
+
+/**
+ * A client call's arguments as a command carries them: the operation's own (a call's trailing request
+ * options are this process's, never the poller's), checked as the poller will check them, so a panel
+ * never sends what the poller must refuse; or what is wrong with them.
+ */
+export function commandArgsOf(call: ClientCall): { ok: true; args: CommandArgs } | { ok: false; error: string } {
+  const args: readonly unknown[] = call.args.slice(0, parameterCount(call.method));
+  const error = argumentError({ method: call.method, args });
+  if (error !== null) return { ok: false, error };
+  const wire = CommandArgs.safeParse(args);
+  return wire.success ? { ok: true, args: wire.data } : { ok: false, error: `${call.method}: ${wire.error.issues[0]?.message ?? 'invalid'} (a command carries numbers, strings and bodies)` };
+}
+
 /** A call as it arrives: a method of the table and arguments not yet checked. */
 export interface UncheckedCall {
   method: OperationId;

@@ -4,17 +4,24 @@
 // messages that someone is waiting for, and a message written while the one before is not yet
 // acknowledged would otherwise wait up to 40 ms for that acknowledgement.
 //
-// Its client id is its bus id plus a random suffix drawn for the process: the broker ends an older
-// connection with the same client id ("session taken over"), so an id anyone could name would let
-// anyone who holds (or guesses) a login throw a poller off the bus once a second. The broker's ACL ties
-// topics to the login's user (%u), never to the client id (deploy/mosquitto/). A poller's login watches
-// the broker's own log of connections for another connection under its user (someone holds its
-// password) and names it. That log names client ids too, so someone with a poller's password could read
-// the poller's id there and take it over: each reconnect draws a new suffix, and a takeover the broker
-// reports (MQTT 5 reason 142; Mosquitto 2.0.11 just closes the connection) is said and backed off from.
+// Its client id is its bus id plus a random suffix drawn for each connection: the broker ends an older
+// connection with the same client id ("session taken over"), whoever makes the new one, so an id
+// anyone could name would let anyone who holds (or guesses) any login throw a poller off the bus once a
+// second. The broker's ACL ties topics to the login's user (%u), never to the client id
+// (deploy/mosquitto/), and no bus login may read anything that names a client id.
+//
+// The broker's own log of connections ($SYS/broker/log/#) names every client id, so it is read only by
+// a monitor login of its own (--mqtt-monitor-user, a second connection, a password kept as the key is):
+// a poller names through it every other connection made with its login (someone holds its password)
+// and learns for certain when its own id was taken over. Without the log, a takeover is told as well as
+// the broker lets it be: MQTT 5 reason 142 when the broker says it; Mosquitto 2.0.11 says nothing and
+// just closes the connection, so a close with no DISCONNECT and no network error, followed by a
+// reconnect the broker takes at once (it was up all along), is said as a takeover. Either way the
+// next connection has a new id, and the pause before it doubles while it goes on.
 import { randomBytes } from 'node:crypto';
 import type { IClientOptions, MqttClient } from 'mqtt';
 import { Subscription, timer } from 'rxjs';
+import { messageOf } from '../api/errors.js';
 import type { EngineTime } from '../engine/engine-time.js';
 import type { Logger } from '../engine/log.js';
 import { LogLimiter } from '../engine/log-limit.js';
@@ -47,13 +54,19 @@ export function sendWithoutDelay(client: MqttClient): MqttClient {
 
 /** MQTT 5's DISCONNECT reason when another connection took the client id. */
 const SESSION_TAKEN_OVER = 142;
-/** The broker's log of connections, notice level (mosquitto.conf: `log_dest topic`; the ACL lets pollers read it). */
-export const BROKER_CONNECTION_LOG = '$SYS/broker/log/N';
+/** The broker's log (mosquitto.conf: `log_dest topic`), every level; only monitor logins may read it (acl). */
+export const BROKER_LOG = '$SYS/broker/log/#';
 /** "New client connected from 127.0.0.1:50514 as thief (p5, c1, k60, u'poller-main')." */
 const CONNECTED = /New client connected from (\S+) as (\S+) \(.*u'([^']*)'\)/;
+/** "Client poller-main-0123456789abcdef already connected, closing old connection." */
+const TAKEN_OVER = /Client (\S+) already connected, closing old connection/;
+/** A connection closed this soon after it was made, again and again, is backed off from as a takeover is. */
+const SHORT_LIVED_MS = 60_000;
+/** How many of its own past client ids a process recognises in the broker's log. */
+const OWN_IDS_KEPT = 8;
 
 export interface GuardOptions {
-  /** The login's user (the bus id), and the client id this process connects with. */
+  /** The login's user (the bus id). */
   login: string;
   time: EngineTime;
   log: Logger;
@@ -62,52 +75,141 @@ export interface GuardOptions {
   maxReconnectMs?: number;
 }
 
+/** One connection's guard (guardSession): what the broker's log, read elsewhere, tells it. */
+export interface SessionGuard {
+  /** The client ids this process has connected with, the current one last (a few). */
+  ownIds(): readonly string[];
+  /** The broker's log says another connection took over `clientId`: said (if one of ours) and backed off from. */
+  takenOver(clientId: string): void;
+  stop(): void;
+}
+
 /**
- * Says when the broker ends this connection because another one took its client id, and backs off
- * before reconnecting (doubling up to a limit, back to the usual pause once a connection has lasted a
- * minute); and names every other connection the broker logs under this login. Returns the undo.
+ * Draws a new client id for every connection, says when the broker ends one because another took its
+ * id (reason 142, the broker's log, or a close without a reason followed by a reconnect taken at once),
+ * and backs off before reconnecting after one: the pause doubles up to a limit, and is the usual one
+ * again once a connection has lasted a minute.
  */
-export function guardLogin(client: MqttClient, options: GuardOptions): () => void {
+export function guardSession(client: MqttClient, options: GuardOptions): SessionGuard {
   const { login, time, log } = options;
   const usualMs = options.reconnectMs ?? client.options.reconnectPeriod ?? 1000;
   const maxMs = options.maxReconnectMs ?? 30_000;
-  const own = () => client.options.clientId;
-  const limited = new LogLimiter((message) => log.warn(message), () => time.now());
+  const ids: string[] = [];
+  const remember = () => {
+    const id = client.options.clientId;
+    if (id !== undefined && ids.at(-1) !== id) ids.push(id);
+    if (ids.length > OWN_IDS_KEPT) ids.shift();
+  };
+  remember();
   let calm: Subscription | null = null;
-  const onDisconnect = (packet: { reasonCode?: number | undefined }) => {
-    if (packet.reasonCode !== SESSION_TAKEN_OVER) return;
+  let connectedAt: number | null = client.connected ? time.now() : null;
+  /** What explains the end of the current connection: a DISCONNECT's reason, a network error, our own end. */
+  let explained = false;
+  /** The connection that closed without a reason (its id), until the next connect shows whether the broker was up all along. */
+  let unexplained: { id: string; pauseMs: number } | null = null;
+  /** A reconnect attempt failed since the last close (the broker was away: a restart, not a takeover). */
+  let attemptFailed = false;
+  /** Ids whose takeover was said already (by the broker's log or reason 142). */
+  const said = new Set<string>();
+  const backOff = (): number => {
     calm?.unsubscribe();
     const pause = Math.min(maxMs, Math.max(usualMs, (client.options.reconnectPeriod ?? usualMs) * 2));
     client.options.reconnectPeriod = pause;
-    log.error(`state bus: the broker ended this connection: another connection took over its client id ${own() ?? '?'} (with the login "${login}": its password is known elsewhere; change it); reconnecting in ${pause / 1000} s`);
+    return pause;
+  };
+  const sayTakenOver = (id: string, how: string, pauseMs: number) => {
+    if (said.has(id)) return;
+    said.add(id);
+    log.error(`state bus: ${how}: another connection took over this process's client id ${id} (someone who can read the broker's log, or its administrator; with the login "${login}" or another); reconnecting under a new id in ${pauseMs / 1000} s, the pause doubling while this goes on`);
+  };
+  const onDisconnect = (packet: { reasonCode?: number | undefined }) => {
+    explained = true;
+    if (packet.reasonCode !== SESSION_TAKEN_OVER) return;
+    sayTakenOver(client.options.clientId ?? '?', 'the broker ended this connection (reason 142, session taken over)', backOff());
+  };
+  const onError = () => {
+    if (client.connected) explained = true;
+    else attemptFailed = true;
   };
   const onConnect = () => {
+    remember();
+    if (unexplained !== null && !attemptFailed) sayTakenOver(unexplained.id, `the broker ended the connection without a reason (no DISCONNECT, no network error) and took the next one at once, as Mosquitto 2.0 does when a connection is taken over`, unexplained.pauseMs);
+    unexplained = null;
+    attemptFailed = false;
+    explained = false;
+    connectedAt = time.now();
     calm?.unsubscribe();
-    calm = timer(60_000, time.scheduler).subscribe(() => (client.options.reconnectPeriod = usualMs));
-    // A login that may not read the broker's log (a panel's) is refused quietly: nothing to watch.
-    void client.subscribeAsync(BROKER_CONNECTION_LOG, { qos: 0 }).catch(() => undefined);
+    calm = timer(SHORT_LIVED_MS, time.scheduler).subscribe(() => (client.options.reconnectPeriod = usualMs));
   };
-  const onMessage = (topic: string, payload: Buffer) => {
-    if (topic !== BROKER_CONNECTION_LOG) return;
-    const match = CONNECTED.exec(payload.toString('utf8'));
-    if (match === null || match[3] !== login || match[2] === own()) return;
-    limited.say(`state bus: another connection logged in with this process's broker login "${login}", from ${match[1]} as client ${match[2]}: someone else holds its password (change it with mosquitto_passwd); this connection stays`);
-  };
-  // Each connection a client id of its own: one that was taken over (its id read from the broker's log
-  // by someone with this login) is not the one this process comes back with.
   const onClose = () => {
+    const id = client.options.clientId ?? '?';
+    if (connectedAt !== null && !explained && !client.disconnecting && !said.has(id)) {
+      // Closed by the broker for no reason it gave: a takeover, unless the broker is gone (the next attempts fail).
+      const shortLived = time.now() - connectedAt < SHORT_LIVED_MS;
+      unexplained = { id, pauseMs: shortLived ? backOff() : (client.options.reconnectPeriod ?? usualMs) };
+    }
+    connectedAt = null;
+    // Each connection a client id of its own: one that was taken over is not the one this process comes back with.
     client.options.clientId = busClientId(login);
   };
   client.on('close', onClose);
   client.on('disconnect', onDisconnect);
+  client.on('error', onError);
   client.on('connect', onConnect);
-  client.on('message', onMessage);
-  if (client.connected) onConnect();
+  return {
+    ownIds: () => ids,
+    takenOver: (id) => {
+      if (!ids.includes(id)) return;
+      sayTakenOver(id, "the broker's log says so", backOff());
+    },
+    stop: () => {
+      calm?.unsubscribe();
+      client.off('close', onClose);
+      client.off('disconnect', onDisconnect);
+      client.off('error', onError);
+      client.off('connect', onConnect);
+    },
+  };
+}
+
+export interface WatchOptions {
+  /** The logins whose other connections are named: this process's bus login and the monitor's own. */
+  logins: readonly string[];
+  /** The guards of this process's connections: their own ids are not named, and their takeovers are told to them. */
+  guards: readonly SessionGuard[];
+  time: EngineTime;
+  log: Logger;
+}
+
+/**
+ * Reads the broker's log on a monitor connection (its login may read $SYS/broker/log/# and nothing of
+ * the bus): names every connection made with one of `logins` that is not this process's own, and tells
+ * each guard when the broker says its connection was taken over. Returns the undo.
+ */
+export function watchBrokerLog(monitor: MqttClient, options: WatchOptions): () => void {
+  const { logins, guards, time, log } = options;
+  const limited = new LogLimiter((message) => log.warn(message), () => time.now());
+  const own = (id: string) => id === monitor.options.clientId || guards.some((guard) => guard.ownIds().includes(id));
+  const onConnect = () => {
+    // Refused (SUBACK 0x87) when the acl does not give this login the log: said, as nothing is watched then.
+    monitor.subscribeAsync(BROKER_LOG, { qos: 0 }).catch((error: unknown) =>
+      limited.say(`state bus: the monitor login "${monitor.options.username ?? '?'}" cannot read the broker's log ${BROKER_LOG} (${messageOf(error)}): other connections made with "${logins[0] ?? '?'}" are not named, nor takeovers confirmed; see deploy/mosquitto/acl`),
+    );
+  };
+  const onMessage = (topic: string, payload: Buffer) => {
+    if (!topic.startsWith('$SYS/broker/log/')) return;
+    const line = payload.toString('utf8');
+    const taken = TAKEN_OVER.exec(line);
+    if (taken?.[1] !== undefined) for (const guard of guards) guard.takenOver(taken[1]);
+    const match = CONNECTED.exec(line);
+    if (match === null || match[2] === undefined || match[3] === undefined || !logins.includes(match[3]) || own(match[2])) return;
+    limited.say(`state bus: another connection logged in with this process's broker login "${match[3]}", from ${match[1]} as client ${match[2]}: someone else holds its password (change it with mosquitto_passwd); this connection stays`);
+  };
+  monitor.on('connect', onConnect);
+  monitor.on('message', onMessage);
+  if (monitor.connected) onConnect();
   return () => {
-    calm?.unsubscribe();
-    client.off('close', onClose);
-    client.off('disconnect', onDisconnect);
-    client.off('connect', onConnect);
-    client.off('message', onMessage);
+    monitor.off('connect', onConnect);
+    monitor.off('message', onMessage);
   };
 }

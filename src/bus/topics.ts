@@ -11,7 +11,7 @@ import { SourceList } from '../api/source.js';
 import { describeCall } from '../engine/command-plan.js';
 import { AlarmWire } from '../engine/alarms/alarm.js'; // alarms on the bus (issue 36)
 import type { StatePart } from '../engine/recorder-state.js';
-import { isClientCall, type UncheckedCall } from './command-args.js';
+import { CommandArgs, isClientCall, type UncheckedCall } from './command-args.js';
 
 const NAME = /^[A-Za-z0-9_.-]{1,64}$/;
 
@@ -150,7 +150,7 @@ export const CommandMessage = z.strictObject({
   id: z.string().min(8).max(100),
   call: z.strictObject({
     method: Method,
-    args: z.array(z.union([z.number(), z.string(), z.record(z.string(), z.unknown())])).max(3),
+    args: CommandArgs,
   }),
   /** The lease term the panel sent it under: another term's poller does not run it. */
   term: z.string().min(8).max(64),

@@ -12,7 +12,7 @@ import type { RecorderClient } from '../api/client.js';
 import { messageOf } from '../api/errors.js';
 import { BusPoller, newInstance, pollerWill, recorderIdentity } from '../bus/bus-poller.js';
 import { BusRecorder } from '../bus/bus-recorder.js';
-import { busClientOptions, guardLogin, sendWithoutDelay } from '../bus/connection.js';
+import { busClientOptions, guardSession, sendWithoutDelay, watchBrokerLog, type SessionGuard } from '../bus/connection.js';
 import { BusAuthority, publicKeyText, type Facility } from '../bus/facility.js';
 import { DEFAULT_KEEPALIVE_S, MAX_PACKET_BYTES } from '../bus/limits.js';
 import { BusId, RecorderName } from '../bus/topics.js';
@@ -21,6 +21,7 @@ import type { CommandRecord, Logger } from '../engine/log.js';
 import { LogLimiter } from '../engine/log-limit.js';
 import { pollingLink, type RecorderLink } from '../engine/recorder-link.js';
 import { RecorderPoller } from '../engine/recorder-poller.js';
+import type { RecorderWarnings } from '../remote/api.js';
 import { readPrivateKeyFile } from './bus-keys.js';
 import { loadFacility } from './facility-file.js';
 import { wholeNumber } from './flags.js';
@@ -37,6 +38,8 @@ export interface BusFlagValues {
   'mqtt-cert'?: string | undefined;
   'mqtt-key'?: string | undefined;
   'mqtt-keepalive'?: string | undefined;
+  'mqtt-monitor-user'?: string | undefined;
+  'mqtt-monitor-password-file'?: string | undefined;
 }
 
 export interface BusSettings {
@@ -50,6 +53,11 @@ export interface BusSettings {
   /** PEM texts for mqtts://. */
   tls: { ca?: string; cert?: string; key?: string };
   keepaliveS: number;
+  /**
+   * The monitor login (--mqtt-monitor-user): a second connection that reads the broker's connection log,
+   * which names every client id, so that the bus login itself never may (deploy/mosquitto/acl).
+   */
+  monitor: { username: string; password: string } | null;
 }
 
 const ON_BUS = /^(.+)@mqtt$/;
@@ -86,8 +94,19 @@ export function busSettings(values: BusFlagValues, env: NodeJS.ProcessEnv): BusS
     facility: file === undefined || keyFile === undefined ? null : { file, keyFile },
     id: id ?? `recdeck-${randomUUID().slice(0, 8)}`,
     tls: tlsFiles(url, values, env),
+    monitor: monitorLogin(values, env, username),
     keepaliveS: wholeNumber('--mqtt-keepalive', values['mqtt-keepalive'] ?? env.RECDECK_MQTT_KEEPALIVE ?? String(DEFAULT_KEEPALIVE_S), 1, 600, 's'),
   };
+}
+
+function monitorLogin(values: BusFlagValues, env: NodeJS.ProcessEnv, username: string | undefined): BusSettings['monitor'] {
+  const user = values['mqtt-monitor-user'] ?? (env.RECDECK_MQTT_MONITOR_USER || undefined);
+  const file = values['mqtt-monitor-password-file'] ?? (env.RECDECK_MQTT_MONITOR_PASSWORD_FILE || undefined);
+  if (user === undefined && file === undefined) return null;
+  if (user === undefined || file === undefined) throw new UsageError('--mqtt-monitor-user and --mqtt-monitor-password-file go together: the monitor login and its password');
+  if (username === undefined) throw new UsageError('--mqtt-monitor-user: it watches the connections made with this process\'s broker login: give that login too (RECDECK_MQTT_USER)');
+  if (user === username) throw new UsageError(`--mqtt-monitor-user ${user}: the monitor is a login of its own, not the bus login "${username}" (the bus login must never read the broker's log: it names every client id)`);
+  return { username: user, password: readSecretFile(file, '--mqtt-monitor-password-file') };
 }
 
 function tlsFiles(url: URL, values: BusFlagValues, env: NodeJS.ProcessEnv): BusSettings['tls'] {
@@ -135,7 +154,17 @@ export interface BusRecorders {
   /** The connection and who this process is on it: alarms on the bus use them too (issue 36). */
   connection: MqttClient;
   authority: BusAuthority;
+  /** What /healthz says of a recorder polled here: its poller falling behind its lease, before it lapses. */
+  warnings: RecorderWarnings;
   close: () => Promise<void>;
+}
+
+/** /healthz's word on the recorders polled here (remote/ knows nothing of the bus). */
+export function pollerWarnings(pollers: ReadonlyArray<{ name: string; poller: BusPoller }>): RecorderWarnings {
+  return (recorder) => {
+    const found = pollers.find((p) => p.name === recorder);
+    return found?.poller.fallingBehind ? [`the poller "${found.poller.id}" is falling behind: its lease renewals come back so late that it is one renewal from losing the lease`] : [];
+  };
 }
 
 /** Who this process is on the bus: its key checked against the facility file, and the recorders it may poll. */
@@ -201,26 +230,63 @@ export async function connectBusRecorders(
     throw new UsageError(`--mqtt: cannot connect to ${bus.url} as "${bus.id}": ${messageOf(error)}`);
   }
   followConnection(connection, bus.url, log);
-  const unguard = bus.username === undefined ? () => undefined : guardLogin(connection, { login: bus.username, time: realTime, log });
+  const guard = guardSession(connection, { login: bus.username ?? bus.id, time: realTime, log });
+  const monitor = bus.monitor === null ? null : await connectMonitor(mqtt.connectAsync, bus, options, guard, log);
+  if (monitor === null && polled.length > 0 && bus.facility !== null) {
+    log.info(`state bus: no monitor login (--mqtt-monitor-user): another connection made with the login "${bus.username ?? bus.id}" is not named in this log`);
+  }
   const recorders: BusRecorders['recorders'] = [];
+  const pollers: Array<{ name: string; poller: BusPoller }> = [];
   for (const { name, client, token } of polled) {
     const link = pollingLink(new RecorderPoller(name, client, { time: realTime, pollMs }));
-    recorders.push({ name, link: new BusPoller(name, link, connection, { time: realTime, authority, identity: recorderIdentity(client.url, token), pollMs, instance, log, ...(audit ? { audit } : {}) }) });
+    const poller = new BusPoller(name, link, connection, { time: realTime, authority, identity: recorderIdentity(client.url, token), pollMs, instance, log, ...(audit ? { audit } : {}) });
+    pollers.push({ name, poller });
+    recorders.push({ name, link: poller });
   }
   for (const name of followed) recorders.push({ name, link: new BusRecorder(name, connection, { time: realTime, authority, pollMs, log }) });
   return {
     recorders,
     connection, // issue 36
     authority, // issue 36
+    warnings: pollerWarnings(pollers),
     close: async () => {
       // Stopping a poller hands its lease over (a clean disconnect sends no last will), before the connection ends.
       for (const { link } of recorders) link.stop();
-      unguard();
+      guard.stop();
+      if (monitor !== null) {
+        monitor.unwatch();
+        await monitor.client.endAsync();
+      }
       await connection.endAsync();
     },
   };
 }
 
+/**
+ * The monitor's connection (its own login, which may read the broker's log and nothing of the bus),
+ * watching for other connections with the bus login or its own, and for takeovers of the bus
+ * connection's client ids. Waits for the broker, so a wrong monitor login stops `run`.
+ */
+async function connectMonitor(connectAsync: (url: string, options: IClientOptions) => Promise<MqttClient>, bus: BusSettings, busOptions: IClientOptions, guard: SessionGuard, log: Logger): Promise<{ client: MqttClient; unwatch: () => void }> {
+  const login = bus.monitor;
+  if (login === null) throw new Error('no monitor login');
+  const { will: _will, ...withoutWill } = busOptions;
+  let client: MqttClient;
+  try {
+    client = await connectAsync(bus.url, { ...withoutWill, ...busClientOptions(login.username), username: login.username, password: login.password });
+  } catch (error) {
+    throw new UsageError(`--mqtt-monitor-user: cannot connect to ${bus.url} as "${login.username}": ${messageOf(error)}`);
+  }
+  const own = guardSession(client, { login: login.username, time: realTime, log });
+  const unwatch = watchBrokerLog(client, { logins: [bus.username ?? bus.id, login.username], guards: [guard, own], time: realTime, log });
+  return {
+    client,
+    unwatch: () => {
+      unwatch();
+      own.stop();
+    },
+  };
+}
 /** Says what happens to the connection (a few lines per window), and checks the broker's packet limit at each connect. */
 function followConnection(connection: MqttClient, url: string, log: Logger): void {
   const limited = new LogLimiter((message) => log.warn(message), () => realTime.now());

@@ -315,7 +315,7 @@ export async function startBridge(setup: BridgeSetup, log: Logger = pinoLogger({
           audit?.write(record);
         },
       };
-      if (setup.web) remote = await startRemoteServer({ time: realTime, bridge: running, webSurfaces, log, host: setup.web.host, port: setup.web.port, password: setup.web.password, allowHosts: setup.web.allowHosts ?? [], trustProxies: setup.web.trustProxies ?? [], tls: setup.web.tls ?? null, profileEditing, alarms: alarms?.monitor ?? null }); // alarms: issue 36
+      if (setup.web) remote = await startRemoteServer({ time: realTime, bridge: running, webSurfaces, log, host: setup.web.host, port: setup.web.port, password: setup.web.password, allowHosts: setup.web.allowHosts ?? [], trustProxies: setup.web.trustProxies ?? [], tls: setup.web.tls ?? null, profileEditing, alarms: alarms?.monitor ?? null, ...(bus ? { warnings: bus.warnings } : {}) }); // alarms: issue 36; bus warnings: issue 34
     } catch (error) {
       alarms?.stop(); // alarms (issue 36)
       stopBusAlarms?.(); // alarms on the bus (issue 36)

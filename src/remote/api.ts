@@ -18,9 +18,16 @@ export class ApiError extends Error {
   }
 }
 
+/**
+ * What this process knows is wrong with its hold on a recorder beyond its state (a bus poller whose
+ * lease renewals come back late, before the lease lapses), given by src/cli: none when it knows nothing.
+ */
+export type RecorderWarnings = (recorder: string) => readonly string[];
+
 export interface ApiContext {
   bridge: Bridge;
   metricsText: () => Promise<string>;
+  warnings?: RecorderWarnings | undefined;
 }
 
 /** Keys are numbered among the pressable controls with no dial: keys, pedals, pads and buttons. */
@@ -84,7 +91,10 @@ export async function answerApi(request: IncomingMessage, url: URL, context: Api
   // The process is alive (it answers): 200 whatever the recorders do; they are listed for information.
   if (url.pathname === '/healthz') {
     allow(method, 'GET');
-    const recorders = stateView(bridge).recorders.map((r) => ({ name: r.name, freshness: r.freshness, ageS: r.ageS }));
+    const recorders = stateView(bridge).recorders.map((r) => {
+      const warnings = context.warnings?.(r.name) ?? [];
+      return { name: r.name, freshness: r.freshness, ageS: r.ageS, ...(warnings.length === 0 ? {} : { warnings }) };
+    });
     return json({ ok: true, recorders, surfaces: bridge.surfaceSessions().length });
   }
   // Ready: every recorder the bound profiles use is live; otherwise 503 with each one's reason.

@@ -12,7 +12,7 @@ import type { EngineTime } from '../engine/engine-time.js';
 import type { Logger } from '../engine/log.js';
 import type { WebSurface } from '../surfaces/web/web-surface.js';
 import { AccessControl, DEFAULT_SESSION_IDLE_MS, SESSION_COOKIE, allowedHostNames, hostAllowed, isLoopback, sameOrigin } from './access.js';
-import { ApiError, answerApi, decodePart } from './api.js';
+import { ApiError, answerApi, decodePart, type RecorderWarnings } from './api.js';
 import type { AlarmMonitor } from '../engine/alarms/alarm-monitor.js';
 import { alarmMetrics } from './alarm-metrics.js';
 import { answerAlarms } from './alarms-api.js';
@@ -50,6 +50,8 @@ export interface RemoteServerOptions {
   profileEditing?: ProfileEditing | null;
   /** The alarm engine: GET /alarms, POST /alarms/{id}/ack and its metrics. Absent: none. */
   alarms?: AlarmMonitor | null;
+  /** What /healthz says is wrong with this process's hold on a recorder (the state bus's pollers). Absent: nothing. */
+  warnings?: RecorderWarnings;
   /** The clock and scheduler of sessions, login slowing, login deadlines and the deck socket; the bridge's own (one clock) unless a test gives another. */
   time: EngineTime;
 }
@@ -201,7 +203,7 @@ export async function startRemoteServer(options: RemoteServerOptions): Promise<R
     if (options.profileEditing && url.pathname.split('/')[1] === 'profiles') return editProfiles(request, response, url, options.profileEditing);
     try {
       const alarmAnswer = options.alarms ? answerAlarms(method, url.pathname.split('/').slice(1).map(decodePart), options.alarms, `${addresses.of(request)} (remote API)`) : null;
-      const answer = alarmAnswer ?? (await answerApi(request, url, { bridge: options.bridge, metricsText }));
+      const answer = alarmAnswer ?? (await answerApi(request, url, { bridge: options.bridge, metricsText, warnings: options.warnings }));
       if (answer === null) return sendJson(response, 404, { error: `no route ${method} ${url.pathname}` });
       send(response, answer.status, answer.type, answer.body);
     } catch (error) {

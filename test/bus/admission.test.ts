@@ -5,7 +5,7 @@
 // both on virtual time.
 import { describe, expect, it } from 'vitest';
 import { admit, MemberRates, type Admission } from '../../src/bus/admission.js';
-import { argumentError, isClientCall } from '../../src/bus/command-args.js';
+import { argumentError, commandArgsOf, isClientCall } from '../../src/bus/command-args.js';
 import { COOL_DOWN_MS, MAX_DEADLINE_AHEAD_MS, WRITE_RATE } from '../../src/bus/limits.js';
 import { OPERATION_GROUP } from '../../src/bus/operation-groups.js';
 import { RecentCommands } from '../../src/bus/recent-commands.js';
@@ -50,6 +50,14 @@ describe('admission', () => {
     expect(argumentError({ method: 'saveProject', args: [{ Path: 'x' }] })).toMatch(/^argument 0: /);
     expect(argumentError({ method: 'updateSource', args: [0, { AudioGain: 'loud' }] })).toMatch(/^argument 1\.AudioGain: /);
     expect(argumentError({ method: 'updateSource', args: [0, { AudioGain: -6 }] })).toBeNull();
+  });
+
+  it("a panel's call as a command carries it: the operation's arguments only (its request options stay), or what is wrong, before anything is sent", () => {
+    const signal = new AbortController().signal;
+    expect(commandArgsOf({ method: 'recStart', args: [3, { signal }] })).toEqual({ ok: true, args: [3] });
+    expect(commandArgsOf({ method: 'syncRecStart', args: [{ signal }] })).toEqual({ ok: true, args: [] });
+    expect(commandArgsOf({ method: 'updateSource', args: [0, { AudioGain: -6 }] })).toEqual({ ok: true, args: [0, { AudioGain: -6 }] });
+    expect(commandArgsOf({ method: 'recStart', args: [-1] })).toEqual({ ok: false, error: expect.stringMatching(/^argument 0: .*\(recStart takes index\)$/) as unknown });
   });
 
   it('a member over its rate is refused for a burst, then ignored for the cool-down, then answered again', () => {

@@ -8,13 +8,18 @@
 //    a deadline an hour ahead, 100-character ids): the poller keeps its lease, the panel stays live,
 //    the poller's memory stays put, and the flood costs fewer than 200 log and 200 audit lines.
 // 2. The poller's broker password, without its key, used to connect once a second for 8 s (with the
-//    login as client id, as the broker used to force): the panel stays live, the poller's log names it.
-// 3. A connection taking over the poller's client id (read from the broker's log): the poller comes back under a new one.
-// 4. The dead poller's last messages replayed with its password: the panel goes offline all the same.
+//    login as client id, as the broker used to force): the panel stays live, the poller's log names it
+//    (its monitor login reads the broker's log; the poller's own login may not).
+// 3. The same password used to read everything that login can read ($SYS and the broker's log
+//    included) for the poller's client id, and to kick the poller with every id found and the login
+//    itself: the id is nowhere, the poller stays on, the panel stays live, the poller's log names it.
+// 4. A connection taking over the poller's client id (as only the broker's administrator or a monitor
+//    password can learn it): the poller says so and comes back under a new one.
+// 5. The dead poller's last messages replayed with its password: the panel goes offline all the same.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -29,7 +34,7 @@ import type { SimulatorFixture } from '../support/simulator.js';
 const MAIN = topicsOf('main');
 // A lease TTL of 3 polls (3 s): a stall of this busy 2-core machine is not what is under test.
 const POLL_MS = 1000;
-const LOGINS = { 'poller-main': 'poller-secret', 'poller-main-standby': 'standby-secret', 'desk-1': 'desk-1-secret', gallery: 'gallery-secret' };
+const LOGINS = { 'poller-main': 'poller-secret', 'poller-main-monitor': 'monitor-secret', 'poller-main-standby': 'standby-secret', 'desk-1': 'desk-1-secret', gallery: 'gallery-secret' };
 const login = (user: keyof typeof LOGINS) => ({ username: user, password: LOGINS[user] });
 const CLI = fileURLToPath(new URL('../../dist/cli/main.js', import.meta.url));
 /** Bounds on waiting on this busy machine, not timings under test. */
@@ -65,6 +70,8 @@ describe('insiders on a secure facility', () => {
     return rig;
   };
   const auditLines = () => (existsSync(f().audit) ? readFileSync(f().audit, 'utf8').split('\n').filter((line) => line !== '') : []);
+  /** The poller's client ids, oldest first, as the broker's own log (its administrator) has them. */
+  const pollerIds = () => [...f().broker.stderr().matchAll(/as (poller-main-[0-9a-f]{16}) \(/g)].map((m) => m[1]);
   const termOf = (panel: Panel): string => (panel.link as unknown as { lease: { term: string } }).lease.term;
   /** Samples the panel's key at every turn of a wait: its state over the wait. */
   const sampler = () => {
@@ -80,7 +87,9 @@ describe('insiders on a secure facility', () => {
     const files = await members.writeFiles(folder, 'poller-main');
     const audit = join(folder, 'audit.jsonl');
     const args = ['run', '--recorder', sim.sim.url, '--mqtt', broker.url, '--mqtt-facility', files.facility, '--mqtt-key-file', files.keyFile, '--mqtt-id', 'poller-main', '--poll-ms', String(POLL_MS), '--no-web', '--log-format', 'json', '--audit-file', audit];
-    const env = { PATH: process.env.PATH, RECDECK_TOKEN: sim.sim.token, RECDECK_MQTT_USER: 'poller-main', RECDECK_MQTT_PASSWORD: LOGINS['poller-main'] };
+    const monitorPassword = join(folder, 'monitor-password');
+    await writeFile(monitorPassword, LOGINS['poller-main-monitor'], { mode: 0o600 });
+    const env = { PATH: process.env.PATH, RECDECK_TOKEN: sim.sim.token, RECDECK_MQTT_USER: 'poller-main', RECDECK_MQTT_PASSWORD: LOGINS['poller-main'], RECDECK_MQTT_MONITOR_USER: 'poller-main-monitor', RECDECK_MQTT_MONITOR_PASSWORD_FILE: monitorPassword };
     const poller = spawn(process.execPath, [...BRIDGE_NODE_FLAGS, CLI, ...args], { stdio: ['ignore', 'ignore', 'pipe'], env });
     const log: string[] = [];
     let partial = '';
@@ -173,15 +182,61 @@ describe('insiders on a secure facility', () => {
     expect(channelState(panel, 'key0')).toMatch(/idle|recording/);
   }, 4 * WAIT_MS);
 
-  it("a connection that takes over the poller's client id (read from the broker's log): the poller comes back under a new one", async () => {
-    const { panel, broker } = f();
-    const idsOf = () => [...broker.stderr().matchAll(/as (poller-main-[0-9a-f]{16}) \(/g)].map((m) => m[1]);
-    const before = idsOf().length;
-    const own = idsOf().at(-1);
+  it("the poller's password used to read all its login can read and kick the poller by any id found: nothing names the poller's id, the poller stays on, the panel stays live", async () => {
+    const { broker, log } = f();
+    const own = pollerIds().at(-1) ?? '';
+    expect(own).toMatch(/^poller-main-[0-9a-f]{16}$/);
+    const before = log.length;
+    const { samples, take } = sampler();
+    const reader = await connect(broker.url, { ...login('poller-main'), clientId: `reader-${randomUUID()}` });
+    f().clients.push(reader);
+    const read: string[] = [];
+    reader.on('message', (topic, payload) => read.push(`${topic} ${payload.toString('latin1')}`));
+    // Everything the login may read: the bus, $SYS, and the broker's log (Mosquitto 2.0.11 grants the
+    // subscriptions and checks the acl on each message it would deliver).
+    await Promise.all(['#', 'recdeck/#', '$SYS/#', '$SYS/broker/log/#', '$SYS/broker/log/N'].map((filter) => reader.subscribeAsync(filter, { qos: 0 }).catch(() => undefined)));
+    // Connections with the login while it reads (client ids in the broker's log, were it readable),
+    // one a second until the poller's log names one (it names at most 5 a 10 s: the last test's are in it).
+    const seconds: string[] = [];
+    const named = () => log.slice(before).some((line) => seconds.some((id) => line.includes(`as client ${id}:`)));
+    while (!named()) {
+      const id = `second-${randomUUID()}`;
+      seconds.push(id);
+      await (await connect(broker.url, { ...login('poller-main'), clientId: id })).endAsync(true);
+      const at = Date.now();
+      await until(() => (take(), named() || Date.now() >= at + 1000), 'a second', WAIT_MS);
+      expect(seconds.length).toBeLessThan(20);
+    }
+    await until(() => (take(), read.length >= 20 && samples.length >= 200), 'two seconds of everything the login can read', WAIT_MS);
+    expect(read.filter((message) => message.startsWith('$SYS/broker/log/'))).toEqual([]);
+    const found = new Set([...read.join('\n').matchAll(/[A-Za-z0-9_.-]*poller-main[A-Za-z0-9_.-]*/g)].map((m) => m[0]));
+    expect([...found].filter((id) => id === own)).toEqual([]);
+    // Kicking with every id found, and with the login as client id.
+    for (const id of [...found, 'poller-main']) {
+      const kicker = await connect(broker.url, { ...login('poller-main'), clientId: id });
+      f().clients.push(kicker);
+      take();
+    }
+    const after = samples.length;
+    await until(() => (take(), samples.length >= after + 200), 'two seconds of samples after the kicks', WAIT_MS);
+    const live = samples.filter((s) => LIVE.has(s)).length;
+    process.stderr.write(`read and kick: ${read.length} messages read, ${found.size} ids tried; panel live in ${live}/${samples.length} samples (${((100 * live) / samples.length).toFixed(1)} %)\n`);
+    expect(pollerIds().at(-1)).toBe(own);
+    expect(live / samples.length).toBeGreaterThanOrEqual(0.95);
+    expect(log.slice(before).filter((line) => /took over|lost the lease/.test(line))).toEqual([]);
+    expect(log.slice(before).some((line) => line.includes(`another connection logged in with this process's broker login "poller-main"`) && seconds.some((id) => line.includes(`as client ${id}:`)))).toBe(true);
+  }, 4 * WAIT_MS);
+
+  it("a connection that takes over the poller's client id (known to the broker's administrator): the poller says so and comes back under a new one", async () => {
+    const { panel, broker, log } = f();
+    const before = pollerIds().length;
+    const own = pollerIds().at(-1);
     expect(own).toBeDefined();
     const thief = await connect(broker.url, { ...login('poller-main'), clientId: own ?? '' });
     f().clients.push(thief);
-    await until(() => idsOf().slice(before).some((id) => id !== own), 'the poller back with a new client id', WAIT_MS);
+    await until(() => pollerIds().slice(before).some((id) => id !== own), 'the poller back with a new client id', WAIT_MS);
+    await until(() => log.some((line) => line.includes(`another connection took over this process's client id ${own ?? ''}`)), 'the poller saying it was taken over', WAIT_MS);
+    expect(log.find((line) => line.includes(`client id ${own ?? ''}`))).toMatch(/reconnecting under a new id in \d/);
     await until(() => channelState(panel, 'key0') === 'idle' || channelState(panel, 'key0') === 'recording', 'the panel live again', WAIT_MS);
     expect(thief.connected).toBe(true);
   }, 4 * WAIT_MS);

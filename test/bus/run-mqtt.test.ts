@@ -21,7 +21,7 @@ async function tempFolder(test: TestContext): Promise<string> {
   return folder;
 }
 
-const bare = (url: string): BusSettings => ({ url, facility: null, id: 'x', tls: {}, keepaliveS: 5 });
+const bare = (url: string): BusSettings => ({ url, facility: null, id: 'x', tls: {}, keepaliveS: 5, monitor: null });
 
 // The tests start their own brokers and bridges, and run side by side.
 describe.concurrent('recdeck run --mqtt', () => {
@@ -104,14 +104,19 @@ describe.concurrent('recdeck run --mqtt', () => {
     expect(() => busSettings({ mqtt: 'mqtt://broker:1883', 'mqtt-insecure': true, 'mqtt-keepalive': '0' }, {})).toThrow('--mqtt-keepalive: expected a whole number of s from 1 to 600, got 0');
     expect(() => splitBusRecorders(['main@mqtt'], null)).toThrow('--recorder main@mqtt: a recorder on the bus needs --mqtt URL (or RECDECK_MQTT)');
     expect(() => splitBusRecorders(['a/b@mqtt'], bare('mqtt://x'))).toThrow(/letters, digits/);
-    expect(busSettings({}, { RECDECK_MQTT: 'mqtts://broker:8883', RECDECK_MQTT_USER: 'deck', RECDECK_MQTT_PASSWORD: 'pw', RECDECK_MQTT_INSECURE: '1' })).toEqual({ url: 'mqtts://broker:8883', username: 'deck', password: 'pw', facility: null, id: 'deck', tls: {}, keepaliveS: 5 });
+    expect(busSettings({}, { RECDECK_MQTT: 'mqtts://broker:8883', RECDECK_MQTT_USER: 'deck', RECDECK_MQTT_PASSWORD: 'pw', RECDECK_MQTT_INSECURE: '1' })).toEqual({ url: 'mqtts://broker:8883', username: 'deck', password: 'pw', facility: null, id: 'deck', tls: {}, keepaliveS: 5, monitor: null });
     expect(parseRunArgs(['--mqtt', 'mqtt://127.0.0.1:1883', '--recorder', 'main@mqtt', '--mqtt-facility', 'f.yaml', '--mqtt-key-file', 'k.pem', '--mqtt-id', 'desk-1', '--mqtt-keepalive', '3'], {}).mqtt).toEqual({
       url: 'mqtt://127.0.0.1:1883',
       facility: { file: 'f.yaml', keyFile: 'k.pem' },
       id: 'desk-1',
       tls: {},
       keepaliveS: 3,
+      monitor: null,
     });
+    // The monitor login: both or neither, a login of its own, beside the bus login.
+    expect(() => busSettings({ mqtt: 'mqtt://broker:1883', 'mqtt-insecure': true, 'mqtt-monitor-user': 'poller-main-monitor' }, { RECDECK_MQTT_USER: 'poller-main' })).toThrow(/go together/);
+    expect(() => busSettings({ mqtt: 'mqtt://broker:1883', 'mqtt-insecure': true, 'mqtt-monitor-user': 'poller-main', 'mqtt-monitor-password-file': 'pw' }, { RECDECK_MQTT_USER: 'poller-main' })).toThrow(/a login of its own/);
+    expect(() => busSettings({ mqtt: 'mqtt://broker:1883', 'mqtt-insecure': true, 'mqtt-monitor-user': 'm', 'mqtt-monitor-password-file': 'pw' }, {})).toThrow(/give that login too/);
 
     // The files themselves are checked as the bridge starts.
     const folder = await tempFolder(test);

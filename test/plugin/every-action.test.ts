@@ -16,6 +16,7 @@ import { startSimulator, type RunningSimulator } from '../../src/simulator/serve
 import { until } from '../support/until.js';
 import { FakeStreamDeckApp, titleOf, type FakeDevice } from './fake-streamdeck-app.js';
 import { actionUuid, buildPackedPlugin, PLUGIN_UUID, type PackedPlugin } from './packed-plugin.js';
+import { realClock } from '../../src/api/clock.js';
 
 const DECK: FakeDevice = { id: 'DEV1', name: 'Stream Deck', type: 0, size: { columns: 5, rows: 3 } };
 const WRONG_TOKEN = 'perm:00000000-0000-4000-8000-000000000000';
@@ -30,8 +31,8 @@ let app: FakeStreamDeckApp;
 
 beforeAll(async () => {
   packed = buildPackedPlugin();
-  main = await startSimulator({ port: 0 });
-  far = await startSimulator({ port: 0 });
+  main = await startSimulator({ port: 0, clock: realClock });
+  far = await startSimulator({ port: 0, clock: realClock });
   app = await FakeStreamDeckApp.start(PLUGIN_UUID);
   app.stamp = () => main.log.list().at(-1)?.seq ?? 0;
   await app.launch(packed.folder, [DECK]);

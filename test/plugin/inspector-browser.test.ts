@@ -12,6 +12,7 @@ import { connectChromium, screenshot } from '../support/chromium.js';
 import { until } from '../support/until.js';
 import { FakeStreamDeckApp, titleOf, type FakeDevice } from './fake-streamdeck-app.js';
 import { actionUuid, buildPackedPlugin, PLUGIN_UUID, type PackedPlugin } from './packed-plugin.js';
+import { realClock } from '../../src/api/clock.js';
 
 const DECK: FakeDevice = { id: 'DEV1', name: 'Stream Deck', type: 0, size: { columns: 5, rows: 3 } };
 const REC_TOGGLE = actionUuid('rec-toggle');
@@ -24,7 +25,7 @@ let context: BrowserContext;
 
 beforeAll(async () => {
   packed = buildPackedPlugin();
-  sim = await startSimulator({ port: 0 });
+  sim = await startSimulator({ port: 0, clock: realClock });
   app = await FakeStreamDeckApp.start(PLUGIN_UUID);
   await app.launch(packed.folder, [DECK]);
   app.setGlobalSettings({});
