@@ -65,7 +65,9 @@ export function pluginFolderFiles(version: string): PluginFolderFile[] {
       { Platform: 'mac', MinimumVersion: '12' },
       { Platform: 'windows', MinimumVersion: '10' },
     ],
-    Nodejs: { Version: APP_NODE_VERSION, Debug: 'enabled' },
+    // No debugger on a desk: 'enabled' makes the app start the plugin's Node with --inspect, a port that
+    // would let anyone on that machine run code inside the plugin (and read the recorder tokens it holds).
+    Nodejs: { Version: APP_NODE_VERSION, Debug: 'disabled' },
     UUID: PLUGIN_UUID,
   };
   files.push({ path: 'manifest.json', content: `${JSON.stringify(manifest, null, 2)}\n` });
