@@ -84,8 +84,9 @@ describe.concurrent('a facility on the state bus', () => {
     it.sequential('a bad command is answered with what is wrong and not run', async () => {
       const f = shared();
       const mark = f.mark();
-      // The panel's own link checks nothing: the poller does.
-      await expect(f.panels[0]?.link.call({ method: 'recStart', args: [] } as never)).rejects.toMatchObject({ notRun: true, message: expect.stringContaining('recStart takes 1 argument, got 0') });
+      // The panel checks a call's arguments against the operation before sending it (the poller checks
+      // them again: test/bus/admission.test.ts), so a bad call never leaves the panel.
+      await expect(f.panels[0]?.link.call({ method: 'recStart', args: [] } as never)).rejects.toMatchObject({ notRun: true, message: expect.stringContaining('not sent: recStart takes index') });
       expect(f.writes(mark)).toEqual([]);
     });
   });

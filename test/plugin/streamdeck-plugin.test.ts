@@ -52,9 +52,11 @@ const lastTitle = (a: FakeStreamDeckApp, context: string) => titleOf(a.images(co
 
 describe('the packed plugin', () => {
   it('is a folder with the manifest, one bundled file and no node_modules or native module', () => {
-    const manifest = JSON.parse(readFileSync(join(folder, 'manifest.json'), 'utf8')) as { CodePath: string; Nodejs: { Version: string; Debug: string }; Actions: Array<{ UUID: string }> };
+    const manifest = JSON.parse(readFileSync(join(folder, 'manifest.json'), 'utf8')) as { CodePath: string; Nodejs: { Version: string; Debug?: string }; Actions: Array<{ UUID: string }> };
     expect(manifest.Nodejs.Version).toBe('20');
-    expect(manifest.Nodejs.Debug).toBe('disabled'); // no --inspect port on a desk
+    // No --inspect port on a desk: the folder says 'disabled', and Elgato's pack leaves the setting out
+    // of the package (absent is the app's default, disabled); 'enabled' must never ship.
+    expect(manifest.Nodejs.Debug ?? 'disabled').toBe('disabled');
     expect(manifest.Actions.map((a) => a.UUID)).toContain(action('rec-toggle'));
     expect(manifest.Actions.map((a) => a.UUID)).not.toContain(action('page-next'));
     expect(existsSync(join(folder, manifest.CodePath))).toBe(true);
