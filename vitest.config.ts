@@ -23,6 +23,7 @@ const PURE = [
   'test/engine/alarm-decision.test.ts',
   'test/engine/device-output.test.ts',
   'test/engine/latest-wins.test.ts',
+  'test/engine/work-scheduler.test.ts',
   'test/engine/duration-clock.test.ts',
   'test/engine/fetch-pacer.test.ts',
   'test/engine/gain-truth.test.ts',

@@ -4,6 +4,7 @@ import type { Page } from '../profiles/schema.js';
 import type { DiskTimes } from './disk-time.js';
 import type { DurationClock } from './duration-clock.js';
 import type { EngineTime } from './engine-time.js';
+import type { WorkScheduler } from './work-scheduler.js';
 import type { CommandRecord, Logger } from './log.js';
 import type { Picture } from './picture.js';
 import type { RecorderExtras } from './recorder-extras.js';
@@ -40,6 +41,8 @@ export interface SessionServices {
   log: Logger;
   audit: (record: CommandRecord) => void;
   time: EngineTime;
+  /** The bridge's one WorkScheduler: the order of input, state, pictures and page frames. */
+  work: WorkScheduler;
 }
 
 export interface BoundProfile {
