@@ -25,6 +25,7 @@ const PURE = [
   'test/engine/followed-alarms.test.ts',
   'test/engine/device-output.test.ts',
   'test/engine/latest-wins.test.ts',
+  'test/engine/work-scheduler.test.ts',
   'test/engine/duration-clock.test.ts',
   'test/engine/fetch-pacer.test.ts',
   'test/engine/gain-truth.test.ts',

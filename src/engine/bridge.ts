@@ -3,6 +3,7 @@
 // come back. None of that stops the rest.
 import { Subject, Subscription, pairwise, startWith, type Observable } from 'rxjs';
 import type { RecorderClient, RequestRecord } from '../api/client.js';
+import { messageOf } from '../api/errors.js';
 import { checkBindings, chooseProfile, tieOf, type ProfileTie } from './profile-match.js';
 import type { LoadedProfile } from '../profiles/schema.js';
 import { DEFAULT_DISK_TIME, DiskTimes, type DiskTimeLeft, type DiskTimeSettings } from './disk-time.js';
@@ -19,6 +20,7 @@ import type { RecorderState } from './recorder-state.js';
 import type { RgbImage, Surface } from './surface.js';
 import type { BoundProfile, PictureRenderer, RecorderHandle } from './session-services.js';
 import { SurfaceSession } from './surface-session.js';
+import { WorkScheduler } from './work-scheduler.js';
 import type { CommandActivity } from './alarms/alarm-conditions.js';
 import { CommandActivityLog } from './alarms/command-activity.js';
 import type { AlarmMonitor } from './alarms/alarm-monitor.js';
@@ -57,6 +59,8 @@ export class Bridge {
   /** The engine's one clock: what reads the bridge's state beside it (the page, the API, metrics) ages it on this too. */
   readonly time: EngineTime;
   readonly renderer: PictureRenderer;
+  /** The order of work (input, state, pictures, page frames) for every session and the page's socket. */
+  readonly work: WorkScheduler;
   /** recdeck's own writes under way to each recorder (the alarm engine tells its stops from others'). */
   private readonly commandActivity: CommandActivityLog;
   /** The alarm engine the sessions show and acknowledge in (attachAlarms); null: none. */
@@ -66,6 +70,7 @@ export class Bridge {
     if (options.recorders.length === 0) throw new Error('the bridge needs at least one recorder');
     this.time = options.time;
     this.commandActivity = new CommandActivityLog(this.time);
+    this.work = new WorkScheduler(this.time, { onError: (priority, error) => options.log.warn(`${priority} work failed: ${messageOf(error)}`) });
     this.renderer = options.renderer((key) => this.thumbnailImage(key));
     for (const recorder of options.recorders) {
       const { name } = recorder;
@@ -273,6 +278,7 @@ export class Bridge {
       audit: (record) => this.commands.next(record),
       time: this.time,
       ...(this.alarms ? { alarms: this.alarms } : {}),
+      work: this.work,
     });
     this.sessions.set(surface.id, session);
     this.sessionChanges.next();

@@ -2,17 +2,33 @@
 // picture (latest wins) rendered to its native form (an image for a key or LCD cell, an LED state, a ring
 // or fader level) and handed to the surface's DeviceOutput, which writes only what the device does not
 // show yet. A picture like the last one is not rendered again.
+//
+// Renderings are picture work on the bridge's WorkScheduler: each control's is a task in line (the newest
+// picture of the control is the one made when its turn comes), run in slices that leave room for input,
+// so a refresh of 32 keys is drawn over several turns instead of all at once. Under load (the scheduler's
+// busy share) a redraw that only moves a clock, a meter or a preview waits until the control's last
+// redraw is a little older (picture-pace.ts); a change of meaning is drawn at once.
+import type { Subscription } from 'rxjs';
 import { messageOf } from '../api/errors.js';
 import { GAIN_DB } from '../api/scalars.js';
+import type { EngineTime } from './engine-time.js';
 import type { Logger } from './log.js';
-import { PerKeyWriter } from './latest-wins.js';
+import { sameMeaning } from './picture-pace.js';
 import { samePicture, type Picture } from './picture.js';
 import type { PictureRenderer } from './session-services.js';
 import type { ControlDefinition, Surface } from './surface.js';
+import type { WorkScheduler } from './work-scheduler.js';
 
 export interface PaintContext {
   /** The gain range a fader's travel maps to (its gain-fader binding's min..max). */
   faderRange(control: string): { min: number; max: number } | null;
+}
+
+/** Where a painter's work goes and the clock its redraws are paced on. */
+export interface PaintWork {
+  work: WorkScheduler;
+  time: EngineTime;
+  log: Logger;
 }
 
 export class PicturePainter {
@@ -22,20 +38,22 @@ export class PicturePainter {
    */
   private readonly latest = new Map<string, Picture>();
   private readonly controls: ReadonlyMap<string, ControlDefinition>;
-  /** Renderings, one at a time per display, the newest picture replacing one still waiting. */
-  private readonly renders: PerKeyWriter<string, Picture>;
+  /** The picture each display was last rendered from, and when that rendering began. */
+  private readonly drawn = new Map<string, { picture: Picture; at: number }>();
+  /** Displays whose rendering is in the scheduler's line (it renders their newest picture when it runs). */
+  private readonly inLine = new Set<string>();
+  /** Displays whose redraw (of a moving part only) waits for its pace, with the timer that posts it. */
+  private readonly paced = new Map<string, Subscription>();
+  /** Renderings under way (between their turn in line and their image handed over). */
+  private rendering = 0;
 
   constructor(
     private readonly surface: Surface,
     private readonly renderer: PictureRenderer,
     private readonly context: PaintContext,
-    log: Logger,
+    private readonly paint: PaintWork,
   ) {
     this.controls = new Map(surface.controls.map((c) => [c.id, c]));
-    this.renders = new PerKeyWriter(
-      (id, picture) => this.render(id, picture),
-      (id, error) => log.warn(`${surface.id}: drawing ${id} failed: ${messageOf(error)}`),
-    );
   }
 
   /** A control's picture now; made into what the device takes only when it differs from the last one. */
@@ -48,7 +66,7 @@ export class PicturePainter {
     switch (control.kind) {
       case 'key':
       case 'lcd':
-        this.renders.push(id, picture);
+        this.redraw(id, picture);
         return;
       case 'button':
         if (control.feedback === 'led') output.show({ type: 'led', control: id, state: this.renderer.led(picture) });
@@ -64,15 +82,57 @@ export class PicturePainter {
     }
   }
 
-  /** Nothing waits to be rendered or written, and nothing is being rendered or written. */
+  /**
+   * Nothing waits in line to be rendered, nothing is being rendered or written (a redraw held for its
+   * pace waits for time, not for work, as a DeviceOutput's held level does).
+   */
   get idle(): boolean {
-    return this.renders.idle && this.surface.output.idle;
+    return this.inLine.size === 0 && this.rendering === 0 && this.surface.output.idle;
   }
 
   /** Nothing more is handed over, including renderings under way. */
   stop(): void {
     this.latest.clear();
-    this.renders.clear();
+    for (const id of this.inLine) this.paint.work.cancel(this.keyOf(id));
+    this.inLine.clear();
+    for (const timer of this.paced.values()) timer.unsubscribe();
+    this.paced.clear();
+  }
+
+  /**
+   * A display's new picture: its rendering goes in line now, unless it differs from the last one drawn
+   * only in what moves and that one is younger than the pace the load asks for (then it goes then).
+   */
+  private redraw(id: string, picture: Picture): void {
+    const last = this.drawn.get(id);
+    if (last === undefined || !sameMeaning(last.picture, picture)) {
+      this.paced.get(id)?.unsubscribe();
+      this.paced.delete(id);
+      return this.post(id);
+    }
+    if (this.paced.has(id) || this.inLine.has(id)) return; // what goes then is the newest picture
+    const wait = last.at + this.paint.work.paceMs() - this.paint.time.now();
+    if (wait <= 0) return this.post(id);
+    this.paced.set(
+      id,
+      this.paint.time.scheduler.schedule(() => {
+        this.paced.delete(id);
+        this.post(id);
+      }, wait),
+    );
+  }
+
+  private post(id: string): void {
+    this.inLine.add(id);
+    this.paint.work.post('pictures', this.keyOf(id), () => {
+      this.inLine.delete(id);
+      return this.render(id);
+    });
+  }
+
+  /** The display's place in the scheduler's line, unique across the bridge's surfaces. */
+  private keyOf(id: string): string {
+    return `picture:${this.surface.id}:${id}`;
   }
 
   /**
@@ -89,12 +149,23 @@ export class PicturePainter {
     return Math.min(1, Math.max(0, (picture.gainDb - range.min) / (range.max - range.min)));
   }
 
-  /** Renders a display's picture and hands the image over, unless a newer picture (or a stop) came meanwhile. */
-  private async render(id: string, picture: Picture): Promise<void> {
+  /** Renders a display's newest picture and hands the image over, unless a newer picture (or a stop) came meanwhile. */
+  private async render(id: string): Promise<void> {
     const display = this.controls.get(id);
-    if ((display?.kind !== 'key' && display?.kind !== 'lcd') || this.latest.get(id) !== picture) return; // superseded while waiting
-    const image = await this.renderer.render(picture, display.pixelSize);
-    if (this.latest.get(id) !== picture) return; // superseded, or stopped, while rendering
-    this.surface.output.show({ type: 'image', control: id, image });
+    const picture = this.latest.get(id);
+    if ((display?.kind !== 'key' && display?.kind !== 'lcd') || picture === undefined) return; // stopped
+    this.drawn.set(id, { picture, at: this.paint.time.now() });
+    this.rendering++;
+    try {
+      const image = await this.renderer.render(picture, display.pixelSize);
+      // Stopped; or a newer picture's rendering is next in line. A newer one held for its pace (it differs
+      // only in what moves) is drawn then: this one is shown meanwhile.
+      if (!this.latest.has(id) || this.inLine.has(id)) return;
+      this.surface.output.show({ type: 'image', control: id, image });
+    } catch (error) {
+      this.paint.log.warn(`${this.surface.id}: drawing ${id} failed: ${messageOf(error)}`);
+    } finally {
+      this.rendering--;
+    }
   }
 }

@@ -5,6 +5,7 @@ import type { AlarmMonitor } from './alarms/alarm-monitor.js';
 import type { DiskTimes } from './disk-time.js';
 import type { DurationClock } from './duration-clock.js';
 import type { EngineTime } from './engine-time.js';
+import type { WorkScheduler } from './work-scheduler.js';
 import type { CommandRecord, Logger } from './log.js';
 import type { Picture } from './picture.js';
 import type { RecorderExtras } from './recorder-extras.js';
@@ -43,6 +44,8 @@ export interface SessionServices {
   time: EngineTime;
   /** The alarm engine, owner of the alarms: alarms keys are drawn from it and alarm-ack acknowledges in it. Absent: none. */
   alarms?: AlarmMonitor;
+  /** The bridge's one WorkScheduler: the order of input, state, pictures and page frames. */
+  work: WorkScheduler;
 }
 
 export interface BoundProfile {

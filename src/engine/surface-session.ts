@@ -49,6 +49,8 @@ export class SurfaceSession {
   private stopped = false;
   /** A refresh asked for by input, not yet run. */
   private refreshScheduled: Subscription | null = null;
+  /** A refresh waits in the WorkScheduler's line. */
+  private refreshInLine = false;
   /** When each control's picture next changes by time alone, as noted when it was last derived. */
   private readonly changesAt = new Map<string, number>();
   /** The one timer for the earliest of those moments. */
@@ -81,7 +83,7 @@ export class SurfaceSession {
           return fader?.action === 'gain-fader' ? { min: fader.min, max: fader.max } : null;
         },
       },
-      services.log,
+      { work: services.work, time: services.time, log: services.log },
     );
   }
 
@@ -105,7 +107,7 @@ export class SurfaceSession {
 
   /** Every picture handed to the surface has been drawn (nothing queued, nothing being drawn). */
   get idle(): boolean {
-    return this.painter.idle;
+    return !this.refreshInLine && this.painter.idle;
   }
 
   /** The session's state, for tests and diagnostics (read only: it changes only through events). */
@@ -147,17 +149,17 @@ export class SurfaceSession {
           }),
           switchMap((watched) => (watched ? merge(...triggers) : EMPTY)),
         )
-        .subscribe(() => this.dispatch({ type: 'observe' })),
+        .subscribe(() => this.post('state', { type: 'observe' })),
     );
     this.subscription.add(
       this.surface.input.subscribe({
-        next: (input) => this.dispatch({ type: 'input', input }),
+        next: (input) => this.post('input', { type: 'input', input }),
         // Input that ends can report no more releases: what is held is let go without firing.
         error: (error: unknown) => {
           this.services.log.warn(`${this.surface.id}: input failed: ${messageOf(error)}`);
-          this.dispatch({ type: 'input', input: { type: 'lost' } });
+          this.post('input', { type: 'input', input: { type: 'lost' } });
         },
-        complete: () => this.dispatch({ type: 'input', input: { type: 'lost' } }),
+        complete: () => this.post('input', { type: 'input', input: { type: 'lost' } }),
       }),
     );
     this.refresh();
@@ -178,6 +180,9 @@ export class SurfaceSession {
     this.forgetChanges();
     for (const scheduled of this.timers.values()) scheduled.unsubscribe();
     this.timers.clear();
+    this.services.work.cancel(`refresh:${this.surface.id}`);
+    this.services.work.cancel(`due:${this.surface.id}`);
+    this.refreshInLine = false;
     this.subscription?.unsubscribe();
     this.subscription = null;
     this.painter.stop(); // renderings still under way are not handed over
@@ -185,6 +190,14 @@ export class SurfaceSession {
   }
 
   // Events and effects ----------------------------------------------------------------------------
+
+  /**
+   * An event, through the bridge's WorkScheduler at its priority: input and state run at once (or right
+   * after a task running now), never behind pictures; what they change is drawn as picture work.
+   */
+  private post(priority: 'input' | 'state', event: SessionEvent): void {
+    this.services.work.post(priority, '', () => this.dispatch(event));
+  }
 
   private dispatch(event: SessionEvent): void {
     if (this.stopped) return;
@@ -225,7 +238,7 @@ export class SurfaceSession {
         this.timers.get(effect.timer)?.unsubscribe();
         const scheduled = this.services.time.scheduler.schedule(() => {
           this.timers.delete(effect.timer);
-          this.dispatch({ type: 'timer', timer: effect.timer });
+          this.post('state', { type: 'timer', timer: effect.timer });
         }, effect.ms);
         this.timers.set(effect.timer, scheduled);
         return;
@@ -266,7 +279,7 @@ export class SurfaceSession {
     });
     const reason = message === null ? null : flashReason(message);
     const shown = reason === null ? {} : { reason, readMs: this.readingMs(effect.control, reason) };
-    this.dispatch({ type: 'command-done', control: effect.control, page: effect.page, macro: effect.macro, outcome: result, ...shown });
+    this.post('state', { type: 'command-done', control: effect.control, page: effect.page, macro: effect.macro, outcome: result, ...shown });
   }
 
   /** How long a reason takes to read on the display that shows the control's marks: a page per period. */
@@ -285,8 +298,20 @@ export class SurfaceSession {
 
   // Derived: pictures and demand --------------------------------------------------------------------
 
-  /** Derives every control's picture again (something they are made of changed) and shows what differs. */
+  /**
+   * Derives every control's picture again (something they are made of changed) and shows what differs:
+   * picture work, in line on the WorkScheduler (one refresh waits at most; it derives from what is then).
+   */
   refresh(): void {
+    if (this.stopped) return;
+    this.refreshInLine = true;
+    this.services.work.post('pictures', `refresh:${this.surface.id}`, () => {
+      this.refreshInLine = false;
+      this.refreshNow();
+    });
+  }
+
+  private refreshNow(): void {
     if (this.stopped) return;
     if (!this.watched) {
       this.forgetChanges();
@@ -330,7 +355,9 @@ export class SurfaceSession {
     if (earliest === Infinity) return;
     const action = this.services.time.scheduler.schedule(() => {
       this.nextChange = null;
-      this.refreshDue();
+      this.services.work.post('pictures', `due:${this.surface.id}`, () => {
+        if (!this.stopped) this.refreshDue();
+      });
     }, Math.max(0, earliest - this.services.time.now()));
     this.nextChange = { at: earliest, action };
   }

@@ -16,7 +16,7 @@
 // page is sent images only of the decks it views, with what they show now when one comes into view.
 // A page that never says is taken to view every deck.
 //
-// Each page's key images go through the one latest-wins queue (engine/latest-wins.ts: a TurnBatch on the
+// Each page's key images go through the one latest-wins queue (engine/latest-wins.ts, in a TurnBatch (turn-batch.ts) on the
 // injected clock): images drawn in one turn (a refresh redraws many keys at once) leave in one message,
 // frames laid end to end, each the change from what the page shows of the key (image-frames.ts). What
 // the page shows is the deck's own record: the image the output showed before (its changed$), kept as
@@ -34,7 +34,8 @@ import type { WebSocket } from 'ws';
 import * as z from 'zod';
 import type { Bridge } from '../engine/bridge.js';
 import type { EngineTime } from '../engine/engine-time.js';
-import { TurnBatch } from '../engine/latest-wins.js';
+import { TurnBatch } from '../engine/turn-batch.js';
+import type { Slice } from '../engine/work-scheduler.js';
 import { LogLimiter } from '../engine/log-limit.js';
 import type { OutputItem } from '../engine/device-output.js';
 import type { CommandRecord, Logger } from '../engine/log.js';
@@ -185,14 +186,16 @@ export class DeckSocket {
   }
 
   attach(socket: WebSocket): void {
+    const origin = `web-client-${++this.clientsEver}`;
     const client: Client = {
       socket,
       alive: true,
       overSince: null,
-      images: new TurnBatch<string, PendingImage>(this.time, (images) => this.flushImages(client, images), keepBase),
+      // Page frames: the least urgent work on the bridge's WorkScheduler, after input, state and pictures.
+      images: new TurnBatch<string, PendingImage>(this.bridge.work, `frames:${origin}`, (images, slice) => this.flushImages(client, images, slice), keepBase),
       drainCheck: null,
       skippedState: false,
-      origin: `web-client-${++this.clientsEver}`,
+      origin,
       pressed: new Set(),
       view: null,
     };
@@ -421,19 +424,23 @@ export class DeckSocket {
   }
 
   /**
-   * A turn's images for a client, in one message; kept waiting (false) while it is over the bound, to go
-   * once it has caught up. A client gone or closing is sent nothing.
+   * A turn's images for a client, in one message, as many as the slice has time for (at least one; the
+   * rest go in the next slice, after any input that came); kept waiting (0 taken) while it is over the
+   * bound, to go once it has caught up. A client gone or closing is sent nothing. Returns how many it took.
    */
-  private flushImages(client: Client, images: ReadonlyArray<[string, PendingImage]>): boolean {
-    if (!this.clients.has(client.socket) || client.socket.readyState !== client.socket.OPEN) return true;
-    if (!this.underBound(client)) return false;
+  private flushImages(client: Client, images: ReadonlyArray<[string, PendingImage]>, slice: Slice): number {
+    if (!this.clients.has(client.socket) || client.socket.readyState !== client.socket.OPEN) return images.length;
+    if (!this.underBound(client)) return 0;
     const frames: Buffer[] = [];
+    let taken = 0;
     for (const [, { panelIndex, controlIndex, from, image }] of images) {
+      if (taken > 0 && slice.spent()) break;
+      taken++;
       const frame = imageUpdate(panelIndex, controlIndex, from, image);
       if (frame) frames.push(frame);
     }
     if (frames.length > 0) client.socket.send(frames.length === 1 ? (frames[0] as Buffer) : Buffer.concat(frames));
-    return true;
+    return taken;
   }
 }
 

@@ -28,6 +28,7 @@ import { RecorderExtras } from '../../src/engine/recorder-extras.js';
 import type { CallResult, RecorderLink } from '../../src/engine/recorder-link.js';
 import { initialRecorderState, type RecorderState } from '../../src/engine/recorder-state.js';
 import type { PictureRenderer, SessionServices } from '../../src/engine/session-services.js';
+import { WorkScheduler } from '../../src/engine/work-scheduler.js';
 import { SurfaceSession } from '../../src/engine/surface-session.js';
 import { keyGrid } from '../../src/engine/surface.js';
 import type { ClientCall } from '../../src/engine/command-plan.js';
@@ -169,6 +170,7 @@ class Scenario {
       log: { info: () => undefined, warn: () => undefined, error: () => undefined },
       audit: () => undefined,
       time: this.time,
+      work: new WorkScheduler(this.time, { onError: (_priority, error) => { throw error; } }),
     };
     const { profile, file } = parseTestProfile(PROFILE);
     this.session = new SurfaceSession(this.surface, { name: profile.name, file, pages: profile.pages, groups: new Map() }, services);

@@ -1,0 +1,64 @@
+// How often a control is redrawn when the bridge is short of time: a pure decision, from the share of
+// its time that pictures took (WorkScheduler.busyShare) and what changed in the picture.
+//
+// Only what moves is slowed: a take's clock, a meter's levels, a preview, an age counting up, a
+// dialog's blink and the pages of a long text. A change of meaning (a channel that starts or stops, data
+// that goes stale or offline, a flash, a hold starting, a page change) is drawn at once, whatever the
+// load: slowing it would show data past its age as live, or hide a command's outcome. So the data-age
+// is as honest under load as without it, and what is saved is the redraws nobody reads one by one.
+import type { Picture, PictureBody, PictureOverlay } from './picture.js';
+import { samePicture } from './picture.js';
+
+/** The share of the time on pictures and frames the pace aims to stay under. */
+export const TARGET_SHARE = 0.35;
+/**
+ * The most a moving part's redraw is held back: one poll (250 ms), so a take's clock and a meter still
+ * move several times a second and the bench's change → key (a change of meaning) is not touched.
+ */
+export const MAX_STRETCH_MS = 250;
+/** Where a stretch starts from: a frame of a busy page. */
+const FIRST_STRETCH_MS = 20;
+
+/**
+ * The least time between two redraws of one control that differ only in what moves, for the next
+ * second, from the one in force and the busy share it gave. Over the target it grows in proportion (at
+ * most doubling a second); under half the target it eases off by a fifth a second; in between it holds.
+ * So it settles where pictures take between a sixth and a third of the time, instead of swinging
+ * between none and the most (a share measured under a long stretch is small, and would undo it at once).
+ */
+export function nextStretchMs(stretch: number, busyShare: number): number {
+  if (busyShare > TARGET_SHARE) return Math.min(MAX_STRETCH_MS, Math.round(Math.max(stretch, FIRST_STRETCH_MS) * Math.min(2, busyShare / TARGET_SHARE)));
+  if (busyShare < TARGET_SHARE / 2) return Math.max(0, Math.round(stretch * 0.8 - 5));
+  return stretch;
+}
+
+/** Whether two pictures say the same thing, and differ (if at all) only in what moves. */
+export function sameMeaning(a: Picture, b: Picture): boolean {
+  return samePicture(meaningOf(a), meaningOf(b));
+}
+
+/** A picture without its moving parts. */
+function meaningOf(picture: Picture): Picture {
+  const overlay: PictureOverlay | undefined = picture.overlay && { ...picture.overlay, reasonPage: undefined, hold: picture.overlay.hold === undefined ? undefined : 0 };
+  const body = stillBody(picture);
+  return overlay === undefined ? body : { ...body, overlay };
+}
+
+function stillBody(picture: PictureBody): PictureBody {
+  switch (picture.kind) {
+    case 'channel':
+      return { ...picture, durationS: picture.durationS === null ? null : 0, fps: null, thumbnail: null, ageS: null };
+    case 'sync':
+      return { ...picture, durationS: picture.durationS === null ? null : 0, ageS: null };
+    case 'dialog':
+      return { ...picture, flashPhase: false, textPage: 0, ageS: null };
+    case 'meter':
+      return { ...picture, levels: picture.levels === null ? null : [], ageS: null };
+    case 'resources':
+      return { ...picture, cpu: null, ram: null, disk: picture.disk && { ...picture.disk, used: 0 } };
+    case 'status':
+      return { ...picture, ageS: null };
+    default:
+      return picture;
+  }
+}

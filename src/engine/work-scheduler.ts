@@ -1,0 +1,255 @@
+// The order in which the bridge does its work, in one place: input, then state, then pictures, then
+// the page's frames (docs/design.md, "The order of work"). On a small machine (a Pi, or a bridge under
+// a CPU quota) the pictures of one refresh (32 keys rendered, then framed for a page) are tens of
+// milliseconds of CPU in one go; a press that arrives then used to wait for all of it. Here:
+//
+// - Input (a press, release, dial step) and state (a recorder's answer, a command's outcome) run at
+//   once, in the turn they arrive: they never wait behind pictures. Posted from inside a task (which
+//   runs synchronously), they run as soon as it returns, before any other waiting work.
+// - Pictures (a session's refresh, each control's rendering) and page frames wait in line, the newest
+//   per key (latest wins: a newer rendering of a key replaces the one waiting), pictures before frames,
+//   and run in slices: a slice runs tasks until its budget (ms on the injected clock) is spent, then
+//   hands the thread back (the next slice is a timer on the clock), so the I/O that came meanwhile (a
+//   press on a socket, a recorder's answer) is read before the next picture is made.
+// - What each slice took is measured: `busyShare()` is the share of the last second spent on pictures
+//   and frames, from which `paceMs()` (picture-pace.ts) says how far apart the painter puts the redraws
+//   of what only moves.
+//
+// A task may be async (a rendering waits for sharp): the slice waits for it before the next task, so
+// what a task does after its first await is inside the slice's budget too, and two pictures of one key
+// are never made at once.
+import type { Subscription } from 'rxjs';
+import type { EngineTime } from './engine-time.js';
+import { LatestWins } from './latest-wins.js';
+import { nextStretchMs } from './picture-pace.js';
+
+/** Kinds of work, most urgent first. */
+export type WorkPriority = 'input' | 'state' | 'pictures' | 'frames';
+
+/** What a task is told about the slice it runs in. */
+export interface Slice {
+  /** The slice's budget is spent: a task that can stop part way (a page's frames) leaves the rest for the next. */
+  spent(): boolean;
+}
+
+export type Work = (slice: Slice) => void | Promise<void>;
+
+export interface WorkSchedulerOptions {
+  /** A slice's budget, ms on the clock (default 2): the longest picture work runs before I/O is read again. */
+  sliceMs?: number;
+  /** A task that threw (or rejected): said, and the work goes on. */
+  onError: (priority: WorkPriority, error: unknown) => void;
+}
+
+/** The window busyShare() is measured over. */
+const SHARE_WINDOW_MS = 1000;
+
+export class WorkScheduler {
+  private readonly sliceMs: number;
+  /** Input and state posted while a task runs, in order (never merged: each press counts). */
+  private readonly urgent: Array<{ priority: WorkPriority; work: Work }> = [];
+  private readonly pictures = new LatestWins<string, Work>();
+  private readonly frames = new LatestWins<string, Work>();
+  /** A task is running synchronously now (anything posted waits for it to return). */
+  private inTask = false;
+  /** A slice is under way (maybe waiting for an async task). */
+  private slicing = false;
+  /** The next slice, on the clock. */
+  private nextSlice: Subscription | null = null;
+  /** When the slices run back to back in this turn began (their shared budget counts from here). */
+  private burstStart = 0;
+  /** Set while a turn that ran a slice lasts: cleared by the clock's next turn. */
+  private turnMark: Subscription | null = null;
+  private windowStart: number;
+  private busyInWindow = 0;
+  private lastShare = 0;
+  /** The pace of what only moves in pictures, from the busy share (picture-pace.ts). */
+  private stretch = 0;
+  /** Work done so far, for tests and the bench: slices run, and how many ended on their budget. */
+  readonly stats = { slices: 0, yields: 0, tasks: 0 };
+
+  constructor(
+    private readonly time: EngineTime,
+    private readonly options: WorkSchedulerOptions,
+  ) {
+    this.sliceMs = options.sliceMs ?? 2;
+    this.windowStart = time.precise();
+  }
+
+  /**
+   * Input or state: runs now (or, posted from inside a task, right after it). Pictures or frames: waits
+   * in line under `key` (a newer task for the key takes the waiting one's place), run in a slice that
+   * starts now when none is under way. Frames posted with `atTurnEnd` start their slice at the end of the
+   * turn instead, so that what one turn draws leaves together.
+   */
+  post(priority: WorkPriority, key: string, work: Work, atTurnEnd = false): void {
+    if (priority === 'input' || priority === 'state') {
+      if (this.inTask) this.urgent.push({ priority, work });
+      else this.runNow(priority, work);
+      return;
+    }
+    (priority === 'pictures' ? this.pictures : this.frames).put(key, work);
+    // A slice under way (or one already due on the clock, after a yield) takes it in its turn.
+    if (this.slicing || this.inTask || this.nextSlice !== null) return;
+    if (atTurnEnd) this.scheduleSlice();
+    else this.sliceNow();
+  }
+
+  /** Drops what waits under `key` (its owner stopped). */
+  cancel(key: string): void {
+    this.pictures.drop(key);
+    this.frames.drop(key);
+  }
+
+  /** Pictures and frames waiting, or a slice under way. */
+  get busy(): boolean {
+    return this.slicing || this.pictures.size > 0 || this.frames.size > 0 || this.urgent.length > 0;
+  }
+
+  /**
+   * The share of the clock's time that pictures and frames took over the last second (0..1, a slice
+   * waiting for an async task counts: the picture line was held). Under a CPU quota a slice that was
+   * held by the kernel takes longer, so the share rises as the machine gets tight, which is the point.
+   */
+  busyShare(): number {
+    const now = this.time.precise();
+    if (now - this.windowStart >= 2 * SHARE_WINDOW_MS) return 0; // nothing measured for a while: idle
+    return this.lastShare;
+  }
+
+  /**
+   * The least time between two redraws of a control that differ only in what moves (a clock, a meter, a
+   * preview): 0 while pictures take little of the time, longer as they take more (picture-pace.ts).
+   */
+  paceMs(): number {
+    if (this.time.precise() - this.windowStart >= 2 * SHARE_WINDOW_MS) this.stretch = 0; // idle a while
+    return this.stretch;
+  }
+
+  private runNow(priority: WorkPriority, work: Work): void {
+    this.inTask = true;
+    try {
+      const done = work(NEVER_SPENT);
+      if (done instanceof Promise) done.catch((error: unknown) => this.options.onError(priority, error));
+    } catch (error) {
+      this.options.onError(priority, error);
+    } finally {
+      this.inTask = false;
+    }
+    this.runUrgent();
+    // Pictures it asked for (a state's refresh) start now, frames at the end of the turn, unless a slice
+    // under way (or due) will take them.
+    if (this.slicing || this.inTask || this.nextSlice !== null) return;
+    if (this.pictures.size > 0) this.sliceNow();
+    else if (this.frames.size > 0) this.scheduleSlice();
+  }
+
+  /** Input and state that came while a task ran, in order, before anything else. */
+  private runUrgent(): void {
+    for (let next = this.urgent.shift(); next !== undefined; next = this.urgent.shift()) this.runNow(next.priority, next.work);
+  }
+
+  /**
+   * A slice now, in the turn that asked for it. Slices started back to back in one turn (pictures asked
+   * for one by one, each from outside any task) share one budget, counted from the first: once it is
+   * spent the rest waits for a slice on the clock, so no run of picture work without a look at I/O is
+   * longer than a budget (and one task).
+   */
+  private sliceNow(): void {
+    const now = this.time.precise();
+    if (this.turnMark === null) this.markTurn(); // the first slice of this turn: its budget counts from now
+    else if (now - this.burstStart >= this.sliceMs) {
+      this.stats.yields++;
+      return this.scheduleSlice();
+    }
+    void this.slice(this.burstStart);
+  }
+
+  /** A turn's slices begin now: their budget counts from here until the clock's next turn clears the mark. */
+  private markTurn(): void {
+    this.burstStart = this.time.precise();
+    this.turnMark?.unsubscribe();
+    this.turnMark = this.time.scheduler.schedule(() => (this.turnMark = null), 0);
+  }
+
+  private scheduleSlice(): void {
+    if (this.nextSlice !== null) return;
+    this.nextSlice = this.time.scheduler.schedule(() => {
+      this.nextSlice = null;
+      this.markTurn();
+      if (!this.slicing) void this.slice(this.burstStart);
+    }, 0);
+  }
+
+  /** The most urgent waiting task, taken out of line. */
+  private take(): { priority: WorkPriority; work: Work } | null {
+    for (const [priority, line] of [['pictures', this.pictures] as const, ['frames', this.frames] as const]) {
+      const key = line.next();
+      if (key === null) continue;
+      const work = line.take(key);
+      if (work !== undefined) return { priority, work };
+    }
+    return null;
+  }
+
+  /** Runs what waits, most urgent first, until the budget counted from `budgetFrom` is spent. */
+  private async slice(from: number): Promise<void> {
+    this.slicing = true;
+    this.stats.slices++;
+    const start = this.time.precise();
+    let budgetFrom = from;
+    const slice: Slice = { spent: () => this.time.precise() - budgetFrom >= this.sliceMs };
+    try {
+      for (let first = true; ; first = false) {
+        this.runUrgent();
+        // At least one task per slice, so that work always moves on.
+        if (!first && slice.spent()) {
+          if (this.pictures.size > 0 || this.frames.size > 0) {
+            this.stats.yields++;
+            this.scheduleSlice();
+          }
+          return;
+        }
+        const next = this.take();
+        if (next === null) return;
+        this.stats.tasks++;
+        this.inTask = true;
+        let done: void | Promise<void> = undefined;
+        try {
+          done = next.work(slice);
+        } catch (error) {
+          this.options.onError(next.priority, error);
+        } finally {
+          this.inTask = false;
+        }
+        this.runUrgent();
+        if (done instanceof Promise) {
+          await done.catch((error: unknown) => this.options.onError(next.priority, error));
+          // The clock turned while the task waited (for sharp, say): the thread was free, input had its
+          // turn, and the budget starts again from here.
+          if (this.turnMark === null) {
+            this.markTurn();
+            budgetFrom = this.burstStart;
+          }
+        }
+      }
+    } finally {
+      this.slicing = false;
+      this.measure(this.time.precise() - start);
+    }
+  }
+
+  private measure(busyMs: number): void {
+    const now = this.time.precise();
+    this.busyInWindow += busyMs;
+    const span = now - this.windowStart;
+    if (span < SHARE_WINDOW_MS) return;
+    this.lastShare = Math.min(1, this.busyInWindow / span);
+    this.stretch = nextStretchMs(this.stretch, this.lastShare);
+    this.busyInWindow = 0;
+    this.windowStart = now;
+  }
+}
+
+/** Input and state run whole: they are never asked to stop part way. */
+const NEVER_SPENT: Slice = { spent: () => false };

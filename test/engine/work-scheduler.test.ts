@@ -1,0 +1,205 @@
+// The order of work (docs/design.md, "The order of work"), on virtual time where work costs time
+// (WorkTime): input and state run before any picture or page frame that waits, pictures and frames run in
+// slices that hand the thread back when their budget is spent, the newest per key, none lost; and a
+// painter under load lowers the rate of what only moves, never of a change of meaning, while input still
+// runs at once.
+import { describe, expect, it } from 'vitest';
+import type { ChannelPicture } from '../../src/engine/picture.js';
+import { PicturePainter } from '../../src/engine/picture-painter.js';
+import { MAX_STRETCH_MS, TARGET_SHARE, nextStretchMs, sameMeaning } from '../../src/engine/picture-pace.js';
+import type { PictureRenderer } from '../../src/engine/session-services.js';
+import { keyGrid } from '../../src/engine/surface.js';
+import { WorkScheduler } from '../../src/engine/work-scheduler.js';
+import { MemorySurface } from '../../src/surfaces/memory/memory-surface.js';
+import { settle } from '../support/virtual-time.js';
+import { WorkTime } from '../support/work-time.js';
+
+const silent = { info: () => undefined, warn: () => undefined, error: () => undefined };
+
+function scheduler(time: WorkTime, errors: unknown[] = []): WorkScheduler {
+  return new WorkScheduler(time, { sliceMs: 2, onError: (_priority, error) => void errors.push(error) });
+}
+
+describe('WorkScheduler', () => {
+  it('a press that arrives behind N pictures waiting is handled before them; the pictures go on in slices after it', () => {
+    const time = new WorkTime();
+    const work = scheduler(time);
+    const order: string[] = [];
+    // A refresh of 32 keys, each rendering a millisecond of CPU.
+    for (let key = 0; key < 32; key++) {
+      work.post('pictures', `picture:${key}`, () => {
+        time.spend(1);
+        order.push(`p${key}`);
+      });
+    }
+    // The slice that started at once ran its budget (2 ms) and handed the thread back.
+    expect(order).toEqual(['p0', 'p1']);
+    expect(work.stats.yields).toBe(1);
+    // A press comes in on a socket (I/O between slices): it runs now, not after the 30 pictures waiting.
+    work.post('input', '', () => void order.push('press'));
+    expect(order).toEqual(['p0', 'p1', 'press']);
+    for (let turn = 0; turn < 20 && work.busy; turn++) time.turn();
+    expect(order.slice(3)).toEqual(Array.from({ length: 30 }, (_, i) => `p${i + 2}`));
+    expect(work.stats.slices).toBeGreaterThanOrEqual(16); // 2 ms of pictures each: the burst spread over 16 turns
+  });
+
+  it('input and state posted while a picture is being made run right after it, before the next picture and any frame', () => {
+    const time = new WorkTime();
+    const work = scheduler(time);
+    const order: string[] = [];
+    work.post('frames', 'frames:page', () => void order.push('frames'), true);
+    work.post('pictures', 'picture:a', () => {
+      order.push('picture a');
+      work.post('state', '', () => void order.push('state'));
+      work.post('input', '', () => void order.push('press'));
+      work.post('pictures', 'picture:b', () => void order.push('picture b'));
+    });
+    time.turn();
+    expect(order).toEqual(['picture a', 'state', 'press', 'picture b', 'frames']);
+  });
+
+  it('pictures all arrive, the newest of each key, each made once per turn it waited', () => {
+    const time = new WorkTime();
+    const work = scheduler(time);
+    const made = new Map<string, number[]>();
+    const post = (key: string, version: number) =>
+      work.post('pictures', key, () => {
+        time.spend(0.5);
+        made.set(key, [...(made.get(key) ?? []), version]);
+      });
+    for (let version = 1; version <= 5; version++) {
+      for (let key = 0; key < 32; key++) post(`k${key}`, version);
+      time.turn();
+    }
+    for (let turn = 0; turn < 40 && work.busy; turn++) time.turn();
+    expect(work.busy).toBe(false);
+    for (let key = 0; key < 32; key++) {
+      const versions = made.get(`k${key}`) ?? [];
+      expect(versions.at(-1)).toBe(5); // the newest arrives
+      expect(versions).toEqual([...versions].sort((a, b) => a - b)); // never an older one after a newer
+    }
+    // Latest wins: far fewer made than asked for (160), while every key got its newest.
+    expect([...made.values()].reduce((sum, v) => sum + v.length, 0)).toBeLessThan(80);
+  });
+
+  it('a task that fails is said, and the work goes on', () => {
+    const time = new WorkTime();
+    const errors: unknown[] = [];
+    const work = scheduler(time, errors);
+    const order: string[] = [];
+    work.post('pictures', 'a', () => {
+      throw new Error('no font');
+    });
+    work.post('pictures', 'b', async () => {
+      await Promise.resolve();
+      throw new Error('sharp said no');
+    });
+    work.post('pictures', 'c', () => void order.push('c'));
+    work.post('input', '', () => {
+      throw new Error('bad press');
+    });
+    work.post('input', '', () => void order.push('press'));
+    expect(errors.map((e) => (e as Error).message)).toContain('no font');
+    expect(errors.map((e) => (e as Error).message)).toContain('bad press');
+    expect(order).toContain('press');
+  });
+
+  it('measures the share of its time spent on pictures: high while they cost, back to 0 when idle', () => {
+    const time = new WorkTime();
+    const work = scheduler(time);
+    for (let ms = 0; ms < 2000; ms += 10) {
+      work.post('pictures', 'k', () => time.spend(5));
+      time.advance(10);
+    }
+    expect(work.busyShare()).toBeGreaterThan(0.25);
+    time.advance(3000);
+    expect(work.busyShare()).toBe(0);
+  });
+});
+
+describe('picture pace', () => {
+  const clock = (durationS: number, state: ChannelPicture['state'] = 'recording'): ChannelPicture => ({
+    kind: 'channel',
+    channel: 1,
+    state,
+    lastSeen: state === 'stale' ? 'recording' : null,
+    source: 'CAM 1',
+    durationS,
+    fps: 25,
+    drops: 0,
+    warning: null,
+    buffered: 0,
+    audioPreview: false,
+    thumbnail: null,
+    ageS: state === 'stale' ? 2 : null,
+  });
+
+  it('only what moves is slowed, and only under load', () => {
+    expect(sameMeaning(clock(10), clock(11))).toBe(true);
+    expect(sameMeaning(clock(10), clock(10, 'stale'))).toBe(false);
+    expect(sameMeaning(clock(10), { ...clock(10), overlay: { flash: 'failed' } })).toBe(false);
+    expect(nextStretchMs(0, 0.1)).toBe(0);
+    expect(nextStretchMs(0, 0.7)).toBe(40); // grows from a frame, at most doubling
+    expect(nextStretchMs(200, 0.95)).toBe(MAX_STRETCH_MS);
+    expect(nextStretchMs(100, TARGET_SHARE * 0.75)).toBe(100); // between half the target and the target it holds
+    expect(nextStretchMs(100, 0.05)).toBe(75); // eases off
+    let stretch = MAX_STRETCH_MS;
+    for (let second = 0; second < 30; second++) stretch = nextStretchMs(stretch, 0);
+    expect(stretch).toBe(0);
+  });
+
+  async function run(renderMs: number): Promise<{ perKey: number; staleDrawnAfterMs: number; pressWaited: boolean; busyShare: number }> {
+    const time = new WorkTime();
+    const work = scheduler(time);
+    const surface = new MemorySurface({ id: 'memory:pace', model: 'test-32', controls: keyGrid(4, 8, 72), time });
+    const drawnAt = new Map<string, number[]>();
+    let staleAt: number | null = null;
+    let staleDrawnAt: number | null = null;
+    const renderer: PictureRenderer = {
+      render: (picture, size) => {
+        time.spend(renderMs);
+        if (picture.kind === 'channel' && picture.state === 'stale' && staleDrawnAt === null) staleDrawnAt = time.now();
+        return Promise.resolve({ width: size.width, height: size.height, data: Buffer.from(JSON.stringify(picture)) });
+      },
+      led: () => 'off',
+      reasonPages: () => 1,
+    };
+    const painter = new PicturePainter(surface, renderer, { faderRange: () => null }, { work, time, log: silent });
+    surface.output.drawn$.subscribe((item) => {
+      if (item.type === 'image') drawnAt.set(item.control, [...(drawnAt.get(item.control) ?? []), time.now()]);
+    });
+    const quiet = () => !work.busy && painter.idle;
+    let pressWaited = false;
+    // Every key's clock changes every 20 ms (a worst case: a meter a key), for 3 s.
+    for (let step = 1; step <= 150; step++) {
+      const stale = step === 120;
+      if (stale) staleAt = time.now();
+      for (const { id } of surface.controls) painter.show(id, clock(step, step >= 120 && id === 'key0' ? 'stale' : 'recording'));
+      let pressed = false;
+      work.post('input', '', () => void (pressed = true));
+      if (!pressed) pressWaited = true;
+      await settle(() => true, 'the renderings'); // what the slice awaits finishes before the clock moves
+      time.advance(20);
+      // The slices that yielded run on the clock's next turns (at this same virtual moment).
+      for (let turn = 0; turn < 200 && !quiet(); turn++) {
+        time.turn();
+        await settle(() => true, 'the renderings');
+      }
+      expect(quiet()).toBe(true);
+    }
+    const late = (drawnAt.get('key5') ?? []).filter((at) => at > time.now() - 2000).length;
+    
+    return { perKey: late, staleDrawnAfterMs: (staleDrawnAt ?? Infinity) - (staleAt ?? 0), pressWaited, busyShare: work.busyShare() };
+  }
+
+  it('under a budget the picture rate drops (a change of meaning still drawn at once), and no press waits', async () => {
+    const calm = await run(0);
+    const loaded = await run(0.5); // 32 keys x 0.5 ms every 20 ms: most of the time on pictures
+    expect(calm.perKey).toBeGreaterThanOrEqual(95); // every change drawn: 100 in 2 s
+    expect(loaded.perKey).toBeLessThanOrEqual(50); // what only moves is redrawn at most half as often (100 changes)
+    expect(loaded.perKey).toBeGreaterThanOrEqual(2000 / MAX_STRETCH_MS - 1); // but it still moves, 4 times a second at least
+    expect(loaded.busyShare).toBeLessThan(0.5); // and pictures leave the bridge most of its time (0.98 without the pace)
+    expect(loaded.staleDrawnAfterMs).toBeLessThanOrEqual(20); // a key going stale is not held back
+    expect(calm.pressWaited || loaded.pressWaited).toBe(false);
+  });
+});
