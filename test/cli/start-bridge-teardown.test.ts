@@ -11,6 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Subject } from 'rxjs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { busSettings } from '../../src/cli/bus-setup.js';
 import { startBridge, type BridgeSetup } from '../../src/cli/start-bridge.js';
 import { UsageError } from '../../src/cli/usage-error.js';
 import { AlarmSettings } from '../../src/engine/alarms/alarm-settings.js';
@@ -187,7 +188,7 @@ describe('startBridge: one teardown for a failed start and for a stop', { timeou
     const brokerPort = await listen(broker);
     baseline = await settledHandles();
     const source = new OneSurfaceSource();
-    const mqtt = { url: `mqtt://127.0.0.1:${brokerPort}`, facility: null, id: 'teardown-test', tls: {}, keepaliveS: 30 };
+    const mqtt = busSettings({ mqtt: `mqtt://127.0.0.1:${brokerPort}`, 'mqtt-insecure': true, 'mqtt-id': 'teardown-test' }, {});
     await expect(startBridge(setup(source, { mqtt, audit: { file: join(folder, 'audit.jsonl'), maxBytes: 1 << 20 } }), log)).rejects.toThrow(/--mqtt: cannot connect to mqtt:\/\/127\.0\.0\.1:\d+ as "teardown-test"/);
     expect(simulatorPort()).not.toBeNull(); // the simulator had started: the failure came after it
     await releasedEverything(source);
