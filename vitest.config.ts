@@ -19,6 +19,7 @@ const PURE = [
   'test/cli/devices.test.ts',
   'test/cli/profile-secrets.test.ts',
   'test/cli/setup-udev.test.ts',
+  'test/cli/teardown.test.ts',
   'test/engine/action-table.test.ts',
   'test/engine/alarm-decision.test.ts',
   'test/engine/alarm-key.test.ts',
