@@ -68,12 +68,19 @@ export function pollerWill(authority: BusAuthority, recorder: string, instance: 
 }
 
 /**
+ * Every lease message goes at QoS 1, renewals too: Mosquitto 2.0 drops a QoS 0 message to a client that
+ * has more than its Receive Maximum plus max_queued_messages (1000) waiting (2.0.11: messages queued or
+ * in flight; later 2.0s: packets not yet written), so a flood queued for the poller made the broker drop
+ * the poller's own renewals on their way back to it (measured: "none of its renewals came back for
+ * 1078 ms" at a 750 ms lease, at the flood's start); at QoS 1 they wait behind it instead. An
+ * acknowledgement per renewal (four a second at the default poll) is nothing.
+ */
+const LEASE_QOS = 1;
+
+/**
  * The poller takes commands from the broker at QoS 0 (panels publish them at QoS 1, so the broker has
- * them): Mosquitto 2.0 delivers a QoS 0 message to a client only while the client's window of
- * unacknowledged QoS 1 messages (its Receive Maximum) has room, and drops it otherwise. Taken at QoS 1, a
- * panel's flood of commands filled that window and the broker dropped the poller's own lease renewals
- * (QoS 0) on their way back: measured, "none of its renewals came back for 1078 ms" at a 750 ms lease.
- * QoS 1 on this leg bought nothing a command needs: the session is clean, so nothing unacknowledged is
+ * them), so that they take none of its window of unacknowledged QoS 1 messages (Receive Maximum), which
+ * its lease renewals need, and are not acknowledged one by one. QoS 1 on this leg bought nothing a command needs: the session is clean, so nothing unacknowledged is
  * sent again after a reconnect either way, and on one connection TCP loses nothing; a command lost with
  * a connection fails at its panel by its deadline as before, and is never run late or twice (deadline,
  * de-duplication by id). And no acknowledgement is written per command (one writev each: 350 ms of a
@@ -270,7 +277,7 @@ export class BusPoller implements RecorderLink {
   private apply(effect: LeaseEffect): void {
     switch (effect.kind) {
       case 'publish':
-        return this.send(this.topics.lease, effect.lease, effect.claim ? 1 : 0, true);
+        return this.send(this.topics.lease, effect.lease, LEASE_QOS, true);
       case 'hold':
         return this.takeOver();
       case 'release':

@@ -36,7 +36,7 @@ export function busClientId(id: string): string {
  * How many QoS 1 messages the broker may have on their way to this client unacknowledged (MQTT 5 Receive
  * Maximum). A flood of commands then waits, or is dropped, in the broker's queue for this client
  * (max_queued_messages), instead of filling the connection ahead of what this client needs now: a
- * poller's own lease renewals (QoS 0, which the broker sends past that queue) come back in time.
+ * poller's lease renewals come back (at QoS 1: Mosquitto drops QoS 0 messages to a client with a full queue; bus-poller.ts).
  */
 export const RECEIVE_MAXIMUM = 50;
 
