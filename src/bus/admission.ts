@@ -1,5 +1,9 @@
 // Whether a poller takes a signed command, decided before anything is stored for it, cheapest and
-// most telling check first: the sender's rate (every signed command takes a token, refused or not, so
+// most telling check first. Before its signature is checked or its JSON parsed, the message counts
+// against its topic's member's message rate (arrive: MESSAGE_RATE; the broker's ACL ties the topic to
+// the login, so only that login can spend it): a flood costs a token bucket per message, not an Ed25519
+// verification, and those over it are not answered (an answer per message would be a flood of its own).
+// Then, signed and parsed: the sender's rate (every signed command takes a token, refused or not, so
 // a flood of refusals is as limited as a flood of presses), then what the facility file lets it call,
 // then a deadline no further ahead than MAX_DEADLINE_AHEAD_MS and not past, then the arguments its
 // operation takes. The id's length is the command schema's (topics.ts). Only a command admitted here
@@ -10,7 +14,7 @@
 import type { OperationId } from '../api/operations.js';
 import type { ClientCall } from '../engine/command-plan.js';
 import { argumentError, isClientCall } from './command-args.js';
-import { COOL_DOWN_MS, MAX_DEADLINE_AHEAD_MS, READ_RATE, WRITE_RATE } from './limits.js';
+import { COOL_DOWN_MS, MAX_DEADLINE_AHEAD_MS, MESSAGE_RATE, READ_RATE, WRITE_RATE } from './limits.js';
 import { OPERATION_GROUP } from './operation-groups.js';
 import { TokenBucket } from './token-bucket.js';
 import type { CommandMessage } from './topics.js';
@@ -28,17 +32,19 @@ export type Admission =
   /** Over its rate again and again: not answered; the member is ignored until `until`. */
   | { verdict: 'cool-down'; refusal: Refusal; until: number };
 
-type RateKind = 'reads' | 'writes';
+type RateKind = 'reads' | 'writes' | 'messages';
 
 interface MemberRate {
   reads: TokenBucket;
   writes: TokenBucket;
-  /** Refusals for rate it may still get answered before the cool-down: as many as a burst. */
-  patience: { reads: TokenBucket; writes: TokenBucket };
+  /** Every message on its command topic, before anything is read of it. */
+  messages: TokenBucket;
+  /** Refusals for rate it may still get (answered, for reads and writes) before the cool-down: as many as a burst. */
+  patience: Record<RateKind, TokenBucket>;
   coolingUntil: number;
 }
 
-const RATES = { reads: READ_RATE, writes: WRITE_RATE } as const;
+const RATES = { reads: READ_RATE, writes: WRITE_RATE, messages: MESSAGE_RATE } as const;
 
 /**
  * Each member's rates and cool-down, on the poller's clock (given with every call). Members are the
@@ -54,6 +60,11 @@ export class MemberRates {
   coolingDown(member: string, now: number): boolean {
     const rate = this.members.get(member);
     return rate !== undefined && now < rate.coolingUntil;
+  }
+
+  /** A message arrives on `member`'s command topic, unread: null when it may be read; otherwise a refusal (not answered) or the cool-down it starts now. */
+  arrive(member: string, now: number): Exclude<Admission, { verdict: 'admit' }> | null {
+    return this.take(member, 'messages', now);
   }
 
   /** Takes a token of `kind` for a signed command: null when it has one; otherwise the refusal, or the cool-down it starts now. */
@@ -72,7 +83,7 @@ export class MemberRates {
     if (rate === undefined) {
       if (this.members.size >= this.maxMembers) this.members.clear();
       const bucket = (kind: RateKind) => new TokenBucket(RATES[kind].perS, RATES[kind].burst, now);
-      rate = { reads: bucket('reads'), writes: bucket('writes'), patience: { reads: bucket('reads'), writes: bucket('writes') }, coolingUntil: Number.NEGATIVE_INFINITY };
+      rate = { reads: bucket('reads'), writes: bucket('writes'), messages: bucket('messages'), patience: { reads: bucket('reads'), writes: bucket('writes'), messages: bucket('messages') }, coolingUntil: Number.NEGATIVE_INFINITY };
       this.members.set(member, rate);
     }
     return rate;

@@ -67,6 +67,27 @@ export function pollerWill(authority: BusAuthority, recorder: string, instance: 
   return { will: { topic, payload: authority.seal(topic, at, gone), qos: 1, retain: true } };
 }
 
+/**
+ * Every lease message goes at QoS 1, renewals too: Mosquitto 2.0 drops a QoS 0 message to a client that
+ * has more than its Receive Maximum plus max_queued_messages (1000) waiting (2.0.11: messages queued or
+ * in flight; later 2.0s: packets not yet written), so a flood queued for the poller made the broker drop
+ * the poller's own renewals on their way back to it (measured: "none of its renewals came back for
+ * 1078 ms" at a 750 ms lease, at the flood's start); at QoS 1 they wait behind it instead. An
+ * acknowledgement per renewal (four a second at the default poll) is nothing.
+ */
+const LEASE_QOS = 1;
+
+/**
+ * The poller takes commands from the broker at QoS 0 (panels publish them at QoS 1, so the broker has
+ * them), so that they take none of its window of unacknowledged QoS 1 messages (Receive Maximum), which
+ * its lease renewals need, and are not acknowledged one by one. QoS 1 on this leg bought nothing a command needs: the session is clean, so nothing unacknowledged is
+ * sent again after a reconnect either way, and on one connection TCP loses nothing; a command lost with
+ * a connection fails at its panel by its deadline as before, and is never run late or twice (deadline,
+ * de-duplication by id). And no acknowledgement is written per command (one writev each: 350 ms of a
+ * 3 s flood in the profile).
+ */
+const COMMAND_QOS = 0;
+
 /** Refresh buckets are kept per sender; on an insecure bus (anyone is anyone) the map is cut back at this size. */
 const MAX_RATED_MEMBERS = 1000;
 
@@ -89,6 +110,8 @@ export class BusPoller implements RecorderLink {
   private wake: Subscription | null = null;
   private summaries: Subscription | null = null;
   private publishing: Subscription | null = null;
+  /** Members whose command topic is unsubscribed for a cool-down: when it is subscribed again. */
+  private readonly resubscribing = new Map<string, Subscription>();
   private published: Partial<Record<StatePart, number>> = {};
   private lastHealth = '';
   private started = false;
@@ -141,7 +164,9 @@ export class BusPoller implements RecorderLink {
     this.lease = initialLease(this.time.now());
     this.mqtt.on('message', this.onMessage);
     this.summaries = timer(REFUSAL_SUMMARY_MS, REFUSAL_SUMMARY_MS, this.time.scheduler).subscribe(() => this.refusals.flush(this.time.now()));
-    void this.mqtt.subscribeAsync([this.topics.lease, this.topics.cmds, this.topics.refresh], { qos: 1 }).catch((error: unknown) => this.log.warn(`${this.topics.all}: could not subscribe: ${messageOf(error)}`));
+    const failed = (error: unknown) => this.log.warn(`${this.topics.all}: could not subscribe: ${messageOf(error)}`);
+    void this.mqtt.subscribeAsync([this.topics.lease, this.topics.refresh], { qos: 1 }).catch(failed);
+    void this.mqtt.subscribeAsync(this.commandTopics(), { qos: COMMAND_QOS }).catch(failed);
     this.schedule();
   }
 
@@ -156,6 +181,8 @@ export class BusPoller implements RecorderLink {
     this.wake?.unsubscribe();
     this.summaries?.unsubscribe();
     this.summaries = null;
+    for (const resubscribe of this.resubscribing.values()) resubscribe.unsubscribe();
+    this.resubscribing.clear();
     this.mqtt.off('message', this.onMessage);
     this.standBy();
     this.view.stop();
@@ -184,6 +211,35 @@ export class BusPoller implements RecorderLink {
    */
   runCommandsThrough(link: RecorderLink): void {
     this.commandLink = link;
+  }
+
+  /**
+   * The command topics this poller subscribes to: on a secure bus one per panel the facility lets call
+   * anything here, so that the broker drops, unsent, the commands of a panel in a cool-down (its topic
+   * unsubscribed: coolDown) and of anyone the facility does not list; on an insecure bus every panel's.
+   */
+  private commandTopics(): string[] {
+    const panels = this.options.authority.panelsOf(this.name);
+    return panels === null ? [this.topics.cmds] : panels.map((panel) => this.topics.cmd(panel));
+  }
+
+  /**
+   * A member over its rate again and again: its command topic is unsubscribed until the cool-down ends, so
+   * the broker drops its flood instead of sending it here (each message costs the poller a parse and an
+   * acknowledgement even when dropped unread). What the broker had queued for this poller before still
+   * arrives, and is dropped unread (onCommand). On an insecure bus (one subscription for all) the messages
+   * still arrive and are dropped unread.
+   */
+  private coolDown(member: string, until: number): void {
+    if (this.options.authority.panelsOf(this.name) === null || this.resubscribing.has(member)) return;
+    const topic = this.topics.cmd(member);
+    const failed = (what: string) => (error: unknown) => this.bad.say(`${topic}: could not ${what}: ${messageOf(error)}`);
+    void this.mqtt.unsubscribeAsync(topic).catch(failed('unsubscribe during its cool-down'));
+    const resubscribe = timer(Math.max(0, until - this.time.now()), this.time.scheduler).subscribe(() => {
+      this.resubscribing.delete(member);
+      if (this.started) void this.mqtt.subscribeAsync(topic, { qos: COMMAND_QOS }).catch(failed('subscribe again after its cool-down'));
+    });
+    this.resubscribing.set(member, resubscribe);
   }
 
   private holds(): boolean {
@@ -221,7 +277,7 @@ export class BusPoller implements RecorderLink {
   private apply(effect: LeaseEffect): void {
     switch (effect.kind) {
       case 'publish':
-        return this.send(this.topics.lease, effect.lease, effect.claim ? 1 : 0, true);
+        return this.send(this.topics.lease, effect.lease, LEASE_QOS, true);
       case 'hold':
         return this.takeOver();
       case 'release':
@@ -324,6 +380,10 @@ export class BusPoller implements RecorderLink {
     const now = this.time.now();
     // Dropped unread: the topic's last level is the sender's login (the broker's ACL), and it is cooling down.
     if (this.rates.coolingDown(sender, now)) return this.refusals.counted(sender, 'ignored in a cool-down', now);
+    // Counted against the topic's member before its signature is checked (admission.ts): over its rate, not even read.
+    const arrival = this.rates.arrive(sender, now);
+    if (arrival?.verdict === 'refuse') return this.refusals.refused(sender, arrival.refusal, { id: null, method: null, request: 'a message' }, now);
+    if (arrival?.verdict === 'cool-down') return this.startCoolDown(sender, arrival.refusal, arrival.until, now);
     const opened = this.options.authority.open(topic, payload, MAX_PAYLOAD_BYTES.cmd);
     if (!opened.ok) return this.bad.say(`${opened.error}; not run`);
     const { from, body } = opened.message;
@@ -343,15 +403,18 @@ export class BusPoller implements RecorderLink {
     }
     const admission = admit(from, command, { recorder: this.name, mayCall: (member, method) => this.options.authority.mayCall(member, this.name, method), rates: this.rates, now });
     const detail = { id: command.id, method: command.call.method, request: describeCommand(command.call) };
-    if (admission.verdict === 'cool-down') {
-      this.log.warn(`recorder "${this.name}": ${admission.refusal.why}, refused ones included: its commands are dropped unanswered for ${COOL_DOWN_MS / 1000} s`);
-      return this.refusals.counted(from, admission.refusal.kind, now);
-    }
+    if (admission.verdict === 'cool-down') return this.startCoolDown(from, admission.refusal, admission.until, now);
     if (admission.verdict === 'refuse') return this.refuse(topic, from, admission.refusal, detail, now);
     const arrived = { wall: now, precise: this.time.precise() };
     const taken = this.recent.once(command.id, command.deadline, now, () => this.run(from, command, admission.call, arrived));
     if (taken === null) return this.refuse(topic, from, { kind: 'too many commands in flight', why: `it has ${this.recent.size} commands in flight (at most ${this.recent.maxEntries})` }, detail, now);
     this.answer(topic, from, command.id, taken.result);
+  }
+
+  private startCoolDown(member: string, refusal: Refusal, until: number, now: number): void {
+    this.log.warn(`recorder "${this.name}": ${refusal.why}, refused ones included: its commands are dropped unanswered for ${COOL_DOWN_MS / 1000} s`);
+    this.coolDown(member, until);
+    this.refusals.counted(member, refusal.kind, now);
   }
 
   private answer(topic: string, from: string, id: string, result: Promise<ReplyMessage>): void {

@@ -87,6 +87,15 @@ export class BusAuthority implements Keyring {
     return may !== undefined && [recorder, ANY_RECORDER].some((name) => may.get(name)?.has(operation) === true);
   }
 
+  /**
+   * The panels that may call anything on a recorder (whose command topics its poller subscribes to, one
+   * each); null on an insecure bus, where anyone may be anyone (the poller subscribes to them all).
+   */
+  panelsOf(recorder: string): string[] | null {
+    if (this.facility === null) return null;
+    return [...this.facility.panels.keys()].filter((id) => this.mayCallAnything(id, recorder));
+  }
+
   /** Whether a panel may call anything at all on a recorder (its refreshes count only then). */
   mayCallAnything(id: string, recorder: string): boolean {
     if (this.facility === null) return true;

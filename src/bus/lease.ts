@@ -58,7 +58,7 @@ export type LeaseEvent =
   | { kind: 'tick'; now: number };
 
 export type LeaseEffect =
-  /** A claim goes at QoS 1; a renewal at QoS 0 (the next one follows within a poll, and none asks every subscriber for an acknowledgement). */
+  /** A claim or a renewal (both at QoS 1: bus-poller.ts, LEASE_QOS). */
   | { kind: 'publish'; lease: LeaseMessage; claim: boolean }
   /** Start polling and running commands. */
   | { kind: 'hold' }

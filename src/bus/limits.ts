@@ -40,6 +40,14 @@ export const MAX_DEADLINE_AHEAD_MS = 10_000;
 /** Per panel at the poller: reads (previews, meters, reads at a press) and writes (presses, gains), per second and in a burst. */
 export const READ_RATE = { perS: 50, burst: 100 } as const;
 export const WRITE_RATE = { perS: 20, burst: 40 } as const;
+/**
+ * Per panel at the poller, every message on its command topic, counted before its signature is checked
+ * or its JSON parsed (the topic names the sender: the broker's ACL ties it to the login): twice its reads
+ * and writes together, so that it never cuts short what those take or answer with a refusal (a burst of
+ * each, then as many refusals, then the cool-down); it bounds what they never see: messages that fail
+ * their signature or parse, and those a poller that lost the lease ignores.
+ */
+export const MESSAGE_RATE = { perS: 2 * (READ_RATE.perS + WRITE_RATE.perS), burst: 2 * (READ_RATE.burst + WRITE_RATE.burst) } as const;
 export const REFRESH_RATE = { perS: 10, burst: 20 } as const;
 
 /** MQTT keep-alive: a broker notices a silent client after 1.5 times this (and fires its last will). */

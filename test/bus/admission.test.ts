@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { admit, MemberRates, type Admission } from '../../src/bus/admission.js';
 import { argumentError, commandArgsOf, isClientCall } from '../../src/bus/command-args.js';
-import { COOL_DOWN_MS, MAX_DEADLINE_AHEAD_MS, WRITE_RATE } from '../../src/bus/limits.js';
+import { COOL_DOWN_MS, MAX_DEADLINE_AHEAD_MS, MESSAGE_RATE, WRITE_RATE } from '../../src/bus/limits.js';
 import { OPERATION_GROUP } from '../../src/bus/operation-groups.js';
 import { RecentCommands } from '../../src/bus/recent-commands.js';
 import { RefusalReport } from '../../src/bus/refusal-report.js';
@@ -71,6 +71,20 @@ describe('admission', () => {
     expect(rates.coolingDown('desk-1', T0)).toBe(false);
     expect(rates.coolingDown('gallery', T0 + COOL_DOWN_MS)).toBe(false);
     expect(at(T0 + COOL_DOWN_MS)).toBe('refuse: not allowed to call newSession');
+  });
+
+  it("a message on a member's command topic counts before anything is read of it: over a burst refused unread, then the cool-down; a desk at its full rates never comes near it", () => {
+    const rates = new MemberRates();
+    const verdicts = Array.from({ length: 2 * MESSAGE_RATE.burst + 1 }, () => rates.arrive('gallery', T0)?.verdict ?? 'read');
+    expect(verdicts.filter((v) => v === 'read')).toHaveLength(MESSAGE_RATE.burst);
+    expect(verdicts.filter((v) => v === 'refuse')).toHaveLength(MESSAGE_RATE.burst);
+    expect(verdicts.at(-1)).toBe('cool-down');
+    expect(rates.coolingDown('gallery', T0 + COOL_DOWN_MS - 1)).toBe(true);
+    expect(rates.arrive('desk-1', T0)).toBeNull();
+    // A desk at its full read and write rates together never comes near it.
+    const desk = new MemberRates();
+    const refused = Array.from({ length: 10 * MESSAGE_RATE.perS }, (_, i) => desk.arrive('desk-1', T0 + Math.floor((i * 1000) / MESSAGE_RATE.perS))).filter((a) => a !== null);
+    expect(refused).toEqual([]);
   });
 });
 
