@@ -31,7 +31,6 @@
 // heartbeat finds the clients that have gone without closing, and the number of clients is capped.
 import { Subscription, auditTime, interval, merge } from 'rxjs';
 import type { WebSocket } from 'ws';
-import * as z from 'zod';
 import type { Bridge } from '../engine/bridge.js';
 import type { EngineTime } from '../engine/engine-time.js';
 import { TurnBatch } from '../engine/turn-batch.js';
@@ -44,27 +43,10 @@ import type { RgbImage, Surface } from '../engine/surface.js';
 import type { WebSurface } from '../surfaces/web/web-surface.js';
 import type { AlarmMonitor } from '../engine/alarms/alarm-monitor.js';
 import { alarmsMessage } from './alarm-message.js';
+import { type EncodedServerMessage, PageMessage, type ServerMessage, encodeServerMessage, sendServerMessage } from './deck-protocol.js';
 import { imageUpdate } from './image-frames.js';
 import { panelLayout } from './panel-layout.js';
 import { stateView } from './state-view.js';
-
-const PageInput = z.strictObject({
-  type: z.literal('input'),
-  surface: z.string(),
-  input: z.discriminatedUnion('type', [
-    z.strictObject({ type: z.literal('down'), control: z.string() }),
-    z.strictObject({ type: z.literal('up'), control: z.string() }),
-    // The browser took the pointer away (a swipe turned into a scroll): let go without firing.
-    z.strictObject({ type: z.literal('cancel'), control: z.string() }),
-    z.strictObject({ type: z.literal('rotate'), control: z.string(), amount: z.number().int().min(-100).max(100) }),
-    z.strictObject({ type: z.literal('touch'), control: z.string(), gesture: z.enum(['tap', 'long', 'swipe-left', 'swipe-right']) }),
-  ]),
-});
-
-/** The decks a page has in view now, by surface id (ids it does not know are ignored: decks come and go). */
-const PageView = z.strictObject({ type: z.literal('view'), surfaces: z.array(z.string()).max(64) });
-
-const PageMessage = z.discriminatedUnion('type', [PageInput, PageView]);
 
 export interface DeckSocketLimits {
   /** Clients at once (default 32); the next is refused. */
@@ -129,7 +111,7 @@ export class DeckSocket {
   /** The sessions shown, in page order; rebuilt when surfaces come and go. */
   private panels: SurfaceSession[] = [];
   private panelSubscription = new Subscription();
-  private lastState = '';
+  private lastState: EncodedServerMessage | null = null;
   /** The alarm engine whose alarms pages are sent (followAlarms); null: none. */
   private alarms: AlarmMonitor | null = null;
   /** A page that sends bad messages in a loop (a bug, or someone probing) writes a line now and then, not one each. */
@@ -152,7 +134,7 @@ export class DeckSocket {
       bridge.commands$.subscribe((record) => {
         this.recent.push(record);
         if (this.recent.length > 200) this.recent.shift();
-        this.broadcast({ kind: 'always', message: JSON.stringify({ type: 'command', record }) });
+        this.broadcast({ kind: 'always', message: { type: 'command', record } });
       }),
     );
     // Ages and clocks move without any new answer, so the state is also re-sent each second when changed.
@@ -206,8 +188,8 @@ export class DeckSocket {
     socket.on('pong', () => (client.alive = true));
     socket.on('message', (data, isBinary) => this.receive(client, isBinary ? null : data.toString()));
     this.sendPanels(client);
-    socket.send(JSON.stringify({ type: 'state', state: stateView(this.bridge), commands: this.recent.slice(-50) }));
-    if (this.alarms) socket.send(alarmsMessage(this.alarms));
+    sendServerMessage(socket, { type: 'state', state: stateView(this.bridge), commands: this.recent.slice(-50) });
+    if (this.alarms) sendServerMessage(socket, alarmsMessage(this.alarms));
   }
 
   close(): void {
@@ -290,7 +272,7 @@ export class DeckSocket {
     client.images.schedule();
     if (client.skippedState) {
       client.skippedState = false;
-      client.socket.send(JSON.stringify({ type: 'state', state: stateView(this.bridge) }));
+      sendServerMessage(client.socket, { type: 'state', state: stateView(this.bridge) });
     }
   }
 
@@ -335,14 +317,14 @@ export class DeckSocket {
     const panels = this.panels.map((session) => {
       const { surface } = session;
       const web = this.webSurfaces.find((w) => w.id === surface.id);
-      return { id: surface.id, kind: surface.kind, name: surface.name, model: surface.model, layout: web ? { columns: web.layout.columns, keySize: web.layout.keySize } : panelLayout(surface.controls), controls: surface.controls };
+      return { id: surface.id, kind: surface.kind, name: surface.name, model: surface.model, layout: web ? { columns: web.layout.columns, keySize: web.layout.keySize } : panelLayout(surface.controls), controls: [...surface.controls] };
     });
-    socket.send(JSON.stringify({ type: 'hello', surfaces: panels }));
+    sendServerMessage(socket, { type: 'hello', surfaces: panels });
     this.panels.forEach(({ surface }, panelIndex) => {
       if (views(client, surface.id)) this.sendShown(client, surface, panelIndex);
       const { leds, levels } = surface.output.shown();
-      for (const [control, state] of leds) socket.send(marksMessage(surface, { type: 'led', control, state }));
-      for (const [control, level] of levels) socket.send(marksMessage(surface, { type: 'level', control, level }));
+      for (const [control, state] of leds) sendServerMessage(socket, marksMessage(surface, { type: 'led', control, state }));
+      for (const [control, level] of levels) sendServerMessage(socket, marksMessage(surface, { type: 'level', control, level }));
     });
   }
 
@@ -360,7 +342,7 @@ export class DeckSocket {
 
   private pushState(): void {
     if (this.clients.size === 0) return;
-    const text = JSON.stringify({ type: 'state', state: stateView(this.bridge) });
+    const text = encodeServerMessage({ type: 'state', state: stateView(this.bridge) });
     if (text === this.lastState) return;
     this.lastState = text;
     this.broadcast({ kind: 'state', message: text });
@@ -370,7 +352,7 @@ export class DeckSocket {
     const { socket, origin, pressed } = client;
     const reject = (message: string) => {
       this.badMessages.say(`web deck: ignored a message: ${message}`);
-      socket.send(JSON.stringify({ type: 'error', message }));
+      sendServerMessage(socket, { type: 'error', message });
     };
     if (text === null) return reject('binary messages are not expected');
     let value: unknown;
@@ -407,7 +389,9 @@ export class DeckSocket {
    * Images and state are pictures of now: skipped for a client over the bound, the latest sent once it
    * has caught up. Commands, LEDs and page changes are small and each one matters: always sent.
    */
-  private broadcast(item: { kind: 'always' | 'state'; message: string } | { kind: 'image'; surface: string; pending: PendingImage }): void {
+  private broadcast(item: { kind: 'always' | 'state'; message: ServerMessage | EncodedServerMessage } | { kind: 'image'; surface: string; pending: PendingImage }): void {
+    // A message is encoded once, for every page it goes to.
+    const text = item.kind === 'image' || typeof item.message === 'string' ? null : encodeServerMessage(item.message);
     for (const client of this.clients.values()) {
       if (client.socket.readyState !== client.socket.OPEN) continue;
       // Images are bounded as they leave (flushImages).
@@ -416,7 +400,7 @@ export class DeckSocket {
         continue;
       }
       if (item.kind === 'always' || this.underBound(client)) {
-        client.socket.send(item.message);
+        sendServerMessage(client.socket, text ?? item.message);
         continue;
       }
       client.skippedState = true;
@@ -445,6 +429,6 @@ export class DeckSocket {
 }
 
 /** A light's state or a level, for the page (a pad's light, a dial's ring). */
-function marksMessage(surface: Surface, item: Extract<OutputItem, { type: 'led' | 'level' }>): string {
-  return JSON.stringify({ ...item, surface: surface.id });
+function marksMessage(surface: Surface, item: Extract<OutputItem, { type: 'led' | 'level' }>): ServerMessage {
+  return { ...item, surface: surface.id };
 }

@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, it } from 'vitest';
 import { startAlarms, type RunningAlarms } from '../../src/cli/alarm-setup.js';
 import { AlarmSettings } from '../../src/engine/alarms/alarm-settings.js';
 import { realTime } from '../../src/engine/engine-time.js';
-import { AlarmsMessage } from '../../src/remote/alarm-message.js';
+import { AlarmsMessage } from '../../src/remote/deck-protocol.js';
 import { startRemoteServer, type RunningRemoteServer } from '../../src/remote/server.js';
 import { startBridgeFixture, type BridgeFixture } from '../support/bridge.js';
 import { connectChromium, screenshot } from '../support/chromium.js';

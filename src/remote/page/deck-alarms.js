@@ -10,7 +10,7 @@
 // - Notifications only after the operator allowed them, asked from a button (never unprompted).
 // @ts-check
 
-/** @typedef {{id: string, kind: string, recorder: string, channel: number | null, severity: 'warning' | 'critical', state: 'raised' | 'acked' | 'cleared', text: string, raisedAt: string}} AlarmWire */
+/** @typedef {import('../deck-protocol.js').AlarmsMessage['active'][number]} AlarmWire */
 
 /** Each kind in a word or two, as the alarms key says it (src/engine/alarms/alarm-picture.ts). */
 const WORDS = /** @type {Record<string, string>} */ ({
@@ -52,7 +52,7 @@ export function alarmWords(alarm) {
   return [WORDS[alarm.kind] ?? alarm.kind, alarm.recorder, alarm.channel === null ? null : `CH${alarm.channel}`].filter((part) => part !== null).join(' ');
 }
 
-/** A new alarm message from the bridge. @param {{active: AlarmWire[]}} message */
+/** A new alarm message from the bridge. @param {import('../deck-protocol.js').AlarmsMessage} message */
 export function showAlarms(message) {
   active = message.active;
   const fresh = active.filter((alarm) => alarm.state === 'raised' && raisesSeen !== null && !raisesSeen.has(raiseKey(alarm)));

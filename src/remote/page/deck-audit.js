@@ -3,10 +3,7 @@
 // the recorder's own 0-based index), the result and how long it took.
 // @ts-check
 
-/**
- * @typedef {{ at: number, surface: string, control: string, action: string, recorder: string | null, request: string | null,
- *   result: 'ok' | 'failed' | 'refused', message: string | null, latencyMs: number }} CommandRecord
- */
+/** @typedef {import('../deck-protocol.js').DeckCommand} CommandRecord */
 
 /** The path of a request as the record gives it ("PUT /api/channels/1/rec-start"). */
 const pathOf = (/** @type {string | null} */ request) => request?.split(' ')[1] ?? '';

@@ -85,7 +85,7 @@ const SWIPE_PX = 30;
 const LONG_MS = 500;
 
 /** A strip cell: tap, long touch or sideways swipe; a vertical swipe scrolls the page and sends nothing. */
-export function touchable(/** @type {HTMLElement} */ element, /** @type {(gesture: string) => void} */ send) {
+export function touchable(/** @type {HTMLElement} */ element, /** @type {(gesture: 'tap' | 'long' | 'swipe-left' | 'swipe-right') => void} */ send) {
   let start = /** @type {{x: number, t: number} | null} */ (null);
   element.addEventListener('pointerdown', (event) => {
     element.setPointerCapture(event.pointerId);

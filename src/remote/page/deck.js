@@ -7,8 +7,15 @@ import { auditEntry } from './deck-audit.js';
 import { NARROW_QUERY, fitKeys, foldedCell } from './deck-layout.js';
 import { DIAL_HOLD_AFTER_MS, holdable, touchable, turnable } from './deck-press.js';
 
-/** @typedef {{kind: string, id: string, row?: number, column?: number, pixelSize?: {width: number, height: number}, lcd?: string, touch?: boolean}} Control */
-/** @type {Array<{id: string, kind: string, name: string, layout: {columns: number, keySize: number}, controls: Control[]}>} */
+// The messages both ways are those of the bridge's protocol module (src/remote/deck-protocol.ts): its
+// zod schemas check the page's messages on arrival and type the bridge's as they are sent.
+/** @typedef {import('../deck-protocol.js').ServerMessage} ServerMessage */
+/** @typedef {import('../deck-protocol.js').PageMessage} PageMessage */
+/** @typedef {Extract<PageMessage, {type: 'input'}>['input']} PageInput */
+/** @typedef {import('../deck-protocol.js').DeckPanel} Panel */
+/** @typedef {import('../deck-protocol.js').DeckControl} Control */
+/** @typedef {import('../deck-protocol.js').DeckState} DeckState */
+/** @type {Panel[]} */
 let surfaces = [];
 /** Whether the bridge drives more than one recorder (the audit log then names the recorder). */
 let severalRecorders = false;
@@ -36,7 +43,7 @@ const canvases = new Map();
 /** @type {WebSocket | null} */
 let socket = null;
 /** The bridge's last word on the recorders and surfaces, and whether the link it came over still stands. */
-let lastState = /** @type {any} */ (null);
+let lastState = /** @type {DeckState | null} */ (null);
 let linked = false;
 const link = /** @type {HTMLElement} */ (document.getElementById('link'));
 
@@ -63,12 +70,12 @@ function connect() {
   };
   ws.onmessage = (event) => {
     if (event.data instanceof ArrayBuffer) drawImages(event.data);
-    else receive(JSON.parse(event.data));
+    else receive(/** @type {ServerMessage} */ (JSON.parse(event.data)));
   };
   socket = ws;
 }
 
-/** @param {any} message */
+/** @param {ServerMessage} message */
 function receive(message) {
   switch (message.type) {
     case 'hello':
@@ -132,9 +139,10 @@ function drawImages(buffer) {
     if (!canvas || (version !== 1 && version !== 2) || rgb.length !== width * height * 3 || width === 0 || height === 0) continue;
     const rgba = new ImageData(width, height);
     for (let p = 0, q = 0; p < rgb.length; p += 3, q += 4) {
-      rgba.data[q] = rgb[p];
-      rgba.data[q + 1] = rgb[p + 1];
-      rgba.data[q + 2] = rgb[p + 2];
+      // Within rgb's length (a whole number of pixels): never undefined.
+      rgba.data[q] = /** @type {number} */ (rgb[p]);
+      rgba.data[q + 1] = /** @type {number} */ (rgb[p + 1]);
+      rgba.data[q + 2] = /** @type {number} */ (rgb[p + 2]);
       rgba.data[q + 3] = 255;
     }
     if (!rect) {
@@ -145,10 +153,13 @@ function drawImages(buffer) {
   }
 }
 
-/** @param {string} surface @param {object} input */
-function sendInput(surface, input) {
-  if (socket?.readyState === WebSocket.OPEN) socket.send(JSON.stringify({ type: 'input', surface, input }));
+/** The one way a message leaves for the bridge: typed as the bridge's schema takes it. @param {PageMessage} message */
+function sendMessage(message) {
+  if (socket?.readyState === WebSocket.OPEN) socket.send(JSON.stringify(message));
 }
+
+/** @param {string} surface @param {PageInput} input */
+const sendInput = (surface, input) => sendMessage({ type: 'input', surface, input });
 
 function buildDecks() {
   const decks = /** @type {HTMLElement} */ (document.getElementById('decks'));
@@ -172,12 +183,12 @@ function buildDecks() {
     strip.className = 'strip';
     const dials = document.createElement('div');
     dials.className = 'dials';
-    const send = (/** @type {object} */ input) => sendInput(surface.id, input);
+    const send = (/** @type {PageInput} */ input) => sendInput(surface.id, input);
     surface.controls.forEach((control, controlIndex) => {
       if (control.kind === 'key') {
         const canvas = keyCanvas(surface.id, control, 'key');
-        canvas.dataset.row = String(control.row ?? 0);
-        canvas.dataset.column = String(control.column ?? 0);
+        canvas.dataset.row = String(control.row);
+        canvas.dataset.column = String(control.column);
         holdable(canvas, control.id, send);
         keys.append(canvas);
         canvases.set(`${surfaceIndex}/${controlIndex}`, canvas);
@@ -237,10 +248,10 @@ function sendView() {
   if (socket?.readyState !== WebSocket.OPEN) return;
   const picked = /** @type {HTMLSelectElement} */ (document.getElementById('deck-picker')).value;
   const view = document.hidden ? [] : narrow.matches ? (picked ? [picked] : []) : [...decksOnScreen].sort();
-  const text = JSON.stringify({ type: 'view', surfaces: view });
-  if (text === sentView) return;
-  sentView = text;
-  socket.send(text);
+  const told = view.join('\n');
+  if (told === sentView) return;
+  sentView = told;
+  sendMessage({ type: 'view', surfaces: view });
 }
 
 /** Hardware decks are shown as they are lit; pressing them here is a remote press. */
@@ -295,12 +306,12 @@ function layoutDecks() {
   }
 }
 
-/** @param {string} surface @param {Control} control @param {string} className */
+/** @param {string} surface @param {Extract<Control, {kind: 'key' | 'lcd'}>} control @param {string} className */
 function keyCanvas(surface, control, className) {
   const canvas = document.createElement('canvas');
   canvas.className = className;
-  canvas.width = control.pixelSize?.width ?? 96;
-  canvas.height = control.pixelSize?.height ?? 96;
+  canvas.width = control.pixelSize.width;
+  canvas.height = control.pixelSize.height;
   canvas.dataset.surface = surface;
   canvas.dataset.control = control.id;
   canvas.tabIndex = 0;
@@ -310,7 +321,7 @@ function keyCanvas(surface, control, className) {
 }
 
 /** A dial: the wheel turns it, a press presses it. */
-function dial(/** @type {string} */ surface, /** @type {string} */ control, /** @type {(input: object) => void} */ send) {
+function dial(/** @type {string} */ surface, /** @type {string} */ control, /** @type {(input: PageInput) => void} */ send) {
   const element = document.createElement('div');
   element.className = 'dial';
   element.dataset.surface = surface;
@@ -334,7 +345,7 @@ function ageText(/** @type {number} */ ageS) {
 }
 
 /** A take's clock as its key shows it: frozen at the last confirmed value beside the data's age when it is not live. */
-function takeText(/** @type {any} */ channel) {
+function takeText(/** @type {DeckState['recorders'][number]['channels'][number]} */ channel) {
   const age = channel.freshness !== 'live' && channel.ageS !== null ? ageText(channel.ageS) : '';
   return [clock(channel.durationS), age].filter((part) => part !== '').join(' · ');
 }
@@ -342,14 +353,14 @@ function takeText(/** @type {any} */ channel) {
 /**
  * The status panels from the bridge's state. Without the link every panel says NO LINK: the badges and
  * the channels' states say it instead of what they last were, and a banner over each panel says why.
- * @param {any} state
+ * @param {DeckState} state
  */
 function showState(state) {
   severalRecorders = state.recorders.length > 1;
   /** @type {HTMLElement} */ (document.getElementById('status')).classList.toggle('link-lost', !linked);
   const recorders = /** @type {HTMLElement} */ (document.getElementById('recorders'));
   recorders.replaceChildren(
-    ...state.recorders.map((/** @type {any} */ r) => {
+    ...state.recorders.map((r) => {
       const li = document.createElement('li');
       li.dataset.recorder = r.name;
       const badge = document.createElement('span');
@@ -381,7 +392,7 @@ function showState(state) {
   body.replaceChildren(...rows);
   const list = /** @type {HTMLElement} */ (document.getElementById('surfaces'));
   list.replaceChildren(
-    ...state.surfaces.map((/** @type {any} */ s) => {
+    ...state.surfaces.map((s) => {
       const li = document.createElement('li');
       li.dataset.surface = s.id;
       li.textContent = `${s.name} (${s.id}): ${s.profile}, page ${s.page.number}/${s.page.count} ${s.page.name}`;
@@ -397,7 +408,7 @@ function showState(state) {
   );
 }
 
-/** @param {any} record */
+/** @param {import('../deck-protocol.js').DeckCommand} record */
 function showCommand(record) {
   const audit = /** @type {HTMLElement} */ (document.getElementById('audit'));
   audit.prepend(auditEntry(record, severalRecorders));
