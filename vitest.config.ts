@@ -66,6 +66,7 @@ const PURE = [
 ];
 
 const E2E = [
+  'test/plugin/facility-plugin.test.ts',
   'test/plugin/every-action.test.ts',
   'test/plugin/inspector-browser.test.ts',
   'test/plugin/streamdeck-plugin.test.ts',

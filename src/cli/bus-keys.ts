@@ -1,15 +1,14 @@
 // The bus keys of `recdeck bus keygen` and `--mqtt-key-file`: each poller and panel signs with a
 // private key of its own (Ed25519, PEM), kept on its machine with mode 0600; the facility file holds the
 // public halves. `recdeck bus keygen ID --out FILE` makes one and prints the facility file's entry.
-import { createPrivateKey, createPublicKey, generateKeyPairSync, type KeyObject } from 'node:crypto';
-import { statSync } from 'node:fs';
+import { generateKeyPairSync, type KeyObject } from 'node:crypto';
 import { writeFile } from 'node:fs/promises';
 import { messageOf } from '../api/errors.js';
 import { publicKeyText } from '../bus/facility.js';
+import { readPrivateKeyFile as readBusKeyFile } from '../bus/key-file.js';
 import { BusId } from '../bus/topics.js';
 import { HELP_FLAG, parseFlags, type CommandSpec } from './flags.js';
-import { readSecretFile } from './secret-file.js';
-import { UsageError } from './usage-error.js';
+import { UsageError, usageErrorOfSync } from './usage-error.js';
 
 export const busKeygenCommand = {
   name: 'bus keygen',
@@ -59,17 +58,7 @@ export async function bus(args: string[], print: (text: string) => void = (text)
   );
 }
 
-/** This process's private key: a PEM Ed25519 key in a file no other user can read. */
+/** This process's private key (bus/key-file.ts reads and checks it); a key file it cannot use is a usage error. */
 export function readPrivateKeyFile(file: string, what: string): { privateKey: KeyObject; publicKey: KeyObject } {
-  const pem = readSecretFile(file, what);
-  const mode = statSync(file).mode & 0o777;
-  if (process.platform !== 'win32' && (mode & 0o077) !== 0) throw new UsageError(`${what}: ${file} can be read by other users (mode ${mode.toString(8).padStart(4, '0')}); chmod 600 ${file}`);
-  let privateKey: KeyObject;
-  try {
-    privateKey = createPrivateKey(pem);
-  } catch {
-    throw new UsageError(`${what}: ${file} is not a PEM private key (recdeck bus keygen makes one)`);
-  }
-  if (privateKey.asymmetricKeyType !== 'ed25519') throw new UsageError(`${what}: ${file} holds a ${privateKey.asymmetricKeyType ?? 'unknown'} key; the bus signs with Ed25519 (recdeck bus keygen makes one)`);
-  return { privateKey, publicKey: createPublicKey(privateKey) };
+  return usageErrorOfSync(() => readBusKeyFile(file, what));
 }

@@ -12,7 +12,7 @@ export function pluginJsonSchemas() {
       schema: jsonSchemaOf(GlobalSettings, {
         $id: 'https://recdeck.dev/schema/plugin/global-settings.json',
         title: 'recdeck Stream Deck plugin: global settings',
-        description: 'The recorders the plugin controls, each with its address and API token. The Stream Deck app keeps them for the plugin; no action\'s settings ever hold a token.',
+        description: 'The recorders the plugin controls, each with its address and API token, or a facility on the state bus the desk joins as a panel (its key file, id and facility file; no token). The Stream Deck app keeps them for the plugin; no action\'s settings ever hold a token.',
       }),
     },
     {

@@ -5,6 +5,7 @@ import streamDeck, { type DialAction, type KeyAction } from '@elgato/streamdeck'
 import { messageOf } from '../api/errors.js';
 import { realTime } from '../engine/engine-time.js';
 import type { Logger } from '../engine/log.js';
+import { joinFacility } from './facility-panel.js';
 import { PluginDeck, type AppFeedback } from './plugin-deck.js';
 import { inspectorAnswer } from './inspector-messages.js';
 import { redactSdkLogging } from './log-redaction.js';
@@ -45,7 +46,8 @@ const app: AppFeedback = {
   },
 };
 
-const deck = new PluginDeck({ app, log, time: realTime });
+// Global settings `{ "mqtt": … }` join a facility's state bus as a panel (facility-panel.ts).
+const deck = new PluginDeck({ app, log, time: realTime, joinFacility: (entry) => joinFacility(entry, { time: realTime, log }) });
 
 streamDeck.actions.onWillAppear((ev) => {
   const coordinates = 'coordinates' in ev.payload ? ev.payload.coordinates : undefined;

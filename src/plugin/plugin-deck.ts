@@ -11,12 +11,14 @@ import { messageOf } from '../api/errors.js';
 import { Bridge } from '../engine/bridge.js';
 import type { EngineTime } from '../engine/engine-time.js';
 import type { CommandRecord, Logger } from '../engine/log.js';
+import type { RecorderLink } from '../engine/recorder-link.js';
 import type { LabelPicture } from '../engine/picture.js';
 import type { Binding, LoadedProfile } from '../profiles/schema.js';
 import { KEY_SIZE, AppSurface, STRIP_SIZE, type VisibleInstance } from './app-surface.js';
 import { svgDataUrl, type AppCommands } from './app-transport.js';
 import { bindingOf, pluginActionOf } from './plugin-actions.js';
-import { GlobalSettings, checkActionSettings, describeIssue, type RecorderEntry } from './settings.js';
+import { FacilityJoinError } from './facility-join-error.js';
+import { GlobalSettings, checkActionSettings, describeIssue, type FacilityEntry, type RecorderEntry } from './settings.js';
 import { SvgTileRenderer, svgOf } from './svg-tiles.js';
 
 /** What the plugin asks of the app beyond drawing: the result marks on a key. */
@@ -39,12 +41,30 @@ export interface PluginDeckOptions {
   time: EngineTime;
   /** State polls' interval (default the engine's 250 ms). */
   pollMs?: number;
+  /** Joins a facility as a panel (facility-panel.ts); without it, global settings naming a facility are refused. */
+  joinFacility?: (entry: FacilityEntry) => Promise<FacilityPanel>;
 }
+
+/** This desk on a facility's state bus: each recorder followed there, no token held. */
+export interface FacilityPanel {
+  id: string;
+  /** A new link following `recorder` on the bus (its Bridge starts and stops it). */
+  link(recorder: string): RecorderLink;
+  close(): Promise<void>;
+}
+
+/**
+ * Where the recorders are: polled here with their tokens (direct), or on a facility's bus, joined or
+ * being joined (panel null) or not joinable (problem: the short word its keys show and the log's words).
+ */
+type RecorderSource =
+  | { kind: 'direct'; recorders: Map<string, RecorderEntry> }
+  | { kind: 'facility'; entry: FacilityEntry; generation: number; panel: FacilityPanel | null; problem: { short: string; message: string } | null };
 
 /** One recorder in use: its Bridge and the surfaces (one per device) it runs. */
 interface Desk {
-  /** The recorder's entry it was made from: another url or token is another desk. */
-  entry: RecorderEntry;
+  /** What it was made from (the recorder's entry, or the facility joined): another is another desk. */
+  origin: string;
   bridge: Bridge;
   surfaces: Map<string, { surface: AppSurface; signature: string; profile: LoadedProfile }>;
   subscription: Subscription;
@@ -52,7 +72,9 @@ interface Desk {
 
 export class PluginDeck {
   private readonly instances = new Map<string, AppInstance>();
-  private recorders = new Map<string, RecorderEntry>();
+  private source: RecorderSource = { kind: 'direct', recorders: new Map() };
+  /** Counts the facilities joined, so that a join superseded by newer settings is closed, never used. */
+  private joins = 0;
   private readonly desks = new Map<string, Desk>();
   /** What each instance that cannot run shows (its problem), so it is said once, not at every change. */
   private readonly problems = new Map<string, string>();
@@ -75,12 +97,62 @@ export class PluginDeck {
       this.options.log.warn(`global settings refused (the last good ones stay in use): ${problems.join('; ')}`);
       return { ok: false, problems };
     }
-    this.recorders = new Map(parsed.data.recorders.map((entry) => [entry.name, entry]));
     this.refused.clear();
     this.globalsKnown = true;
-    this.options.log.info(`recorders: ${parsed.data.recorders.map((r) => `"${r.name}" at ${r.url}`).join(', ') || 'none'}`);
+    void this.leaveFacility();
+    const settings = parsed.data;
+    if ('mqtt' in settings) {
+      this.join(settings.mqtt);
+    } else {
+      this.source = { kind: 'direct', recorders: new Map(settings.recorders.map((entry) => [entry.name, entry])) };
+      this.options.log.info(`recorders: ${settings.recorders.map((r) => `"${r.name}" at ${r.url}`).join(', ') || 'none'}`);
+    }
     this.reconcile();
     return { ok: true };
+  }
+
+  /** Joins the facility; until it is joined no recorder is followed, and a join that fails is said on every key. */
+  private join(entry: FacilityEntry): void {
+    const generation = ++this.joins;
+    this.source = { kind: 'facility', entry, generation, panel: null, problem: null };
+    this.options.log.info(`facility: joining the state bus ${entry.url} as the panel "${entry.id}"`);
+    const joining = this.options.joinFacility?.(entry) ?? Promise.reject(new FacilityJoinError('NO BUS', 'this plugin cannot join a facility'));
+    joining.then(
+      (panel) => {
+        const current = this.source;
+        if (current.kind !== 'facility' || current.generation !== generation) {
+          void panel.close();
+          return;
+        }
+        this.source = { ...current, panel };
+        this.reconcile();
+      },
+      (error: unknown) => {
+        const current = this.source;
+        if (current.kind !== 'facility' || current.generation !== generation) return;
+        const problem = error instanceof FacilityJoinError ? { short: error.short, message: error.message } : { short: 'NO BUS', message: messageOf(error) };
+        this.options.log.error(`facility: cannot join as "${entry.id}": ${problem.message}`);
+        this.source = { ...current, problem };
+        this.reconcile();
+      },
+    );
+  }
+
+  /** Leaves the facility joined (its desks are closed by the next reconcile: their origin is gone). */
+  private async leaveFacility(): Promise<void> {
+    const previous = this.source;
+    if (previous.kind !== 'facility' || previous.panel === null) return;
+    this.source = { kind: 'direct', recorders: new Map() };
+    await Promise.all([...this.desks.keys()].map((name) => this.closeDesk(name)));
+    await previous.panel.close();
+  }
+
+  /** What a desk for `name` is made from now, or null when it cannot be made (unknown, or the facility not joined). */
+  private originOf(name: string): string | null {
+    const source = this.source;
+    if (source.kind === 'facility') return source.panel === null ? null : `facility ${source.generation}`;
+    const entry = source.recorders.get(name);
+    return entry === undefined ? null : JSON.stringify(entry);
   }
 
   appear(instance: AppInstance): void {
@@ -130,6 +202,9 @@ export class PluginDeck {
   /** Every poll and session stopped (the plugin is quitting). */
   async stop(): Promise<void> {
     await Promise.all([...this.desks.keys()].map((name) => this.closeDesk(name)));
+    const source = this.source;
+    this.joins++;
+    if (source.kind === 'facility' && source.panel !== null) await source.panel.close();
   }
 
   /** Why an instance cannot run (its settings, its recorder), or null when it runs or is not visible. */
@@ -157,8 +232,7 @@ export class PluginDeck {
       list.push({ instance, binding: runnable.binding });
     }
     for (const [name, desk] of this.desks) {
-      const entry = this.recorders.get(name);
-      if (!wanted.has(name) || entry === undefined || JSON.stringify(entry) !== JSON.stringify(desk.entry)) void this.closeDesk(name);
+      if (!wanted.has(name) || this.originOf(name) !== desk.origin) void this.closeDesk(name);
     }
     for (const [name, devices] of wanted) this.updateDesk(name, devices);
   }
@@ -176,7 +250,17 @@ export class PluginDeck {
     } else if (this.refused.has(checked.value.recorder)) {
       problem = `recorder "${checked.value.recorder}" refuses its token: correct it in the plugin's global settings`;
       picture = errorPicture(`WRONG TOKEN\n${checked.value.recorder}`);
-    } else if (!this.recorders.has(checked.value.recorder)) {
+    } else if (this.source.kind === 'facility') {
+      const { problem: joinProblem, panel } = this.source;
+      if (joinProblem !== null) {
+        problem = `facility: ${joinProblem.message}`;
+        picture = errorPicture(`${joinProblem.short}\n${checked.value.recorder}`);
+      } else if (panel === null) {
+        // Still joining: nothing to say yet; the key is drawn when the join ends.
+        this.problems.delete(instance.context);
+        return null;
+      }
+    } else if (!this.source.recorders.has(checked.value.recorder)) {
       // Before the global settings arrive, a recorder is not yet known: nothing is said until they do.
       problem = `no recorder "${checked.value.recorder}" in the plugin's global settings`;
       picture = errorPicture(`NO RECORDER\n${checked.value.recorder}`);
@@ -206,8 +290,7 @@ export class PluginDeck {
   }
 
   private updateDesk(name: string, devices: Map<string, Array<{ instance: AppInstance; binding: Binding }>>): void {
-    const entry = this.recorders.get(name) as RecorderEntry;
-    const desk = this.desks.get(name) ?? this.openDesk(name, entry);
+    const desk = this.desks.get(name) ?? this.openDesk(name);
     const changed: Array<{ device: string; surface: AppSurface; signature: string; profile: LoadedProfile }> = [];
     for (const [device, list] of devices) {
       const signature = JSON.stringify(list.map(({ instance, binding }) => [instance.context, instance.controller, instance.row, instance.column, binding]));
@@ -240,10 +323,15 @@ export class PluginDeck {
     void current.surface.close();
   }
 
-  private openDesk(name: string, entry: RecorderEntry): Desk {
-    const client = new RecorderClient({ url: entry.url, token: entry.token, clock: this.options.time });
+  private openDesk(name: string): Desk {
+    const source = this.source;
+    const origin = this.originOf(name) as string;
+    const link = source.kind === 'facility' ? (source.panel as FacilityPanel).link(name) : null;
+    const client = source.kind === 'direct' ? this.clientOf(source.recorders.get(name) as RecorderEntry) : null;
+    const recorder = link !== null ? { name, link } : { name, client: client as RecorderClient };
+    const where = link !== null ? link.address : (client as RecorderClient).url;
     const bridge = new Bridge({
-      recorders: [{ name, client }],
+      recorders: [recorder],
       renderer: () => this.renderer,
       // Previews are not drawn by the plugin (decoding them needs a native module); a key shows its state.
       decodeThumbnail: () => Promise.reject(new Error('previews are not drawn in the Stream Deck app')),
@@ -256,15 +344,19 @@ export class PluginDeck {
       bridge.recorderState$(name)?.subscribe((state) => {
         if (state.failures === 0 || state.lastError === null || !TOKEN_REFUSED.test(state.lastError) || this.refused.has(name)) return;
         this.refused.add(name);
-        this.options.log.warn(`recorder "${name}" at ${entry.url} refuses the token (${state.lastError}); its keys say WRONG TOKEN until the global settings change`);
+        this.options.log.warn(`recorder "${name}" at ${where} refuses the token (${state.lastError}); its keys say WRONG TOKEN until the global settings change`);
         this.reconcile();
       }),
     );
-    const desk: Desk = { entry, bridge, surfaces: new Map(), subscription };
+    const desk: Desk = { origin, bridge, surfaces: new Map(), subscription };
     this.desks.set(name, desk);
     bridge.start();
-    this.options.log.info(`recorder "${name}" at ${entry.url}: polled while its actions are visible`);
+    this.options.log.info(`recorder "${name}" at ${where}: ${source.kind === 'facility' ? 'followed on the bus' : 'polled'} while its actions are visible`);
     return desk;
+  }
+
+  private clientOf(entry: RecorderEntry): RecorderClient {
+    return new RecorderClient({ url: entry.url, token: entry.token, clock: this.options.time });
   }
 
   private async closeDesk(name: string): Promise<void> {

@@ -1,5 +1,5 @@
 // The plugin's settings, as the Stream Deck app stores them: each action's own (`{ recorder, channel, … }`)
-// and the plugin's global ones (the recorders, with their tokens). These zod schemas are the one source:
+// and the plugin's global ones (the recorders, with their tokens, or a facility on the state bus). These zod schemas are the one source:
 // the plugin checks what the app hands it with them, and the property inspector checks what it is about
 // to save with the very same ones (it is bundled from this file), so a setting the plugin would refuse
 // is never written. An action's own parameters (a channel, a gain step, a path) are checked by the
@@ -19,7 +19,7 @@ export const RecorderEntry = z.strictObject({
 });
 export type RecorderEntry = z.output<typeof RecorderEntry>;
 
-export const GlobalSettings = z
+export const DirectSettings = z
   .strictObject({
     recorders: z
       .array(RecorderEntry)
@@ -27,7 +27,40 @@ export const GlobalSettings = z
       .default([])
       .describe('The recorders this desk controls'),
   })
-  .describe('recdeck plugin: global settings');
+  .describe('Direct: the desk polls each recorder itself, with its token');
+
+/** A path to a file on the desk's machine (what is in it never enters the settings). */
+const filePath = (what: string) => z.string().trim().min(1, { error: `expected the path of ${what}` });
+
+/**
+ * A facility: the desk joins the state bus as a panel (`recdeck run --mqtt` does the same with its flags),
+ * signing with its own key; the pollers hold the recorders' tokens, so this desk holds none.
+ */
+export const FacilityEntry = z
+  .strictObject({
+    url: z
+      .string()
+      .refine((text) => URL.canParse(text) && /^mqtts?:$/.test(new URL(text).protocol), { error: 'expected the broker as mqtt://host:1883 or mqtts://host:8883' })
+      .refine((text) => !URL.canParse(text) || (new URL(text).username === '' && new URL(text).password === ''), { error: 'give the broker login as username and passwordFile, not in the URL' })
+      .describe('The facility\'s MQTT broker, e.g. mqtt://10.0.0.2:1883'),
+    id: z
+      .string()
+      .regex(/^[A-Za-z0-9_.-]{1,64}$/, { error: 'a bus id is 1-64 letters, digits, "_", "." or "-"' })
+      .describe('This desk\'s bus id, as the facility file lists it under panels (and its broker user, if the broker has logins)'),
+    keyFile: filePath('this desk\'s private key (recdeck bus keygen ID --out FILE)').describe('This desk\'s private key file (PEM, mode 0600 on macOS)'),
+    facilityFile: filePath('the facility file').describe('The facility file: who is who on the bus (public keys and grants)'),
+    username: z.string().trim().min(1).optional().describe('The broker login, when the broker has logins; the same as the id'),
+    passwordFile: filePath('the broker password file').optional().describe('A file holding the broker login\'s password'),
+    caFile: filePath('the broker\'s CA certificate').optional().describe('For mqtts://: the CA certificate (PEM) the broker\'s certificate is checked against'),
+  })
+  .refine((entry) => entry.username === undefined || entry.username === entry.id, { error: 'username: the broker login must be the bus id (the broker gives each login the topics of its own id)', path: ['username'] })
+  .refine((entry) => entry.passwordFile === undefined || entry.username !== undefined, { error: 'passwordFile: give the username it is the password of', path: ['passwordFile'] })
+  .refine((entry) => entry.caFile === undefined || entry.url.startsWith('mqtts:'), { error: 'caFile: a CA certificate is for a TLS broker: give an mqtts:// URL', path: ['caFile'] });
+export type FacilityEntry = z.output<typeof FacilityEntry>;
+
+export const GlobalSettings = z
+  .union([DirectSettings, z.strictObject({ mqtt: FacilityEntry.describe('A facility: the desk joins the state bus as a panel and needs no recorder token') })])
+  .describe('recdeck plugin: global settings: the recorders, or a facility on the state bus');
 export type GlobalSettings = z.output<typeof GlobalSettings>;
 
 /** What an action adds to the action table's parameters: which recorder, and how long a guarded press is held. */
@@ -70,7 +103,8 @@ export function describeIssue(issue: z.core.$ZodIssue): string {
   return issue.path.length === 0 ? issue.message : `${issue.path.join('.')}: ${issue.message}`;
 }
 
-/** The global settings with every token replaced, for anything that shows or logs them. */
+/** The global settings with every token replaced, for anything that shows or logs them (a facility's hold only paths). */
 export function maskedGlobalSettings(settings: GlobalSettings): GlobalSettings {
+  if ('mqtt' in settings) return settings;
   return { recorders: settings.recorders.map((recorder) => ({ ...recorder, token: recorder.token === '' ? '' : '•••' })) };
 }

@@ -44,14 +44,30 @@ const rules: Rule[] = [
   { name: 'adapters-apart', why: 'one surface adapter never imports another', from: /^src\/surfaces\/([^/]+)\//, forbidden: /^src\/surfaces\/[^/]+\//, allowed: '^src/surfaces/$1/' },
   { name: 'surfaces-below-cli', why: 'adapters are used by the CLI and the remote server, not the other way round', from: /^src\/surfaces\//, forbidden: /^src\/(remote|cli|simulator|bench)\// },
   { name: 'remote-is-an-adapter', why: 'the remote server hosts the web surface only', from: /^src\/remote\//, forbidden: /^src\/(cli|simulator|bench|surfaces\/(?!web\/))/ },
-  { name: 'bus-over-engine', why: 'the state bus carries what the engine knows: it may use api/ and engine/ only', from: /^src\/bus\//, forbidden: /^src\/(?!api\/|engine\/|bus\/)/ },
-  { name: 'only-cli-starts-the-bus', why: 'the bus is chosen at the command line: only cli/ (and the benchmarks) may import it', from: /^src\/(?!bus\/|cli\/|bench\/)/, forbidden: /^src\/bus\// },
+  {
+    name: 'bus-over-engine',
+    why: "the state bus carries what the engine knows: it may use api/ and engine/, and the YAML reader profiles use (its facility file is reported at file:line:column as a profile is)",
+    from: /^src\/bus\//,
+    forbidden: /^src\/(?!api\/|engine\/|bus\/|profiles\/load\.ts$)/,
+  },
+  {
+    name: 'only-cli-starts-the-bus',
+    why: "the bus is chosen at the command line: only cli/ (and the benchmarks) may import it, and the Stream Deck plugin's one file that joins a facility as a panel (its global settings choose the bus as run's flags do)",
+    from: /^src\/(?!bus\/|cli\/|bench\/|plugin\/facility-panel\.ts$)/,
+    forbidden: /^src\/bus\//,
+  },
   { name: 'simulator-is-a-peer', why: 'the simulator plays the recorder: it shares the interface, never the bridge', from: /^src\/simulator\//, forbidden: /^src\/(engine|surfaces|remote|cli|bench|profiles)\// },
   {
     name: 'plugin-is-a-program',
     why: "the Stream Deck app plugin is a program of its own beside the CLI: it runs the engine with api/, render/'s tiles and the profile schema, and is bundled alone, so it may not reach adapters, servers or the CLI",
-    from: /^src\/plugin\//,
+    from: /^src\/plugin\/(?!facility-panel\.ts$)/,
     forbidden: /^src\/(?!api\/|engine\/|render\/|profiles\/schema\.ts$|plugin\/)/,
+  },
+  {
+    name: 'plugin-joins-the-bus-in-one-file',
+    why: "the plugin's facility mode: one file joins the bus as a panel with the bus's own readers and links (what `run` does with --mqtt), and the rest of the plugin gets only its links",
+    from: /^src\/plugin\/facility-panel\.ts$/,
+    forbidden: /^src\/(?!api\/|engine\/|bus\/|plugin\/)/,
   },
   {
     name: 'nothing-imports-the-plugin',

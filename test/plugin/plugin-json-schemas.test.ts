@@ -16,9 +16,16 @@ describe("the plugin settings' JSON Schemas", () => {
     }
   });
 
-  it('describe the recorders with their tokens in the global settings, and an action\'s recorder and hold', () => {
+  it('describe the global settings as the recorders with their tokens or a facility without any, and an action\'s recorder and hold', () => {
     const [global, action] = pluginJsonSchemas().map((s) => s.schema);
-    expect(global).toMatchObject({ additionalProperties: false, properties: { recorders: { items: { required: ['name', 'url', 'token'], additionalProperties: false } } } });
+    expect(global).toMatchObject({
+      anyOf: [
+        { additionalProperties: false, properties: { recorders: { items: { required: ['name', 'url', 'token'], additionalProperties: false } } } },
+        { additionalProperties: false, required: ['mqtt'], properties: { mqtt: { required: ['url', 'id', 'keyFile', 'facilityFile'], additionalProperties: false } } },
+      ],
+    });
+    // A facility's settings hold paths, never a secret.
+    expect(JSON.stringify((global as { anyOf: unknown[] }).anyOf[1])).not.toMatch(/"(token|password)"/);
     expect(action).toMatchObject({ required: ['recorder'], properties: { holdMs: { type: 'integer', minimum: 200, maximum: 10000 } } });
     expect(JSON.stringify(action)).not.toContain('"token"');
   });

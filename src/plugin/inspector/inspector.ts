@@ -50,8 +50,10 @@ function receive(text: string): void {
   }
   if (message.event === 'didReceiveGlobalSettings') {
     const parsed = GlobalSettings.safeParse(message.payload?.settings ?? {});
-    savedRecorders = parsed.success ? parsed.data.recorders : [];
+    savedRecorders = parsed.success && 'recorders' in parsed.data ? parsed.data.recorders : [];
     if (!parsed.success) byId('recorders-problems').textContent = `The saved recorders are not valid: ${parsed.error.issues.map(describeIssue).join('; ')}`;
+    // A facility (global settings { mqtt }) is not edited here yet: say so, so that saving recorders is a choice made knowingly.
+    else if ('mqtt' in parsed.data) byId('recorders-problems').textContent = `This desk joins the facility ${parsed.data.mqtt.url} as the panel "${parsed.data.mqtt.id}"; saving recorders here makes it poll them directly instead.`;
     showRecorders();
     showAction();
   } else if (message.event === 'didReceiveSettings' && actionInfo !== null) {
@@ -198,7 +200,7 @@ function saveRecorders(): void {
     return;
   }
   byId('recorders-problems').textContent = '';
-  savedRecorders = parsed.data.recorders;
+  savedRecorders = 'recorders' in parsed.data ? parsed.data.recorders : [];
   send({ event: 'setGlobalSettings', context: uuid, payload: parsed.data });
   showRecorders();
   showAction();

@@ -1,0 +1,99 @@
+// e2e: the PACKED plugin in facility mode (global settings `{ mqtt: … }`) runs as its own Node process, as
+// the Stream Deck app runs it, joining a real Mosquitto as a panel, with a poller holding the simulator's
+// token: a press travels app → plugin → broker → poller → recorder over real sockets, so it must be e2e.
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { generatedFacility, startPoller, type PollerProcess } from '../support/facility.js';
+import { startBroker, type RestartableBroker } from '../support/mosquitto.js';
+import { lastSeq, startFixture, type SimulatorFixture } from '../support/simulator.js';
+import { until } from '../support/until.js';
+import { FakeStreamDeckApp, titleOf, type FakeDevice } from './fake-streamdeck-app.js';
+import { actionUuid, buildPackedPlugin, PLUGIN_UUID, type PackedPlugin } from './packed-plugin.js';
+
+const DECK: FakeDevice = { id: 'DEV1', name: 'Stream Deck', type: 0, size: { columns: 5, rows: 3 } };
+const POLL_MS = 250;
+
+let packed: PackedPlugin;
+let broker: RestartableBroker;
+let sim: SimulatorFixture;
+let poller: PollerProcess;
+let files: { facility: string; keyFile: string };
+let work: string;
+
+beforeAll(async () => {
+  packed = buildPackedPlugin();
+  work = mkdtempSync(join(tmpdir(), 'recdeck-plugin-facility-'));
+  broker = await startBroker();
+  sim = await startFixture();
+  const members = generatedFacility('main', ['poller-main'], ['desk-1']);
+  files = await members.writeFiles(work, 'desk-1');
+  poller = await startPoller(broker, sim, POLL_MS, { authority: members.authority('poller-main') });
+}, 240_000);
+
+afterAll(async () => {
+  poller?.kill();
+  await poller?.mqtt.endAsync(true);
+  await sim?.close();
+  await broker?.stop();
+  packed?.remove();
+  rmSync(work, { recursive: true, force: true });
+});
+
+const pluginLog = () => readFileSync(join(packed.folder, 'logs', `${PLUGIN_UUID}.0.log`), 'utf8');
+const lastTitle = (app: FakeStreamDeckApp, context: string) => titleOf(app.images(context).at(-1) ?? '');
+
+async function launched(): Promise<FakeStreamDeckApp> {
+  const app = await FakeStreamDeckApp.start(PLUGIN_UUID);
+  await app.launch(packed.folder, [DECK]);
+  return app;
+}
+
+describe('the packed plugin as a panel of a facility', () => {
+  it('a rec-toggle key goes live from the bus, and a press reaches the recorder exactly once through the poller; no token on the desk', async () => {
+    const app = await launched();
+    try {
+      const settings = { mqtt: { url: broker.url, id: 'desk-1', keyFile: files.keyFile, facilityFile: files.facility } };
+      // What the desk holds: no recorder token anywhere in its settings.
+      expect(JSON.stringify(settings)).not.toContain(sim.sim.token);
+      app.setGlobalSettings(settings);
+      app.willAppear({ action: actionUuid('rec-toggle'), context: 'K1', device: 'DEV1', settings: { recorder: 'main', channel: 1 } });
+      await until(() => lastTitle(app, 'K1') === 'channel 1: idle', 'the key to show channel 1 idle and live, from the bus', 20_000);
+
+      const mark = lastSeq(sim.sim);
+      const sentBefore = app.received.length;
+      app.actionEvent('keyDown', actionUuid('rec-toggle'), 'K1', 'DEV1');
+      app.actionEvent('keyUp', actionUuid('rec-toggle'), 'K1', 'DEV1');
+      await until(() => app.images('K1', sentBefore).some((svg) => titleOf(svg).startsWith('channel 1: recording')), 'the recording tile', 20_000);
+      await until(() => app.sent('showOk', 'K1', sentBefore).length > 0, "the app's OK mark on the key");
+      // Exactly one write reached the recorder, and it came through the poller (its audit names the desk).
+      expect(sim.sim.log.list().filter((r) => r.seq > mark && r.method !== 'GET').map((r) => r.operation)).toEqual(['recStart']);
+      expect(poller.audit.filter((record) => record.action === 'recStart' || /rec-?start/i.test(record.action))).toHaveLength(1);
+      // The plugin never held the token: not in what it was given, nor in anything it logged.
+      expect(pluginLog()).not.toContain(sim.sim.token.replace('perm:', ''));
+      expect(pluginLog()).toContain('the panel "desk-1"');
+    } finally {
+      await app.close();
+    }
+  });
+
+  it('a key file that is not there: the key says NO KEY and the log names the file; nothing is sent', async () => {
+    const app = await launched();
+    try {
+      const missing = join(work, 'no-such-key.pem');
+      const mark = lastSeq(sim.sim);
+      app.setGlobalSettings({ mqtt: { url: broker.url, id: 'desk-1', keyFile: missing, facilityFile: files.facility } });
+      app.willAppear({ action: actionUuid('rec-toggle'), context: 'K2', device: 'DEV1', settings: { recorder: 'main', channel: 1 } });
+      await until(() => lastTitle(app, 'K2').startsWith('NO KEY'), 'the key to say NO KEY', 20_000);
+      await until(() => pluginLog().includes(`keyFile: cannot read ${missing}: no such file`), 'the log to name the key file');
+      const before = app.received.length;
+      app.actionEvent('keyDown', actionUuid('rec-toggle'), 'K2', 'DEV1');
+      app.actionEvent('keyUp', actionUuid('rec-toggle'), 'K2', 'DEV1');
+      await until(() => app.sent('showAlert', 'K2', before).length > 0, 'the press refused with an alert');
+      expect(sim.sim.log.list().filter((r) => r.seq > mark && r.method !== 'GET')).toEqual([]);
+    } finally {
+      await app.close();
+    }
+  });
+});
