@@ -8,7 +8,8 @@ import { publicKeyText } from '../bus/facility.js';
 import { readPrivateKeyFile as readBusKeyFile } from '../bus/key-file.js';
 import { BusId } from '../bus/topics.js';
 import { HELP_FLAG, parseFlags, type CommandSpec } from './flags.js';
-import { UsageError, usageErrorOfSync } from './usage-error.js';
+import { usageErrorOfSync } from './bus-file-usage.js';
+import { UsageError } from './usage-error.js';
 
 export const busKeygenCommand = {
   name: 'bus keygen',

@@ -2,7 +2,7 @@
 // the plugin joins as a panel with the same reader); here a file that does not load is a usage error.
 import type { Facility } from '../bus/facility.js';
 import { FacilityFile, facilityOf as facilityOfFile, loadFacility as loadFacilityFile } from '../bus/facility-file.js';
-import { usageErrorOf, usageErrorOfSync } from './usage-error.js';
+import { usageErrorOf, usageErrorOfSync } from './bus-file-usage.js';
 
 export { FacilityFile };
 
