@@ -1,8 +1,10 @@
 // One surface bound to one profile. Its whole state (page, selection, brightness, held controls,
 // double presses, flashes, running macros) is one value changed only by `transition` (session/), from
 // events: the surface's input, timers, commands' answers, the recorder's state and the clock. This class
-// carries out the effects (timers on the injected scheduler, commands through the runner) and derives
-// everything shown from the state: pictures, the page, and which previews and meters to fetch.
+// runs that loop and carries out the effects (timers on the injected scheduler, commands through the
+// runner); what is shown is derived from the state by the files it hands the refresh to, one job each:
+// the pictures (session-pictures.ts), when they next change by time alone (refresh-schedule.ts), and
+// which previews and meters to fetch (surface-demand.ts).
 //
 // When pictures are derived: every event that changes what they are made of refreshes them all (the
 // recorder's state, a gain written, input, a command's answer, the session's timers, fetched previews
@@ -10,22 +12,21 @@
 // time alone (next-change.ts): the session refreshes that control at that moment, with one timer for
 // the earliest, instead of recomputing every picture at a fixed frame rate.
 import { EMPTY, Subscription, auditTime, merge, of, switchMap, tap, type Observable } from 'rxjs';
-import type { Channel } from '../api/channel.js';
 import { messageOf } from '../api/errors.js';
-import type { Binding, Page } from '../profiles/schema.js';
+import type { Binding } from '../profiles/schema.js';
 import { runCommand, type InputMoment } from './command-runner.js';
-import { demandKey, pageDemand } from './extras-demand.js';
-import { NextChange } from './next-change.js';
 import { BLANK, type Picture } from './picture.js';
 import { usesSelection } from './profile-selection.js';
-import { REASON_PAGE_MS, overlayOf } from './session/session-overlays.js';
-import { bindingOn, effectivePage, encoderOf, keptPage, pageInfo, type SessionWorld } from './session/session-pages.js';
+import { REASON_PAGE_MS } from './session/session-overlays.js';
+import { bindingOn, effectivePage, keptPage, pageInfo, type SessionWorld } from './session/session-pages.js';
 import { initialSessionState, type SessionEffect, type SessionState } from './session/session-state.js';
 import { transition, type SessionEvent } from './session/session-transition.js';
 import type { BoundProfile, SessionServices } from './session-services.js';
-import { flashReason, pictureFor, questionKeys, showOf, type ResolvedShow, type ShowInputs } from './show.js';
+import { flashReason } from './show.js';
 import { PicturePainter } from './picture-painter.js';
-import { groupPicture } from './group-picture.js';
+import { RefreshSchedule } from './refresh-schedule.js';
+import { SessionPictures, type DerivedPicture } from './session-pictures.js';
+import { SurfaceDemand } from './surface-demand.js';
 import type { RecorderGroups } from './recorder-group.js';
 import type { ControlDefinition, Surface } from './surface.js';
 
@@ -51,18 +52,15 @@ export class SurfaceSession {
   private refreshScheduled: Subscription | null = null;
   /** A refresh waits in the WorkScheduler's line. */
   private refreshInLine = false;
-  /** When each control's picture next changes by time alone, as noted when it was last derived. */
-  private readonly changesAt = new Map<string, number>();
-  /** The one timer for the earliest of those moments. */
-  private nextChange: { at: number; action: Subscription } | null = null;
+  /** The controls' pictures, derived from the state (session-pictures.ts). */
+  private readonly pictures: SessionPictures;
+  /** When the pictures shown next change by time alone, and the one timer for it (refresh-schedule.ts). */
+  private readonly schedule: RefreshSchedule;
+  /** The previews and meters this surface asks its recorders to fetch (surface-demand.ts). */
+  private readonly demand: SurfaceDemand;
   /** Someone can see the surface (always, for a device): otherwise nothing is drawn or fetched for it. */
   private watched = true;
-  private lastDemand = '';
-  /** The page, selection and recorders' channel lists the demand was last worked out from. */
-  private demandBasis: { page: Page; selected: number; channels: ReadonlyArray<readonly Channel[] | null> } | null = null;
   private marksSelection: boolean;
-  /** The dialog's question keys of each page shown so far (see questionOn). */
-  private readonly questions = new WeakMap<Page, readonly string[]>();
   /** Work done so far, for the benchmark and tests: refreshes (of all controls or the ones due) and pictures derived. */
   readonly stats = { refreshes: 0, pictures: 0 };
 
@@ -85,6 +83,9 @@ export class SurfaceSession {
       },
       { work: services.work, time: services.time, log: services.log },
     );
+    this.pictures = new SessionPictures(surface.controls, services);
+    this.schedule = new RefreshSchedule(surface.id, services.time, services.work, () => this.refreshDue());
+    this.demand = new SurfaceDemand(surface.id, services.recorders, services.defaultRecorder);
   }
 
   /** The recorder groups this session's bindings may name: the command line's, and its profile's (which win). */
@@ -177,16 +178,15 @@ export class SurfaceSession {
     this.dispatch({ type: 'stop' });
     this.stopped = true;
     this.refreshScheduled?.unsubscribe();
-    this.forgetChanges();
+    this.schedule.stop();
     for (const scheduled of this.timers.values()) scheduled.unsubscribe();
     this.timers.clear();
     this.services.work.cancel(`refresh:${this.surface.id}`);
-    this.services.work.cancel(`due:${this.surface.id}`);
     this.refreshInLine = false;
     this.subscription?.unsubscribe();
     this.subscription = null;
     this.painter.stop(); // renderings still under way are not handed over
-    this.forgetDemand();
+    this.demand.forget();
   }
 
   // Events and effects ----------------------------------------------------------------------------
@@ -296,7 +296,7 @@ export class SurfaceSession {
     if (this.surface.output.offers('brightness')) this.surface.output.show({ type: 'brightness', percent });
   }
 
-  // Derived: pictures and demand --------------------------------------------------------------------
+  // Refreshes: pictures, their schedule and the demand -------------------------------------------------
 
   /**
    * Derives every control's picture again (something they are made of changed) and shows what differs:
@@ -314,12 +314,12 @@ export class SurfaceSession {
   private refreshNow(): void {
     if (this.stopped) return;
     if (!this.watched) {
-      this.forgetChanges();
-      this.forgetDemand();
+      this.schedule.forget();
+      this.demand.forget();
       return;
     }
     this.showPictures(this.surface.controls);
-    this.updateDemand();
+    this.demand.update(this.pageInFront(), this.state.selectedChannel, this.groups);
   }
 
   /**
@@ -327,10 +327,10 @@ export class SurfaceSession {
    * the others were derived: every change of what pictures are made of refreshes them all.
    */
   private refreshDue(): void {
-    const now = this.services.time.now();
-    const due = this.surface.controls.filter((control) => (this.changesAt.get(control.id) ?? Infinity) <= now);
+    if (this.stopped) return;
+    const due = this.schedule.due(this.surface.controls);
     // A timer may fire a moment early by the wall clock: it is set again for what is still to come.
-    if (due.length === 0) this.scheduleNextChange();
+    if (due.length === 0) this.schedule.schedule();
     else this.showPictures(due);
   }
 
@@ -339,42 +339,13 @@ export class SurfaceSession {
     this.stats.pictures += controls.length;
     for (const [id, { picture, changesAt }] of this.computePictures(controls)) {
       this.painter.show(id, picture);
-      if (changesAt === null) this.changesAt.delete(id);
-      else this.changesAt.set(id, changesAt);
+      this.schedule.note(id, changesAt);
     }
-    this.scheduleNextChange();
+    this.schedule.schedule();
   }
 
-  /** One timer, for the earliest moment a picture shown changes by time alone; none when none does. */
-  private scheduleNextChange(): void {
-    let earliest = Infinity;
-    for (const at of this.changesAt.values()) earliest = Math.min(earliest, at);
-    if (this.nextChange?.at === earliest) return;
-    this.nextChange?.action.unsubscribe();
-    this.nextChange = null;
-    if (earliest === Infinity) return;
-    const action = this.services.time.scheduler.schedule(() => {
-      this.nextChange = null;
-      this.services.work.post('pictures', `due:${this.surface.id}`, () => {
-        if (!this.stopped) this.refreshDue();
-      });
-    }, Math.max(0, earliest - this.services.time.now()));
-    this.nextChange = { at: earliest, action };
-  }
-
-  /** Nothing shown is waited on (stopped, or nobody sees the surface). */
-  private forgetChanges(): void {
-    this.changesAt.clear();
-    this.nextChange?.action.unsubscribe();
-    this.nextChange = null;
-  }
-
-  /** Nothing to fetch for this surface (stopped, or nobody sees it). */
-  private forgetDemand(): void {
-    if (this.lastDemand === '' && this.demandBasis === null) return;
-    this.lastDemand = '';
-    this.demandBasis = null;
-    for (const handle of this.services.recorders.values()) handle.extras.setDemand(this.surface.id, null);
+  private computePictures(controls: readonly ControlDefinition[]): Map<string, DerivedPicture> {
+    return this.pictures.derive(controls, { profile: this.profile, state: this.state, page: this.pageInFront(), groups: this.groups, marksSelection: this.marksSelection });
   }
 
   private pageInFront() {
@@ -384,98 +355,4 @@ export class SurfaceSession {
   private bindingInFront(control: string): Binding | undefined {
     return bindingOn(this.pageInFront(), control, this.controls);
   }
-
-  /** The controls' pictures now, each with the moment it next changes by time alone (null: it does not). */
-  private computePictures(controls: readonly ControlDefinition[]): Map<string, { picture: Picture; changesAt: number | null }> {
-    const now = this.services.time.now();
-    const page = this.pageInFront();
-    const shownPage = pageInfo(this.profile, this.state.page, page);
-    const question = this.questionOn(page);
-    const pictures = new Map<string, { picture: Picture; changesAt: number | null }>();
-    for (const control of controls) {
-      const changes = new NextChange(now);
-      const binding = bindingOn(page, control.id, this.controls);
-      const slot = question.indexOf(control.id);
-      const show: ResolvedShow | null = slot >= 0 ? { question: { slot, slots: question.length } } : binding ? showOf(binding) : null;
-      const inputsFor = (name: string): ShowInputs => this.showInputs(name, changes, shownPage, question.length > 0);
-      const picture = show !== null ? this.pictureOf(show, binding?.recorder ?? this.services.defaultRecorder, inputsFor) : BLANK;
-      // An LCD cell that shows its encoder's binding shows that encoder's ring and marks too.
-      const marked = control.kind === 'lcd' && page.controls[control.id] === undefined ? (encoderOf(control.id, this.controls) ?? control.id) : control.id;
-      const overlay = overlayOf(this.state, marked, page.name, now, binding, changes);
-      pictures.set(control.id, { picture: overlay ? { ...picture, overlay: { ...picture.overlay, ...overlay } } : picture, changesAt: changes.moment });
-    }
-    return pictures;
-  }
-
-  /**
-   * The keys that together show the dialog's question on a page, each its share in reading order. Worked
-   * out once per page: a page is never changed (a reloaded profile is new pages), and this surface's
-   * controls are its own for good.
-   */
-  private questionOn(page: Page): readonly string[] {
-    let keys = this.questions.get(page);
-    if (keys === undefined) {
-      keys = questionKeys(page, this.surface.controls, page.name === this.profile.dialogPage);
-      this.questions.set(page, keys);
-    }
-    return keys;
-  }
-
-  /** A show drawn from one recorder, or from each member of a group and made one (group-picture.ts). */
-  private pictureOf(show: ResolvedShow, recorder: string, inputsFor: (name: string) => ShowInputs): Picture {
-    const members = this.groups.get(recorder);
-    if (members === undefined) return pictureFor(show, inputsFor(recorder));
-    // A member not configured: its own NO RECORDER picture names it (the others' would hide it).
-    const missing = members.find((name) => !this.services.recorders.has(name));
-    if (missing !== undefined) return pictureFor(show, inputsFor(missing));
-    return groupPicture(recorder, members.map((name) => ({ name, picture: pictureFor(show, inputsFor(name)) })));
-  }
-
-  private showInputs(name: string, changes: NextChange, page: ShowInputs['page'], questionShown: boolean): ShowInputs {
-    const handle = this.services.recorders.get(name);
-    const { now } = changes;
-    return {
-      recorder: handle?.link.state,
-      recorderName: name,
-      now,
-      durationOf: (index, noted) => handle?.durations.read(`${index}`, now, noted) ?? null,
-      diskTimesLeft: () => handle?.diskTimes.read(now) ?? [],
-      thumbnailOf: (index) => handle?.extras.thumbnailKey(index) ?? null,
-      meterOf: (source) => handle?.extras.meter(source, changes) ?? null,
-      alarms: () => this.services.alarms?.reading() ?? null,
-      selectedChannel: this.state.selectedChannel,
-      marksSelection: this.marksSelection,
-      page,
-      questionShown,
-      changes,
-    };
-  }
-
-  private updateDemand(): void {
-    const page = this.pageInFront();
-    const selected = this.state.selectedChannel;
-    // The demand depends only on the page, the selection and the channels' sources; most refreshes (clock
-    // ticks, and every channel list read while takes run, whose counters move) change none of them.
-    const channels = [...this.services.recorders.values()].map((h) => h.link.state.channels);
-    const basis = this.demandBasis;
-    if (basis !== null && basis.page === page && basis.selected === selected && channels.length === basis.channels.length && channels.every((list, i) => sameSources(list, basis.channels[i] ?? null))) return;
-    this.demandBasis = { page, selected, channels };
-    const demand = pageDemand(page, {
-      defaultRecorder: this.services.defaultRecorder,
-      groups: this.groups,
-      stateOf: (name) => this.services.recorders.get(name)?.link.state,
-      selectedChannel: selected,
-    });
-    const text = demandKey(demand);
-    if (text === this.lastDemand) return;
-    this.lastDemand = text;
-    for (const [name, handle] of this.services.recorders) handle.extras.setDemand(this.surface.id, demand.get(name) ?? null);
-  }
-}
-
-/** Two channel lists name the same sources in the same places (what a page's meters are fetched by). */
-function sameSources(a: readonly Channel[] | null, b: readonly Channel[] | null): boolean {
-  if (a === b) return true;
-  if (a === null || b === null || a.length !== b.length) return false;
-  return a.every((channel, i) => channel.SourceName === b[i]?.SourceName);
 }
