@@ -58,8 +58,12 @@ export const FacilityEntry = z
   .refine((entry) => entry.caFile === undefined || entry.url.startsWith('mqtts:'), { error: 'caFile: a CA certificate is for a TLS broker: give an mqtts:// URL', path: ['caFile'] });
 export type FacilityEntry = z.output<typeof FacilityEntry>;
 
+export const FacilitySettings = z.strictObject({ mqtt: FacilityEntry.describe('A facility: the desk joins the state bus as a panel and needs no recorder token') });
+
+// A form checks what it saves with its own branch (DirectSettings or FacilitySettings): a union that no
+// branch matches says only "Invalid input", where the branch names the field and its rule.
 export const GlobalSettings = z
-  .union([DirectSettings, z.strictObject({ mqtt: FacilityEntry.describe('A facility: the desk joins the state bus as a panel and needs no recorder token') })])
+  .union([DirectSettings, FacilitySettings])
   .describe('recdeck plugin: global settings: the recorders, or a facility on the state bus');
 export type GlobalSettings = z.output<typeof GlobalSettings>;
 
