@@ -60,12 +60,20 @@ export type FacilityEntry = z.output<typeof FacilityEntry>;
 
 export const FacilitySettings = z.strictObject({ mqtt: FacilityEntry.describe('A facility: the desk joins the state bus as a panel and needs no recorder token') });
 
-// A form checks what it saves with its own branch (DirectSettings or FacilitySettings): a union that no
-// branch matches says only "Invalid input", where the branch names the field and its rule.
 export const GlobalSettings = z
   .union([DirectSettings, FacilitySettings])
   .describe('recdeck plugin: global settings: the recorders, or a facility on the state bus');
 export type GlobalSettings = z.output<typeof GlobalSettings>;
+
+/**
+ * Global settings checked with the branch they are meant for: a facility when they have `mqtt`, else the
+ * recorders. The union, when no branch matches, says only "Invalid input"; the branch names the field and
+ * its rule. What it accepts is what GlobalSettings accepts (the branches are strict and tell each other apart).
+ */
+export function checkGlobalSettings(raw: unknown): z.ZodSafeParseResult<GlobalSettings> {
+  const facility = typeof raw === 'object' && raw !== null && 'mqtt' in raw;
+  return facility ? FacilitySettings.safeParse(raw) : DirectSettings.safeParse(raw);
+}
 
 /** What an action adds to the action table's parameters: which recorder, and how long a guarded press is held. */
 export const ActionSettings = z

@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { checkActionSettings, FacilitySettings, GlobalSettings } from '../../src/plugin/settings.js';
+import { checkActionSettings, checkGlobalSettings, GlobalSettings } from '../../src/plugin/settings.js';
 import { startSimulator, type RunningSimulator } from '../../src/simulator/server.js';
 import { connectChromium, screenshot } from '../support/chromium.js';
 import { until } from '../support/until.js';
@@ -177,8 +177,8 @@ describe('the property inspector in chromium', () => {
     const facility = { url: 'http://broker:1883', id: 'desk-1', keyFile: '/nonexistent/desk-1.key', facilityFile: '/nonexistent/facility.yaml', username: 'desk-1', passwordFile: '/nonexistent/broker-password' };
     for (const [key, value] of Object.entries(facility)) await page.locator(`#mqtt-${key}`).fill(value);
     await page.locator('#save-facility').click();
-    // The facility's own branch of the global settings' schema: the field and its rule, not the union's "Invalid input".
-    const refused = FacilitySettings.safeParse({ mqtt: facility });
+    // As the plugin checks them: the field and its rule, not the union's "Invalid input".
+    const refused = checkGlobalSettings({ mqtt: facility });
     expect(refused.success).toBe(false);
     const problems = await page.locator('#facility-problems').innerText();
     for (const issue of refused.error?.issues ?? []) expect(problems).toContain(`${issue.path.join('.')}: ${issue.message}`);

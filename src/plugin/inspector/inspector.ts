@@ -9,7 +9,7 @@
 // The app starts it by calling connectElgatoStreamDeckSocket(port, uuid, registerEvent, info, actionInfo)
 // (Elgato's documented property inspector protocol); it speaks to the app over that WebSocket.
 import { GUARDED, pluginActionOf } from '../plugin-actions.js';
-import { FacilitySettings, GlobalSettings, checkActionSettings, describeIssue, type FacilityEntry, type RecorderEntry } from '../settings.js';
+import { checkActionSettings, checkGlobalSettings, describeIssue, type FacilityEntry, type GlobalSettings, type RecorderEntry } from '../settings.js';
 import { InspectorAnswer } from '../inspector-messages.js';
 
 interface ActionInfo {
@@ -61,7 +61,7 @@ function receive(text: string): void {
     return;
   }
   if (message.event === 'didReceiveGlobalSettings') {
-    const parsed = GlobalSettings.safeParse(message.payload?.settings ?? {});
+    const parsed = checkGlobalSettings(message.payload?.settings ?? {});
     if (!parsed.success) {
       // Shown on the form they were meant for; nothing of them is put into the fields.
       const mqtt = typeof message.payload?.settings === 'object' && message.payload.settings !== null && 'mqtt' in message.payload.settings;
@@ -213,7 +213,7 @@ function saveRecorders(): void {
     const kept = savedRecorders.find((r) => r.name === row.dataset['saved'])?.token ?? '';
     return { name: value('name'), url: value('url'), token: value('token') === '' ? kept : value('token') };
   });
-  const parsed = GlobalSettings.safeParse({ recorders });
+  const parsed = checkGlobalSettings({ recorders });
   byId('recorders-status').textContent = '';
   if (!parsed.success) {
     // The problems name the field and the rule, never a value: a token is not echoed.
@@ -270,8 +270,7 @@ function saveFacility(): void {
     const value = facilityInput(key).value.trim();
     if (value !== '' || REQUIRED_FACILITY_FIELDS.has(key)) mqtt[key] = value;
   }
-  // Checked with the facility's own branch of GlobalSettings, for its messages (the union's would be "Invalid input").
-  const parsed = FacilitySettings.safeParse({ mqtt });
+  const parsed = checkGlobalSettings({ mqtt });
   byId('facility-status').textContent = '';
   for (const key of FACILITY_FIELDS) facilityInput(key).removeAttribute('aria-invalid');
   if (!parsed.success) {
