@@ -34,6 +34,7 @@ const PURE = [
   'test/engine/same-picture.test.ts',
   'test/engine/session-transition.test.ts',
   'test/engine/show.test.ts',
+  'test/plugin/global-settings.test.ts',
   'test/plugin/log-redaction.test.ts',
   'test/plugin/plugin-json-schemas.test.ts',
   'test/profiles/*.test.ts',

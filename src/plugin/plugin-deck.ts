@@ -18,7 +18,7 @@ import { KEY_SIZE, AppSurface, STRIP_SIZE, type VisibleInstance } from './app-su
 import { svgDataUrl, type AppCommands } from './app-transport.js';
 import { bindingOf, pluginActionOf } from './plugin-actions.js';
 import { FacilityJoinError } from './facility-join-error.js';
-import { GlobalSettings, checkActionSettings, describeIssue, type FacilityEntry, type RecorderEntry } from './settings.js';
+import { checkActionSettings, checkGlobalSettings, describeIssue, type FacilityEntry, type RecorderEntry } from './settings.js';
 import { SvgTileRenderer, svgOf } from './svg-tiles.js';
 
 /** What the plugin asks of the app beyond drawing: the result marks on a key. */
@@ -90,7 +90,7 @@ export class PluginDeck {
 
   /** The plugin's global settings as the app sent them; bad ones are refused whole and the last good kept. */
   setGlobalSettings(raw: unknown): { ok: true } | { ok: false; problems: string[] } {
-    const parsed = GlobalSettings.safeParse(raw ?? {});
+    const parsed = checkGlobalSettings(raw ?? {});
     if (!parsed.success) {
       const problems = parsed.error.issues.map(describeIssue);
       // The problems name paths and rules, never the values: a token is never written to the log.

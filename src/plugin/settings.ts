@@ -58,10 +58,22 @@ export const FacilityEntry = z
   .refine((entry) => entry.caFile === undefined || entry.url.startsWith('mqtts:'), { error: 'caFile: a CA certificate is for a TLS broker: give an mqtts:// URL', path: ['caFile'] });
 export type FacilityEntry = z.output<typeof FacilityEntry>;
 
+export const FacilitySettings = z.strictObject({ mqtt: FacilityEntry.describe('A facility: the desk joins the state bus as a panel and needs no recorder token') });
+
 export const GlobalSettings = z
-  .union([DirectSettings, z.strictObject({ mqtt: FacilityEntry.describe('A facility: the desk joins the state bus as a panel and needs no recorder token') })])
+  .union([DirectSettings, FacilitySettings])
   .describe('recdeck plugin: global settings: the recorders, or a facility on the state bus');
 export type GlobalSettings = z.output<typeof GlobalSettings>;
+
+/**
+ * Global settings checked with the branch they are meant for: a facility when they have `mqtt`, else the
+ * recorders. The union, when no branch matches, says only "Invalid input"; the branch names the field and
+ * its rule. What it accepts is what GlobalSettings accepts (the branches are strict and tell each other apart).
+ */
+export function checkGlobalSettings(raw: unknown): z.ZodSafeParseResult<GlobalSettings> {
+  const facility = typeof raw === 'object' && raw !== null && 'mqtt' in raw;
+  return facility ? FacilitySettings.safeParse(raw) : DirectSettings.safeParse(raw);
+}
 
 /** What an action adds to the action table's parameters: which recorder, and how long a guarded press is held. */
 export const ActionSettings = z

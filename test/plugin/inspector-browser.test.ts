@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { checkActionSettings, GlobalSettings } from '../../src/plugin/settings.js';
+import { checkActionSettings, checkGlobalSettings, GlobalSettings } from '../../src/plugin/settings.js';
 import { startSimulator, type RunningSimulator } from '../../src/simulator/server.js';
 import { connectChromium, screenshot } from '../support/chromium.js';
 import { until } from '../support/until.js';
@@ -160,5 +160,66 @@ describe('the property inspector in chromium', () => {
     // Nothing the inspector sent reached the plugin's log with its token.
     const logs = readFileSync(join(packed.folder, 'logs', `${PLUGIN_UUID}.0.log`), 'utf8');
     expect(logs).not.toContain(secret());
+  });
+
+  it('switches to a facility: a bad broker URL refused with the schema\'s message, a good one saved as the schema has it, no password in the page; switching back keeps the recorders', async () => {
+    const page = await openInspector();
+    await until(async () => (await page.locator('.recorder input[name="name"]').first().inputValue()) === 'main', 'the saved recorder shown');
+    expect(await page.locator('#facility').isVisible()).toBe(false);
+    await page.getByLabel('Facility (MQTT bus)').check();
+    expect(await page.locator('#facility').isVisible()).toBe(true);
+    expect(await page.locator('#recorders').isVisible()).toBe(false);
+    // Choosing saves nothing: the plugin still polls the recorders.
+    expect(fromInspector('setGlobalSettings')).toHaveLength(2);
+    // The broker's password is a file on the desk, never a field of the page.
+    expect(await page.locator('#facility input[type="password"]').count()).toBe(0);
+
+    const facility = { url: 'http://broker:1883', id: 'desk-1', keyFile: '/nonexistent/desk-1.key', facilityFile: '/nonexistent/facility.yaml', username: 'desk-1', passwordFile: '/nonexistent/broker-password' };
+    for (const [key, value] of Object.entries(facility)) await page.locator(`#mqtt-${key}`).fill(value);
+    await page.locator('#save-facility').click();
+    // As the plugin checks them: the field and its rule, not the union's "Invalid input".
+    const refused = checkGlobalSettings({ mqtt: facility });
+    expect(refused.success).toBe(false);
+    const problems = await page.locator('#facility-problems').innerText();
+    for (const issue of refused.error?.issues ?? []) expect(problems).toContain(`${issue.path.join('.')}: ${issue.message}`);
+    expect(problems).toContain('mqtt.url: expected the broker as mqtt://host:1883');
+    expect(problems).not.toContain('Invalid input');
+    expect(await page.locator('#mqtt-url').getAttribute('aria-invalid')).toBe('true');
+    expect(fromInspector('setGlobalSettings')).toHaveLength(2);
+
+    await page.locator('#mqtt-url').fill('mqtt://127.0.0.1:1883');
+    await page.locator('#save-facility').click();
+    await until(() => fromInspector('setGlobalSettings').length === 3, 'the facility saved');
+    const good = { ...facility, url: 'mqtt://127.0.0.1:1883' };
+    // Exactly what the schema makes of it: the optional caFile left out, not saved empty.
+    expect(app.globalSettings).toStrictEqual({ mqtt: good });
+    expect(GlobalSettings.parse(app.globalSettings)).toStrictEqual({ mqtt: good });
+    expect(await page.locator('#facility-problems').innerText()).toBe('');
+    expect(await page.locator('#facility-status').innerText()).toBe('Saved');
+    expect(await page.locator('#mqtt-url').getAttribute('aria-invalid')).toBeNull();
+    expect(await pageText(page)).not.toContain(secret());
+    // The plugin takes the facility: its facility file is not on this machine, and the key says so.
+    await until(() => lastTile('K1').startsWith('NO FACILITY'), 'the key to say NO FACILITY', 20_000);
+    await screenshot('RECDECK_SCREENSHOTS', 'plugin-inspector-facility.png', (path) => page.screenshot({ path, fullPage: true }));
+
+    // Opened again, the inspector starts on the facility, its fields as saved.
+    const again = await openInspector();
+    await until(async () => (await again.locator('#mqtt-url').inputValue()) === good.url, 'the saved facility shown');
+    expect(await again.locator('#source-facility').isChecked()).toBe(true);
+    for (const [key, value] of Object.entries(good)) expect(await again.locator(`#mqtt-${key}`).inputValue()).toBe(value);
+    expect(await again.locator('#mqtt-caFile').inputValue()).toBe('');
+    await again.close();
+
+    // Back to the recorders: still in the form, their token kept; saving them makes the desk poll again.
+    await page.getByLabel('Recorders (direct)').check();
+    expect(await page.locator('#recorders').isVisible()).toBe(true);
+    expect(await page.locator('#facility').isVisible()).toBe(false);
+    expect(await page.locator('.recorder input[name="name"]').first().inputValue()).toBe('main');
+    await page.locator('#save-recorders').click();
+    await until(() => fromInspector('setGlobalSettings').length === 4, 'the recorders saved again');
+    expect(app.globalSettings).toEqual({ recorders: [{ name: 'main', url: sim.url.replace('127.0.0.1', 'localhost'), token: sim.token }] });
+    expect(await pageText(page)).not.toContain(secret());
+    await until(() => lastTile('K1') === 'channel 1: idle', 'the key live again on the recorder', 20_000);
+    await page.close();
   });
 });

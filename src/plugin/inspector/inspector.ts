@@ -1,13 +1,15 @@
 // The property inspector's script, run by the Stream Deck app's browser beside an action. It edits the
-// action's settings and the plugin's recorders (global settings), checking both with the plugin's own
-// zod schemas (settings.ts, bundled in) before saving: what the plugin would refuse is never written.
+// action's settings and the plugin's global settings: either the recorders it polls directly or the
+// facility whose state bus it joins, chosen with a radio. Each is checked with the plugin's own zod schemas
+// (settings.ts, bundled in) before saving: what the plugin would refuse is never written.
 // A token is shown masked, never put back into the page once saved (an empty field keeps it), never
-// written into an action's settings and never logged.
+// written into an action's settings and never logged. A facility's broker password is not a setting at
+// all: only the path of the file holding it is, so the page has no password to show.
 //
 // The app starts it by calling connectElgatoStreamDeckSocket(port, uuid, registerEvent, info, actionInfo)
 // (Elgato's documented property inspector protocol); it speaks to the app over that WebSocket.
 import { GUARDED, pluginActionOf } from '../plugin-actions.js';
-import { GlobalSettings, checkActionSettings, describeIssue, type RecorderEntry } from '../settings.js';
+import { checkActionSettings, checkGlobalSettings, describeIssue, type FacilityEntry, type GlobalSettings, type RecorderEntry } from '../settings.js';
 import { InspectorAnswer } from '../inspector-messages.js';
 
 interface ActionInfo {
@@ -19,8 +21,18 @@ interface ActionInfo {
 let socket: WebSocket | null = null;
 let uuid = '';
 let actionInfo: ActionInfo | null = null;
-/** The recorders as last saved (tokens included, never shown): an empty token field keeps its token. */
+/** The global settings in the app, as last received or saved: what the plugin runs with now. */
+let savedSettings: GlobalSettings = { recorders: [] };
+/**
+ * The recorders as last saved (tokens included, never shown): an empty token field keeps its token. Kept
+ * when a facility replaces them in the app, so that switching back and saving restores them.
+ */
 let savedRecorders: RecorderEntry[] = [];
+
+/** The facility's fields, in the form's order; each is the input `mqtt-<key>`. */
+const FACILITY_FIELDS = ['url', 'id', 'keyFile', 'facilityFile', 'username', 'passwordFile', 'caFile'] as const satisfies readonly (keyof FacilityEntry)[];
+/** What the schema requires: sent even when empty, so the schema names it as missing. The others are left out when empty. */
+const REQUIRED_FACILITY_FIELDS = new Set<string>(['url', 'id', 'keyFile', 'facilityFile']);
 
 const byId = <E extends HTMLElement>(id: string): E => document.getElementById(id) as E;
 
@@ -49,11 +61,19 @@ function receive(text: string): void {
     return;
   }
   if (message.event === 'didReceiveGlobalSettings') {
-    const parsed = GlobalSettings.safeParse(message.payload?.settings ?? {});
-    savedRecorders = parsed.success && 'recorders' in parsed.data ? parsed.data.recorders : [];
-    if (!parsed.success) byId('recorders-problems').textContent = `The saved recorders are not valid: ${parsed.error.issues.map(describeIssue).join('; ')}`;
-    // A facility (global settings { mqtt }) is not edited here yet: say so, so that saving recorders is a choice made knowingly.
-    else if ('mqtt' in parsed.data) byId('recorders-problems').textContent = `This desk joins the facility ${parsed.data.mqtt.url} as the panel "${parsed.data.mqtt.id}"; saving recorders here makes it poll them directly instead.`;
+    const parsed = checkGlobalSettings(message.payload?.settings ?? {});
+    if (!parsed.success) {
+      // Shown on the form they were meant for; nothing of them is put into the fields.
+      const mqtt = typeof message.payload?.settings === 'object' && message.payload.settings !== null && 'mqtt' in message.payload.settings;
+      byId(mqtt ? 'facility-problems' : 'recorders-problems').textContent = `The saved settings are not valid: ${parsed.error.issues.map(describeIssue).join('; ')}`;
+      chooseSource(mqtt ? 'facility' : 'direct');
+    } else {
+      savedSettings = parsed.data;
+      if ('recorders' in parsed.data) savedRecorders = parsed.data.recorders;
+      chooseSource('mqtt' in parsed.data ? 'facility' : 'direct');
+    }
+    showSource();
+    showFacility();
     showRecorders();
     showAction();
   } else if (message.event === 'didReceiveSettings' && actionInfo !== null) {
@@ -101,7 +121,8 @@ function showAction(): void {
   if (actionInfo === null) return;
   const settings = actionInfo.payload.settings;
   const select = byId<HTMLSelectElement>('recorder');
-  const names = savedRecorders.map((r) => r.name);
+  // A facility's recorders are named in its facility file, which the page cannot read: only the current name is offered.
+  const names = 'recorders' in savedSettings ? savedSettings.recorders.map((r) => r.name) : [];
   const current = typeof settings['recorder'] === 'string' ? settings['recorder'] : (names[0] ?? '');
   select.replaceChildren(...[...new Set([...names, current])].filter((n) => n !== '').map((name) => new Option(name, name, false, name === current)));
   byId('action-description').textContent = pluginActionOf(actionInfo.action)?.tooltip ?? '';
@@ -192,7 +213,7 @@ function saveRecorders(): void {
     const kept = savedRecorders.find((r) => r.name === row.dataset['saved'])?.token ?? '';
     return { name: value('name'), url: value('url'), token: value('token') === '' ? kept : value('token') };
   });
-  const parsed = GlobalSettings.safeParse({ recorders });
+  const parsed = checkGlobalSettings({ recorders });
   byId('recorders-status').textContent = '';
   if (!parsed.success) {
     // The problems name the field and the rule, never a value: a token is not echoed.
@@ -200,15 +221,80 @@ function saveRecorders(): void {
     return;
   }
   byId('recorders-problems').textContent = '';
+  savedSettings = parsed.data;
   savedRecorders = 'recorders' in parsed.data ? parsed.data.recorders : [];
   send({ event: 'setGlobalSettings', context: uuid, payload: parsed.data });
   showRecorders();
+  showSource();
   showAction();
   byId('recorders-status').textContent = 'Saved';
 }
 
+type Source = 'direct' | 'facility';
+
+const facilityInput = (key: string): HTMLInputElement => byId<HTMLInputElement>(`mqtt-${key}`);
+
+/** The radio's choice: which form is shown. Choosing saves nothing; each form's own button does. */
+function chosenSource(): Source {
+  return byId<HTMLInputElement>('source-facility').checked ? 'facility' : 'direct';
+}
+
+function chooseSource(source: Source): void {
+  byId<HTMLInputElement>(source === 'facility' ? 'source-facility' : 'source-direct').checked = true;
+  showSource();
+}
+
+/** Shows the chosen form, and says what the plugin runs with now when it is the other one. */
+function showSource(): void {
+  const source = chosenSource();
+  byId('facility').hidden = source !== 'facility';
+  byId('recorders').hidden = source !== 'direct';
+  const running: Source = 'mqtt' in savedSettings ? 'facility' : 'direct';
+  byId('source-description').textContent =
+    source === running
+      ? ''
+      : 'mqtt' in savedSettings
+        ? `Now joining ${savedSettings.mqtt.url} as "${savedSettings.mqtt.id}"; saving recorders polls them directly instead.`
+        : 'Now polling the recorders directly; saving a facility joins its bus instead (the recorders stay here to switch back).';
+}
+
+/** The facility form, filled from the saved facility (paths only: there is no secret in it). */
+function showFacility(): void {
+  const entry: Partial<FacilityEntry> = 'mqtt' in savedSettings ? savedSettings.mqtt : {};
+  for (const key of FACILITY_FIELDS) facilityInput(key).value = entry[key] ?? '';
+}
+
+function saveFacility(): void {
+  const mqtt: Record<string, string> = {};
+  for (const key of FACILITY_FIELDS) {
+    const value = facilityInput(key).value.trim();
+    if (value !== '' || REQUIRED_FACILITY_FIELDS.has(key)) mqtt[key] = value;
+  }
+  const parsed = checkGlobalSettings({ mqtt });
+  byId('facility-status').textContent = '';
+  for (const key of FACILITY_FIELDS) facilityInput(key).removeAttribute('aria-invalid');
+  if (!parsed.success) {
+    byId('facility-problems').textContent = parsed.error.issues.map(describeIssue).join('\n');
+    // The field each problem is about is marked, as the app's inspectors mark theirs.
+    for (const issue of parsed.error.issues) {
+      const key = issue.path[1];
+      if (typeof key === 'string' && (FACILITY_FIELDS as readonly string[]).includes(key)) facilityInput(key).setAttribute('aria-invalid', 'true');
+    }
+    return;
+  }
+  byId('facility-problems').textContent = '';
+  savedSettings = parsed.data;
+  send({ event: 'setGlobalSettings', context: uuid, payload: parsed.data });
+  showFacility();
+  showSource();
+  showAction();
+  byId('facility-status').textContent = 'Saved';
+}
+
 byId('save-action').addEventListener('click', saveAction);
 byId('save-recorders').addEventListener('click', saveRecorders);
+byId('save-facility').addEventListener('click', saveFacility);
+for (const radio of document.querySelectorAll<HTMLInputElement>('input[name="source"]')) radio.addEventListener('change', showSource);
 byId('add-recorder').addEventListener('click', () => byId('recorder-rows').append(recorderRow({})));
 
 declare global {
