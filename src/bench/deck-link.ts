@@ -13,6 +13,7 @@ export class DeckLink {
   private controls: string[] = [];
   private waiters: Array<{ control: string; state: ShownState; resolve: (at: number) => void }> = [];
   private failure: Error | null = null;
+  private frameMessages = 0;
 
   private constructor(
     private readonly socket: WebSocket,
@@ -51,6 +52,7 @@ export class DeckLink {
   }
 
   private frames(data: Buffer, at: number): void {
+    this.frameMessages++;
     // Without the hello the frames cannot be placed: say so rather than read every key as blank.
     if (this.panel < 0) throw new Error(`key images came before the page's hello named the panels (or ${this.deck} is not among them)`);
     for (const key of applyFrames(data, this.images)) {
@@ -60,6 +62,12 @@ export class DeckLink {
       const image = this.images.get(key) as KeyImage;
       this.waiters = this.waiters.filter((w) => (w.control === control && channelKeyState(image) === w.state ? (w.resolve(at), false) : true));
     }
+  }
+
+  /** For an error: whether the hello came, how many messages of frames, which keys of the deck have an image. */
+  describe(): string {
+    const keys = this.controls.filter((_, i) => this.images.has(`${this.panel}:${i}`));
+    return `hello ${this.panel < 0 ? 'not heard' : `heard (panel ${this.panel})`}, ${this.frameMessages} messages of key images, keys with an image: ${keys.join(' ') || 'none'}`;
   }
 
   check(): void {

@@ -176,7 +176,7 @@ export async function measureDesk(quotaPercent: number | null, options: DeskOpti
     for (const channel of CHANGED) {
       if ((await link.shows(`key${channel}`, 'recording', 10_000)) !== null) continue;
       link.check(); // a frame the link could not apply says more than the key it left behind
-      throw new Error(`(i): key${channel} of ${DECK} does not show channel ${channel + 1} recording after the warm-up (it shows ${link.shown(`key${channel}`) ?? 'no image'})`);
+      throw new Error(`(i): key${channel} of ${DECK} does not show channel ${channel + 1} recording after the warm-up (it shows ${link.shown(`key${channel}`) ?? 'no image'}; ${link.describe()})`);
     }
     // The page itself, as the operator sees it: its canvases hold the key images as drawn (putImageData),
     // read back and judged as the bench's link judges its own copy.
