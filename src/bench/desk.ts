@@ -15,14 +15,14 @@
 // The bench process itself is not under the quota: it stands for the world outside the small machine.
 import { once } from 'node:events';
 import { loadavg } from 'node:os';
-import { chromium, type Browser } from 'playwright-core';
-import { WebSocket } from 'ws';
+import { chromium, type Browser, type Page } from 'playwright-core';
 import { messageOf } from '../api/errors.js';
 import { expandPath, operations } from '../api/operations.js';
 import type { LoggedRequest } from '../simulator/request-log.js';
 import { createCpuQuota, findCpuCgroup, throttlingSince, type CpuQuotaGroup, type Throttling } from './cpu-quota.js';
 import { matchPresses, writesOf, type SentPress } from './desk-match.js';
-import { applyFrames, channelKeyState, type KeyImage, type ShownState } from './key-frames.js';
+import { DeckLink } from './deck-link.js';
+import { channelKeyState, type ShownState } from './key-frames.js';
 import { LeanHttp } from './lean-http.js';
 import { startChildSimulator } from './load.js';
 import { measureWhile } from './proc.js';
@@ -81,80 +81,33 @@ const CHANGE_SHOWN_MS = 5000;
  */
 const LOG_READ_MS = 15_000;
 
-/** The page's socket, as the bench's own client of it: presses sent, the deck's key images kept as the page has them. */
-class DeckLink {
-  private readonly images = new Map<string, KeyImage>();
-  private panel = -1;
-  private controls: string[] = [];
-  private waiters: Array<{ control: string; state: ShownState; resolve: (at: number) => void }> = [];
-  private failure: Error | null = null;
+/** The little of the DOM pageKeyState uses (it runs in the browser, not in Node). */
+declare const document: {
+  querySelector(selector: string): { width: number; height: number; getContext(kind: '2d'): { getImageData(x: number, y: number, w: number, h: number): { data: Uint8ClampedArray } } | null } | null;
+};
 
-  constructor(private readonly socket: WebSocket) {
-    socket.on('message', (data: Buffer, isBinary: boolean) => {
-      const at = preciseNow();
-      try {
-        if (isBinary) this.frames(data, at);
-        else this.text(data.toString());
-      } catch (error) {
-        this.failure = error as Error;
-      }
-    });
-  }
+/** What a key's canvas on the page shows (the image as the page drew it), or null before it has one. */
+async function pageKeyState(page: Page, control: string): Promise<ShownState | null> {
+  // The selector is built here: the deck's and key's ids are the bench's own constants, plain words.
+  const selector = `canvas[data-surface="${DECK}"][data-control="${control}"]`;
+  const drawn = await page.evaluate((selector) => {
+    const canvas = document.querySelector(selector);
+    const rgba = canvas === null || canvas.width === 0 || canvas.height === 0 ? undefined : canvas.getContext('2d')?.getImageData(0, 0, canvas.width, canvas.height).data;
+    if (canvas === null || rgba === undefined) return null;
+    const rgb: number[] = [];
+    for (let i = 0; i < rgba.length; i += 4) rgb.push(rgba[i] as number, rgba[i + 1] as number, rgba[i + 2] as number);
+    return { width: canvas.width, height: canvas.height, rgb };
+  }, selector);
+  return drawn === null ? null : channelKeyState({ width: drawn.width, height: drawn.height, data: Buffer.from(drawn.rgb) });
+}
 
-  static async open(web: string): Promise<DeckLink> {
-    const socket = new WebSocket(`${web.replace('http', 'ws')}/ws`);
-    await once(socket, 'open');
-    socket.send(JSON.stringify({ type: 'view', surfaces: [DECK] }));
-    return new DeckLink(socket);
-  }
-
-  private text(text: string): void {
-    const message = JSON.parse(text) as { type: string; surfaces?: Array<{ id: string; controls: Array<{ id: string }> }> };
-    if (message.type !== 'hello' || !message.surfaces) return;
-    this.panel = message.surfaces.findIndex((s) => s.id === DECK);
-    this.controls = message.surfaces[this.panel]?.controls.map((c) => c.id) ?? [];
-    this.images.clear(); // a new set of panels comes with whole images
-  }
-
-  private frames(data: Buffer, at: number): void {
-    for (const key of applyFrames(data, this.images)) {
-      const [panel, index] = key.split(':').map(Number) as [number, number];
-      if (panel !== this.panel) continue;
-      const control = this.controls[index];
-      const image = this.images.get(key) as KeyImage;
-      this.waiters = this.waiters.filter((w) => (w.control === control && channelKeyState(image) === w.state ? (w.resolve(at), false) : true));
-    }
-  }
-
-  check(): void {
-    if (this.failure) throw this.failure;
-  }
-
-  /** What a key's image shows now, or null before it has one. */
-  shown(control: string): ShownState | null {
-    const index = this.controls.indexOf(control);
-    const image = this.images.get(`${this.panel}:${index}`);
-    return image === undefined ? null : channelKeyState(image);
-  }
-
-  /** When the key's image (next) shows `state`: the moment its frame arrived; null if not within `ms`. */
-  async shows(control: string, state: ShownState, ms: number): Promise<number | null> {
-    if (this.shown(control) === state) return preciseNow();
-    let resolve: (at: number) => void = () => undefined;
-    const arrived = new Promise<number>((r) => (resolve = r));
-    const waiter = { control, state, resolve };
-    this.waiters.push(waiter);
-    const result = await Promise.race([arrived, sleep(ms).then(() => null)]);
-    this.waiters = this.waiters.filter((w) => w !== waiter);
-    return result;
-  }
-
-  press(control: string, type: 'down' | 'up'): void {
-    this.socket.send(JSON.stringify({ type: 'input', surface: DECK, input: { type, control } }));
-  }
-
-  close(): void {
-    this.socket.close();
+/** The page's key state once it is `state`, looked at every 200 ms for up to `ms`; what it showed last otherwise. */
+async function pageShows(page: Page, control: string, state: ShownState, ms: number): Promise<ShownState | null> {
+  const until = preciseNow() + ms;
+  for (;;) {
+    const shown = await pageKeyState(page, control);
+    if (shown === state || preciseNow() >= until) return shown;
+    await sleep(200);
   }
 }
 
@@ -216,11 +169,21 @@ export async function measureDesk(quotaPercent: number | null, options: DeskOpti
     const page = await browser.newPage({ viewport: { width: 1920, height: 1080 } });
     await page.goto(run.web);
     await page.locator(`canvas[data-surface="${DECK}"][data-control="key0"]`).waitFor({ state: 'visible', timeout: 120_000 });
-    const link = await DeckLink.open(run.web);
+    const link = await DeckLink.open(run.web, DECK);
     cleanup.push(async () => link.close());
 
     await sleep(options.warmUpMs);
-    for (const channel of CHANGED) if ((await link.shows(`key${channel}`, 'recording', 10_000)) === null) throw new Error(`(i): key${channel} of ${DECK} does not show channel ${channel + 1} recording after the warm-up`);
+    for (const channel of CHANGED) {
+      if ((await link.shows(`key${channel}`, 'recording', 10_000)) !== null) continue;
+      link.check(); // a frame the link could not apply says more than the key it left behind
+      throw new Error(`(i): key${channel} of ${DECK} does not show channel ${channel + 1} recording after the warm-up (it shows ${link.shown(`key${channel}`) ?? 'no image'}; ${link.describe()})`);
+    }
+    // The page itself, as the operator sees it: its canvases hold the key images as drawn (putImageData),
+    // read back and judged as the bench's link judges its own copy.
+    for (const channel of CHANGED) {
+      const shown = await pageShows(page, `key${channel}`, 'recording', 5000);
+      if (shown !== 'recording') throw new Error(`(i): the page in chromium shows key${channel} of ${DECK} as ${shown ?? 'no image'}, not channel ${channel + 1} recording, after the warm-up`);
+    }
 
     const log = new LogReader(new LeanHttp(sim.url, TOKEN, 1));
     await log.read();
