@@ -9,7 +9,7 @@ import { PicturePainter } from '../../src/engine/picture-painter.js';
 import { MAX_STRETCH_MS, TARGET_SHARE, nextStretchMs, sameMeaning } from '../../src/engine/picture-pace.js';
 import type { PictureRenderer } from '../../src/engine/session-services.js';
 import { keyGrid } from '../../src/engine/surface.js';
-import { WorkScheduler } from '../../src/engine/work-scheduler.js';
+import { FRAMES_WAIT_MS, WorkScheduler } from '../../src/engine/work-scheduler.js';
 import { MemorySurface } from '../../src/surfaces/memory/memory-surface.js';
 import { settle } from '../support/virtual-time.js';
 import { WorkTime } from '../support/work-time.js';
@@ -80,6 +80,27 @@ describe('WorkScheduler', () => {
     }
     // Latest wins: far fewer made than asked for (160), while every key got its newest.
     expect([...made.values()].reduce((sum, v) => sum + v.length, 0)).toBeLessThan(80);
+  });
+
+  it('pictures that never stop (a saturated bridge) do not starve a page: its frames get a turn within FRAMES_WAIT_MS', () => {
+    const time = new WorkTime();
+    const work = scheduler(time);
+    const sent: number[] = [];
+    // Every key's rendering costs 1 ms and asks for the next at once: there are always pictures waiting.
+    let key = 0;
+    const picture = (): void => {
+      time.spend(1);
+      work.post('pictures', `picture:${key++ % 32}`, picture);
+    };
+    for (let k = 0; k < 32; k++) work.post('pictures', `picture:${k}`, picture);
+    const postedAt = time.precise();
+    work.post('frames', 'frames:page', () => void sent.push(time.precise()), true);
+    for (let turn = 0; turn < 200 && sent.length === 0; turn++) time.turn();
+    expect(sent).toHaveLength(1);
+    // Within the bound plus the slice that was running when it came due (2 ms, and one task of 1 ms).
+    expect((sent[0] ?? Infinity) - postedAt).toBeLessThanOrEqual(FRAMES_WAIT_MS + 3);
+    // And pictures still come first otherwise: the frame did not jump the line before its time.
+    expect((sent[0] ?? 0) - postedAt).toBeGreaterThanOrEqual(FRAMES_WAIT_MS);
   });
 
   it('a task that fails is said, and the work goes on', () => {
