@@ -30,6 +30,7 @@ import type { BusRecorder } from './bus-recorder.js';
 import type { BusAuthority } from './facility.js';
 import { MAX_PAYLOAD_BYTES } from './limits.js';
 import { AlarmsMessage, MAX_BUS_ALARMS, checkedTopic, parseBody, topicsOf } from './topics.js';
+import { NewestOnly } from './newest-only.js';
 
 /** An alarms message is at most as large as a state part (500 alarms of about 450 bytes fit). */
 const MAX_ALARMS_BYTES = MAX_PAYLOAD_BYTES.part;
@@ -129,8 +130,8 @@ export class BusAlarms implements FollowedAlarms {
   private readonly changes = new Subject<void>();
   private readonly byTopic: ReadonlyMap<string, BusRecorder>;
   private readonly believed = new Map<string, Believed>();
-  /** The newest signed time believed per topic and signer: one not newer is a copy or a replay. */
-  private readonly newest = new Map<string, number>();
+  /** Only messages newer than the last believed from their sender (newest-only.ts). */
+  private readonly newestOnly: NewestOnly;
   private clearedList: Alarm[] = [];
   private readonly bad: LogLimiter;
 
@@ -142,6 +143,7 @@ export class BusAlarms implements FollowedAlarms {
     this.recorders = new Set(links.map((link) => link.name));
     this.byTopic = new Map(links.map((link) => [topicsOf(link.name).alarms, link]));
     this.bad = new LogLimiter((message) => options.log.warn(message), () => options.clock.now());
+    this.newestOnly = new NewestOnly((message) => this.bad.say(message));
   }
 
   get changed$(): Observable<void> {
@@ -211,24 +213,13 @@ export class BusAlarms implements FollowedAlarms {
     if (!message.ok) return this.bad.say(`${message.error}; ignored`);
     const stranger = message.value.active.find((alarm) => alarm.recorder !== name);
     if (stranger) return this.bad.say(`${topic}: an alarm about "${stranger.recorder}" on the topic of "${name}"; the message is ignored`);
-    if (!this.believes(topic, from, at)) return;
+    if (!this.newestOnly.believes(topic, from, at)) return;
     const active = message.value.active.map(alarmFromWire);
     this.clear(this.believed.get(name)?.active ?? [], active);
     this.believed.set(name, { from, active, judgeEveryMs: message.value.judgeEveryMs });
     this.changes.next();
   };
 
-  /** Whether a message is newer (its signed time) than the last believed on its topic from its signer; remembers it if so. */
-  private believes(topic: string, from: string, at: number): boolean {
-    const key = `${topic}\n${from}`;
-    const newest = this.newest.get(key);
-    if (newest !== undefined && at <= newest) {
-      if (at < newest) this.bad.say(`${topic}: older than the last message from "${from}" (a replay?); ignored`);
-      return false;
-    }
-    this.newest.set(key, at);
-    return true;
-  }
 
   /** Alarms gone from the list have cleared at the poller: kept as cleared now (this panel's clock; the poller's own list has its time). */
   private clear(before: readonly Alarm[], now: readonly Alarm[]): void {

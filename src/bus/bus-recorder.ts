@@ -26,6 +26,7 @@ import type { BusAuthority } from './facility.js';
 import { isNewer } from './lease.js';
 import { COMMAND_DEADLINE_MS, LEASE_TTL_POLLS, MAX_PAYLOAD_BYTES, RECORDER_REQUEST_LIMIT_MS, REPLY_MARGIN_MS } from './limits.js';
 import { HealthMessage, LeaseMessage, PART_MESSAGES, ReplyMessage, describeCommand, parseBody, topicsOf, type CommandMessage } from './topics.js';
+import { NewestOnly } from './newest-only.js';
 
 export interface BusRecorderOptions {
   /** Who this panel is, how it signs and whose messages it believes. */
@@ -78,8 +79,8 @@ export class BusRecorder implements RecorderLink {
   /** The holder's last word on the recorder, and whose (id and process) it was. */
   private health: Extract<HealthMessage, { online: true }> | null = null;
   private publisher: string | null = null;
-  /** The newest message time believed per topic and sender (pollers of the facility only): one not newer is a copy or a replay. */
-  private readonly newest = new Map<string, number>();
+  /** Only messages newer than the last believed from their sender (newest-only.ts). */
+  private readonly newestOnly: NewestOnly;
   /** Counts intervals without a poller, as failures, until it is back. */
   private gone: Subscription | null = null;
   private started = false;
@@ -95,6 +96,7 @@ export class BusRecorder implements RecorderLink {
     this.time = options.time;
     this.log = options.log ?? silent;
     this.bad = new LogLimiter((message) => this.log.warn(message), () => this.time.now());
+    this.newestOnly = new NewestOnly((message) => this.bad.say(message));
     this.renewalSeenAt = this.time.now();
     this.subject = new BehaviorSubject(initialRecorderState(name, options.pollMs ?? 250));
   }
@@ -212,31 +214,15 @@ export class BusRecorder implements RecorderLink {
     if (!this.options.authority.mayPoll(from, this.name)) return this.bad.say(`${topic}: from "${from}", who is not a poller of "${this.name}"; ignored`);
     // A lease too is believed only if newer than the last from its holder: once a dead holder's lease has
     // expired, its last renewals replayed would otherwise count as renewals again.
-    if (kind === 'lease') return this.believes(topic, from, at) ? this.onLease(topic, from, body, packet.retain) : undefined;
+    if (kind === 'lease') return this.newestOnly.believes(topic, from, at) ? this.onLease(topic, from, body, packet.retain) : undefined;
     if (this.lease !== null && from !== this.lease.holder) return this.bad.say(`${topic}: from "${from}", who does not hold the lease ("${this.lease.holder}" does); ignored`);
     if (!packet.retain) this.offset.sample(this.time.now(), at);
     if (kind === 'reply') return this.onReply(topic, body);
     if (kind === 'health') return this.onHealth(topic, from, at, body, packet.retain);
-    if (!this.believes(topic, from, at)) return;
+    if (!this.newestOnly.believes(topic, from, at)) return;
     this.onPart(kind, topic, body);
   };
 
-  /**
-   * Whether a state or health message is newer (its signed time) than the last this panel believed on
-   * its topic from the same sender, and if so remembers it. A copy of that one (a retained copy after a
-   * reconnect) says nothing new; an older one is a replay: a dead poller's last messages replayed cannot
-   * keep its recorder from going stale and offline.
-   */
-  private believes(topic: string, from: string, at: number): boolean {
-    const key = `${topic}\n${from}`;
-    const newest = this.newest.get(key);
-    if (newest !== undefined && at <= newest) {
-      if (at < newest) this.bad.say(`${topic}: older than the last message from "${from}" (a replay?); ignored`);
-      return false;
-    }
-    this.newest.set(key, at);
-    return true;
-  }
 
   private onLease(topic: string, from: string, body: unknown, retained: boolean): void {
     const message = parseBody(LeaseMessage, topic, body);
@@ -294,7 +280,7 @@ export class BusRecorder implements RecorderLink {
       if (this.health === null || this.health.instance === health.instance) this.pollerGone(`the poller "${from}" is gone`);
       return;
     }
-    if (!this.believes(topic, from, at)) return;
+    if (!this.newestOnly.believes(topic, from, at)) return;
     const publisher = `${from}/${health.instance}`;
     if (this.publisher !== publisher) {
       // A new poller numbers its reads from 1: forget the old numbers so its reads count.
