@@ -10,7 +10,7 @@ import type { Channel } from '../../api/channel.js';
 import type { DiskTimeLeft } from '../disk-time.js';
 import { memberLabel, type RecorderGroups } from '../recorder-group.js';
 import { freshnessOf, type RecorderState } from '../recorder-state.js';
-import { alarmId, type AlarmKind, type Severity } from './alarm.js';
+import { alarmId, type AlarmKind, type AlarmSubject, type Severity } from './alarm.js';
 import type { AlarmSettings } from './alarm-settings.js';
 
 /**
@@ -45,16 +45,8 @@ export interface AlarmObservation {
   groups: RecorderGroups;
 }
 
-/** A condition holding now: the alarm it would raise. */
-export interface Condition {
-  id: string;
-  kind: AlarmKind;
-  recorder: string;
-  channel: number | null;
-  disk: string | null;
-  severity: Severity;
-  text: string;
-}
+/** A condition holding now: what the alarm it would raise is about and says. */
+export type Condition = AlarmSubject;
 
 interface Sample {
   at: number;

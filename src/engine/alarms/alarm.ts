@@ -70,8 +70,8 @@ export const AlarmWebhookPayload = z.strictObject({
 });
 export type AlarmWebhookPayload = z.output<typeof AlarmWebhookPayload>;
 
-/** An alarm as the engine keeps it: times in ms on the engine's clock. */
-export interface Alarm {
+/** What an alarm is about and says: the condition that raises it, the alarm itself and its audit lines share it. */
+export interface AlarmSubject {
   id: string;
   kind: AlarmKind;
   recorder: string;
@@ -79,6 +79,10 @@ export interface Alarm {
   disk: string | null;
   severity: Severity;
   text: string;
+}
+
+/** An alarm as the engine keeps it: times in ms on the engine's clock. */
+export interface Alarm extends AlarmSubject {
   firstSeen: number;
   lastSeen: number;
   raisedAt: number;
@@ -131,16 +135,9 @@ export function worstFirst(a: Alarm, b: Alarm): number {
 }
 
 /** An alarm's raise, ack or clear as one audit line. */
-export interface AlarmAuditRecord {
+export interface AlarmAuditRecord extends AlarmSubject {
   at: number;
   alarm: AlarmState;
-  id: string;
-  kind: AlarmKind;
-  recorder: string;
-  channel: number | null;
-  disk: string | null;
-  severity: Severity;
-  text: string;
   /** Who acknowledged it (acks only). */
   by: string | null;
 }
