@@ -3,7 +3,8 @@
 // a broker password. Here, not in cli/, because the Stream Deck plugin joins the bus as a panel too and
 // reads the same files with the same checks. Messages name the file, never what is in it.
 import { createPrivateKey, createPublicKey, type KeyObject } from 'node:crypto';
-import { readFileSync, statSync } from 'node:fs';
+import { statSync } from 'node:fs';
+import { secretTextOf } from '../api/secret-text.js';
 
 /** A bus file that cannot be used: the message names the file and what is wrong (the CLI says it as a usage error). */
 export class BusFileError extends Error {
@@ -12,17 +13,9 @@ export class BusFileError extends Error {
 
 /** The file's text without its final line break; an unreadable or empty file is refused. */
 export function readSecretText(file: string, what: string): string {
-  let text: string;
-  try {
-    text = readFileSync(file, 'utf8');
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    const why = code === 'ENOENT' ? 'no such file' : code === 'EACCES' || code === 'EPERM' ? 'permission denied' : code === 'EISDIR' ? 'it is a directory' : (code ?? 'unreadable');
-    throw new BusFileError(`${what}: cannot read ${file}: ${why}`);
-  }
-  const secret = text.replace(/\r?\n$/, '');
-  if (secret === '') throw new BusFileError(`${what}: ${file} is empty`);
-  return secret;
+  const read = secretTextOf(file, what);
+  if (!read.ok) throw new BusFileError(read.message);
+  return read.text;
 }
 
 /** A bus member's private key: a PEM Ed25519 key in a file no other user can read. */
