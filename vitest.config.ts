@@ -68,7 +68,6 @@ const PURE = [
 
 const E2E = [
   'test/plugin/facility-plugin.test.ts',
-  'test/plugin/every-action.test.ts',
   'test/plugin/inspector-browser.test.ts',
   'test/plugin/streamdeck-plugin.test.ts',
   'test/bus/bus-recorder.test.ts',

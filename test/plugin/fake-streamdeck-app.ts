@@ -1,5 +1,6 @@
 // A fake Stream Deck app, written from Elgato's documented plugin protocol (not from the SDK's code): it
-// starts a plugin's CodePath with real Node as the app does (`-port -pluginUUID -registerEvent -info`),
+// starts a plugin's CodePath with real Node as the app does (`-port -pluginUUID -registerEvent -info`;
+// or a test starts the plugin's wiring in its own process with those arguments, in-process-plugin.ts),
 // takes its registration over a WebSocket on 127.0.0.1, sends it the app's events (willAppear, keyDown,
 // dialRotate, didReceiveGlobalSettings, …) and records every command the plugin sends (setImage,
 // showOk, setFeedback, getGlobalSettings, …). A property inspector may connect too (registerPropertyInspector):
@@ -78,9 +79,8 @@ export class FakeStreamDeckApp {
     return new FakeStreamDeckApp(server, address.port, pluginUuid);
   }
 
-  /** Starts the plugin folder's CodePath (from its manifest) as the app does, and waits for its registration. */
-  async launch(folder: string, devices: FakeDevice[]): Promise<void> {
-    const manifest = JSON.parse(readFileSync(join(folder, 'manifest.json'), 'utf8')) as { CodePath: string };
+  /** What the app passes a plugin it starts: `-port -pluginUUID -registerEvent -info`, the devices in the info. */
+  registrationArguments(devices: FakeDevice[]): string[] {
     const info = {
       application: { font: '', language: 'en', platform: 'windows', platformVersion: '10.0.19045', version: '7.1.0.0' },
       plugin: { uuid: this.pluginUuid, version: '0.1.0.0' },
@@ -88,9 +88,20 @@ export class FakeStreamDeckApp {
       colors: {},
       devices,
     };
-    this.child = spawn(process.execPath, [join(folder, manifest.CodePath), '-port', String(this.port), '-pluginUUID', this.pluginUuid, '-registerEvent', 'registerPlugin', '-info', JSON.stringify(info)], { cwd: folder, stdio: ['ignore', 'pipe', 'pipe'] });
+    return ['-port', String(this.port), '-pluginUUID', this.pluginUuid, '-registerEvent', 'registerPlugin', '-info', JSON.stringify(info)];
+  }
+
+  /** Starts the plugin folder's CodePath (from its manifest) with real Node as the app does, and waits for its registration. */
+  async launch(folder: string, devices: FakeDevice[]): Promise<void> {
+    const manifest = JSON.parse(readFileSync(join(folder, 'manifest.json'), 'utf8')) as { CodePath: string };
+    this.child = spawn(process.execPath, [join(folder, manifest.CodePath), ...this.registrationArguments(devices)], { cwd: folder, stdio: ['ignore', 'pipe', 'pipe'] });
     this.child.stderr?.on('data', (data: Buffer) => (this.stderr += String(data)));
     this.child.stdout?.on('data', () => undefined);
+    await this.registered();
+  }
+
+  /** Waits for a plugin (launched, or started in this process) to register. */
+  async registered(): Promise<void> {
     await until(() => this.plugin !== null, 'the plugin to register');
   }
 
