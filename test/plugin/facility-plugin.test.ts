@@ -1,6 +1,8 @@
-// e2e: the PACKED plugin in facility mode (global settings `{ mqtt: … }`) runs as its own Node process, as
-// the Stream Deck app runs it, joining a real Mosquitto as a panel, with a poller holding the simulator's
-// token: a press travels app → plugin → broker → poller → recorder over real sockets, so it must be e2e.
+// e2e: the plugin in facility mode (global settings `{ mqtt: … }`) runs as its own Node process, as the
+// Stream Deck app runs it (npm run build's plugin in an installed folder, built-plugin.ts; the packed one
+// is streamdeck-plugin.test.ts's), joining a real Mosquitto as a panel, with a poller holding the
+// simulator's token: a press travels app → plugin → broker → poller → recorder over real sockets and a
+// real broker, so it must be e2e.
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -10,12 +12,13 @@ import { startBroker, type RestartableBroker } from '../support/mosquitto.js';
 import { lastSeq, startFixture, type SimulatorFixture } from '../support/simulator.js';
 import { until } from '../support/until.js';
 import { FakeStreamDeckApp, titleOf, type FakeDevice } from './fake-streamdeck-app.js';
-import { actionUuid, buildPackedPlugin, PLUGIN_UUID, type PackedPlugin } from './packed-plugin.js';
+import { builtPluginFolder } from './built-plugin.js';
+import { actionUuid, PLUGIN_UUID, type PluginFolder } from './packed-plugin.js';
 
 const DECK: FakeDevice = { id: 'DEV1', name: 'Stream Deck', type: 0, size: { columns: 5, rows: 3 } };
 const POLL_MS = 250;
 
-let packed: PackedPlugin;
+let plugin: PluginFolder;
 let broker: RestartableBroker;
 let sim: SimulatorFixture;
 let poller: PollerProcess;
@@ -23,30 +26,30 @@ let files: { facility: string; keyFile: string };
 let work: string;
 
 beforeAll(async () => {
-  packed = buildPackedPlugin();
+  plugin = await builtPluginFolder();
   work = mkdtempSync(join(tmpdir(), 'recdeck-plugin-facility-'));
   broker = await startBroker();
   sim = await startFixture();
   const members = generatedFacility('main', ['poller-main'], ['desk-1']);
   files = await members.writeFiles(work, 'desk-1');
   poller = await startPoller(broker, sim, POLL_MS, { authority: members.authority('poller-main') });
-}, 240_000);
+});
 
 afterAll(async () => {
   poller?.kill();
   await poller?.mqtt.endAsync(true);
   await sim?.close();
   await broker?.stop();
-  packed?.remove();
+  plugin?.remove();
   rmSync(work, { recursive: true, force: true });
 });
 
-const pluginLog = () => readFileSync(join(packed.folder, 'logs', `${PLUGIN_UUID}.0.log`), 'utf8');
+const pluginLog = () => readFileSync(join(plugin.folder, 'logs', `${PLUGIN_UUID}.0.log`), 'utf8');
 const lastTitle = (app: FakeStreamDeckApp, context: string) => titleOf(app.images(context).at(-1) ?? '');
 
 async function launched(): Promise<FakeStreamDeckApp> {
   const app = await FakeStreamDeckApp.start(PLUGIN_UUID);
-  await app.launch(packed.folder, [DECK]);
+  await app.launch(plugin.folder, [DECK]);
   return app;
 }
 

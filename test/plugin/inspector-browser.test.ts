@@ -1,7 +1,9 @@
-// e2e: the property inspector as the packed plugin ships it (ui/inspector.html and its bundled script),
-// in Debian's chromium, started the way the Stream Deck app starts one: its connectElgatoStreamDeckSocket
-// called with the app's WebSocket port and the action's info. The fake app keeps what the inspector saves
-// and passes it on to the packed plugin, which runs as its own Node process against the simulator.
+// e2e: the property inspector in Debian's chromium is the part (ui/inspector.html and its script, bundled
+// for the browser as the build bundles it), started the way the Stream Deck app starts one: its
+// connectElgatoStreamDeckSocket called with the app's WebSocket port and the action's info. The fake app
+// keeps what the inspector saves and passes it on to the plugin (npm run build's, built-plugin.ts), which
+// runs as its own Node process against the simulator. That the package ships this inspector is
+// streamdeck-plugin.test.ts's; one pack a run is enough.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
@@ -11,37 +13,38 @@ import { startSimulator, type RunningSimulator } from '../../src/simulator/serve
 import { connectChromium, screenshot } from '../support/chromium.js';
 import { until } from '../support/until.js';
 import { FakeStreamDeckApp, titleOf, type FakeDevice } from './fake-streamdeck-app.js';
-import { actionUuid, buildPackedPlugin, PLUGIN_UUID, type PackedPlugin } from './packed-plugin.js';
+import { builtPluginFolder } from './built-plugin.js';
+import { actionUuid, PLUGIN_UUID, type PluginFolder } from './packed-plugin.js';
 import { realClock } from '../../src/api/clock.js';
 
 const DECK: FakeDevice = { id: 'DEV1', name: 'Stream Deck', type: 0, size: { columns: 5, rows: 3 } };
 const REC_TOGGLE = actionUuid('rec-toggle');
 
-let packed: PackedPlugin;
+let plugin: PluginFolder;
 let sim: RunningSimulator;
 let app: FakeStreamDeckApp;
 let browser: Browser;
 let context: BrowserContext;
 
 beforeAll(async () => {
-  packed = buildPackedPlugin();
+  plugin = await builtPluginFolder({ inspector: true });
   sim = await startSimulator({ port: 0, clock: realClock });
   app = await FakeStreamDeckApp.start(PLUGIN_UUID);
-  await app.launch(packed.folder, [DECK]);
+  await app.launch(plugin.folder, [DECK]);
   app.setGlobalSettings({});
   // A key just dragged onto the deck: no settings yet.
   app.willAppear({ action: REC_TOGGLE, context: 'K1', device: 'DEV1', settings: {} });
   browser = await connectChromium();
   // The app's inspector column is about 350 px wide.
   context = await browser.newContext({ viewport: { width: 360, height: 620 } });
-}, 240_000);
+});
 
 afterAll(async () => {
   await context?.close();
   await browser?.close();
   await app?.close();
   await sim?.close();
-  packed?.remove();
+  plugin?.remove();
 });
 
 const lastTile = (key: string) => titleOf(app.images(key).at(-1) ?? '');
@@ -52,7 +55,7 @@ const secret = () => sim.token.replace('perm:', '');
 /** The inspector of K1, opened as the app opens it. */
 async function openInspector(): Promise<Page> {
   const page = await context.newPage();
-  await page.goto(`file://${join(packed.folder, 'ui/inspector.html')}`);
+  await page.goto(`file://${join(plugin.folder, 'ui/inspector.html')}`);
   const reads = fromInspector('getGlobalSettings').length;
   const args = app.inspectorArguments(REC_TOGGLE, 'K1', 'DEV1');
   await page.evaluate(`window.connectElgatoStreamDeckSocket(...${JSON.stringify(args)})`);
@@ -158,7 +161,7 @@ describe('the property inspector in chromium', () => {
     await page.close();
 
     // Nothing the inspector sent reached the plugin's log with its token.
-    const logs = readFileSync(join(packed.folder, 'logs', `${PLUGIN_UUID}.0.log`), 'utf8');
+    const logs = readFileSync(join(plugin.folder, 'logs', `${PLUGIN_UUID}.0.log`), 'utf8');
     expect(logs).not.toContain(secret());
   });
 

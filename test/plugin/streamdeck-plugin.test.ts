@@ -4,32 +4,29 @@
 // This is issue 32's acceptance check, made once; what the plugin's code does with each key, dial, poll and
 // bad input is every-action.test.ts's, which runs the same wiring in-process on virtual time.
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startSimulator, type RunningSimulator } from '../../src/simulator/server.js';
 import { until } from '../support/until.js';
 import { FakeStreamDeckApp, titleOf, type FakeDevice } from './fake-streamdeck-app.js';
+import { buildPackedPlugin, type PluginFolder } from './packed-plugin.js';
 import { realClock } from '../../src/api/clock.js';
 
 const UUID = 'com.recdeck.recorder';
-const ROOT = new URL('../..', import.meta.url).pathname;
 const DECK: FakeDevice = { id: 'DEV1', name: 'Stream Deck', type: 0, size: { columns: 5, rows: 3 } };
 const action = (name: string) => `${UUID}.${name}`;
 
-let work: string;
+let packed: PluginFolder;
 let folder: string;
 
 beforeAll(() => {
-  work = mkdtempSync(join(tmpdir(), 'recdeck-plugin-'));
-  execFileSync(process.execPath, [join(ROOT, 'scripts/build-plugin.mjs'), '--out', work], { stdio: 'pipe' });
-  // What an operator installs: the package, unpacked as the app unpacks it.
-  execFileSync('unzip', ['-q', join(work, `${UUID}.streamDeckPlugin`), '-d', join(work, 'installed')]);
-  folder = join(work, 'installed', `${UUID}.sdPlugin`);
+  // What an operator installs: the package (built, validated and packed), unpacked as the app unpacks it.
+  packed = buildPackedPlugin();
+  folder = packed.folder;
 }, 240_000);
 
-afterAll(() => rmSync(work, { recursive: true, force: true }));
+afterAll(() => packed?.remove());
 
 let sim: RunningSimulator | null = null;
 let app: FakeStreamDeckApp | null = null;
