@@ -16,7 +16,7 @@ import { YES_NO } from '../../src/api/app.js';
 import { PLUGIN_ACTIONS } from '../../src/plugin/plugin-actions.js';
 import type { SimulatedRecorder } from '../../src/simulator/recorder.js';
 import { startSimulator, type RunningSimulator } from '../../src/simulator/server.js';
-import { until } from '../support/until.js';
+import { until, WAIT_MS } from '../support/until.js';
 import { VirtualTime } from '../support/virtual-time.js';
 import { FakeStreamDeckApp, titleOf, type FakeDevice } from './fake-streamdeck-app.js';
 import { startInProcessPlugin, type InProcessPlugin } from './in-process-plugin.js';
@@ -51,7 +51,8 @@ beforeAll(async () => {
       { name: 'wrong', url: main.url, token: WRONG_TOKEN },
     ],
   });
-});
+  // The bound is the first load of the plugin's modules and the SDK on a loaded machine, not a wait.
+}, WAIT_MS * 4);
 
 afterAll(async () => {
   // Nothing left for the plugin to poll: it stays loaded in this worker (the SDK cannot be unloaded).

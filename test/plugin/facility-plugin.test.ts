@@ -24,6 +24,7 @@ let sim: SimulatorFixture;
 let poller: PollerProcess;
 let files: { facility: string; keyFile: string };
 let work: string;
+let app: FakeStreamDeckApp;
 
 beforeAll(async () => {
   plugin = await builtPluginFolder();
@@ -33,9 +34,14 @@ beforeAll(async () => {
   const members = generatedFacility('main', ['poller-main'], ['desk-1']);
   files = await members.writeFiles(work, 'desk-1');
   poller = await startPoller(broker, sim, POLL_MS, { authority: members.authority('poller-main') });
+  // One plugin process for the file: each test gives it the global settings it needs (a new facility
+  // entry is joined afresh) and uses keys of its own.
+  app = await FakeStreamDeckApp.start(PLUGIN_UUID);
+  await app.launch(plugin.folder, [DECK]);
 });
 
 afterAll(async () => {
+  await app?.close();
   poller?.kill();
   await poller?.mqtt.endAsync(true);
   await sim?.close();
@@ -45,58 +51,43 @@ afterAll(async () => {
 });
 
 const pluginLog = () => readFileSync(join(plugin.folder, 'logs', `${PLUGIN_UUID}.0.log`), 'utf8');
-const lastTitle = (app: FakeStreamDeckApp, context: string) => titleOf(app.images(context).at(-1) ?? '');
+const lastTitle = (context: string) => titleOf(app.images(context).at(-1) ?? '');
 
-async function launched(): Promise<FakeStreamDeckApp> {
-  const app = await FakeStreamDeckApp.start(PLUGIN_UUID);
-  await app.launch(plugin.folder, [DECK]);
-  return app;
-}
-
-describe('the packed plugin as a panel of a facility', () => {
+describe('the plugin as a panel of a facility', () => {
   it('a rec-toggle key goes live from the bus, and a press reaches the recorder exactly once through the poller; no token on the desk', async () => {
-    const app = await launched();
-    try {
-      const settings = { mqtt: { url: broker.url, id: 'desk-1', keyFile: files.keyFile, facilityFile: files.facility } };
-      // What the desk holds: no recorder token anywhere in its settings.
-      expect(JSON.stringify(settings)).not.toContain(sim.sim.token);
-      app.setGlobalSettings(settings);
-      app.willAppear({ action: actionUuid('rec-toggle'), context: 'K1', device: 'DEV1', settings: { recorder: 'main', channel: 1 } });
-      await until(() => lastTitle(app, 'K1') === 'channel 1: idle', 'the key to show channel 1 idle and live, from the bus', 20_000);
+    const settings = { mqtt: { url: broker.url, id: 'desk-1', keyFile: files.keyFile, facilityFile: files.facility } };
+    // What the desk holds: no recorder token anywhere in its settings.
+    expect(JSON.stringify(settings)).not.toContain(sim.sim.token);
+    app.setGlobalSettings(settings);
+    app.willAppear({ action: actionUuid('rec-toggle'), context: 'K1', device: 'DEV1', settings: { recorder: 'main', channel: 1 } });
+    await until(() => lastTitle('K1') === 'channel 1: idle', 'the key to show channel 1 idle and live, from the bus', 20_000);
 
-      const mark = lastSeq(sim.sim);
-      const sentBefore = app.received.length;
-      app.actionEvent('keyDown', actionUuid('rec-toggle'), 'K1', 'DEV1');
-      app.actionEvent('keyUp', actionUuid('rec-toggle'), 'K1', 'DEV1');
-      await until(() => app.images('K1', sentBefore).some((svg) => titleOf(svg).startsWith('channel 1: recording')), 'the recording tile', 20_000);
-      await until(() => app.sent('showOk', 'K1', sentBefore).length > 0, "the app's OK mark on the key");
-      // Exactly one write reached the recorder, and it came through the poller (its audit names the desk).
-      expect(sim.sim.log.list().filter((r) => r.seq > mark && r.method !== 'GET').map((r) => r.operation)).toEqual(['recStart']);
-      expect(poller.audit.filter((record) => record.action === 'recStart' || /rec-?start/i.test(record.action))).toHaveLength(1);
-      // The plugin never held the token: not in what it was given, nor in anything it logged.
-      expect(pluginLog()).not.toContain(sim.sim.token.replace('perm:', ''));
-      expect(pluginLog()).toContain('the panel "desk-1"');
-    } finally {
-      await app.close();
-    }
+    const mark = lastSeq(sim.sim);
+    const sentBefore = app.received.length;
+    app.actionEvent('keyDown', actionUuid('rec-toggle'), 'K1', 'DEV1');
+    app.actionEvent('keyUp', actionUuid('rec-toggle'), 'K1', 'DEV1');
+    await until(() => app.images('K1', sentBefore).some((svg) => titleOf(svg).startsWith('channel 1: recording')), 'the recording tile', 20_000);
+    await until(() => app.sent('showOk', 'K1', sentBefore).length > 0, "the app's OK mark on the key");
+    // Exactly one write reached the recorder, and it came through the poller (its audit names the desk).
+    expect(sim.sim.log.list().filter((r) => r.seq > mark && r.method !== 'GET').map((r) => r.operation)).toEqual(['recStart']);
+    expect(poller.audit.filter((record) => record.action === 'recStart' || /rec-?start/i.test(record.action))).toHaveLength(1);
+    // The plugin never held the token: not in what it was given, nor in anything it logged.
+    expect(pluginLog()).not.toContain(sim.sim.token.replace('perm:', ''));
+    expect(pluginLog()).toContain('the panel "desk-1"');
+    app.willDisappear(actionUuid('rec-toggle'), 'K1', 'DEV1');
   });
 
   it('a key file that is not there: the key says NO KEY and the log names the file; nothing is sent', async () => {
-    const app = await launched();
-    try {
-      const missing = join(work, 'no-such-key.pem');
-      const mark = lastSeq(sim.sim);
-      app.setGlobalSettings({ mqtt: { url: broker.url, id: 'desk-1', keyFile: missing, facilityFile: files.facility } });
-      app.willAppear({ action: actionUuid('rec-toggle'), context: 'K2', device: 'DEV1', settings: { recorder: 'main', channel: 1 } });
-      await until(() => lastTitle(app, 'K2').startsWith('NO KEY'), 'the key to say NO KEY', 20_000);
-      await until(() => pluginLog().includes(`keyFile: cannot read ${missing}: no such file`), 'the log to name the key file');
-      const before = app.received.length;
-      app.actionEvent('keyDown', actionUuid('rec-toggle'), 'K2', 'DEV1');
-      app.actionEvent('keyUp', actionUuid('rec-toggle'), 'K2', 'DEV1');
-      await until(() => app.sent('showAlert', 'K2', before).length > 0, 'the press refused with an alert');
-      expect(sim.sim.log.list().filter((r) => r.seq > mark && r.method !== 'GET')).toEqual([]);
-    } finally {
-      await app.close();
-    }
+    const missing = join(work, 'no-such-key.pem');
+    const mark = lastSeq(sim.sim);
+    app.setGlobalSettings({ mqtt: { url: broker.url, id: 'desk-1', keyFile: missing, facilityFile: files.facility } });
+    app.willAppear({ action: actionUuid('rec-toggle'), context: 'K2', device: 'DEV1', settings: { recorder: 'main', channel: 1 } });
+    await until(() => lastTitle('K2').startsWith('NO KEY'), 'the key to say NO KEY', 20_000);
+    await until(() => pluginLog().includes(`keyFile: cannot read ${missing}: no such file`), 'the log to name the key file');
+    const before = app.received.length;
+    app.actionEvent('keyDown', actionUuid('rec-toggle'), 'K2', 'DEV1');
+    app.actionEvent('keyUp', actionUuid('rec-toggle'), 'K2', 'DEV1');
+    await until(() => app.sent('showAlert', 'K2', before).length > 0, 'the press refused with an alert');
+    expect(sim.sim.log.list().filter((r) => r.seq > mark && r.method !== 'GET')).toEqual([]);
   });
 });
