@@ -19,6 +19,7 @@ import { svgDataUrl, type AppCommands } from './app-transport.js';
 import { bindingOf, pluginActionOf } from './plugin-actions.js';
 import { FacilityJoinError } from './facility-join-error.js';
 import { checkActionSettings, checkGlobalSettings, describeIssue, type FacilityEntry, type RecorderEntry } from './settings.js';
+import { previewThumbnail } from './preview-thumbnail.js';
 import { SvgTileRenderer, svgOf } from './svg-tiles.js';
 
 /** What the plugin asks of the app beyond drawing: the result marks on a key. */
@@ -41,6 +42,8 @@ export interface PluginDeckOptions {
   time: EngineTime;
   /** State polls' interval (default the engine's 250 ms). */
   pollMs?: number;
+  /** Makes the client of a recorder polled directly (default: recdeck's RecorderClient on `time`); tests count its requests. */
+  clientOf?: (entry: RecorderEntry) => RecorderClient;
   /** Joins a facility as a panel (facility-panel.ts); without it, global settings naming a facility are refused. */
   joinFacility?: (entry: FacilityEntry) => Promise<FacilityPanel>;
 }
@@ -332,9 +335,10 @@ export class PluginDeck {
     const where = link !== null ? link.address : (client as RecorderClient).url;
     const bridge = new Bridge({
       recorders: [recorder],
-      renderer: () => this.renderer,
-      // Previews are not drawn by the plugin (decoding them needs a native module); a key shows its state.
-      decodeThumbnail: () => Promise.reject(new Error('previews are not drawn in the Stream Deck app')),
+      // Tiles as SVG; a key that asks for its channel's preview shows it behind the state, decoded in
+      // plain JS (no native module on the app's Node) once per new preview, at the key's size.
+      renderer: (thumbnails) => new SvgTileRenderer({ thumbnails }),
+      decodeThumbnail: previewThumbnail,
       log: this.options.log,
       time: this.options.time,
       ...(this.options.pollMs === undefined ? {} : { pollMs: this.options.pollMs }),
@@ -356,6 +360,7 @@ export class PluginDeck {
   }
 
   private clientOf(entry: RecorderEntry): RecorderClient {
+    if (this.options.clientOf !== undefined) return this.options.clientOf(entry);
     return new RecorderClient({ url: entry.url, token: entry.token, clock: this.options.time });
   }
 
