@@ -8,11 +8,12 @@
 // the tile's base, which leaves the body clear for it. Its PNG is made once per preview, not per tile (a
 // running clock makes a new tile every second over the same preview).
 //
-// What it makes travels through the engine as an image (DeviceOutput compares images byte for byte to
-// write only what changed): an `SvgTile`, whose bytes are the SVG document's text. Only this renderer
-// makes one and only the app's transport (app-transport.ts) reads one.
+// What it makes travels through the engine as an encoded image of its own kind (DeviceOutput's
+// EncodedImage, encoding 'svg': the document's UTF-8 text), compared by content there so that only what
+// changed is written; the app's transport (app-transport.ts) takes SVG pictures and no raw pixels.
 import { pictureKey, type Picture, type PictureBody } from '../engine/picture.js';
 import type { PictureRenderer } from '../engine/session-services.js';
+import type { EncodedImage } from '../engine/device-output.js';
 import type { LedState, PixelSize, RgbImage } from '../engine/surface.js';
 import { textSvg } from '../render/font.js';
 import { ledStateOf } from '../render/led.js';
@@ -23,8 +24,8 @@ import type { PaintOp, Rect } from '../render/tiles/plan.js';
 import { encodePng } from './png-icon.js';
 import { n, rectSvg, svgDocument } from '../render/tiles/svg.js';
 
-/** An image whose bytes are an SVG document (see the file's head), at the size it was drawn for. */
-export type SvgTile = RgbImage;
+/** A tile as an SVG document, at the size it was drawn for. */
+export type SvgTile = EncodedImage & { encoding: 'svg' };
 
 /** The SVG text of a tile this renderer made. */
 export function svgOf(tile: SvgTile): string {
@@ -64,7 +65,7 @@ export class SvgTileRenderer implements PictureRenderer {
     const key = `${size.width}x${size.height}${preview === undefined ? '' : 't'}|${pictureKey(picture)}`;
     let tile = this.made.get(key);
     if (tile === undefined) {
-      tile = { width: size.width, height: size.height, data: Buffer.from(tileSvg(picture, size, preview), 'utf8') };
+      tile = { encoding: 'svg', width: size.width, height: size.height, data: Buffer.from(tileSvg(picture, size, preview), 'utf8') };
       // A deck's worth of tiles a few times over; ticking clocks make new ones that are never asked for again.
       if (this.made.size >= 256) this.made.delete(this.made.keys().next().value as string);
       this.made.set(key, tile);
