@@ -72,6 +72,7 @@ const E2E = [
   'test/plugin/inspector-browser.test.ts',
   'test/plugin/streamdeck-plugin.test.ts',
   'test/plugin/hold-fake-app.test.ts',
+  'test/plugin/facility-recorders.test.ts',
   'test/bus/bus-recorder.test.ts',
   'test/bus/deadlines.test.ts',
   'test/bus/deployed-broker.test.ts',

@@ -55,6 +55,8 @@ export interface FacilityPanel {
   id: string;
   /** A new link following `recorder` on the bus (its Bridge starts and stops it). */
   link(recorder: string): RecorderLink;
+  /** The facility's recorders as seen on the bus (a poller of each signed its lease), sorted. */
+  recorders(): string[];
   close(): Promise<void>;
 }
 
@@ -216,6 +218,16 @@ export class PluginDeck {
   /** Why an instance cannot run (its settings, its recorder), or null when it runs or is not visible. */
   problemOf(context: string): string | null {
     return this.problems.get(context) ?? null;
+  }
+
+  /**
+   * The recorders an action may name: those in the global settings, or a facility's as this panel has
+   * seen them on the bus (none until it has joined).
+   */
+  get knownRecorders(): string[] {
+    const source = this.source;
+    if (source.kind === 'direct') return [...source.recorders.keys()];
+    return source.panel?.recorders() ?? [];
   }
 
   /** How many recorders are polled now (one per recorder a visible instance names). */
