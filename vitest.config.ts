@@ -70,6 +70,8 @@ const E2E = [
   'test/plugin/facility-plugin.test.ts',
   'test/plugin/inspector-browser.test.ts',
   'test/plugin/streamdeck-plugin.test.ts',
+  'test/plugin/hold-fake-app.test.ts',
+  'test/plugin/facility-recorders.test.ts',
   'test/bus/bus-recorder.test.ts',
   'test/bus/deadlines.test.ts',
   'test/bus/deployed-broker.test.ts',

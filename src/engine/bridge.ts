@@ -50,6 +50,8 @@ export class Bridge {
   private readonly handles = new Map<string, RecorderHandle>();
   private readonly sessions = new Map<string, SurfaceSession>();
   private readonly surfaces = new Map<string, Surface>();
+  /** The profile each surface's session was bound to, as given (see bind). */
+  private readonly boundTo = new Map<string, LoadedProfile>();
   private readonly commands = new Subject<CommandRecord>();
   private readonly sessionChanges = new Subject<void>();
   private readonly subscription = new Subscription();
@@ -213,6 +215,7 @@ export class Bridge {
     this.sessions.get(id)?.stop();
     this.sessions.delete(id);
     this.surfaces.delete(id);
+    this.boundTo.delete(id);
     this.reportedTies.forget(id);
     this.sessionChanges.next();
   }
@@ -250,6 +253,11 @@ export class Bridge {
     this.reportTie(surface, tieOf(choice));
     const chosen = choice?.winner;
     const current = this.sessions.get(surface.id);
+    // The very profile it is bound to (not a reload of it): the session is left alone, its holds stand
+    // (the Stream Deck plugin gives each action its own surface and profile, and adds others beside it).
+    if (current && chosen && this.boundTo.get(surface.id) === chosen) return;
+    if (chosen) this.boundTo.set(surface.id, chosen);
+    else this.boundTo.delete(surface.id);
     if (!chosen) {
       if (current) {
         current.stop();

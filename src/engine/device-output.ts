@@ -7,8 +7,10 @@
 //   the one it replaces, so a burst of changes never queues stale pictures behind the current one.
 // - One writer: writes never overlap and reach the device in the order they were asked for (a Stream
 //   Deck is one USB device; a report for one key must not cut into another's).
-// - One record of what the device shows, compared by content (images byte for byte, levels as the
-//   device shows them): nothing it shows already is written again. A write that fails leaves that
+// - A display takes raw pixels, or a picture it draws itself from an encoding (the Stream Deck app
+//   takes SVG, PNG and JPEG): each is its own kind of image, and a device names the kinds it takes.
+// - One record of what the device shows, compared by content (images byte for byte, of the same kind;
+//   levels as the device shows them): nothing it shows already is written again. A write that fails leaves that
 //   control unknown (the next content is written, whatever it is), a clear leaves every control unknown,
 //   and a device opened again is a new adapter with a new record.
 // - A hand on a control (a fader or knob moved on the device) changes what it shows: the record takes
@@ -26,6 +28,35 @@ export interface RgbImage {
   width: number;
   height: number;
   data: Buffer;
+}
+
+/** The encodings a device may draw a picture from itself. */
+export type ImageEncoding = 'svg' | 'png' | 'jpeg';
+
+/**
+ * A picture the device draws itself, from its encoding: an SVG document's UTF-8 text, a PNG or a JPEG
+ * file; made for a display of this size.
+ */
+export interface EncodedImage {
+  encoding: ImageEncoding;
+  width: number;
+  height: number;
+  data: Buffer;
+}
+
+/** What a display can be given: raw pixels, or an encoded picture. */
+export type DisplayImage = RgbImage | EncodedImage;
+
+/** The kind of a display image: raw RGB, or its encoding. */
+export type ImageKind = 'rgb' | ImageEncoding;
+
+export function imageKind(image: DisplayImage): ImageKind {
+  return 'encoding' in image ? image.encoding : 'rgb';
+}
+
+/** The item that shows `image` on a display, by its kind. */
+export function imageItem(control: string, image: DisplayImage): OutputItem {
+  return 'encoding' in image ? { type: 'encoded', control, image } : { type: 'image', control, image };
 }
 
 /** What an LED-only control shows; each surface maps it to its own colours, notes or bytes. */
@@ -46,7 +77,10 @@ export type LedState =
 
 /** Something a device is to show: an image on a display, a light's state, a ring's or fader's level, the brightness. */
 export type OutputItem =
+  /** Raw pixels on a display. */
   | { type: 'image'; control: string; image: RgbImage }
+  /** An encoded picture on a display (the same display's place as a raw image: it shows one or the other). */
+  | { type: 'encoded'; control: string; image: EncodedImage }
   | { type: 'led'; control: string; state: LedState }
   /** 0..1: a ring's share, or a fader's place on its own travel. */
   | { type: 'level'; control: string; level: number }
@@ -58,9 +92,20 @@ export type OutputItem =
 // an X-keys panel has no displays, a MIDI controller no brightness, a pedal nothing at all. Each call is
 // one write; a rejection is a write that did not happen.
 
-/** Draws images on the device's displays: keys with screens, LCD strips and their cells. */
+/**
+ * Draws images on the device's displays: keys with screens, LCD strips and their cells. A device offers
+ * the kinds it takes: raw pixels, pictures in the encodings it draws itself, or both.
+ */
 export interface ImageCapability {
-  image(control: string, image: RgbImage): Promise<void>;
+  /** Raw RGB at the display's size; absent: the device takes only encoded pictures. */
+  image?(control: string, image: RgbImage): Promise<void>;
+  /** Pictures the device draws itself, in the encodings it names; absent: raw pixels only. */
+  readonly encoded?: EncodedImageCapability;
+}
+
+export interface EncodedImageCapability {
+  readonly encodings: readonly ImageEncoding[];
+  draw(control: string, image: EncodedImage): Promise<void>;
 }
 
 /** Lights a control's LED or backlight. */
@@ -109,6 +154,7 @@ export type Capability = 'images' | 'lights' | 'levels' | 'brightness';
 /** The capability each kind of item needs. */
 export const CAPABILITY_OF: Readonly<Record<OutputItem['type'], Capability>> = {
   image: 'images',
+  encoded: 'images',
   led: 'lights',
   level: 'levels',
   brightness: 'brightness',
@@ -122,7 +168,10 @@ export interface ShownChange {
 
 /** What the device shows, as far as it is known. */
 export interface DeviceShows {
+  /** Displays showing raw pixels. */
   images: ReadonlyMap<string, RgbImage>;
+  /** Displays showing an encoded picture. */
+  encoded: ReadonlyMap<string, EncodedImage>;
   leds: ReadonlyMap<string, LedState>;
   levels: ReadonlyMap<string, number>;
   brightness: number | null;
@@ -143,8 +192,8 @@ export class DeviceOutput {
   private readonly record = new Map<string, OutputItem>();
   /** Slots a hand is on, with the timer that lets them go. */
   private readonly holds = new Map<string, Subscription>();
-  /** Capabilities the device lacks that something was already refused for: each is logged once. */
-  private readonly refused = new Set<Capability>();
+  /** Capabilities (and kinds of image) the device lacks that something was already refused for: each is logged once. */
+  private readonly refused = new Set<Capability | ImageKind>();
   /** clear() calls waiting for the clearing to be written. */
   private clearsAsked: Array<() => void> = [];
   private readonly changes = new Subject<ShownChange>();
@@ -172,6 +221,13 @@ export class DeviceOutput {
     return this.transport[capability] !== undefined;
   }
 
+  /** Whether the device's displays take images of this kind (raw pixels, or an encoding). */
+  takes(kind: ImageKind): boolean {
+    const images = this.transport.images;
+    if (images === undefined) return false;
+    return kind === 'rgb' ? images.image !== undefined : images.encoded?.encodings.includes(kind) === true;
+  }
+
   /**
    * Content for the device: written unless it shows it already; replaces older content still waiting.
    * Content for a capability the device lacks is refused: logged (once per capability, naming the device
@@ -181,6 +237,7 @@ export class DeviceOutput {
     if (this.closed) return;
     const capability = CAPABILITY_OF[wanted.type];
     if (!this.offers(capability)) return this.refuse(capability, wanted);
+    if ((wanted.type === 'image' || wanted.type === 'encoded') && !this.takes(imageKind(wanted.image))) return this.refuseKind(imageKind(wanted.image), wanted);
     const item = wanted.type === 'brightness' ? { type: 'brightness' as const, percent: Math.round(Math.min(100, Math.max(0, wanted.percent))) } : wanted;
     const slot = slotOf(item);
     // What the device shows already needs no write, unless a write of other content is under way there
@@ -202,16 +259,18 @@ export class DeviceOutput {
    */
   shown(): DeviceShows {
     const images = new Map<string, RgbImage>();
+    const encoded = new Map<string, EncodedImage>();
     const leds = new Map<string, LedState>();
     const levels = new Map<string, number>();
     let brightness: number | null = null;
     for (const item of this.record.values()) {
       if (item.type === 'image') images.set(item.control, item.image);
+      else if (item.type === 'encoded') encoded.set(item.control, item.image);
       else if (item.type === 'led') leds.set(item.control, item.state);
       else if (item.type === 'level') levels.set(item.control, item.level);
       else brightness = item.percent;
     }
-    return { images, leds, levels, brightness };
+    return { images, encoded, leds, levels, brightness };
   }
 
   /**
@@ -340,7 +399,9 @@ export class DeviceOutput {
     const written = (() => {
       switch (item.type) {
         case 'image':
-          return transport.images?.image(item.control, item.image);
+          return transport.images?.image?.(item.control, item.image);
+        case 'encoded':
+          return transport.images?.encoded?.draw(item.control, item.image);
         case 'led':
           return transport.lights?.led(item.control, item.state);
         case 'level':
@@ -350,6 +411,15 @@ export class DeviceOutput {
       }
     })();
     return written ?? Promise.reject(new Error(`the device has no "${CAPABILITY_OF[item.type]}" capability`));
+  }
+
+  private refuseKind(kind: ImageKind, item: OutputItem): void {
+    if (this.refused.has(kind)) return;
+    this.refused.add(kind);
+    const taken = (['rgb', 'svg', 'png', 'jpeg'] as const).filter((k) => this.takes(k));
+    this.options.log.warn(
+      `${this.options.name}: refused ${describe(item)}: its displays take no ${kind === 'rgb' ? 'raw pixels' : `${kind.toUpperCase()} pictures`} (they take ${taken.join(', ')}); further ${kind} images for it are refused without a word`,
+    );
   }
 
   private refuse(capability: Capability, item: OutputItem): void {
@@ -371,6 +441,7 @@ export class DeviceOutput {
   private same(shown: OutputItem | undefined, item: OutputItem): boolean {
     if (shown === undefined) return false;
     if (shown.type === 'image' && item.type === 'image') return sameImage(shown.image, item.image);
+    if (shown.type === 'encoded' && item.type === 'encoded') return sameEncoded(shown.image, item.image);
     if (shown.type === 'led' && item.type === 'led') return shown.state === item.state;
     if (shown.type === 'level' && item.type === 'level') return this.levelShown(item.control, shown.level) === this.levelShown(item.control, item.level);
     if (shown.type === 'brightness' && item.type === 'brightness') return shown.percent === item.percent;
@@ -405,13 +476,17 @@ const WORDS: Readonly<Record<Capability, string>> = {
 
 /** One slot per thing the device shows: a control's image, light or level, and the brightness. */
 function slotOf(item: OutputItem): string {
-  return item.type === 'brightness' ? 'brightness' : `${item.type}:${item.control}`;
+  if (item.type === 'brightness') return 'brightness';
+  // A display shows one picture, raw or encoded: one slot for both.
+  return `${item.type === 'encoded' ? 'image' : item.type}:${item.control}`;
 }
 
 function describe(item: OutputItem): string {
   switch (item.type) {
     case 'image':
       return `drawing ${item.control}`;
+    case 'encoded':
+      return `drawing ${item.control} (${item.image.encoding})`;
     case 'led':
       return `lighting ${item.control}`;
     case 'level':
@@ -424,4 +499,9 @@ function describe(item: OutputItem): string {
 /** By content: a byte comparison (a memcmp, several times cheaper than hashing the pixels). */
 function sameImage(a: RgbImage, b: RgbImage): boolean {
   return a === b || (a.width === b.width && a.height === b.height && a.data.equals(b.data));
+}
+
+/** By content too: the same encoding, size and bytes. */
+function sameEncoded(a: EncodedImage, b: EncodedImage): boolean {
+  return a === b || (a.encoding === b.encoding && a.width === b.width && a.height === b.height && a.data.equals(b.data));
 }

@@ -11,6 +11,7 @@
 import type { Subscription } from 'rxjs';
 import { messageOf } from '../api/errors.js';
 import { GAIN_DB } from '../api/scalars.js';
+import { imageItem } from './device-output.js';
 import type { EngineTime } from './engine-time.js';
 import type { Logger } from './log.js';
 import { sameMeaning } from './picture-pace.js';
@@ -161,7 +162,7 @@ export class PicturePainter {
       // Stopped; or a newer picture's rendering is next in line. A newer one held for its pace (it differs
       // only in what moves) is drawn then: this one is shown meanwhile.
       if (!this.latest.has(id) || this.inLine.has(id)) return;
-      this.surface.output.show({ type: 'image', control: id, image });
+      this.surface.output.show(imageItem(id, image));
     } catch (error) {
       this.paint.log.warn(`${this.surface.id}: drawing ${id} failed: ${messageOf(error)}`);
     } finally {

@@ -11,7 +11,8 @@ import type { Picture } from './picture.js';
 import type { RecorderExtras } from './recorder-extras.js';
 import type { RecorderGroups } from './recorder-group.js';
 import type { RecorderLink } from './recorder-link.js';
-import type { LedState, PixelSize, RgbImage } from './surface.js';
+import type { DisplayImage } from './device-output.js';
+import type { LedState, PixelSize } from './surface.js';
 
 export interface RecorderHandle {
   name: string;
@@ -23,9 +24,9 @@ export interface RecorderHandle {
   diskTimes: DiskTimes;
 }
 
-/** Turns pictures into what controls take; supplied by the render layer. */
+/** Turns pictures into what controls take; supplied by the render layer (raw pixels, or an encoded picture the device draws). */
 export interface PictureRenderer {
-  render(picture: Picture, size: PixelSize): Promise<RgbImage>;
+  render(picture: Picture, size: PixelSize): Promise<DisplayImage>;
   led(picture: Picture): LedState;
   /** How many pages a failure's reason takes on a display of this size (the flash stays up to show them all). */
   reasonPages(reason: string, size: PixelSize): number;

@@ -1,8 +1,8 @@
-// One Stream Deck device of the app, as the engine sees it for one recorder: a surface whose controls
-// are the plugin's action instances visible on that device now (a key each; a dial and its strip cell
-// for a dial). The engine's session runs it as any surface: presses and turns come in on `input`, what
-// it shows goes out through its one DeviceOutput to the app. The set of visible instances changes when
-// the operator turns a page in the app: the plugin then makes the surface again (see plugin-deck.ts).
+// The app's action instances as the engine sees them: a surface whose controls are the instances given
+// (a key each; a dial and its strip cell for a dial). The plugin gives each visible instance a surface of
+// its own (see plugin-deck.ts), so one appearing or going never remakes another's. The engine's session
+// runs it as any surface: presses and turns come in on `input`, what it shows goes out through its one
+// DeviceOutput to the app.
 import { Subject } from 'rxjs';
 import { DeviceOutput } from '../engine/device-output.js';
 import type { EngineTime } from '../engine/engine-time.js';

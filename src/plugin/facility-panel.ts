@@ -4,6 +4,10 @@
 // names followed there (BusRecorder), its commands signed and run by the facility's poller. The desk holds
 // no recorder token. The one plugin file that imports the bus (test/architecture/layers.test.ts).
 //
+// The facility's recorders, as the panel knows them: the ones whose lease a poller of the facility signed
+// (recdeck/+/lease, retained), listed for the property inspector's Recorder choice. A lease not signed by
+// a poller of that recorder is not believed, and said in the log (a few lines per window).
+//
 // Unlike `run`, the plugin does not wait for the broker: the app starts the plugin at login, perhaps before
 // the network; the keys show the recorders OFFLINE until the connection is up, and it reconnects by itself.
 import type { KeyObject } from 'node:crypto';
@@ -15,8 +19,10 @@ import { busClientOptions, guardSession, sendWithoutDelay } from '../bus/connect
 import { BusAuthority, publicKeyText, type Facility } from '../bus/facility.js';
 import { loadFacility } from '../bus/facility-file.js';
 import { readPrivateKeyFile, readSecretText } from '../bus/key-file.js';
-import { DEFAULT_KEEPALIVE_S } from '../bus/limits.js';
+import { DEFAULT_KEEPALIVE_S, MAX_PAYLOAD_BYTES } from '../bus/limits.js';
+import { LeaseMessage, RecorderName, parseBody } from '../bus/topics.js';
 import type { EngineTime } from '../engine/engine-time.js';
+import { LogLimiter } from '../engine/log-limit.js';
 import type { Logger } from '../engine/log.js';
 import type { RecorderLink } from '../engine/recorder-link.js';
 import type { FacilityPanel } from './plugin-deck.js';
@@ -62,6 +68,7 @@ export async function joinFacility(entry: FacilityEntry, options: JoinOptions): 
   });
   connection.on('error', (error) => log.warn(`state bus ${entry.url}: ${error.message}`));
   const guard = guardSession(connection, { login: entry.username ?? entry.id, time, log });
+  const recorders = watchRecorders(connection, authority, { time, log });
   log.info(`facility: the panel "${entry.id}" on ${entry.url} (facility file ${entry.facilityFile}); no recorder token on this desk`);
   return {
     id: entry.id,
@@ -69,9 +76,45 @@ export async function joinFacility(entry: FacilityEntry, options: JoinOptions): 
       if (!authority.mayCallAnything(entry.id, recorder)) log.warn(`facility: ${entry.facilityFile} lets "${entry.id}" call nothing on "${recorder}": its keys show it, and their presses are refused`);
       return new BusRecorder(recorder, connection, { authority, time, log, ...(options.pollMs === undefined ? {} : { pollMs: options.pollMs }) });
     },
+    recorders: () => recorders.names(),
     close: async () => {
+      recorders.stop();
       guard.stop();
       await connection.endAsync();
+    },
+  };
+}
+
+/** At most this many recorders are listed: a poller allowed every recorder cannot fill the memory. */
+export const MAX_LISTED_RECORDERS = 256;
+
+const LEASES = 'recdeck/+/lease';
+
+/** The recorders whose lease a poller of the facility signed, as the bus shows them (sorted). */
+function watchRecorders(connection: MqttClient, authority: BusAuthority, { time, log }: { time: EngineTime; log: Logger }): { names(): string[]; stop(): void } {
+  const known = new Set<string>();
+  const bad = new LogLimiter((message) => log.warn(`facility: ${message}; not listed as a recorder`), () => time.now());
+  const onMessage = (topic: string, payload: Buffer): void => {
+    const recorder = /^recdeck\/([^/]+)\/lease$/.exec(topic)?.[1];
+    // Another topic of the connection's, a lease cleared (an empty retained message), or one listed already.
+    if (recorder === undefined || payload.length === 0 || known.has(recorder)) return;
+    if (!RecorderName.safeParse(recorder).success) return bad.say(`${JSON.stringify(topic)}: not a recorder's name`);
+    const opened = authority.open(topic, payload, MAX_PAYLOAD_BYTES.lease);
+    if (!opened.ok) return bad.say(opened.error);
+    const { from, body } = opened.message;
+    if (!authority.mayPoll(from, recorder)) return bad.say(`${topic}: signed by "${from}", who is not a poller of "${recorder}"`);
+    const lease = parseBody(LeaseMessage, topic, body);
+    if (!lease.ok) return bad.say(lease.error);
+    if (lease.value.recorder !== recorder) return bad.say(`${topic}: a lease of "${lease.value.recorder}"`);
+    if (known.size >= MAX_LISTED_RECORDERS) return bad.say(`${topic}: ${MAX_LISTED_RECORDERS} recorders are listed already`);
+    known.add(recorder);
+  };
+  connection.on('message', onMessage);
+  void connection.subscribeAsync(LEASES, { qos: 1 }).catch((error: unknown) => log.warn(`facility: could not follow the recorders' leases (${LEASES}): ${messageOf(error)}`));
+  return {
+    names: () => [...known].sort(),
+    stop: () => {
+      connection.off('message', onMessage);
     },
   };
 }

@@ -4,7 +4,7 @@
 // brightness, and has no selection), the grid (a layout choice, not a desk key) and gain-fader (the app
 // has no fader). An instance becomes a binding, so the engine's session runs it exactly as it runs a
 // profile's key: the same plan, hold-to-confirm, refusals from stale state and pictures.
-import { ACTIONS, type SimpleAction } from '../engine/actions/index.js';
+import { ACTIONS, defaultShowOf, type SimpleAction } from '../engine/actions/index.js';
 import type { Binding } from '../profiles/schema.js';
 import { DEFAULT_HOLD_MS, type CheckedAction } from './settings.js';
 
@@ -53,7 +53,8 @@ export function pluginActionOf(uuid: string): PluginAction | undefined {
 /**
  * The binding a checked instance becomes on a key or on a dial. A guarded action asks for a hold; a
  * gain step on a dial turns in its steps (0.5 dB by default, from a live read of the gain, as the
- * bridge's dials do) and a press of the dial sets the gain back to 0 dB.
+ * bridge's dials do) and a press of the dial sets the gain back to 0 dB. A key that asks for its
+ * channel's preview shows it behind the state (the recorder's previews of that channel are then fetched).
  */
 export function bindingOf(checked: CheckedAction, on: 'key' | 'dial'): Binding {
   const { action } = checked;
@@ -62,7 +63,9 @@ export function bindingOf(checked: CheckedAction, on: 'key' | 'dial'): Binding {
     const reset: SimpleAction = { ...targetOf(action), action: 'gain-set', db: 0 };
     return { turn: action, press: reset, ...(action.channel === undefined ? {} : { show: { meter: action.channel } }) };
   }
-  return { press: action, ...confirm };
+  const shows = defaultShowOf(action);
+  const preview = checked.thumbnail && typeof shows === 'object' && 'channel' in shows ? { show: { channel: shows.channel, thumbnail: true } } : {};
+  return { press: action, ...confirm, ...preview };
 }
 
 function targetOf(action: Extract<SimpleAction, { action: 'gain-step' }>): { channel: number | 'selected' } | { source: string } {

@@ -3,8 +3,10 @@
 // which instances are visible and their settings (this keeps its last word), the global settings own the
 // recorders, and each recorder in use has one Bridge (one poller) for every instance that names it, on
 // every device. A recorder no visible instance names is not polled; nothing is polled while none is
-// visible. Each device is one surface per recorder it shows, its controls the instances visible on it,
-// made again when that set or their settings change (a page turned in the app).
+// visible. Each visible instance is a surface of its own (a key, or a dial and its strip cell) with a
+// profile of its own, made again only when its own settings or place change: another action appearing or
+// disappearing beside it (a page turned in the app, an action dragged in) leaves its session alone, so a
+// key held at that moment still fires, or is let go, as its own hold decides.
 import { Subscription } from 'rxjs';
 import { RecorderClient } from '../api/client.js';
 import { messageOf } from '../api/errors.js';
@@ -19,6 +21,7 @@ import { svgDataUrl, type AppCommands } from './app-transport.js';
 import { bindingOf, pluginActionOf } from './plugin-actions.js';
 import { FacilityJoinError } from './facility-join-error.js';
 import { checkActionSettings, checkGlobalSettings, describeIssue, type FacilityEntry, type RecorderEntry } from './settings.js';
+import { previewThumbnail } from './preview-thumbnail.js';
 import { SvgTileRenderer, svgOf } from './svg-tiles.js';
 
 /** What the plugin asks of the app beyond drawing: the result marks on a key. */
@@ -41,6 +44,8 @@ export interface PluginDeckOptions {
   time: EngineTime;
   /** State polls' interval (default the engine's 250 ms). */
   pollMs?: number;
+  /** Makes the client of a recorder polled directly (default: recdeck's RecorderClient on `time`); tests count its requests. */
+  clientOf?: (entry: RecorderEntry) => RecorderClient;
   /** Joins a facility as a panel (facility-panel.ts); without it, global settings naming a facility are refused. */
   joinFacility?: (entry: FacilityEntry) => Promise<FacilityPanel>;
 }
@@ -50,6 +55,8 @@ export interface FacilityPanel {
   id: string;
   /** A new link following `recorder` on the bus (its Bridge starts and stops it). */
   link(recorder: string): RecorderLink;
+  /** The facility's recorders as seen on the bus (a poller of each signed its lease), sorted. */
+  recorders(): string[];
   close(): Promise<void>;
 }
 
@@ -61,11 +68,12 @@ type RecorderSource =
   | { kind: 'direct'; recorders: Map<string, RecorderEntry> }
   | { kind: 'facility'; entry: FacilityEntry; generation: number; panel: FacilityPanel | null; problem: { short: string; message: string } | null };
 
-/** One recorder in use: its Bridge and the surfaces (one per device) it runs. */
+/** One recorder in use: its Bridge and the surfaces (one per action instance naming it) it runs. */
 interface Desk {
   /** What it was made from (the recorder's entry, or the facility joined): another is another desk. */
   origin: string;
   bridge: Bridge;
+  /** By the instance's context. */
   surfaces: Map<string, { surface: AppSurface; signature: string; profile: LoadedProfile }>;
   subscription: Subscription;
 }
@@ -212,6 +220,16 @@ export class PluginDeck {
     return this.problems.get(context) ?? null;
   }
 
+  /**
+   * The recorders an action may name: those in the global settings, or a facility's as this panel has
+   * seen them on the bus (none until it has joined).
+   */
+  get knownRecorders(): string[] {
+    const source = this.source;
+    if (source.kind === 'direct') return [...source.recorders.keys()];
+    return source.panel?.recorders() ?? [];
+  }
+
   /** How many recorders are polled now (one per recorder a visible instance names). */
   get polledRecorders(): string[] {
     return [...this.desks.keys()];
@@ -220,21 +238,19 @@ export class PluginDeck {
   // Derived: desks and surfaces from the instances and the recorders ----------------------------------
 
   private reconcile(): void {
-    // recorder → device → instances that run, in a stable order.
-    const wanted = new Map<string, Map<string, Array<{ instance: AppInstance; binding: Binding }>>>();
+    // recorder → instances that run, in a stable order.
+    const wanted = new Map<string, Array<{ instance: AppInstance; binding: Binding }>>();
     for (const instance of [...this.instances.values()].sort((a, b) => (a.context < b.context ? -1 : 1))) {
       const runnable = this.runnable(instance);
       if (runnable === null) continue;
-      const devices = wanted.get(runnable.recorder) ?? new Map<string, Array<{ instance: AppInstance; binding: Binding }>>();
-      wanted.set(runnable.recorder, devices);
-      const list = devices.get(instance.device) ?? [];
-      devices.set(instance.device, list);
+      const list = wanted.get(runnable.recorder) ?? [];
+      wanted.set(runnable.recorder, list);
       list.push({ instance, binding: runnable.binding });
     }
     for (const [name, desk] of this.desks) {
       if (!wanted.has(name) || this.originOf(name) !== desk.origin) void this.closeDesk(name);
     }
-    for (const [name, devices] of wanted) this.updateDesk(name, devices);
+    for (const [name, list] of wanted) this.updateDesk(name, list);
   }
 
   /** The recorder and binding an instance runs with, or null after drawing why it cannot run. */
@@ -289,36 +305,44 @@ export class PluginDeck {
     }
   }
 
-  private updateDesk(name: string, devices: Map<string, Array<{ instance: AppInstance; binding: Binding }>>): void {
+  /**
+   * The desk's surfaces made to match its instances: one made for each instance that is new or whose
+   * settings or place changed, one dropped for each gone. The others keep their session (and the very
+   * profile object it is bound to, which the Bridge leaves alone), so a hold on them goes on.
+   */
+  private updateDesk(name: string, list: ReadonlyArray<{ instance: AppInstance; binding: Binding }>): void {
     const desk = this.desks.get(name) ?? this.openDesk(name);
-    const changed: Array<{ device: string; surface: AppSurface; signature: string; profile: LoadedProfile }> = [];
-    for (const [device, list] of devices) {
-      const signature = JSON.stringify(list.map(({ instance, binding }) => [instance.context, instance.controller, instance.row, instance.column, binding]));
-      if (desk.surfaces.get(device)?.signature === signature) continue;
-      const id = `app:${device}:${name}`;
-      const surface = new AppSurface(id, `Stream Deck app device ${device}`, list.map(({ instance }) => instance), this.options.app, this.options);
-      const controls: Record<string, Binding> = Object.fromEntries(list.map(({ instance, binding }) => [instance.context, binding]));
+    const visible = new Set(list.map(({ instance }) => instance.context));
+    let changed = false;
+    for (const context of [...desk.surfaces.keys()]) {
+      if (visible.has(context)) continue;
+      this.dropSurface(desk, context);
+      changed = true;
+    }
+    const made: AppSurface[] = [];
+    for (const { instance, binding } of list) {
+      const signature = JSON.stringify([instance.device, instance.controller, instance.row, instance.column, binding]);
+      if (desk.surfaces.get(instance.context)?.signature === signature) continue;
+      this.dropSurface(desk, instance.context);
+      const id = `app:${instance.device}:${instance.context}`;
+      const surface = new AppSurface(id, `Stream Deck app device ${instance.device}`, [instance], this.options.app, this.options);
       const profile: LoadedProfile = {
-        file: `stream-deck-app:${device}:${name}`,
+        file: `stream-deck-app:${instance.context}`,
         origin: 'operator',
-        profile: { name: `Stream Deck app (${name})`, match: { kind: 'streamdeck', serial: id }, pages: [{ name: 'app', controls }] },
+        profile: { name: `Stream Deck app (${name})`, match: { kind: 'streamdeck', serial: id }, pages: [{ name: 'app', controls: { [instance.context]: binding } }] },
       };
-      changed.push({ device, surface, signature, profile });
+      desk.surfaces.set(instance.context, { surface, signature, profile });
+      made.push(surface);
     }
-    for (const device of desk.surfaces.keys()) {
-      if (!devices.has(device)) this.dropSurface(desk, device);
-    }
-    if (changed.length === 0) return;
-    for (const { device } of changed) this.dropSurface(desk, device);
-    for (const { device, surface, signature, profile } of changed) desk.surfaces.set(device, { surface, signature, profile });
+    if (made.length === 0 && !changed) return;
     desk.bridge.setProfiles([...desk.surfaces.values()].map((s) => s.profile));
-    for (const { surface } of changed) desk.bridge.addSurface(surface);
+    for (const surface of made) desk.bridge.addSurface(surface);
   }
 
-  private dropSurface(desk: Desk, device: string): void {
-    const current = desk.surfaces.get(device);
+  private dropSurface(desk: Desk, context: string): void {
+    const current = desk.surfaces.get(context);
     if (current === undefined) return;
-    desk.surfaces.delete(device);
+    desk.surfaces.delete(context);
     desk.bridge.removeSurface(current.surface.id);
     void current.surface.close();
   }
@@ -332,9 +356,10 @@ export class PluginDeck {
     const where = link !== null ? link.address : (client as RecorderClient).url;
     const bridge = new Bridge({
       recorders: [recorder],
-      renderer: () => this.renderer,
-      // Previews are not drawn by the plugin (decoding them needs a native module); a key shows its state.
-      decodeThumbnail: () => Promise.reject(new Error('previews are not drawn in the Stream Deck app')),
+      // Tiles as SVG; a key that asks for its channel's preview shows it behind the state, decoded in
+      // plain JS (no native module on the app's Node) once per new preview, at the key's size.
+      renderer: (thumbnails) => new SvgTileRenderer({ thumbnails }),
+      decodeThumbnail: previewThumbnail,
       log: this.options.log,
       time: this.options.time,
       ...(this.options.pollMs === undefined ? {} : { pollMs: this.options.pollMs }),
@@ -356,6 +381,7 @@ export class PluginDeck {
   }
 
   private clientOf(entry: RecorderEntry): RecorderClient {
+    if (this.options.clientOf !== undefined) return this.options.clientOf(entry);
     return new RecorderClient({ url: entry.url, token: entry.token, clock: this.options.time });
   }
 
@@ -363,7 +389,7 @@ export class PluginDeck {
     const desk = this.desks.get(name);
     if (desk === undefined) return;
     this.desks.delete(name);
-    for (const device of [...desk.surfaces.keys()]) this.dropSurface(desk, device);
+    for (const context of [...desk.surfaces.keys()]) this.dropSurface(desk, context);
     desk.subscription.unsubscribe();
     await desk.bridge.stop();
     this.options.log.info(`recorder "${name}": no visible action names it; not polled`);
@@ -385,7 +411,7 @@ export class PluginDeck {
   private surfaceOf(instance: AppInstance): AppSurface | undefined {
     const checked = checkActionSettings(pluginActionOf(instance.uuid)?.name ?? '', instance.settings);
     if (!checked.ok) return undefined;
-    return this.desks.get(checked.value.recorder)?.surfaces.get(instance.device)?.surface;
+    return this.desks.get(checked.value.recorder)?.surfaces.get(instance.context)?.surface;
   }
 }
 

@@ -8,7 +8,7 @@ const CRC_TABLE = Array.from({ length: 256 }, (_, n) => {
   return c >>> 0;
 });
 
-function crc32(bytes: Buffer): number {
+export function crc32(bytes: Buffer): number {
   let c = 0xffffffff;
   for (const byte of bytes) c = (CRC_TABLE[(c ^ byte) & 0xff] as number) ^ (c >>> 8);
   return (c ^ 0xffffffff) >>> 0;

@@ -5,7 +5,7 @@
 // is never written. An action's own parameters (a channel, a gain step, a path) are checked by the
 // action table's schema for that action, as a profile's binding is.
 import * as z from 'zod';
-import { SimpleAction } from '../engine/actions/index.js';
+import { SimpleAction, defaultShowOf } from '../engine/actions/index.js';
 
 const recorderName = z.string().regex(/^[a-z][a-z0-9-]*$/, { error: 'expected a recorder name: lower-case letters, digits and -' });
 
@@ -80,6 +80,7 @@ export const ActionSettings = z
   .looseObject({
     recorder: recorderName.describe('The name of one of the recorders in the global settings'),
     holdMs: z.number().int().min(200).max(10_000).optional().describe('How long a guarded action (stop, new session, load) is held before it fires; default 1000'),
+    thumbnail: z.boolean().optional().describe('Show the channel\'s live preview behind its state (a key of an action on a channel)'),
   })
   .describe('recdeck plugin: an action\'s settings (plus the action\'s own parameters, e.g. channel)');
 export type ActionSettings = z.output<typeof ActionSettings>;
@@ -89,12 +90,14 @@ export interface CheckedAction {
   recorder: string;
   action: SimpleAction;
   holdMs: number | undefined;
+  /** The key shows its channel's preview behind the state. */
+  thumbnail: boolean;
 }
 
 export const DEFAULT_HOLD_MS = 1000;
 
 /** Settings keys that are the plugin's and not the action's parameters. */
-const PLUGIN_KEYS = new Set(['recorder', 'holdMs']);
+const PLUGIN_KEYS = new Set(['recorder', 'holdMs', 'thumbnail']);
 
 /**
  * An action instance's settings checked against the plugin's schema and the action table's, or every
@@ -108,7 +111,10 @@ export function checkActionSettings(actionName: string, settings: unknown): { ok
   if (parameters['channel'] === 'selected') return { ok: false, problems: ['channel: expected a channel number 1–16 (the app has no selected channel)'] };
   const action = SimpleAction.safeParse({ ...parameters, action: actionName });
   if (!action.success) return { ok: false, problems: action.error.issues.map(describeIssue) };
-  return { ok: true, value: { recorder: own.data.recorder, action: action.data, holdMs: own.data.holdMs } };
+  const thumbnail = own.data.thumbnail === true;
+  const shows = defaultShowOf(action.data);
+  if (thumbnail && !(typeof shows === 'object' && 'channel' in shows)) return { ok: false, problems: [`thumbnail: a ${actionName} key shows no channel, so no preview`] };
+  return { ok: true, value: { recorder: own.data.recorder, action: action.data, holdMs: own.data.holdMs, thumbnail } };
 }
 
 export function describeIssue(issue: z.core.$ZodIssue): string {

@@ -129,6 +129,8 @@ export async function answerApi(request: IncomingMessage, url: URL, context: Api
     if (control.kind !== 'key') throw new ApiError(404, `${session.surface.id} ${control.id} has no display`);
     const shown = session.describeControls().find((c) => c.control.id === control.id);
     const image = await bridge.renderer.render(shown?.picture ?? { kind: 'blank' }, control.pixelSize);
+    // The bridge's renderer makes raw pixels (only the plugin's draws encoded pictures, and it serves no API).
+    if ('encoding' in image) throw new ApiError(500, `${session.surface.id} ${control.id}: its renderer draws ${image.encoding}, not pixels`);
     return { status: 200, type: 'image/png', body: await pngOf(image) };
   }
   if (group === 'keys' && parts.length === 5 && index !== undefined) {

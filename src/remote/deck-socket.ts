@@ -301,8 +301,8 @@ export class DeckSocket {
             const from = before?.type === 'image' ? before.image : undefined;
             return this.broadcast({ kind: 'image', surface: surface.id, pending: { panelIndex, controlIndex: index.get(item.control) ?? 0, from, image: item.image } });
           }
-          // The page shows no brightness: a deck on screen is as bright as the screen.
-          if (item.type !== 'brightness') this.broadcast({ kind: 'always', message: marksMessage(surface, item) });
+          // The page shows no brightness (a deck on screen is as bright as the screen), nor encoded pictures (only the plugin's app surfaces draw those, and no page views them).
+          if (item.type === 'led' || item.type === 'level') this.broadcast({ kind: 'always', message: marksMessage(surface, item) });
         }),
       );
     });

@@ -3,12 +3,14 @@
 // `shown()` and follow `drawn$` from the same moment hold what the device shows, every control of it. The
 // transport is a fake device whose writes the test lets through one at a time; time is virtual.
 import { describe, expect, it } from 'vitest';
-import { DeviceOutput, type DeviceTransport, type OutputItem } from '../../src/engine/device-output.js';
+import { DeviceOutput, imageItem, type DeviceTransport, type EncodedImage, type OutputItem } from '../../src/engine/device-output.js';
 import type { LedState, RgbImage } from '../../src/engine/surface.js';
 import { VirtualTime } from '../support/virtual-time.js';
 
 /** A 4x4 image of one colour, always a new buffer: equal colours are equal content, never the same object. */
 const image = (red: number): RgbImage => ({ width: 4, height: 4, data: Buffer.alloc(48, red) });
+/** A 4x4 SVG picture of this text, always a new buffer. */
+const svg = (text: string): EncodedImage => ({ encoding: 'svg', width: 4, height: 4, data: Buffer.from(text, 'utf8') });
 
 /** What a fake device was told, and shows: writes wait at a gate while it is shut. */
 class FakeDevice implements Required<DeviceTransport> {
@@ -29,7 +31,11 @@ class FakeDevice implements Required<DeviceTransport> {
     this.openGate();
   }
 
-  images = { image: (control: string, picture: RgbImage) => this.write(control, `image ${picture.data[0]}`) };
+  images = {
+    image: (control: string, picture: RgbImage) => this.write(control, `image ${picture.data[0]}`),
+    // It draws SVG pictures itself too (as the Stream Deck app does), and no PNG or JPEG.
+    encoded: { encodings: ['svg'] as const, draw: (control: string, picture: EncodedImage) => this.write(control, `${picture.encoding} ${picture.data.toString('utf8')}`) },
+  };
   lights = { led: (control: string, state: LedState) => this.write(control, `led ${state}`) };
   levels = {
     level: (control: string, level: number) => this.write(control, `level ${level}`),
@@ -78,10 +84,12 @@ function mirror(output: DeviceOutput): Map<string, string> {
     if (item.type === 'image') held.set(item.control, `image ${item.image.data[0]}`);
     else if (item.type === 'led') held.set(item.control, `led ${item.state}`);
     else if (item.type === 'level') held.set(item.control, `level ${item.level}`);
+    else if (item.type === 'encoded') held.set(item.control, `${item.image.encoding} ${item.image.data.toString('utf8')}`);
     else held.set('brightness', `${item.percent}`);
   };
   const shown = output.shown();
   for (const [control, picture] of shown.images) take({ type: 'image', control, image: picture });
+  for (const [control, picture] of shown.encoded) take({ type: 'encoded', control, image: picture });
   for (const [control, state] of shown.leds) take({ type: 'led', control, state });
   for (const [control, level] of shown.levels) take({ type: 'level', control, level });
   if (shown.brightness !== null) take({ type: 'brightness', percent: shown.brightness });
@@ -260,5 +268,67 @@ describe('DeviceOutput', () => {
     expect(device.writes).toEqual([]);
     expect(warnings.map((w) => w.split(':')[2]?.trim())).toEqual(['refused lighting pad0', 'refused setting the level of fader0']);
     expect(warnings[0]).toContain('it offers none');
+  });
+
+  describe('encoded pictures, an image kind of their own', () => {
+    it('are written through the displays\' encoded capability, compared by content: the same document is not written again', async () => {
+      const { device, output } = setup();
+      const show = async (item: OutputItem) => {
+        output.show(item);
+        await output.flushed();
+      };
+      await show({ type: 'encoded', control: 'key0', image: svg('<svg>a</svg>') });
+      await show({ type: 'encoded', control: 'key0', image: svg('<svg>a</svg>') }); // another buffer, the same document
+      await show({ type: 'encoded', control: 'key0', image: svg('<svg>b</svg>') });
+      await show({ type: 'encoded', control: 'key0', image: { ...svg('<svg>b</svg>'), width: 8 } }); // drawn for another size
+      expect(device.writes).toEqual(['key0: svg <svg>a</svg>', 'key0: svg <svg>b</svg>', 'key0: svg <svg>b</svg>']);
+      expect([...output.shown().encoded.keys()]).toEqual(['key0']);
+      expect(output.shown().images.size).toBe(0);
+    });
+
+    it('a display shows one picture, raw or encoded: they take one place in line, the newest wins, and one replaces the other', async () => {
+      const { device, output } = setup();
+      const page = mirror(output);
+      device.shut();
+      output.show({ type: 'led', control: 'pad0', state: 'idle' }); // under way
+      output.show({ type: 'encoded', control: 'key0', image: svg('<svg>old</svg>') });
+      output.show({ type: 'image', control: 'key0', image: image(5) }); // replaces the SVG waiting
+      device.open();
+      await output.flushed();
+      output.show({ type: 'encoded', control: 'key0', image: svg('<svg>new</svg>') });
+      await output.flushed();
+      output.show({ type: 'image', control: 'key0', image: image(5) }); // the device shows the SVG now: written
+      await output.flushed();
+      expect(device.writes).toEqual(['pad0: led idle', 'key0: image 5', 'key0: svg <svg>new</svg>', 'key0: image 5']);
+      expect(output.shown().encoded.size).toBe(0);
+      expect(output.shown().images.get('key0')?.data[0]).toBe(5);
+      expect(page).toEqual(device.shows);
+    });
+
+    it('imageItem makes the item of an image\'s kind, so a renderer\'s image needs no cast', () => {
+      expect(imageItem('key0', svg('<svg/>')).type).toBe('encoded');
+      expect(imageItem('key0', image(1)).type).toBe('image');
+    });
+
+    it('a kind of image the displays do not take is refused: logged once per kind naming what they take, nothing written, nothing else disturbed', async () => {
+      const device = new FakeDevice();
+      const warnings: string[] = [];
+      // An SVG-only device, as the Stream Deck app's transport is one (it takes no raw pixels).
+      const transport: DeviceTransport = { images: { encoded: device.images.encoded }, lights: device.lights };
+      const output = new DeviceOutput(transport, { name: 'test:app', log: { info: () => undefined, warn: (m) => warnings.push(m), error: (m) => warnings.push(m) }, time: new VirtualTime() });
+      expect([output.takes('rgb'), output.takes('svg'), output.takes('png'), output.offers('images')]).toEqual([false, true, false, true]);
+      output.show({ type: 'image', control: 'key0', image: image(1) });
+      output.show({ type: 'image', control: 'key1', image: image(2) });
+      output.show({ type: 'encoded', control: 'key2', image: { encoding: 'png', width: 4, height: 4, data: Buffer.from([0x89]) } });
+      output.show({ type: 'encoded', control: 'key0', image: svg('<svg>ok</svg>') });
+      output.show({ type: 'led', control: 'pad0', state: 'recording' });
+      await output.flushed();
+      expect(warnings).toEqual([
+        'test:app: refused drawing key0: its displays take no raw pixels (they take svg); further rgb images for it are refused without a word',
+        'test:app: refused drawing key2 (png): its displays take no PNG pictures (they take svg); further png images for it are refused without a word',
+      ]);
+      expect(device.writes).toEqual(['key0: svg <svg>ok</svg>', 'pad0: led recording']);
+      expect(output.idle).toBe(true);
+    });
   });
 });

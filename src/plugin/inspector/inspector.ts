@@ -10,7 +10,7 @@
 // (Elgato's documented property inspector protocol); it speaks to the app over that WebSocket.
 import { GUARDED, pluginActionOf } from '../plugin-actions.js';
 import { checkActionSettings, checkGlobalSettings, describeIssue, type FacilityEntry, type GlobalSettings, type RecorderEntry } from '../settings.js';
-import { InspectorAnswer } from '../inspector-messages.js';
+import { InspectorAnswer, recorderChoices } from '../inspector-messages.js';
 
 interface ActionInfo {
   action: string;
@@ -28,6 +28,8 @@ let savedSettings: GlobalSettings = { recorders: [] };
  * when a facility replaces them in the app, so that switching back and saving restores them.
  */
 let savedRecorders: RecorderEntry[] = [];
+/** A facility's recorders as the plugin last said it sees them on the bus (the page cannot read the bus). */
+let busRecorders: string[] = [];
 
 /** The facility's fields, in the form's order; each is the input `mqtt-<key>`. */
 const FACILITY_FIELDS = ['url', 'id', 'keyFile', 'facilityFile', 'username', 'passwordFile', 'caFile'] as const satisfies readonly (keyof FacilityEntry)[];
@@ -47,10 +49,15 @@ function connect(port: string, inspectorUuid: string, registerEvent: string, _in
   socket.addEventListener('open', () => {
     send({ event: registerEvent, uuid });
     send({ event: 'getGlobalSettings', context: uuid });
-    if (actionInfo !== null) send({ event: 'sendToPlugin', action: actionInfo.action, context: uuid, payload: { request: 'status', context: actionInfo.context } });
+    askStatus();
   });
   socket.addEventListener('message', (event) => receive(String(event.data)));
   showAction();
+}
+
+/** Asks the plugin what it makes of this action, and which recorders there are (answered by sendToPropertyInspector). */
+function askStatus(): void {
+  if (actionInfo !== null) send({ event: 'sendToPlugin', action: actionInfo.action, context: uuid, payload: { request: 'status', context: actionInfo.context } });
 }
 
 function receive(text: string): void {
@@ -81,7 +88,14 @@ function receive(text: string): void {
     showAction();
   } else if (message.event === 'sendToPropertyInspector') {
     const answer = InspectorAnswer.safeParse(message.payload);
-    if (answer.success && 'status' in answer.data && answer.data.status.problem !== null) byId('action-problems').textContent = `The plugin says: ${answer.data.status.problem}`;
+    if (!answer.success || !('status' in answer.data)) return;
+    const { status } = answer.data;
+    if (status.problem !== null) byId('action-problems').textContent = `The plugin says: ${status.problem}`;
+    if ('mqtt' in savedSettings && status.recorders.join('\n') !== busRecorders.join('\n')) {
+      busRecorders = status.recorders;
+      // What the operator has picked and not yet saved stays picked.
+      showRecorderChoice(byId<HTMLSelectElement>('recorder').value);
+    }
   }
 }
 
@@ -117,14 +131,18 @@ function parameterNames(): string[] {
   return action === undefined ? [] : [...action.parameters];
 }
 
+/** The Recorder dropdown: the global settings' recorders, or a facility's as the plugin sees them on the bus. */
+function showRecorderChoice(picked?: string): void {
+  if (actionInfo === null) return;
+  const known = 'recorders' in savedSettings ? savedSettings.recorders.map((r) => r.name) : busRecorders;
+  const { names, selected } = recorderChoices(known, picked !== undefined && picked !== '' ? picked : actionInfo.payload.settings['recorder']);
+  byId<HTMLSelectElement>('recorder').replaceChildren(...names.map((name) => new Option(name, name, false, name === selected)));
+}
+
 function showAction(): void {
   if (actionInfo === null) return;
   const settings = actionInfo.payload.settings;
-  const select = byId<HTMLSelectElement>('recorder');
-  // A facility's recorders are named in its facility file, which the page cannot read: only the current name is offered.
-  const names = 'recorders' in savedSettings ? savedSettings.recorders.map((r) => r.name) : [];
-  const current = typeof settings['recorder'] === 'string' ? settings['recorder'] : (names[0] ?? '');
-  select.replaceChildren(...[...new Set([...names, current])].filter((n) => n !== '').map((name) => new Option(name, name, false, name === current)));
+  showRecorderChoice();
   byId('action-description').textContent = pluginActionOf(actionInfo.action)?.tooltip ?? '';
   byId('parameters').replaceChildren(
     ...parameterNames().map((name) => {
@@ -138,6 +156,9 @@ function showAction(): void {
   // Only a guarded action (stop, new session, load) is held; the others fire on the press.
   (byId('holdMs').closest('.sdpi-item') as HTMLElement).hidden = !GUARDED.has(pluginActionOf(actionInfo.action)?.name ?? '');
   byId<HTMLInputElement>('holdMs').value = typeof settings['holdMs'] === 'number' ? String(settings['holdMs']) : '';
+  // A preview is behind a channel's key: offered to actions on a channel (the schema checks the rest on saving).
+  (byId('thumbnail').closest('.sdpi-item') as HTMLElement).hidden = !parameterNames().includes('channel');
+  byId<HTMLInputElement>('thumbnail').checked = settings['thumbnail'] === true;
 }
 
 /** A field's text as the value the schema expects: numbers and JSON as such, else the text. */
@@ -163,6 +184,7 @@ function saveAction(): void {
   }
   const hold = valueOf(byId<HTMLInputElement>('holdMs').value);
   if (hold !== undefined) settings['holdMs'] = hold;
+  if (byId<HTMLInputElement>('thumbnail').checked && !(byId('thumbnail').closest('.sdpi-item') as HTMLElement).hidden) settings['thumbnail'] = true;
   const action = pluginActionOf(actionInfo.action);
   const checked = checkActionSettings(action?.name ?? '', settings);
   byId('action-status').textContent = '';
@@ -292,6 +314,8 @@ function saveFacility(): void {
 }
 
 byId('save-action').addEventListener('click', saveAction);
+// A facility's recorders come and go on the bus: asked again each time the choice is opened.
+byId('recorder').addEventListener('focus', askStatus);
 byId('save-recorders').addEventListener('click', saveRecorders);
 byId('save-facility').addEventListener('click', saveFacility);
 for (const radio of document.querySelectorAll<HTMLInputElement>('input[name="source"]')) radio.addEventListener('change', showSource);
