@@ -1,4 +1,4 @@
-// e2e: the PACKED plugin (npm run plugin's .streamDeckPlugin, unzipped) runs as its own Node process
+// e2e: the plugin (npm run build's, in an installed folder: built-plugin.ts) runs as its own Node process
 // under the fake Stream Deck app (its documented WebSocket protocol) against the simulator over real
 // HTTP: what is shown is that the app's own events (keyDown, then willAppear/willDisappear of other
 // actions, then keyUp) reach the plugin's engine so that a stop held on one key still fires. The hold's
@@ -8,16 +8,17 @@ import { startSimulator, type RunningSimulator } from '../../src/simulator/serve
 import { realClock } from '../../src/api/clock.js';
 import { until } from '../support/until.js';
 import { FakeStreamDeckApp, titleOf, type FakeDevice } from './fake-streamdeck-app.js';
-import { actionUuid, buildPackedPlugin, PLUGIN_UUID, type PackedPlugin } from './packed-plugin.js';
+import { builtPluginFolder } from './built-plugin.js';
+import { actionUuid, PLUGIN_UUID, type PluginFolder } from './packed-plugin.js';
 
 const DECK: FakeDevice = { id: 'DEV1', name: 'Stream Deck', type: 0, size: { columns: 5, rows: 3 } };
 const XL: FakeDevice = { id: 'DEV2', name: 'Stream Deck XL', type: 2, size: { columns: 8, rows: 4 } };
 
-let packed: PackedPlugin;
-beforeAll(() => {
-  packed = buildPackedPlugin();
-}, 240_000);
-afterAll(() => packed.remove());
+let plugin: PluginFolder;
+beforeAll(async () => {
+  plugin = await builtPluginFolder();
+});
+afterAll(() => plugin.remove());
 
 let sim: RunningSimulator | null = null;
 let app: FakeStreamDeckApp | null = null;
@@ -28,11 +29,11 @@ afterEach(async () => {
   sim = null;
 });
 
-describe('a stop held on one key, through the packed plugin', () => {
+describe('a stop held on one key, through the plugin as a process', () => {
   it('fires once when held, though other actions appeared and disappeared (on its device and another) while it was held', async () => {
     sim = await startSimulator({ port: 0, clock: realClock });
     app = await FakeStreamDeckApp.start(PLUGIN_UUID);
-    await app.launch(packed.folder, [DECK, XL]);
+    await app.launch(plugin.folder, [DECK, XL]);
     const a = app;
     const s = sim;
     const stops = () => s.log.list().filter((r) => r.operation === 'recStop');
