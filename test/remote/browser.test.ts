@@ -1,5 +1,6 @@
-// The web deck in a real browser (Debian's chromium, driven by playwright-core): what an operator sees
-// and does, end to end through the bridge to the simulator and back.
+// e2e because the page in a browser is the part (clicks, a held mouse button, the wheel, its canvases and
+// panels): only Debian's chromium shows it. The web deck in that browser (driven by playwright-core):
+// what an operator sees and does, end to end through the bridge to the simulator and back.
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSimulator } from '../../src/simulator/server.js';

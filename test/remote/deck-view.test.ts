@@ -1,6 +1,8 @@
-// The decks a page has in view, in Debian's chromium: a phone views the deck it picked, a desk page the
-// decks on screen, a hidden tab none. Only the decks some page views are drawn and fed previews, and a
-// deck that comes into view shows what is true now, not what it showed when it left.
+// e2e because what a page has in view is the browser's (its viewport, scrolling, a hidden tab): only
+// Debian's chromium shows it. The decks a page has in view, in that browser: a phone views the deck it
+// picked, a desk page the decks on screen, a hidden tab none. Only the decks some page views are drawn
+// and fed previews, and a deck that comes into view shows what is true now, not what it showed when it
+// left.
 import { firstValueFrom } from 'rxjs';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

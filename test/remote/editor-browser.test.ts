@@ -1,13 +1,15 @@
-// The profile editor in a real browser (Debian's chromium): a key changed by clicking it, saved into the
-// YAML file (only that control's line, comments kept), shown on the deck and doing the new action; an
-// invalid value refused at its field; a file changed on disk meanwhile not overwritten; and "make my
-// own" for a Stream Deck XL (the real library over a fake HID device) that then drives it.
+// e2e because the editor is the page's own code in a browser (clicks on a deck's canvas, its form's
+// fields, a phone's layout): only Debian's chromium shows it. The profile editor in that browser: a key
+// changed by clicking it, saved into the YAML file (only that control's line, comments kept), shown on
+// the deck and doing the new action; an invalid value refused at its field; a file changed on disk
+// meanwhile not overwritten; and "make my own" for a Stream Deck XL (the real library over a fake HID
+// device) that then drives it.
 import { DeviceModelId } from '@elgato-stream-deck/core';
 import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, it } from 'vitest';
 import { StreamDeckSurface } from '../../src/surfaces/streamdeck/streamdeck-surface.js';
 import { connectChromium, screenshot } from '../support/chromium.js';
 import { openFakeStreamDeck } from '../support/fake-hid.js';
@@ -69,8 +71,11 @@ async function pickOnDeck(control: string): Promise<void> {
   await until(async () => ((await page.locator('#inspector-title').textContent()) ?? '').startsWith(`${control} `), `the inspector on ${control}`, WAIT_MS);
 }
 
-describe('the profile editor in a browser', { timeout: TEST_MS }, () => {
-  it('key0 from rec-start to rec-toggle with a hold to stop: the file changes at key0 only, the deck shows it, a press toggles', async () => {
+// The phone's test opens a page of its own and changes nothing: it runs beside the desk page's tests
+// (describe.concurrent; the desk page's tests run in order, it.sequential), its page load and first
+// drawing overlapping their waits for the bridge.
+describe.concurrent('the profile editor in a browser, at desk size', { timeout: TEST_MS }, () => {
+  it.sequential('key0 from rec-start to rec-toggle with a hold to stop: the file changes at key0 only, the deck shows it, a press toggles', async ({ expect }) => {
     await page.locator('#edit-surface').selectOption('web:web-15');
     await editorLoaded('the surface\'s file');
     expect(await page.locator('#edit-file').textContent()).toMatch(/^studio-15\.yaml \(your own\)/);
@@ -104,7 +109,7 @@ describe('the profile editor in a browser', { timeout: TEST_MS }, () => {
     await editorLoaded('the editor again');
   });
 
-  it('an invalid value is refused at its field, in the loader\'s words; the file is unchanged', async () => {
+  it.sequential('an invalid value is refused at its field, in the loader\'s words; the file is unchanged', async ({ expect }) => {
     await page.locator('#edit-surface').selectOption('web:web-15');
     await editorLoaded('the surface\'s file'); // read afresh: a field filled before it is in would be drawn over
     await pickOnDeck('key1');
@@ -118,7 +123,7 @@ describe('the profile editor in a browser', { timeout: TEST_MS }, () => {
     await screenshot('RECDECK_SCREENSHOTS', 'editor-refused.png', (path) => page.screenshot({ path }));
   });
 
-  it('a file changed on disk meanwhile is not overwritten; the page shows what changed', async () => {
+  it.sequential('a file changed on disk meanwhile is not overwritten; the page shows what changed', async ({ expect }) => {
     await pickOnDeck('key2');
     const changed = `${readFileSync(file, 'utf8')}# changed by hand meanwhile\n`;
     writeFileSync(file, changed);
@@ -130,19 +135,7 @@ describe('the profile editor in a browser', { timeout: TEST_MS }, () => {
     expect(readFileSync(file, 'utf8')).toBe(changed);
   });
 
-  it('a phone views the decks but is offered no editor', async () => {
-    const phone = await browser.newPage({ viewport: { width: 390, height: 844 } });
-    try {
-      await phone.goto(f.base);
-      await until(() => phone.locator('canvas[data-surface="web:web-15"][data-control="key0"]').isVisible(), 'the deck on the phone', WAIT_MS);
-      expect(await phone.locator('#edit-toggle').isVisible()).toBe(false);
-      expect(await phone.locator('#editor').isVisible()).toBe(false);
-    } finally {
-      await phone.close();
-    }
-  });
-
-  it('"make my own" on a Stream Deck XL writes a copy pinned to its serial, which then drives the XL', async () => {
+  it.sequential('"make my own" on a Stream Deck XL writes a copy pinned to its serial, which then drives the XL', async ({ expect }) => {
     await page.locator('#edit-surface').selectOption(`streamdeck:${SERIAL}`);
     await until(async () => ((await page.locator('#edit-file').textContent()) ?? '').startsWith('shipped:streamdeck-xl.yaml (shipped'), 'the shipped file', WAIT_MS);
     await page.locator('#edit-own').click();
@@ -158,5 +151,19 @@ describe('the profile editor in a browser', { timeout: TEST_MS }, () => {
     await until(async () => (await page.locator('#edit-message .saved').count()) > 0, 'the save', WAIT_MS);
     const xlKey0 = () => f.running.bridge.session(`streamdeck:${SERIAL}`)?.describeControls().find((c) => c.control.id === 'key0')?.binding?.press;
     await until(() => (xlKey0() as { action?: string } | undefined)?.action === 'rec-toggle', 'the XL to take the edit', WAIT_MS);
+  });
+});
+
+describe.concurrent('the profile editor in a browser, on a phone', { timeout: TEST_MS }, () => {
+  it('a phone views the decks but is offered no editor', async ({ expect }) => {
+    const phone = await browser.newPage({ viewport: { width: 390, height: 844 } });
+    try {
+      await phone.goto(f.base);
+      await until(() => phone.locator('canvas[data-surface="web:web-15"][data-control="key0"]').isVisible(), 'the deck on the phone', WAIT_MS);
+      expect(await phone.locator('#edit-toggle').isVisible()).toBe(false);
+      expect(await phone.locator('#editor').isVisible()).toBe(false);
+    } finally {
+      await phone.close();
+    }
   });
 });

@@ -1,5 +1,6 @@
 // Remote presses work on hardware surfaces too: a Stream Deck XL (the real library over a fake HID
-// device) bound to the shipped XL profile, driven through the remote API.
+// device) bound to the shipped XL profile, driven through the remote API. Integration, not e2e: the
+// bridge and its server run in this process, and the page's side is a WebSocket client (no browser).
 import { DeviceModelId } from '@elgato-stream-deck/core';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

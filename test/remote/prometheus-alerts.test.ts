@@ -2,8 +2,12 @@
 // shipped rules (deploy/prometheus/), amtool the example route, and a real Prometheus scrapes a running
 // recdeck (its bridge, remote server and alarm engine in this process, the embedded simulator on real
 // time), evaluates the shipped rules, and a real Alertmanager delivers the alert to a webhook on
-// loopback once the simulator faults a channel. Every wait is bounded (until()); the test's own configs
-// scrape and evaluate every second.
+// loopback once the simulator faults a channel. Every wait is bounded (until()).
+// Time: Prometheus hands its first targets (recdeck to scrape, Alertmanager to notify) on from service
+// discovery only at its first 5 s tick, which no flag shortens; the rest is the test's own configs
+// (scrape and evaluate every 200 ms, Alertmanager's group wait 100 ms, Alertmanager without a cluster,
+// whose notifications would wait for the cluster to settle). So both programs start before anything
+// else in the file, and their 5 s pass while promtool runs and the alarm is raised.
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -23,6 +27,62 @@ const run = promisify(execFile);
 const DEPLOY = fileURLToPath(new URL('../../deploy/', import.meta.url));
 const RULES = join(DEPLOY, 'prometheus/recdeck-alerts.yml');
 
+let folder: string;
+let bridge: RunningBridge;
+let receiver: WebhookReceiver;
+const processes: ChildProcess[] = [];
+/** Where each program says it is ready (waited on in the test, while they start beside the rest). */
+let ready: { prometheus: string; alertmanager: string };
+
+beforeAll(async () => {
+  folder = await mkdtemp(join(tmpdir(), 'recdeck-prometheus-'));
+  receiver = await startWebhookReceiver();
+  const quiet: Logger = { info: () => undefined, warn: () => undefined, error: () => undefined };
+  bridge = await startBridge(
+    {
+      recorderFlags: [],
+      tokenFlags: [],
+      profilePaths: [],
+      pollMs: 100,
+      env: {},
+      web: { host: '127.0.0.1', port: 0, password: null },
+      surfaces: [],
+      sources: [],
+      alarms: { settings: AlarmSettings.parse({ raisePolls: 2 }), webhooks: [], secret: null },
+    },
+    quiet,
+  );
+  const [promPort, amPort] = [await freePort(), await freePort()];
+  await writeFile(
+    join(folder, 'alertmanager.yml'),
+    `route:\n  receiver: test\n  group_by: [alertname, recorder, channel]\n  group_wait: 100ms\n  group_interval: 100ms\n  repeat_interval: 1h\nreceivers:\n  - name: test\n    webhook_configs:\n      - url: ${receiver.url}\n        send_resolved: true\n`,
+  );
+  const remote = new URL(bridge.remote?.url ?? '');
+  await writeFile(
+    join(folder, 'prometheus.yml'),
+    `global:\n  scrape_interval: 200ms\n  evaluation_interval: 200ms\nrule_files:\n  - ${RULES}\nalerting:\n  alertmanagers:\n    - static_configs:\n        - targets: ['127.0.0.1:${amPort}']\nscrape_configs:\n  - job_name: recdeck\n    static_configs:\n      - targets: ['${remote.host}']\n`,
+  );
+  const start = (command: string, args: string[]) => {
+    const child = spawn(command, args, { stdio: ['ignore', 'ignore', 'pipe'] });
+    child.stderr?.resume();
+    processes.push(child);
+  };
+  start('prometheus-alertmanager', [`--config.file=${join(folder, 'alertmanager.yml')}`, `--storage.path=${join(folder, 'am')}`, `--web.listen-address=127.0.0.1:${amPort}`, '--cluster.listen-address=']);
+  start('prometheus', [`--config.file=${join(folder, 'prometheus.yml')}`, `--storage.tsdb.path=${join(folder, 'tsdb')}`, `--web.listen-address=127.0.0.1:${promPort}`]);
+  ready = { prometheus: `http://127.0.0.1:${promPort}/-/ready`, alertmanager: `http://127.0.0.1:${amPort}/-/ready` };
+});
+
+afterAll(async () => {
+  for (const child of processes) {
+    const exited = new Promise((resolve) => child.once('exit', resolve));
+    child.kill('SIGTERM');
+    await exited;
+  }
+  await bridge?.stop();
+  await receiver?.close();
+  await rm(folder, { recursive: true, force: true });
+});
+
 describe('the shipped rules and route', () => {
   it('promtool checks the rules and passes their unit tests; amtool accepts the example route', async () => {
     expect((await run('promtool', ['check', 'rules', RULES])).stdout).toContain('SUCCESS: 3 rules found');
@@ -32,70 +92,6 @@ describe('the shipped rules and route', () => {
 });
 
 describe('Prometheus and Alertmanager on a running recdeck', () => {
-  let folder: string;
-  let bridge: RunningBridge;
-  let receiver: WebhookReceiver;
-  const processes: ChildProcess[] = [];
-
-  beforeAll(async () => {
-    folder = await mkdtemp(join(tmpdir(), 'recdeck-prometheus-'));
-    receiver = await startWebhookReceiver();
-    const quiet: Logger = { info: () => undefined, warn: () => undefined, error: () => undefined };
-    bridge = await startBridge(
-      {
-        recorderFlags: [],
-        tokenFlags: [],
-        profilePaths: [],
-        pollMs: 100,
-        env: {},
-        web: { host: '127.0.0.1', port: 0, password: null },
-        surfaces: [],
-        sources: [],
-        alarms: { settings: AlarmSettings.parse({ raisePolls: 2 }), webhooks: [], secret: null },
-      },
-      quiet,
-    );
-    const [promPort, amPort, amClusterPort] = [await freePort(), await freePort(), await freePort()];
-    await writeFile(
-      join(folder, 'alertmanager.yml'),
-      `route:\n  receiver: test\n  group_by: [alertname, recorder, channel]\n  group_wait: 1s\n  group_interval: 1s\n  repeat_interval: 1h\nreceivers:\n  - name: test\n    webhook_configs:\n      - url: ${receiver.url}\n        send_resolved: true\n`,
-    );
-    const remote = new URL(bridge.remote?.url ?? '');
-    await writeFile(
-      join(folder, 'prometheus.yml'),
-      `global:\n  scrape_interval: 1s\n  evaluation_interval: 1s\nrule_files:\n  - ${RULES}\nalerting:\n  alertmanagers:\n    - static_configs:\n        - targets: ['127.0.0.1:${amPort}']\nscrape_configs:\n  - job_name: recdeck\n    static_configs:\n      - targets: ['${remote.host}']\n`,
-    );
-    const start = (command: string, args: string[]) => {
-      const child = spawn(command, args, { stdio: ['ignore', 'ignore', 'pipe'] });
-      child.stderr?.resume();
-      processes.push(child);
-    };
-    start('prometheus-alertmanager', [`--config.file=${join(folder, 'alertmanager.yml')}`, `--storage.path=${join(folder, 'am')}`, `--web.listen-address=127.0.0.1:${amPort}`, `--cluster.listen-address=127.0.0.1:${amClusterPort}`, '--cluster.peer-timeout=1s']);
-    start('prometheus', [`--config.file=${join(folder, 'prometheus.yml')}`, `--storage.tsdb.path=${join(folder, 'tsdb')}`, `--web.listen-address=127.0.0.1:${promPort}`]);
-    const up = async (url: string) => {
-      try {
-        const answer = await request(url);
-        await answer.body.dump();
-        return answer.statusCode === 200;
-      } catch {
-        return false;
-      }
-    };
-    await until(() => up(`http://127.0.0.1:${promPort}/-/ready`), 'Prometheus to be ready');
-    await until(() => up(`http://127.0.0.1:${amPort}/-/ready`), 'Alertmanager to be ready');
-  });
-
-  afterAll(async () => {
-    for (const child of processes) {
-      const exited = new Promise((resolve) => child.once('exit', resolve));
-      child.kill('SIGTERM');
-      await exited;
-    }
-    await bridge?.stop();
-    await receiver?.close();
-    await rm(folder, { recursive: true, force: true });
-  });
-
   it('a faulted channel: recdeck raises the alarm, Prometheus fires RecdeckAlarm, Alertmanager delivers it to the webhook', async () => {
     const simulator = bridge.simulator;
     if (!simulator) throw new Error('expected the embedded simulator');
@@ -110,7 +106,19 @@ describe('Prometheus and Alertmanager on a running recdeck', () => {
     const asked = new Set(dashboard.panels.flatMap((p) => p.targets.flatMap((t) => t.expr.match(/recdeck_[a-z_]+/g) ?? [])));
     expect(asked.size).toBeGreaterThanOrEqual(7);
     for (const name of asked) expect(metrics).toContain(`# TYPE ${name} `);
-    await until(() => receiver.posts.length > 0, 'Alertmanager to deliver the alert', 45_000, 200);
+    const up = async (url: string) => {
+      try {
+        const answer = await request(url);
+        await answer.body.dump();
+        return answer.statusCode === 200;
+      } catch {
+        return false;
+      }
+    };
+    // Both programs have been starting since the file began; a failure to start is named here.
+    await until(() => up(ready.prometheus), 'Prometheus to be ready');
+    await until(() => up(ready.alertmanager), 'Alertmanager to be ready');
+    await until(() => receiver.posts.length > 0, 'Alertmanager to deliver the alert', 45_000);
     const delivered = JSON.parse(receiver.posts[0]?.body ?? '{}') as { status: string; alerts: Array<{ labels: Record<string, string> }> };
     expect(delivered.status).toBe('firing');
     expect(delivered.alerts[0]?.labels).toMatchObject({ alertname: 'RecdeckAlarm', kind: 'channel-fault', recorder: 'main', channel: '5', severity: 'critical' });

@@ -1,8 +1,9 @@
-// The page's status panels in Debian's chromium, at desk size (1280x800) and on a phone (390x844): what
-// they say is as true as the keys. A take's clock freezes beside its age as on its key while the
-// recorder is away, every panel says NO LINK while the page's link is down (and comes back with it),
-// and profiles that tie for a surface are named in its row. The bridge runs on virtual time, so the
-// ages the page shows are exact; the page itself is waited on with bounded polls.
+// e2e because the panels are the page's own drawing in a browser, at two sizes: only Debian's chromium
+// shows them. The page's status panels in that browser, at desk size (1280x800) and on a phone (390x844):
+// what they say is as true as the keys. A take's clock freezes beside its age as on its key while the
+// recorder is away, every panel says NO LINK while the page's link is down (and comes back with it), and
+// profiles that tie for a surface are named in its row. The bridge runs on virtual time, so the ages the
+// page shows are exact; the page itself is waited on with bounded polls.
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, it } from 'vitest';
 import type { Picture } from '../../src/engine/picture.js';

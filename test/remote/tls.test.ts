@@ -1,4 +1,6 @@
 // --web-tls-cert/--web-tls-key: the deck, the API and the WebSocket over TLS, the session cookie Secure.
+// Integration, not e2e: the server runs in this process over a WebSocket client; openssl only makes its
+// certificate (an EC key: an RSA one is a second of both cores' time for nothing this test shows).
 import { execFile } from 'node:child_process';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -18,10 +20,10 @@ let server: RunningRemoteServer;
 let agent: Agent;
 
 beforeAll(async () => {
-  f = await startRemoteFixture();
+  f = await startRemoteFixture({ stillPreviews: true });
   folder = await mkdtemp(join(tmpdir(), 'recdeck-tls-'));
   const [certFile, keyFile] = [join(folder, 'cert.pem'), join(folder, 'key.pem')];
-  await promisify(execFile)('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '1', '-subj', '/CN=127.0.0.1', '-addext', 'subjectAltName=IP:127.0.0.1', '-keyout', keyFile, '-out', certFile]);
+  await promisify(execFile)('openssl', ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-days', '1', '-subj', '/CN=127.0.0.1', '-addext', 'subjectAltName=IP:127.0.0.1', '-keyout', keyFile, '-out', certFile]);
   cert = await readFile(certFile, 'utf8');
   server = await startRemoteServer({ time: realTime, bridge: f.running.bridge, webSurfaces: f.running.webSurfaces, log: { info: () => undefined, warn: () => undefined, error: () => undefined }, port: 0, password: 'correct horse', tls: { cert, key: await readFile(keyFile, 'utf8') } });
   agent = new Agent({ connect: { ca: cert } });

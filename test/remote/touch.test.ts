@@ -1,8 +1,9 @@
-// The web deck on a phone (390x844, touch) and at desk size (1280x800, a touch screen too), in Debian's
-// chromium: no sideways scrolling, keys big enough for a finger, a swipe that starts on a key scrolls
-// and sends nothing, a tap records, a hold by touch stops, and a dropped link says NO LINK at once.
-// Touches are real browser touches (CDP Input.dispatchTouchEvent), so the browser's own scrolling and
-// pointercancel are part of what is tested.
+// e2e because the browser's own touch handling is the part (its scrolling, pointercancel, a phone's
+// layout): only Debian's chromium shows it. The web deck on a phone (390x844, touch) and at desk size
+// (1280x800, a touch screen too), in Debian's chromium: no sideways scrolling, keys big enough for a
+// finger, a swipe that starts on a key scrolls and sends nothing, a tap records, a hold by touch stops,
+// and a dropped link says NO LINK at once. Touches are real browser touches (CDP
+// Input.dispatchTouchEvent), so the browser's own scrolling and pointercancel are part of what is tested.
 import type { Browser, BrowserContext, CDPSession, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, it } from 'vitest';
 import { startRemoteFixture, TEST_MS, WAIT_MS, type RemoteFixture } from '../support/remote.js';
