@@ -2,7 +2,8 @@
 // its time that pictures took (WorkScheduler.busyShare) and what changed in the picture.
 //
 // Only what moves is slowed: a take's clock, a meter's levels, a preview, an age counting up, a
-// dialog's blink and the pages of a long text. A change of meaning (a channel that starts or stops, data
+// dialog's blink and the pages of a long text. A new preview alone waits for its key's next clock
+// second whatever the load (PREVIEW_MS). A change of meaning (a channel that starts or stops, data
 // that goes stale or offline, a flash, a hold starting, a page change) is drawn at once, whatever the
 // load: slowing it would show data past its age as live, or hide a command's outcome. So the data-age
 // is as honest under load as without it, and what is saved is the redraws nobody reads one by one.
@@ -30,6 +31,23 @@ export function nextStretchMs(stretch: number, busyShare: number): number {
   if (busyShare > TARGET_SHARE) return Math.min(MAX_STRETCH_MS, Math.round(Math.max(stretch, FIRST_STRETCH_MS) * Math.min(2, busyShare / TARGET_SHARE)));
   if (busyShare < TARGET_SHARE / 2) return Math.max(0, Math.round(stretch * 0.8 - 5));
   return stretch;
+}
+
+/**
+ * The least time between two redraws of a key that differ only in its preview (ms). Previews are
+ * fetched once a second per channel, at any phase of the key's clock: drawn at once, a recording key
+ * with a preview was drawn (and sent to a page) twice a second, once for the preview and once for its
+ * clock. Held until the key's last drawing is this old, a new preview goes with the clock's next second
+ * (a second and a little, so that the clock comes first); a key without a clock shows one at most this
+ * often, about the rate they come at. The preview is at most this much later than it would have been;
+ * nothing else on the key waits for it, and a key's first preview is drawn at once.
+ */
+export const PREVIEW_MS = 1050;
+
+/** Whether the newer picture differs from the older in its preview alone (a new frame of the channel, nothing else). */
+export function onlyPreviewMoved(older: Picture, newer: Picture): boolean {
+  if (older.kind !== 'channel' || newer.kind !== 'channel' || older.thumbnail === null || newer.thumbnail === null || older.thumbnail === newer.thumbnail) return false;
+  return samePicture({ ...older, thumbnail: null }, { ...newer, thumbnail: null });
 }
 
 /** Whether two pictures say the same thing, and differ (if at all) only in what moves. */

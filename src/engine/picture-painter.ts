@@ -14,7 +14,7 @@ import { GAIN_DB } from '../api/scalars.js';
 import { imageItem } from './device-output.js';
 import type { EngineTime } from './engine-time.js';
 import type { Logger } from './log.js';
-import { sameMeaning } from './picture-pace.js';
+import { PREVIEW_MS, onlyPreviewMoved, sameMeaning } from './picture-pace.js';
 import { samePicture, type Picture } from './picture.js';
 import type { PictureRenderer } from './session-services.js';
 import type { ControlDefinition, Surface } from './surface.js';
@@ -102,17 +102,28 @@ export class PicturePainter {
 
   /**
    * A display's new picture: its rendering goes in line now, unless it differs from the last one drawn
-   * only in what moves and that one is younger than the pace the load asks for (then it goes then).
+   * only in what moves and that one is younger than the pace the load asks for (then it goes then). A
+   * new preview alone waits until the last drawing is PREVIEW_MS old; anything else that moves on the
+   * key (its clock's next second) takes it along at its own pace.
    */
   private redraw(id: string, picture: Picture): void {
     const last = this.drawn.get(id);
+    const held = this.paced.get(id);
     if (last === undefined || !sameMeaning(last.picture, picture)) {
-      this.paced.get(id)?.unsubscribe();
+      held?.unsubscribe();
       this.paced.delete(id);
       return this.post(id);
     }
-    if (this.paced.has(id) || this.inLine.has(id)) return; // what goes then is the newest picture
-    const wait = last.at + this.paint.work.paceMs() - this.paint.time.now();
+    if (this.inLine.has(id)) return; // what goes then is the newest picture
+    const previewOnly = onlyPreviewMoved(last.picture, picture);
+    if (held !== undefined) {
+      if (previewOnly) return; // the newest picture goes when the hold ends
+      // More than the preview moved: it goes at the load's pace, not held for the preview's.
+      held.unsubscribe();
+      this.paced.delete(id);
+    }
+    const pace = this.paint.work.paceMs();
+    const wait = last.at + (previewOnly ? Math.max(PREVIEW_MS, pace) : pace) - this.paint.time.now();
     if (wait <= 0) return this.post(id);
     this.paced.set(
       id,

@@ -29,6 +29,8 @@ export interface PictureBasis {
 export interface DerivedPicture {
   picture: Picture;
   changesAt: number | null;
+  /** It was made from a fetched preview or meter read (or would be, had one come): a new one changes it. */
+  readsFetched: boolean;
 }
 
 export class SessionPictures {
@@ -52,15 +54,16 @@ export class SessionPictures {
     const pictures = new Map<string, DerivedPicture>();
     for (const control of controls) {
       const changes = new NextChange(now);
+      const reads = { fetched: false };
       const binding = bindingOn(page, control.id, this.controlsById);
       const slot = question.indexOf(control.id);
       const show: ResolvedShow | null = slot >= 0 ? { question: { slot, slots: question.length } } : binding ? showOf(binding) : null;
-      const inputsFor = (name: string): ShowInputs => this.showInputs(name, changes, shownPage, question.length > 0, basis);
+      const inputsFor = (name: string): ShowInputs => this.showInputs(name, changes, shownPage, question.length > 0, basis, reads);
       const picture = show !== null ? this.pictureOf(show, binding?.recorder ?? this.services.defaultRecorder, inputsFor, basis.groups) : BLANK;
       // An LCD cell that shows its encoder's binding shows that encoder's ring and marks too.
       const marked = control.kind === 'lcd' && page.controls[control.id] === undefined ? (encoderOf(control.id, this.controlsById) ?? control.id) : control.id;
       const overlay = overlayOf(state, marked, page.name, now, binding, changes);
-      pictures.set(control.id, { picture: overlay ? { ...picture, overlay: { ...picture.overlay, ...overlay } } : picture, changesAt: changes.moment });
+      pictures.set(control.id, { picture: overlay ? { ...picture, overlay: { ...picture.overlay, ...overlay } } : picture, changesAt: changes.moment, readsFetched: reads.fetched });
     }
     return pictures;
   }
@@ -89,7 +92,8 @@ export class SessionPictures {
     return groupPicture(recorder, members.map((name) => ({ name, picture: pictureFor(show, inputsFor(name)) })));
   }
 
-  private showInputs(name: string, changes: NextChange, page: ShowInputs['page'], questionShown: boolean, basis: PictureBasis): ShowInputs {
+  /** `reads.fetched` is set when the picture reads a preview or a meter (what the extras fetch). */
+  private showInputs(name: string, changes: NextChange, page: ShowInputs['page'], questionShown: boolean, basis: PictureBasis, reads: { fetched: boolean }): ShowInputs {
     const handle = this.services.recorders.get(name);
     const { now } = changes;
     return {
@@ -98,8 +102,14 @@ export class SessionPictures {
       now,
       durationOf: (index, noted) => handle?.durations.read(`${index}`, now, noted) ?? null,
       diskTimesLeft: () => handle?.diskTimes.read(now) ?? [],
-      thumbnailOf: (index) => handle?.extras.thumbnailKey(index) ?? null,
-      meterOf: (source) => handle?.extras.meter(source, changes) ?? null,
+      thumbnailOf: (index) => {
+        reads.fetched = true;
+        return handle?.extras.thumbnailKey(index) ?? null;
+      },
+      meterOf: (source) => {
+        reads.fetched = true;
+        return handle?.extras.meter(source, changes) ?? null;
+      },
       alarms: () => this.services.alarms?.reading() ?? null,
       selectedChannel: basis.state.selectedChannel,
       marksSelection: basis.marksSelection,

@@ -11,7 +11,7 @@
 // and meters); between those only the clock moves them, and each picture says when it next changes by
 // time alone (next-change.ts): the session refreshes that control at that moment, with one timer for
 // the earliest, instead of recomputing every picture at a fixed frame rate.
-import { EMPTY, Subscription, auditTime, merge, of, switchMap, tap, type Observable } from 'rxjs';
+import { EMPTY, Subscription, auditTime, map, merge, of, switchMap, tap, type Observable } from 'rxjs';
 import { messageOf } from '../api/errors.js';
 import type { Binding } from '../profiles/schema.js';
 import { runCommand, type InputMoment } from './command-runner.js';
@@ -34,9 +34,9 @@ import type { ControlDefinition, Surface } from './surface.js';
 const COALESCE_MS = 10;
 /**
  * Fetched previews and meter reads that arrive within this long of the first are drawn together: they
- * come many times a second (16 previews, a meter 4 times, with a page of them), nobody waits for them,
- * and each refresh derives every picture of the surface. So each shows within a tenth of a second of its
- * arrival, and a page of them costs at most ten refreshes a second.
+ * come many times a second (16 previews, a meter 4 times, with a page of them) and nobody waits for
+ * them. So each shows within a tenth of a second of its arrival, and a page of them costs at most ten
+ * refreshes a second, each of only the controls whose picture reads a preview or a meter.
  */
 const FETCHED_MS = 100;
 
@@ -52,6 +52,13 @@ export class SurfaceSession {
   private refreshScheduled: Subscription | null = null;
   /** A refresh waits in the WorkScheduler's line. */
   private refreshInLine = false;
+  /**
+   * The controls whose picture, when last derived, read a fetched preview or meter: the only ones a
+   * fetch can change (everything else a picture is made of refreshes them all when it changes).
+   */
+  private readonly readsFetched = new Set<string>();
+  /** A refresh of those waits in the WorkScheduler's line. */
+  private fetchedInLine = false;
   /** The controls' pictures, derived from the state (session-pictures.ts). */
   private readonly pictures: SessionPictures;
   /** When the pictures shown next change by time alone, and the one timer for it (refresh-schedule.ts). */
@@ -108,7 +115,7 @@ export class SurfaceSession {
 
   /** Every picture handed to the surface has been drawn (nothing queued, nothing being drawn). */
   get idle(): boolean {
-    return !this.refreshInLine && this.painter.idle;
+    return !this.refreshInLine && !this.fetchedInLine && this.painter.idle;
   }
 
   /** The session's state, for tests and diagnostics (read only: it changes only through events). */
@@ -137,7 +144,8 @@ export class SurfaceSession {
     }
     // A raise, an acknowledgement or a clear redraws the alarms keys at once (they read the monitor's book).
     if (this.services.alarms) changes.push(this.services.alarms.changed$);
-    const triggers = [merge(...changes).pipe(auditTime(COALESCE_MS, scheduler)), merge(...fetched).pipe(auditTime(FETCHED_MS, scheduler))];
+    // A fetch changes no state (only pictures): what reads one is derived again, not the whole surface.
+    const triggers = merge(merge(...changes).pipe(auditTime(COALESCE_MS, scheduler), map(() => 'state' as const)), merge(...fetched).pipe(auditTime(FETCHED_MS, scheduler), map(() => 'fetched' as const)));
     this.subscription = new Subscription();
     // A surface nobody sees is not drawn and follows no state: it is picked up again when seen.
     const watched$ = this.surface.watched$ ?? of(true);
@@ -148,9 +156,9 @@ export class SurfaceSession {
             this.watched = watched;
             this.refresh();
           }),
-          switchMap((watched) => (watched ? merge(...triggers) : EMPTY)),
+          switchMap((watched) => (watched ? triggers : EMPTY)),
         )
-        .subscribe(() => this.post('state', { type: 'observe' })),
+        .subscribe((trigger) => (trigger === 'state' ? this.post('state', { type: 'observe' }) : this.refreshFetched())),
     );
     this.subscription.add(
       this.surface.input.subscribe({
@@ -182,7 +190,9 @@ export class SurfaceSession {
     for (const scheduled of this.timers.values()) scheduled.unsubscribe();
     this.timers.clear();
     this.services.work.cancel(`refresh:${this.surface.id}`);
+    this.services.work.cancel(`fetched:${this.surface.id}`);
     this.refreshInLine = false;
+    this.fetchedInLine = false;
     this.subscription?.unsubscribe();
     this.subscription = null;
     this.painter.stop(); // renderings still under way are not handed over
@@ -323,6 +333,21 @@ export class SurfaceSession {
   }
 
   /**
+   * A fetched preview or meter read came: the pictures that read one are derived again, as picture work
+   * (nothing, when a whole refresh waits in line: it derives them all).
+   */
+  private refreshFetched(): void {
+    if (this.stopped || this.refreshInLine || this.readsFetched.size === 0) return;
+    this.fetchedInLine = true;
+    this.services.work.post('pictures', `fetched:${this.surface.id}`, () => {
+      this.fetchedInLine = false;
+      if (this.stopped || !this.watched || this.refreshInLine) return;
+      const controls = this.surface.controls.filter((control) => this.readsFetched.has(control.id));
+      if (controls.length > 0) this.showPictures(controls);
+    });
+  }
+
+  /**
    * Derives again the pictures whose moment to change by time alone has come. Nothing else changed since
    * the others were derived: every change of what pictures are made of refreshes them all.
    */
@@ -337,9 +362,11 @@ export class SurfaceSession {
   private showPictures(controls: readonly ControlDefinition[]): void {
     this.stats.refreshes++;
     this.stats.pictures += controls.length;
-    for (const [id, { picture, changesAt }] of this.computePictures(controls)) {
+    for (const [id, { picture, changesAt, readsFetched }] of this.computePictures(controls)) {
       this.painter.show(id, picture);
       this.schedule.note(id, changesAt);
+      if (readsFetched) this.readsFetched.add(id);
+      else this.readsFetched.delete(id);
     }
     this.schedule.schedule();
   }

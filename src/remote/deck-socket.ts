@@ -44,7 +44,7 @@ import type { WebSurface } from '../surfaces/web/web-surface.js';
 import type { AlarmMonitor } from '../engine/alarms/alarm-monitor.js';
 import { alarmsMessage } from './alarm-message.js';
 import { type EncodedServerMessage, PageMessage, type ServerMessage, encodeServerMessage, sendServerMessage } from './deck-protocol.js';
-import { imageUpdate } from './image-frames.js';
+import { SharedFrames } from './image-frames.js';
 import { panelLayout } from './panel-layout.js';
 import { stateView } from './state-view.js';
 
@@ -114,6 +114,8 @@ export class DeckSocket {
   private lastState: EncodedServerMessage | null = null;
   /** The alarm engine whose alarms pages are sent (followAlarms); null: none. */
   private alarms: AlarmMonitor | null = null;
+  /** Each key's change framed once for all the pages it goes to. */
+  private readonly frames = new SharedFrames();
   /** A page that sends bad messages in a loop (a bug, or someone probing) writes a line now and then, not one each. */
   private readonly badMessages: LogLimiter;
 
@@ -420,7 +422,7 @@ export class DeckSocket {
     for (const [, { panelIndex, controlIndex, from, image }] of images) {
       if (taken > 0 && slice.spent()) break;
       taken++;
-      const frame = imageUpdate(panelIndex, controlIndex, from, image);
+      const frame = this.frames.update(panelIndex, controlIndex, from, image);
       if (frame) frames.push(frame);
     }
     if (frames.length > 0) client.socket.send(frames.length === 1 ? (frames[0] as Buffer) : Buffer.concat(frames));

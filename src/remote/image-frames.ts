@@ -24,6 +24,23 @@ export function imageUpdate(panelIndex: number, controlIndex: number, shown: Rgb
   return frame;
 }
 
+/**
+ * imageUpdate, worked out once for every page it goes to: each page is framed the same change of a key
+ * (what the output showed before, to the image it shows now), so the rectangle diff and its copy are
+ * made for the first page and reused by the others. Kept per image, as long as the image is.
+ */
+export class SharedFrames {
+  private readonly made = new WeakMap<RgbImage, { panelIndex: number; controlIndex: number; shown: RgbImage | undefined; frame: Buffer | null }>();
+
+  update(panelIndex: number, controlIndex: number, shown: RgbImage | undefined, image: RgbImage): Buffer | null {
+    const last = this.made.get(image);
+    if (last !== undefined && last.shown === shown && last.panelIndex === panelIndex && last.controlIndex === controlIndex) return last.frame;
+    const frame = imageUpdate(panelIndex, controlIndex, shown, image);
+    this.made.set(image, { panelIndex, controlIndex, shown, frame });
+    return frame;
+  }
+}
+
 function fullFrame(panelIndex: number, controlIndex: number, image: RgbImage): Buffer {
   const frame = Buffer.allocUnsafe(10 + image.data.length);
   [FULL, panelIndex, controlIndex, image.width, image.height].forEach((value, i) => frame.writeUInt16BE(value, i * 2));

@@ -43,6 +43,12 @@ const TICK_MS = 10;
 const RUN_MS = 8000;
 const QUIET_MS = 2000;
 const SOURCES = ['Cam 1', 'Cam 2'];
+/**
+ * The session draws a gain read up to this long after it (surface-session.ts, FETCHED_MS): the quiet
+ * stretch starts this long after the last read, so that drawing, of only the meters, is not taken for a
+ * refresh nothing asked for.
+ */
+const FETCHED_MS = 100;
 
 const PROFILE = `
 name: schedule
@@ -132,6 +138,8 @@ class Scenario {
   readonly session: SurfaceSession;
   private readonly start = this.time.now();
   private readonly takes = new Map<number, Take>();
+  /** When the test last read a gain (see FETCHED_MS). */
+  private lastReadAt = -Infinity;
   private readonly outage: { from: number; to: number; unreachable: boolean };
   private readonly released = new Map<string, number>();
   private readonly pendingWrites: Array<{ settle: (ok: boolean) => void }> = [];
@@ -190,7 +198,7 @@ class Scenario {
       await this.settle();
       this.check(t);
       ticks++;
-      if (!quietDone && t >= quietFrom) {
+      if (!quietDone && t >= quietFrom && t - this.lastReadAt > FETCHED_MS) {
         quietDone = true;
         await this.stayQuiet(t, QUIET_MS);
         t += QUIET_MS;
@@ -252,6 +260,7 @@ class Scenario {
     if (polled) this.poll(t);
     if (!polled && this.random() < 0.03) {
       await this.extras.readGain(SOURCES[Math.floor(this.random() * SOURCES.length)] as string);
+      this.lastReadAt = t;
       changed = true;
     }
     if (!polled && this.random() < 0.01) {

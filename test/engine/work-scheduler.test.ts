@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import type { ChannelPicture } from '../../src/engine/picture.js';
 import { PicturePainter } from '../../src/engine/picture-painter.js';
-import { MAX_STRETCH_MS, TARGET_SHARE, nextStretchMs, sameMeaning } from '../../src/engine/picture-pace.js';
+import { MAX_STRETCH_MS, PREVIEW_MS, TARGET_SHARE, nextStretchMs, onlyPreviewMoved, sameMeaning } from '../../src/engine/picture-pace.js';
 import type { PictureRenderer } from '../../src/engine/session-services.js';
 import { keyGrid } from '../../src/engine/surface.js';
 import { FRAMES_WAIT_MS, WorkScheduler } from '../../src/engine/work-scheduler.js';
@@ -222,5 +222,66 @@ describe('picture pace', () => {
     expect(loaded.busyShare).toBeLessThan(0.5); // and pictures leave the bridge most of its time (0.98 without the pace)
     expect(loaded.staleDrawnAfterMs).toBeLessThanOrEqual(20); // a key going stale is not held back
     expect(calm.pressWaited || loaded.pressWaited).toBe(false);
+  });
+
+  it('a new preview alone goes with the key\'s next clock second: one drawing a second, not two; the first preview and other changes at once', async () => {
+    const time = new WorkTime();
+    const work = scheduler(time);
+    const surface = new MemorySurface({ id: 'memory:previews', model: 'test-2', controls: keyGrid(1, 2, 72), time });
+    const drawn: Array<{ at: number; control: string; picture: ChannelPicture }> = [];
+    const renderer: PictureRenderer = {
+      render: (picture, size) => Promise.resolve({ width: size.width, height: size.height, data: Buffer.from(JSON.stringify(picture)) }),
+      led: () => 'off',
+      reasonPages: () => 1,
+    };
+    const painter = new PicturePainter(surface, renderer, { faderRange: () => null }, { work, time, log: silent });
+    surface.output.drawn$.subscribe((item) => {
+      if (item.type === 'image') drawn.push({ at: time.now(), control: item.control, picture: JSON.parse(item.image.data.toString()) as ChannelPicture });
+    });
+    const step = async (ms: number) => {
+      for (let t = 0; t < ms; t += 10) {
+        time.advance(10);
+        await settle(() => !work.busy && painter.idle, 'the drawings');
+      }
+    };
+    // key0 records (its clock ticks each second), key1 is idle (no clock); previews come at +400 ms of each second.
+    const recording = (second: number, frame: number | null): ChannelPicture => ({ ...clock(second), thumbnail: frame === null ? null : `f${frame}` });
+    const idle = (frame: number | null): ChannelPicture => ({ ...clock(0), state: 'idle', durationS: null, fps: null, thumbnail: frame === null ? null : `f${frame}` });
+    expect(onlyPreviewMoved(recording(1, 1), recording(1, 2))).toBe(true);
+    expect(onlyPreviewMoved(recording(1, 1), recording(2, 2))).toBe(false);
+    expect(onlyPreviewMoved(recording(1, null), recording(1, 1))).toBe(false); // the first preview
+    painter.show('key0', recording(0, null));
+    painter.show('key1', idle(null));
+    await step(400);
+    painter.show('key0', recording(0, 0));
+    painter.show('key1', idle(0));
+    await step(10);
+    // The first preview is drawn at once on both.
+    expect(drawn.filter((d) => d.picture.thumbnail === 'f0').map((d) => d.control).sort()).toEqual(['key0', 'key1']);
+    const from = drawn.length;
+    for (let second = 1; second <= 5; second++) {
+      await step(590); // to the second
+      painter.show('key0', recording(second, second - 1));
+      await step(400); // to +400 ms: the next preview
+      painter.show('key0', recording(second, second));
+      painter.show('key1', idle(second));
+    }
+    await step(1200);
+    const key0 = drawn.slice(from).filter((d) => d.control === 'key0');
+    // One drawing a second (the clock), each with the preview that came before it; never one for a preview alone.
+    expect(key0.map((d) => [d.picture.durationS, d.picture.thumbnail])).toEqual([[1, 'f0'], [2, 'f1'], [3, 'f2'], [4, 'f3'], [5, 'f4'], [5, 'f5']]);
+    // The last preview, with no clock second after it, still came, PREVIEW_MS after the last drawing.
+    expect((key0[5]?.at ?? 0) - (key0[4]?.at ?? 0)).toBeLessThanOrEqual(PREVIEW_MS + 10);
+    // A key without a clock shows a new preview at most every PREVIEW_MS, the newest each time.
+    const key1 = drawn.slice(from).filter((d) => d.control === 'key1');
+    for (let i = 1; i < key1.length; i++) expect((key1[i]?.at ?? 0) - (key1[i - 1]?.at ?? 0)).toBeGreaterThanOrEqual(PREVIEW_MS);
+    expect(key1.at(-1)?.picture.thumbnail).toBe('f5');
+    // A change of meaning is not held by a waiting preview.
+    painter.show('key0', recording(6, 6));
+    await step(10);
+    const stopped: ChannelPicture = { ...recording(6, 6), state: 'idle', durationS: null };
+    painter.show('key0', stopped);
+    await step(10);
+    expect(drawn.at(-1)?.picture.state).toBe('idle');
   });
 });

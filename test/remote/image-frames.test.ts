@@ -3,7 +3,7 @@
 // them, the page ends with exactly the new image.
 import { describe, expect, it } from 'vitest';
 import type { RgbImage } from '../../src/engine/surface.js';
-import { imageUpdate } from '../../src/remote/image-frames.js';
+import { SharedFrames, imageUpdate } from '../../src/remote/image-frames.js';
 import { PageModel } from '../support/page-model.js';
 
 function image(width: number, height: number, paint: (x: number, y: number) => number = () => 40): RgbImage {
@@ -43,5 +43,27 @@ describe('imageUpdate', () => {
     expect([6, 8, 10, 12].map((at) => frame.readUInt16BE(at))).toEqual([1, 2, 8, 4]);
     page.apply(frame);
     expect(page.image(0, 1)?.data.equals(b.data)).toBe(true);
+  });
+});
+
+describe('SharedFrames', () => {
+  it('frames a key\'s change once for every page; another base, key or image is framed afresh, each right for its page', () => {
+    const frames = new SharedFrames();
+    const a = image(20, 10);
+    const b = image(20, 10, (x, y) => (x === 3 && y === 4 ? 200 : 40));
+    const first = frames.update(0, 2, a, b);
+    // The second page gets the very frame the first did: no second diff, no second copy.
+    expect(frames.update(0, 2, a, b)).toBe(first);
+    expect(first?.equals(imageUpdate(0, 2, a, b) as Buffer)).toBe(true);
+    // A page that shows another image of the key (it was sent whole, or a newer one replaced a waiting one).
+    const whole = frames.update(0, 2, undefined, b);
+    expect(whole?.readUInt16BE(0)).toBe(1);
+    const page = new PageModel();
+    page.apply(whole as Buffer);
+    expect(page.image(0, 2)?.data.equals(b.data)).toBe(true);
+    // The same image shown on another key (two keys with one picture share the renderer's image) is that key's frame.
+    const other = frames.update(1, 5, a, b) as Buffer;
+    expect([other.readUInt16BE(2), other.readUInt16BE(4)]).toEqual([1, 5]);
+    expect(frames.update(0, 2, a, a)).toBeNull();
   });
 });
