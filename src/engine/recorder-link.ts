@@ -23,6 +23,13 @@ export interface RecorderLink {
   /** The number the next read of a part will have: a state whose read number is at least this was read after now. */
   nextReadNumber(part: StatePart): number;
   /**
+   * What `owner` (a surface, the alarm engine, the web server) needs read of the recorder from now on,
+   * replacing what it said before (null: nothing). Offered by a link that reads on demand; a link whose
+   * state is read for others too (a facility's bus, whose poller reads every part for panels this
+   * process cannot see) has none, and its state keeps every part.
+   */
+  want?(owner: string, parts: ReadonlySet<StatePart> | null): void;
+  /**
    * Makes one call on the recorder, exactly once, and gives back its answer (or rejects with why not;
    * an error with `notRun: true` means the request did not reach the recorder and never will).
    */
@@ -46,6 +53,7 @@ export function pollingLink(poller: RecorderPoller): RecorderLink {
     stop: () => poller.stop(),
     refresh: (slow) => poller.refresh(slow),
     nextReadNumber: (part) => poller.nextReadNumber(part),
+    want: (owner, parts) => poller.want(owner, parts),
     call: <C extends ClientCall>(call: C) => sendCall(poller.client, call) as Promise<CallResult<C>>,
     observe: (observer) => poller.client.observe(observer),
   };
