@@ -140,6 +140,21 @@ export function pageParts(page: Page, inputs: PagePartsInputs): Map<string, Set<
   return needed;
 }
 
+/**
+ * What a web server reads of every recorder at any moment, page open or not: /readyz and the metrics
+ * (recdeck_recorder_live, _up, the age) judge the state polls, which monitoring alerts on; pages' status
+ * panel and GET /state show them and the disks' time left (the resources, while channels write).
+ */
+export const WEB_SERVER_PARTS: readonly StatePart[] = [...FAST_PARTS, 'resources'];
+
+/** What `recdeck run` reads of every recorder whatever the surfaces show: its web server's, and its alarm engine's. */
+export function standingParts(run: { web: boolean; alarms: Pick<AlarmSettings, 'off'> | null }): Map<string, readonly StatePart[]> {
+  const standing = new Map<string, readonly StatePart[]>();
+  if (run.web) standing.set('the web server', WEB_SERVER_PARTS);
+  if (run.alarms !== null) standing.set('the alarm engine', [...alarmParts(run.alarms)]);
+  return standing;
+}
+
 /** Every kind, by name: the parts it is judged from (alarm-conditions.ts). */
 export const ALARM_PARTS: { readonly [Kind in AlarmKind]: readonly StatePart[] } = {
   // Offline and stale are judged over every state poll, as the keys' freshness is.

@@ -4,7 +4,7 @@
 import type { Observable } from 'rxjs';
 import type { RecorderClient, RequestRecord } from '../api/client.js';
 import { sendCall, type ClientCall } from './command-plan.js';
-import type { RecorderPoller } from './recorder-poller.js';
+import { RecorderPoller, type PollerOptions } from './recorder-poller.js';
 import type { RecorderState, StatePart } from './recorder-state.js';
 
 /** What a call's client method gives back. */
@@ -57,4 +57,16 @@ export function pollingLink(poller: RecorderPoller): RecorderLink {
     call: <C extends ClientCall>(call: C) => sendCall(poller.client, call) as Promise<CallResult<C>>,
     observe: (observer) => poller.client.observe(observer),
   };
+}
+
+/**
+ * A recorder polled here on demand: only the parts its owners want (the surfaces in view say theirs
+ * through SurfaceDemand), and always what each `standing` owner reads at any moment (the web server, the
+ * alarm engine). With none wanted, the recorder is not asked anything.
+ */
+export function onDemandLink(name: string, client: RecorderClient, options: Omit<PollerOptions, 'reads'> & { standing?: ReadonlyMap<string, Iterable<StatePart>> }): RecorderLink {
+  const { standing, ...pollerOptions } = options;
+  const poller = new RecorderPoller(name, client, { ...pollerOptions, reads: 'on-demand' });
+  for (const [owner, parts] of standing ?? []) poller.want(owner, parts);
+  return pollingLink(poller);
 }

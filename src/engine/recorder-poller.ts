@@ -19,7 +19,7 @@ import { PartDemand } from './part-demand.js';
 import { FAST_PARTS, SLOW_PARTS, initialRecorderState, type RecorderState, type StatePart } from './recorder-state.js';
 
 /** Every part of the state, in the order they are listed. */
-export const ALL_PARTS: readonly StatePart[] = [...FAST_PARTS, ...SLOW_PARTS];
+const ALL_PARTS: readonly StatePart[] = [...FAST_PARTS, ...SLOW_PARTS];
 /** The owner of the standing demand for every part a poller that reads everything has. */
 const EVERYTHING = 'every part, always';
 
@@ -91,11 +91,6 @@ export class RecorderPoller {
     const loop = (): ReadLoop => ({ lastSentAt: 0, inFlight: false, refreshPending: false, failures: 0, unreachable: false, lastError: null, wait: null });
     this.loops = { channels: loop(), sync: loop(), dialog: loop() };
     if ((options.reads ?? 'everything') === 'everything') this.demand.want(EVERYTHING, ALL_PARTS);
-  }
-
-  /** The parts read now (every part, for a poller that reads everything). */
-  get wanted(): ReadonlySet<StatePart> {
-    return this.demand.parts;
   }
 
   /**

@@ -7,7 +7,7 @@ import { ACTIONS, expectedEffect, planCommand, pressReadOf, type RecorderCommand
 import { resolveSelected } from '../../src/engine/actions/parameters.js';
 import type { PlanInputs } from '../../src/engine/command-plan.js';
 import { NextChange } from '../../src/engine/next-change.js';
-import { ACTION_PARTS, alarmParts, pageParts, showParts } from '../../src/engine/parts-needed.js';
+import { ACTION_PARTS, alarmParts, pageParts, showParts, standingParts } from '../../src/engine/parts-needed.js';
 import { FAST_PARTS, SLOW_PARTS, initialRecorderState, type RecorderState, type StatePart } from '../../src/engine/recorder-state.js';
 import { pictureFor, showOf, type ResolvedShow, type ShowInputs } from '../../src/engine/show.js';
 import { Profile, RecorderAction, type Binding } from '../../src/profiles/schema.js';
@@ -163,5 +163,14 @@ describe('alarmParts', () => {
   it('every kind on: every state poll, the channels and the resources; the stale and offline kinds off: only what the others judge', () => {
     expect([...alarmParts({ off: [] })].sort()).toEqual(['channels', 'dialog', 'resources', 'sync']);
     expect([...alarmParts({ off: ['recorder-offline', 'recorder-stale', 'dialog-waiting', 'disk-time'] })].sort()).toEqual(['channels', 'sync']);
+  });
+});
+
+describe('standingParts', () => {
+  it("recdeck run reads what its web server and its alarms read at any moment, and nothing when it has neither", () => {
+    const text = (map: Map<string, readonly StatePart[]>) => Object.fromEntries([...map].map(([owner, parts]) => [owner, [...parts].sort()]));
+    expect(text(standingParts({ web: false, alarms: null }))).toEqual({});
+    expect(text(standingParts({ web: true, alarms: null }))).toEqual({ 'the web server': ['channels', 'dialog', 'resources', 'sync'] });
+    expect(text(standingParts({ web: false, alarms: { off: ['recorder-offline', 'recorder-stale', 'dialog-waiting', 'disk-time', 'sync-channel-idle'] } }))).toEqual({ 'the alarm engine': ['channels'] });
   });
 });

@@ -8,7 +8,7 @@ import { RecorderClient } from '../../src/api/client.js';
 import { realClock } from '../../src/api/clock.js';
 import { Bridge } from '../../src/engine/bridge.js';
 import type { CommandRecord, Logger } from '../../src/engine/log.js';
-import { pollingLink } from '../../src/engine/recorder-link.js';
+import { onDemandLink, pollingLink } from '../../src/engine/recorder-link.js';
 import { RecorderPoller } from '../../src/engine/recorder-poller.js';
 import { keyGrid } from '../../src/engine/surface.js';
 import { realTime } from '../../src/engine/engine-time.js';
@@ -118,5 +118,27 @@ describe('reading on demand', () => {
     b.bridge.addSurface(b.surface);
     await b.advance(1000);
     expect(b.readsSince(0)).toEqual(new Set(['/api/channels', '/api/app/dialog']));
+  });
+});
+
+describe('onDemandLink', () => {
+  it("reads what its standing owners need with no surface at all (recdeck run's web server), and its surfaces' needs beside", async () => {
+    const time = new VirtualTime();
+    fixture = await startFixture({ clock: time, grid: 16 });
+    const client = new RecorderClient({ clock: realClock, url: fixture.sim.url, token: fixture.sim.token });
+    const requests = new RequestCounter(client, time);
+    const paths = new Set<string>();
+    client.observe((record) => paths.add(record.path));
+    const link = onDemandLink('main', client, { time, pollMs: 100, slowMs: 500, standing: new Map([['the web server', ['channels', 'resources'] as const]]) });
+    stop = async () => {
+      link.stop();
+      await client.close();
+    };
+    link.start();
+    await advanceWithIo(time, 1000, requests.quiet);
+    expect(paths).toEqual(new Set(['/api/channels', '/api/app/resources']));
+    link.want?.('memory:test', new Set(['sync']));
+    await advanceWithIo(time, 200, requests.quiet);
+    expect(paths).toEqual(new Set(['/api/channels', '/api/app/resources', '/api/app/sync']));
   });
 });
