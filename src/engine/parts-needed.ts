@@ -143,9 +143,10 @@ export function pageParts(page: Page, inputs: PagePartsInputs): Map<string, Set<
 /**
  * What a web server reads of every recorder at any moment, page open or not: /readyz and the metrics
  * (recdeck_recorder_live, _up, the age) judge the state polls, which monitoring alerts on; pages' status
- * panel and GET /state show them and the disks' time left (the resources, while channels write).
+ * panel and GET /state show them and the disks' time left (the resources, while channels write); the
+ * profile editor offers the recorder's channels and sources to bind.
  */
-export const WEB_SERVER_PARTS: readonly StatePart[] = [...FAST_PARTS, 'resources'];
+export const WEB_SERVER_PARTS: readonly StatePart[] = [...FAST_PARTS, 'resources', 'sources'];
 
 /** What `recdeck run` reads of every recorder whatever the surfaces show: its web server's, and its alarm engine's. */
 export function standingParts(run: { web: boolean; alarms: Pick<AlarmSettings, 'off'> | null }): Map<string, readonly StatePart[]> {

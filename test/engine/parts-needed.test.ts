@@ -170,7 +170,7 @@ describe('standingParts', () => {
   it("recdeck run reads what its web server and its alarms read at any moment, and nothing when it has neither", () => {
     const text = (map: Map<string, readonly StatePart[]>) => Object.fromEntries([...map].map(([owner, parts]) => [owner, [...parts].sort()]));
     expect(text(standingParts({ web: false, alarms: null }))).toEqual({});
-    expect(text(standingParts({ web: true, alarms: null }))).toEqual({ 'the web server': ['channels', 'dialog', 'resources', 'sync'] });
+    expect(text(standingParts({ web: true, alarms: null }))).toEqual({ 'the web server': ['channels', 'dialog', 'resources', 'sources', 'sync'] });
     expect(text(standingParts({ web: false, alarms: { off: ['recorder-offline', 'recorder-stale', 'dialog-waiting', 'disk-time', 'sync-channel-idle'] } }))).toEqual({ 'the alarm engine': ['channels'] });
   });
 });
