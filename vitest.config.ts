@@ -21,6 +21,7 @@ const PURE = [
   'test/cli/setup-udev.test.ts',
   'test/cli/teardown.test.ts',
   'test/engine/action-table.test.ts',
+  'test/engine/parts-needed.test.ts',
   'test/engine/alarm-decision.test.ts',
   'test/engine/alarm-key.test.ts',
   'test/engine/followed-alarms.test.ts',

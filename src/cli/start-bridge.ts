@@ -10,6 +10,8 @@ import { realClock } from '../api/clock.js';
 import { messageOf } from '../api/errors.js';
 import { Bridge } from '../engine/bridge.js';
 import { realTime } from '../engine/engine-time.js';
+import { standingParts } from '../engine/parts-needed.js';
+import { onDemandLink } from '../engine/recorder-link.js';
 import type { Logger } from '../engine/log.js';
 import type { RecorderGroups } from '../engine/recorder-group.js';
 import type { AlarmMonitor } from '../engine/alarms/alarm-monitor.js';
@@ -156,7 +158,9 @@ async function acquire(setup: BridgeSetup, log: Logger, teardown: Teardown): Pro
   const bus = setup.mqtt ? await connectBusRecorders(setup.mqtt, polledHere, onBus.followed, setup.pollMs, log, audit ? (record) => audit.write(record) : undefined) : null;
   if (bus) teardown.defer('state bus', () => bus.close());
 
-  const bridge = new Bridge({ time: realTime, recorders: bus?.recorders ?? clients, renderer: (thumbnails) => pictureRenderer({ thumbnails }), decodeThumbnail, log, pollMs: setup.pollMs, ...(setup.groups ? { groups: setup.groups } : {}), ...(setup.diskTime ? { diskTime: setup.diskTime } : {}) });
+  // Polled here, a recorder is read on demand: what the surfaces in view need, and what the web server and the alarms read at any moment.
+  const onDemand = clients.map(({ name, client }) => ({ name, link: onDemandLink(name, client, { time: realTime, pollMs: setup.pollMs, standing: standingParts({ web: setup.web !== null, alarms: setup.alarms?.settings ?? null }) }) }));
+  const bridge = new Bridge({ time: realTime, recorders: bus?.recorders ?? onDemand, renderer: (thumbnails) => pictureRenderer({ thumbnails }), decodeThumbnail, log, pollMs: setup.pollMs, ...(setup.groups ? { groups: setup.groups } : {}), ...(setup.diskTime ? { diskTime: setup.diskTime } : {}) });
   bridge.start();
   // Its stop blanks every surface: after everything acquired below has let go of the bridge, and
   // before the sources (acquired above) close the devices those surfaces draw on.

@@ -4,7 +4,7 @@
 import type { Observable } from 'rxjs';
 import type { RecorderClient, RequestRecord } from '../api/client.js';
 import { sendCall, type ClientCall } from './command-plan.js';
-import type { RecorderPoller } from './recorder-poller.js';
+import { RecorderPoller, type PollerOptions } from './recorder-poller.js';
 import type { RecorderState, StatePart } from './recorder-state.js';
 
 /** What a call's client method gives back. */
@@ -22,6 +22,13 @@ export interface RecorderLink {
   refresh(slow?: boolean): void;
   /** The number the next read of a part will have: a state whose read number is at least this was read after now. */
   nextReadNumber(part: StatePart): number;
+  /**
+   * What `owner` (a surface, the alarm engine, the web server) needs read of the recorder from now on,
+   * replacing what it said before (null: nothing). Offered by a link that reads on demand; a link whose
+   * state is read for others too (a facility's bus, whose poller reads every part for panels this
+   * process cannot see) has none, and its state keeps every part.
+   */
+  want?(owner: string, parts: ReadonlySet<StatePart> | null): void;
   /**
    * Makes one call on the recorder, exactly once, and gives back its answer (or rejects with why not;
    * an error with `notRun: true` means the request did not reach the recorder and never will).
@@ -46,7 +53,20 @@ export function pollingLink(poller: RecorderPoller): RecorderLink {
     stop: () => poller.stop(),
     refresh: (slow) => poller.refresh(slow),
     nextReadNumber: (part) => poller.nextReadNumber(part),
+    want: (owner, parts) => poller.want(owner, parts),
     call: <C extends ClientCall>(call: C) => sendCall(poller.client, call) as Promise<CallResult<C>>,
     observe: (observer) => poller.client.observe(observer),
   };
+}
+
+/**
+ * A recorder polled here on demand: only the parts its owners want (the surfaces in view say theirs
+ * through SurfaceDemand), and always what each `standing` owner reads at any moment (the web server, the
+ * alarm engine). With none wanted, the recorder is not asked anything.
+ */
+export function onDemandLink(name: string, client: RecorderClient, options: Omit<PollerOptions, 'reads'> & { standing?: ReadonlyMap<string, Iterable<StatePart>> }): RecorderLink {
+  const { standing, ...pollerOptions } = options;
+  const poller = new RecorderPoller(name, client, { ...pollerOptions, reads: 'on-demand' });
+  for (const [owner, parts] of standing ?? []) poller.want(owner, parts);
+  return pollingLink(poller);
 }

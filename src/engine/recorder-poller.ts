@@ -4,11 +4,24 @@
 // an immediate re-read instead of waiting for the next tick. Only while the recorder cannot be reached
 // do reads back off from the interval to 5 s: a recorder that answers, even badly, is read at the
 // normal pace (and shown stale with its error), so keys are live again at its first good answer.
+//
+// Which parts are read: every part (a facility's poller, which reads for panels it cannot see), or, on
+// demand, only those its owners want now (part-demand.ts: the surfaces in view, the alarm engine, the
+// web server). A part wanted is read at once, then at its pace; a part no longer wanted is not read
+// again, and keeps its last value with that value's age (shown stale, never live, until read again);
+// with nothing wanted the recorder is not asked anything. How the recorder answers (failures, lastError,
+// unreachable, lastGoodAt) is judged over the state polls wanted, so a part nobody reads ages nothing.
 import { BehaviorSubject, Subject, Subscription, exhaustMap, filter, from, merge, timer, type Observable } from 'rxjs';
 import type { RecorderClient, RequestOptions } from '../api/client.js';
 import { messageOf, RecorderError } from '../api/errors.js';
 import type { EngineTime } from './engine-time.js';
+import { PartDemand } from './part-demand.js';
 import { FAST_PARTS, SLOW_PARTS, initialRecorderState, type RecorderState, type StatePart } from './recorder-state.js';
+
+/** Every part of the state, in the order they are listed. */
+const ALL_PARTS: readonly StatePart[] = [...FAST_PARTS, ...SLOW_PARTS];
+/** The owner of the standing demand for every part a poller that reads everything has. */
+const EVERYTHING = 'every part, always';
 
 export interface PollerOptions {
   /** Fast poll interval (channels, sync, dialog); default 250 ms. */
@@ -19,9 +32,15 @@ export interface PollerOptions {
   maxBackoffMs?: number;
   /** The clock and scheduler of every poll; real time by default. */
   time: EngineTime;
+  /**
+   * 'everything' (the default): every part, always, for whoever reads the state (a facility's poller
+   * publishing for panels elsewhere, `recdeck watch`). 'on-demand': only the parts wanted (want()).
+   */
+  reads?: 'everything' | 'on-demand';
 }
 
 type FastPart = (typeof FAST_PARTS)[number];
+type SlowPart = (typeof SLOW_PARTS)[number];
 
 /** A read's outcome, when its answer (or failure) came (a part is as old as the answer that brought it), and its number. */
 type Settled<T> = ({ ok: true; value: T } | { ok: false; error: RecorderError }) & { at: number; number: number };
@@ -30,6 +49,8 @@ type Settled<T> = ({ ok: true; value: T } | { ok: false; error: RecorderError })
 interface ReadLoop {
   /** When its last read was sent; the next leaves one interval later. */
   lastSentAt: number;
+  /** A read is under way (its answer schedules the next while the part is wanted). */
+  inFlight: boolean;
   /** A refresh asked for while a read was in flight: the next one leaves at once. */
   refreshPending: boolean;
   /** Failed reads in a row. */
@@ -54,6 +75,8 @@ export class RecorderPoller {
   private slowPending = false;
   /** Reads sent so far, per part: each read's number. */
   private readonly sent: Record<StatePart, number> = { channels: 0, sync: 0, dialog: 0, sources: 0, resources: 0, schedule: 0, conversion: 0 };
+  /** The parts read, and who wants each. */
+  private readonly demand = new PartDemand();
 
   constructor(
     readonly name: string,
@@ -65,8 +88,36 @@ export class RecorderPoller {
     this.maxBackoffMs = options.maxBackoffMs ?? 5000;
     this.time = options.time;
     this.subject = new BehaviorSubject(initialRecorderState(name, this.pollMs, this.slowMs));
-    const loop = (): ReadLoop => ({ lastSentAt: 0, refreshPending: false, failures: 0, unreachable: false, lastError: null, wait: null });
+    const loop = (): ReadLoop => ({ lastSentAt: 0, inFlight: false, refreshPending: false, failures: 0, unreachable: false, lastError: null, wait: null });
     this.loops = { channels: loop(), sync: loop(), dialog: loop() };
+    if ((options.reads ?? 'everything') === 'everything') this.demand.want(EVERYTHING, ALL_PARTS);
+  }
+
+  /**
+   * What `owner` needs read from now on, replacing what it said before (null: nothing). A part newly
+   * wanted is read at once; a part nobody wants any more is not read again.
+   */
+  want(owner: string, parts: Iterable<StatePart> | null): void {
+    const before = new Set(this.demand.parts);
+    if (!this.demand.want(owner, parts)) return;
+    const running = this.subscription;
+    if (running === null) return;
+    for (const part of FAST_PARTS) {
+      const loop = this.loops[part];
+      if (!this.demand.has(part)) {
+        // Waiting for its next read: there is none. Under way: its answer is applied, and nothing follows.
+        loop.wait?.unsubscribe();
+        loop.wait = null;
+      } else if (!loop.inFlight && loop.wait === null) this.read(part, running);
+    }
+    if (SLOW_PARTS.some((part) => this.demand.has(part) && !before.has(part))) {
+      this.slowPending = true;
+      this.slowNow.next();
+    }
+    // The recorder's health is judged over the state polls wanted: a loop that stopped counts no more.
+    const health = this.health(this.state.readAt);
+    const state = this.state;
+    if (health.lastGoodAt !== state.lastGoodAt || health.failures !== state.failures || health.lastError !== state.lastError || health.unreachable !== state.unreachable) this.subject.next({ ...state, ...health });
   }
 
   get state$(): Observable<RecorderState> {
@@ -81,9 +132,13 @@ export class RecorderPoller {
     if (this.subscription) return;
     const running = new Subscription();
     this.subscription = running;
-    for (const part of FAST_PARTS) this.read(part, running);
+    for (const part of FAST_PARTS) {
+      // Reads of an earlier run still under way are that run's: their answers end with it.
+      this.loops[part].inFlight = false;
+      if (this.demand.has(part)) this.read(part, running);
+    }
     const slow$ = merge(timer(0, this.slowMs, this.time.scheduler), this.slowNow).pipe(
-      filter(() => this.state.lastGoodAt !== null && this.state.failures === 0),
+      filter(() => this.slowMayRead()),
       exhaustMap(() => from(this.pollSlow())),
     );
     running.add(slow$.subscribe());
@@ -103,9 +158,10 @@ export class RecorderPoller {
     return this.sent[part] + 1;
   }
 
-  /** Read channels, sync and dialog again now (after a command), and the slow group too if asked. */
+  /** Read the state polls wanted again now (after a command), and the slow parts wanted too if asked. */
   refresh(slow = false): void {
     for (const part of FAST_PARTS) {
+      if (!this.demand.has(part)) continue;
       const loop = this.loops[part];
       loop.refreshPending = true;
       // Waiting for its next read: read now. Under way: the next read leaves as soon as it is answered.
@@ -128,11 +184,14 @@ export class RecorderPoller {
   private read(part: FastPart, running: Subscription): void {
     const loop = this.loops[part];
     loop.wait = null;
+    loop.inFlight = true;
     void this.readFast(part).then((result) => {
       // Stopped (or stopped and started again) while the read was under way: this loop has ended.
       if (this.subscription !== running) return;
+      loop.inFlight = false;
       this.applyFast(part, result);
-      if (this.subscription !== running) return; // stopped by what the answer set off
+      // Stopped by what the answer set off, or no longer wanted (or read again already, when wanted anew).
+      if (this.subscription !== running || !this.demand.has(part) || loop.inFlight) return;
       loop.wait = this.time.scheduler.schedule(() => this.read(part, running), this.delayAfter(part));
     });
   }
@@ -154,21 +213,36 @@ export class RecorderPoller {
     else Object.assign(loop, { failures: loop.failures + 1, unreachable: ['network', 'timeout'].includes(result.error.kind), lastError: result.error.message });
     const readAt = result.ok ? { ...state.readAt, [part]: result.at } : state.readAt;
     const readNumber = result.ok ? { ...state.readNumber, [part]: result.number } : state.readNumber;
-    const loops = FAST_PARTS.map((p) => this.loops[p]);
-    const times = FAST_PARTS.map((p) => readAt[p]);
-    this.subject.next({
-      ...state,
-      ...(result.ok ? { [part]: result.value } : {}),
-      readAt,
-      readNumber,
+    this.subject.next({ ...state, ...(result.ok ? { [part]: result.value } : {}), readAt, readNumber, ...this.health(readAt) });
+    // First answer, or back after failures: read the slow group now rather than at its next tick.
+    if (recovered && this.slowMayRead()) this.slowNow.next();
+  }
+
+  /**
+   * How the recorder answers the state polls wanted: when the oldest answer of their last good reads
+   * came (null while one was never answered, or none is wanted); a problem with any read shows; the
+   * recorder is unreachable only when no read reaches it.
+   */
+  private health(readAt: RecorderState['readAt']): Pick<RecorderState, 'lastGoodAt' | 'failures' | 'lastError' | 'unreachable'> {
+    const parts = FAST_PARTS.filter((p) => this.demand.has(p));
+    if (parts.length === 0) return { lastGoodAt: null, failures: 0, lastError: null, unreachable: false };
+    const loops = parts.map((p) => this.loops[p]);
+    const times = parts.map((p) => readAt[p]);
+    return {
       lastGoodAt: times.every((at) => at !== null) ? Math.min(...(times as number[])) : null,
-      // A problem with any read shows; the recorder is unreachable only when no read reaches it.
       failures: Math.max(...loops.map((l) => l.failures)),
       lastError: loops.find((l) => l.lastError !== null)?.lastError ?? null,
       unreachable: loops.every((l) => l.unreachable),
-    });
-    // First answer, or back after failures: read the slow group now rather than at its next tick.
-    if (recovered && this.state.lastGoodAt !== null && this.state.failures === 0) this.slowNow.next();
+    };
+  }
+
+  /**
+   * The slow parts are read once every state poll wanted has answered well and none is failing (while
+   * the recorder cannot be reached, only the state polls try, backing off); with no state poll wanted,
+   * at their own pace.
+   */
+  private slowMayRead(): boolean {
+    return FAST_PARTS.every((p) => !this.demand.has(p) || (this.state.readAt[p] !== null && this.loops[p].failures === 0));
   }
 
   /**
@@ -183,7 +257,7 @@ export class RecorderPoller {
     return Math.min(this.maxBackoffMs, this.pollMs * 2 ** Math.min(loop.failures, 10));
   }
 
-  /** Reads the slow group, again while a re-read was asked for during the last one (a command's effect must be seen). */
+  /** Reads the slow parts wanted, again while a re-read was asked for during the last one (a command's effect must be seen, a part newly wanted read). */
   private async pollSlow(): Promise<void> {
     do {
       this.slowPending = false;
@@ -192,11 +266,14 @@ export class RecorderPoller {
   }
 
   private async pollSlowOnce(): Promise<void> {
+    const wanted = SLOW_PARTS.filter((part) => this.demand.has(part));
+    if (wanted.length === 0) return;
+    const read = <T>(part: SlowPart, request: () => Promise<T>) => (wanted.includes(part) ? this.settle(part, request()) : null);
     const [sources, resources, schedule, conversion] = await Promise.all([
-      this.settle('sources', this.client.listSources()),
-      this.settle('resources', this.client.getResources()),
-      this.settle('schedule', this.client.getSchedule()),
-      this.settle('conversion', this.client.getConversionConfig()),
+      read('sources', () => this.client.listSources()),
+      read('resources', () => this.client.getResources()),
+      read('schedule', () => this.client.getSchedule()),
+      read('conversion', () => this.client.getConversionConfig()),
     ]);
     const state = this.state;
     const results = { sources, resources, schedule, conversion };
@@ -204,16 +281,16 @@ export class RecorderPoller {
     const readNumber: Record<StatePart, number> = { ...state.readNumber };
     for (const part of SLOW_PARTS) {
       const result = results[part];
-      if (result.ok) [readAt[part], readNumber[part]] = [result.at, result.number];
+      if (result?.ok) [readAt[part], readNumber[part]] = [result.at, result.number];
     }
     this.subject.next({
       ...state,
       readAt,
       readNumber,
-      sources: sources.ok ? sources.value : state.sources,
-      resources: resources.ok ? resources.value : state.resources,
-      schedule: schedule.ok ? schedule.value : state.schedule,
-      conversion: conversion.ok ? conversion.value : state.conversion,
+      sources: sources?.ok ? sources.value : state.sources,
+      resources: resources?.ok ? resources.value : state.resources,
+      schedule: schedule?.ok ? schedule.value : state.schedule,
+      conversion: conversion?.ok ? conversion.value : state.conversion,
     });
   }
 

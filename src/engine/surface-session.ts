@@ -329,7 +329,7 @@ export class SurfaceSession {
       return;
     }
     this.showPictures(this.surface.controls);
-    this.demand.update(this.pageInFront(), this.state.selectedChannel, this.groups);
+    this.demand.update(this.pageInFront(), this.state.selectedChannel, this.groups, this.profile.dialogPage !== undefined);
   }
 
   /**

@@ -13,7 +13,7 @@ import { messageOf } from '../api/errors.js';
 import { Bridge } from '../engine/bridge.js';
 import type { EngineTime } from '../engine/engine-time.js';
 import type { CommandRecord, Logger } from '../engine/log.js';
-import type { RecorderLink } from '../engine/recorder-link.js';
+import { onDemandLink, type RecorderLink } from '../engine/recorder-link.js';
 import type { LabelPicture } from '../engine/picture.js';
 import type { Binding, LoadedProfile } from '../profiles/schema.js';
 import { KEY_SIZE, AppSurface, STRIP_SIZE, type VisibleInstance } from './app-surface.js';
@@ -352,7 +352,8 @@ export class PluginDeck {
     const origin = this.originOf(name) as string;
     const link = source.kind === 'facility' ? (source.panel as FacilityPanel).link(name) : null;
     const client = source.kind === 'direct' ? this.clientOf(source.recorders.get(name) as RecorderEntry) : null;
-    const recorder = link !== null ? { name, link } : { name, client: client as RecorderClient };
+    // Polled here, only the parts its visible actions need (parts-needed.ts); followed on a bus, as the facility reads it.
+    const recorder = { name, link: link ?? onDemandLink(name, client as RecorderClient, { time: this.options.time, ...(this.options.pollMs === undefined ? {} : { pollMs: this.options.pollMs }) }) };
     const where = link !== null ? link.address : (client as RecorderClient).url;
     const bridge = new Bridge({
       recorders: [recorder],

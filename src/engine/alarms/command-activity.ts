@@ -49,6 +49,7 @@ export class CommandActivityLog {
       stop: () => link.stop(),
       refresh: (slow) => link.refresh(slow),
       nextReadNumber: (part) => link.nextReadNumber(part),
+      ...(link.want ? { want: link.want.bind(link) } : {}),
       call,
       observe: (observer) => link.observe(observer),
     };
