@@ -91,7 +91,8 @@ export interface RunningBridge {
   simulator: RunningSimulator | null;
   recorders: RecorderConfig[];
   remote: RunningRemoteServer | null;
-  webSurfaces: WebSurface[];
+  /** The web decks now: derived from the bridge's list of surfaces. */
+  webSurfaces: () => WebSurface[];
   /** The alarm engine (issue 36); null when the setup has none. */
   alarms: AlarmMonitor | null;
   /**
@@ -181,15 +182,10 @@ async function acquire(setup: BridgeSetup, log: Logger, teardown: Teardown): Pro
   }
 
   // Web decks are made for the web profiles that load: at start, and whenever a fixed or new one comes up.
-  const webSurfaces: WebSurface[] = [];
+  // The bridge's list of surfaces is the one list: the web server serves the web decks in it.
   let remote: RunningRemoteServer | null = null;
   const addWebSurfaces = (set: ProfileSet) => {
-    for (const surface of webSurfacesFor(set, log)) {
-      if (webSurfaces.some((w) => w.id === surface.id)) continue;
-      webSurfaces.push(surface);
-      bridge.addSurface(surface);
-      remote?.addWebSurface(surface);
-    }
+    for (const surface of webSurfacesFor(set, log)) if (!bridge.hasSurface(surface.id)) bridge.addSurface(surface);
   };
   bridge.setProfiles(profiles.latest().profiles);
   // Every later set (an edit, a file fixed) goes to the bridge; cut before the bridge stops, so a set
@@ -212,7 +208,7 @@ async function acquire(setup: BridgeSetup, log: Logger, teardown: Teardown): Pro
         audit?.write(record);
       },
     };
-    const server = await startRemoteServer({ time: realTime, bridge, webSurfaces, log, host: web.host, port: web.port, password: web.password, allowHosts: web.allowHosts ?? [], trustProxies: web.trustProxies ?? [], tls: web.tls ?? null, profileEditing, alarms: alarms?.monitor ?? null, ...(bus ? { warnings: bus.warnings } : {}) }).catch((error: unknown) => {
+    const server = await startRemoteServer({ time: realTime, bridge, log, host: web.host, port: web.port, password: web.password, allowHosts: web.allowHosts ?? [], trustProxies: web.trustProxies ?? [], tls: web.tls ?? null, profileEditing, alarms: alarms?.monitor ?? null, ...(bus ? { warnings: bus.warnings } : {}) }).catch((error: unknown) => {
       // Taken between the check above and the listen.
       if ((error as { code?: string }).code === 'EADDRINUSE') throw new UsageError(`--web-port: port ${web.port} on ${web.host} is in use; give another --web-port, or --no-web`);
       throw error;
@@ -229,7 +225,7 @@ async function acquire(setup: BridgeSetup, log: Logger, teardown: Teardown): Pro
     simulator,
     recorders,
     remote,
-    webSurfaces,
+    webSurfaces: () => bridge.surfaceList().flatMap((surface) => (surface instanceof WebSurface ? [surface] : [])),
     alarms: alarms?.monitor ?? null,
     rereadWebPassword: () => rereadWebPassword(remote, setup.web?.passwordFile ?? null, log),
     stop: () => teardown.release(),

@@ -206,6 +206,16 @@ export class Bridge {
     for (const surface of this.surfaces.values()) this.bind(surface);
   }
 
+  /** Whether a surface of this id is attached (the one list of surfaces is the bridge's). */
+  hasSurface(id: string): boolean {
+    return this.surfaces.has(id);
+  }
+
+  /** The surfaces attached now, in the order they came. */
+  surfaceList(): Surface[] {
+    return [...this.surfaces.values()];
+  }
+
   addSurface(surface: Surface): void {
     this.surfaces.set(surface.id, surface);
     this.bind(surface);

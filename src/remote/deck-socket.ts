@@ -40,7 +40,7 @@ import type { OutputItem } from '../engine/device-output.js';
 import type { CommandRecord, Logger } from '../engine/log.js';
 import type { SurfaceSession } from '../engine/surface-session.js';
 import type { RgbImage, Surface } from '../engine/surface.js';
-import type { WebSurface } from '../surfaces/web/web-surface.js';
+import { WebSurface } from '../surfaces/web/web-surface.js';
 import type { AlarmMonitor } from '../engine/alarms/alarm-monitor.js';
 import { alarmsMessage } from './alarm-message.js';
 import { type EncodedServerMessage, PageMessage, type ServerMessage, encodeServerMessage, sendServerMessage } from './deck-protocol.js';
@@ -107,7 +107,6 @@ export class DeckSocket {
   private clientsEver = 0;
   private readonly recent: CommandRecord[] = [];
   private readonly subscription = new Subscription();
-  private readonly webSurfaces: WebSurface[] = [];
   /** The sessions shown, in page order; rebuilt when surfaces come and go. */
   private panels: SurfaceSession[] = [];
   private panelSubscription = new Subscription();
@@ -121,7 +120,6 @@ export class DeckSocket {
 
   constructor(
     private readonly bridge: Bridge,
-    webSurfaces: readonly WebSurface[],
     private readonly log: Logger,
     private readonly limits: DeckSocketLimits = DEFAULT_DECK_SOCKET_LIMITS,
     /** The clock and scheduler of its pings, drain checks and state pushes (tests move it by hand). */
@@ -131,7 +129,6 @@ export class DeckSocket {
     this.badMessages = new LogLimiter((line) => this.log.warn(line), () => time.now());
     this.follow();
     this.subscription.add(bridge.sessionsChanged$.subscribe(() => this.follow()));
-    for (const surface of webSurfaces) this.addWebSurface(surface);
     this.subscription.add(
       bridge.commands$.subscribe((record) => {
         this.recent.push(record);
@@ -154,10 +151,13 @@ export class DeckSocket {
     this.subscription.add(monitor.changed$.subscribe(() => this.broadcast({ kind: 'always', message: alarmsMessage(monitor) })));
   }
 
-  /** A web deck to serve (at start, or later: its profile was fixed after the start). */
-  addWebSurface(surface: WebSurface): void {
-    if (this.webSurfaces.some((w) => w.id === surface.id)) return;
-    this.webSurfaces.push(surface);
+  /**
+   * The web decks served: derived from the bridge's one list of surfaces (the panels follow its sessions),
+   * never kept here as well, so a deck added later (its profile fixed after the start) is served as the
+   * bridge binds it.
+   */
+  private webSurfaces(): WebSurface[] {
+    return this.panels.flatMap(({ surface }) => (surface instanceof WebSurface ? [surface] : []));
   }
 
   get clientCount(): number {
@@ -280,7 +280,7 @@ export class DeckSocket {
 
   /** A web deck is seen while some page has it in view: drawn and fed only then. */
   private followWatchers(): void {
-    for (const web of this.webSurfaces) web.setWatched([...this.clients.values()].some((client) => views(client, web.id)));
+    for (const web of this.webSurfaces()) web.setWatched([...this.clients.values()].some((client) => views(client, web.id)));
   }
 
   /** Web decks first (the ones to use), then the others, each in a stable order. */
@@ -309,6 +309,9 @@ export class DeckSocket {
       );
     });
     for (const client of this.clients.values()) this.sendPanels(client);
+    // A web deck that came after the pages (its profile fixed later) is in view of every page that views
+    // every deck: watched from now on, so it is drawn and fed.
+    this.followWatchers();
   }
 
   private sendPanels(client: Client): void {
@@ -318,7 +321,7 @@ export class DeckSocket {
     client.images.clear();
     const panels = this.panels.map((session) => {
       const { surface } = session;
-      const web = this.webSurfaces.find((w) => w.id === surface.id);
+      const web = surface instanceof WebSurface ? surface : undefined;
       return { id: surface.id, kind: surface.kind, name: surface.name, model: surface.model, layout: web ? { columns: web.layout.columns, keySize: web.layout.keySize } : panelLayout(surface.controls), controls: [...surface.controls] };
     });
     sendServerMessage(socket, { type: 'hello', surfaces: panels });

@@ -10,7 +10,6 @@ import { messageOf } from '../api/errors.js';
 import type { Bridge } from '../engine/bridge.js';
 import type { EngineTime } from '../engine/engine-time.js';
 import type { Logger } from '../engine/log.js';
-import type { WebSurface } from '../surfaces/web/web-surface.js';
 import { AccessControl, DEFAULT_SESSION_IDLE_MS, SESSION_COOKIE, allowedHostNames, hostAllowed, isLoopback, sameOrigin } from './access.js';
 import { ApiError, answerApi, decodePart, type RecorderWarnings } from './api.js';
 import type { AlarmMonitor } from '../engine/alarms/alarm-monitor.js';
@@ -25,7 +24,6 @@ import { DEFAULT_MAX_LOGINS_UNDER_WAY, LoginThrottle, MAX_WAIT_S, type Arrival, 
 
 export interface RemoteServerOptions {
   bridge: Bridge;
-  webSurfaces: readonly WebSurface[];
   log: Logger;
   host?: string;
   /** 0: any free port. No default here: the command line's --web-port has the one (7900). */
@@ -84,8 +82,6 @@ export interface RunningRemoteServer {
   webClients: () => number;
   /** Sets a new password and ends every session, the pages' open links included. */
   changePassword: (password: string) => void;
-  /** Serves a web deck made after the start (its profile was fixed later). */
-  addWebSurface: (surface: WebSurface) => void;
   close: () => Promise<void>;
 }
 
@@ -126,7 +122,7 @@ export async function startRemoteServer(options: RemoteServerOptions): Promise<R
   const metrics = bridgeMetrics(options.bridge);
   const alarmRegistry = options.alarms ? alarmMetrics(options.alarms, options.bridge) : null;
   const metricsText = async () => (await metrics.text()) + (alarmRegistry ? await alarmRegistry.metrics() : '');
-  const socket = new DeckSocket(options.bridge, options.webSurfaces, log, { ...DEFAULT_DECK_SOCKET_LIMITS, ...options.socketLimits }, time);
+  const socket = new DeckSocket(options.bridge, log, { ...DEFAULT_DECK_SOCKET_LIMITS, ...options.socketLimits }, time);
   if (options.alarms) socket.followAlarms(options.alarms); // the page's alarm banner (issue 36)
   const sockets = new WebSocketServer({ noServer: true, maxPayload: 64 * 1024 });
   const timeouts = { ...DEFAULT_SERVER_TIMEOUTS, ...options.timeouts };
@@ -307,7 +303,6 @@ export async function startRemoteServer(options: RemoteServerOptions): Promise<R
       access.changePassword(next); // throws on a password too short, before anything changed
       socket.closeClients('the web password changed: log in again');
     },
-    addWebSurface: (surface) => socket.addWebSurface(surface),
     close: async () => {
       socket.close();
       metrics.stop();

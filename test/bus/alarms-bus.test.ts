@@ -123,7 +123,7 @@ beforeAll(async () => {
   poller = { ...p, client, link: busPoller as unknown as BusPoller };
   const panelAuthority = members.authority('panel-a');
   const q = await member(broker, panelAuthority, (mqtt) => new BusRecorder('main', mqtt, { authority: panelAuthority, pollMs: POLL_MS, time: realTime }), { surface: true });
-  const remote = await startRemoteServer({ time: realTime, bridge: q.bridge, webSurfaces: [], log: q.log, port: 0, alarms: q.alarms.monitor });
+  const remote = await startRemoteServer({ time: realTime, bridge: q.bridge, log: q.log, port: 0, alarms: q.alarms.monitor });
   panel = { ...q, surface: q.surface as MemorySurface, remote };
   raw = await connect(broker.url);
   raw.on('message', (topic, payload) => topic === topicsOf('main').alarms && published.push(payload));

@@ -45,7 +45,7 @@ describe('/healthz on a bus poller', () => {
     const bridge = new Bridge({ recorders: [{ name: 'main', link: p.poller }], renderer: (thumbnails) => pictureRenderer({ thumbnails }), decodeThumbnail, log, pollMs: POLL_MS, time: realTime });
     bridge.start();
     cleanups.push(() => bridge.stop());
-    const server = await startRemoteServer({ time: realTime, bridge, webSurfaces: [], log, port: 0, warnings: pollerWarnings([{ name: 'main', poller: p.poller }]) });
+    const server = await startRemoteServer({ time: realTime, bridge, log, port: 0, warnings: pollerWarnings([{ name: 'main', poller: p.poller }]) });
     cleanups.push(() => server.close());
     const healthz = async (): Promise<Healthz> => (await (await fetch(`${server.url}/healthz`)).json()) as Healthz;
     const warningsOf = (h: Healthz) => h.recorders.find((r) => r.name === 'main')?.warnings ?? [];

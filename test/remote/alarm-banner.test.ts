@@ -67,7 +67,7 @@ describe.each(SIZES)('the alarm banner at $name size ($viewport.width x $viewpor
   beforeAll(async () => {
     f = await startBridgeFixture({ profile: PROFILE, simulator: { grid: 4 } });
     alarms = startAlarms(f.bridge, { settings: AlarmSettings.parse({ raisePolls: 2, clearPolls: 2 }), webhooks: [], secret: null }, silent, null);
-    server = await startRemoteServer({ bridge: f.bridge, webSurfaces: [], log: silent, port: 0, password: null, time: realTime, alarms: alarms.monitor });
+    server = await startRemoteServer({ bridge: f.bridge, log: silent, port: 0, password: null, time: realTime, alarms: alarms.monitor });
     await f.advance(500);
     context = await browser.newContext({ viewport, isMobile, hasTouch: isMobile });
     await context.grantPermissions(['notifications'], { origin: server.url });

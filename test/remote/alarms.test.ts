@@ -60,7 +60,7 @@ async function start(settings: AlarmSettingsInput = {}): Promise<Fixture> {
   const audit: AlarmAuditRecord[] = [];
   const alarmSettings = AlarmSettings.parse({ raisePolls: RAISE_POLLS, clearPolls: 3, ...settings });
   const alarms = startAlarms(bridge, { settings: alarmSettings, webhooks: [receiver.url], secret: SECRET }, log, { write: (record) => audit.push(record) });
-  const remote = await startRemoteServer({ time, bridge, webSurfaces: [], log, port: 0, alarms: alarms.monitor });
+  const remote = await startRemoteServer({ time, bridge, log, port: 0, alarms: alarms.monitor });
   const quiet = () => requests.quiet() && bridge.surfaceSessions().every((s) => s.idle);
   return {
     time,

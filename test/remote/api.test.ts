@@ -244,7 +244,7 @@ describe('remote API with a password', () => {
   });
 
   it('listening beyond loopback without a password is refused before anything listens', async () => {
-    await expect(startRemoteServer({ time: realTime, bridge: f.running.bridge, webSurfaces: [], log: { info: () => undefined, warn: () => undefined, error: () => undefined }, host: '0.0.0.0', port: 0 })).rejects.toThrow(
+    await expect(startRemoteServer({ time: realTime, bridge: f.running.bridge, log: { info: () => undefined, warn: () => undefined, error: () => undefined }, host: '0.0.0.0', port: 0 })).rejects.toThrow(
       'listening on 0.0.0.0 (beyond this machine) needs a password: give --web-password-file or set RECDECK_WEB_PASSWORD',
     );
   });

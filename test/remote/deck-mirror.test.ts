@@ -23,9 +23,9 @@ afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
 
-function socketFor(f: BridgeFixture, webSurfaces: readonly WebSurface[]): DeckSocket {
+function socketFor(f: BridgeFixture): DeckSocket {
   const log: Logger = { info: () => undefined, warn: (message) => f.logs.push({ level: 'warn', message }), error: (message) => f.logs.push({ level: 'error', message }) };
-  const deck = new DeckSocket(f.bridge, webSurfaces, log, LIMITS, f.time);
+  const deck = new DeckSocket(f.bridge, log, LIMITS, f.time);
   cleanups.push(async () => deck.close());
   return deck;
 }
@@ -40,7 +40,7 @@ async function webPlus() {
   const web = new WebSurface(layout, f.time);
   f.bridge.setProfiles([parseTestProfile(MEMORY_PROFILE, 'memory.yaml'), shipped.loaded]);
   f.bridge.addSurface(web);
-  const deck = socketFor(f, [web]);
+  const deck = socketFor(f);
   return { f, web, deck };
 }
 
@@ -92,7 +92,7 @@ it('a page is sent a dial\'s level only when the level its deck shows changes, n
   f.bridge.setProfiles([parseTestProfile(MEMORY_PROFILE, 'memory.yaml'), parseTestProfile(ringProfile, 'ring.yaml')]);
   const ring = new MemorySurface({ time: realTime, id: 'memory:ring', model: 'ring', controls: [{ kind: 'encoder', id: 'dial0', pressable: false, ring: true }] });
   f.bridge.addSurface(ring);
-  const deck = socketFor(f, []);
+  const deck = socketFor(f);
   const page = new FakePageSocket();
   deck.attach(page as unknown as WebSocket);
   const levels = () => page.messages().filter((m) => m.type === 'level' && m.surface === ring.id);

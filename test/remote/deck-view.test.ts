@@ -36,14 +36,14 @@ afterAll(async () => {
 }, TEST_MS);
 
 const surface = (id: string): WebSurface => {
-  const found = f.running.webSurfaces.find((w) => w.id === id);
+  const found = f.running.webSurfaces().find((w) => w.id === id);
   if (!found) throw new Error(`no web deck ${id}`);
   return found;
 };
 const watched = (id: string): Promise<boolean> => firstValueFrom(surface(id).watched$);
 const watchedSet = async (): Promise<string[]> => {
   const ids: string[] = [];
-  for (const web of f.running.webSurfaces) if (await watched(web.id)) ids.push(web.id);
+  for (const web of f.running.webSurfaces()) if (await watched(web.id)) ids.push(web.id);
   return ids.sort();
 };
 /** Waits for the page's channel table to show a channel (1-based) in a state. */

@@ -34,7 +34,7 @@ async function webPlusOverHttp(): Promise<{ f: BridgeFixture; server: RunningRem
   const web = new WebSurface(layout, f.time);
   f.bridge.setProfiles([parseTestProfile(MEMORY_PROFILE, 'memory.yaml'), shipped.loaded]);
   f.bridge.addSurface(web);
-  const server = await startRemoteServer({ time: realTime, bridge: f.bridge, webSurfaces: [web], log: quiet, port: 0 });
+  const server = await startRemoteServer({ time: realTime, bridge: f.bridge, log: quiet, port: 0 });
   cleanups.push(async () => {
     await server.close();
     await f.close();

@@ -26,7 +26,7 @@ afterAll(async () => {
 
 async function server(options: Partial<RemoteServerOptions> = {}): Promise<RunningRemoteServer> {
   const log = { info: (m: string) => logs.push(m), warn: (m: string) => logs.push(m), error: (m: string) => logs.push(m) };
-  const started = await startRemoteServer({ bridge: f.running.bridge, webSurfaces: f.running.webSurfaces, log, host: '127.0.0.1', port: 0, time: f.running.bridge.time, ...options });
+  const started = await startRemoteServer({ bridge: f.running.bridge, log, host: '127.0.0.1', port: 0, time: f.running.bridge.time, ...options });
   servers.push(started);
   return started;
 }

@@ -28,7 +28,7 @@ afterAll(async () => {
 async function server(options: Partial<RemoteServerOptions> = {}): Promise<RunningRemoteServer & { time: VirtualTime }> {
   const log = { info: (m: string) => logs.push(m), warn: (m: string) => logs.push(m), error: (m: string) => logs.push(m) };
   const time = new VirtualTime();
-  const started = await startRemoteServer({ bridge: f.running.bridge, webSurfaces: f.running.webSurfaces, log, host: '127.0.0.1', port: 0, password: PASSWORD, time, ...options });
+  const started = await startRemoteServer({ bridge: f.running.bridge, log, host: '127.0.0.1', port: 0, password: PASSWORD, time, ...options });
   servers.push(started);
   logs.length = 0;
   return { ...started, time };

@@ -101,7 +101,7 @@ describe.concurrent.each(SIZES)('the web deck at $name size ($viewport.width x $
     const rows = { y: Math.round(footer.y), height: Math.round(footer.height) };
     /** The footer rows of key8's image, as the bridge drew it and as the page shows it (RGB). */
     const drawn = () => {
-      const image = f.running.webSurfaces.find((w) => w.id === 'web:web-15')?.output.shown().images.get('key8');
+      const image = f.running.webSurfaces().find((w) => w.id === 'web:web-15')?.output.shown().images.get('key8');
       return image ? [...image.data.subarray(rows.y * 96 * 3, (rows.y + rows.height) * 96 * 3)].join(',') : '';
     };
     const shown = () =>
@@ -156,7 +156,7 @@ describe.concurrent.each(SIZES)('the web deck at $name size ($viewport.width x $
 
   it.sequential('a dial turns by a finger dragged along it, in the drag\'s direction and as far; a tap presses it; the page does not scroll under it', async ({ expect }) => {
     await bringUp('web:web-plus');
-    const surface = f.running.webSurfaces.find((w) => w.id === 'web:web-plus');
+    const surface = f.running.webSurfaces().find((w) => w.id === 'web:web-plus');
     if (!surface) throw new Error('no web-plus deck');
     const inputs: SurfaceInput[] = [];
     const subscription = surface.input.subscribe((input) => inputs.push(input));

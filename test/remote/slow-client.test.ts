@@ -25,7 +25,7 @@ afterEach(async () => {
 
 async function attached(limits: Partial<DeckSocketLimits>): Promise<{ f: BridgeFixture; deck: DeckSocket; page: FakePageSocket }> {
   const f = await startBridgeFixture({ profile: PROFILE });
-  const deck = new DeckSocket(f.bridge, [], { info: () => undefined, warn: (message) => f.logs.push({ level: 'warn', message }), error: () => undefined }, { maxClients: 32, bufferBytes: 1000, stalledMs: 60_000, heartbeatMs: 60_000, ...limits }, f.time);
+  const deck = new DeckSocket(f.bridge, { info: () => undefined, warn: (message) => f.logs.push({ level: 'warn', message }), error: () => undefined }, { maxClients: 32, bufferBytes: 1000, stalledMs: 60_000, heartbeatMs: 60_000, ...limits }, f.time);
   cleanups.push(async () => {
     deck.close();
     await f.close();

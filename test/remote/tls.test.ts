@@ -25,7 +25,7 @@ beforeAll(async () => {
   const [certFile, keyFile] = [join(folder, 'cert.pem'), join(folder, 'key.pem')];
   await promisify(execFile)('openssl', ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-days', '1', '-subj', '/CN=127.0.0.1', '-addext', 'subjectAltName=IP:127.0.0.1', '-keyout', keyFile, '-out', certFile]);
   cert = await readFile(certFile, 'utf8');
-  server = await startRemoteServer({ time: realTime, bridge: f.running.bridge, webSurfaces: f.running.webSurfaces, log: { info: () => undefined, warn: () => undefined, error: () => undefined }, port: 0, password: 'correct horse', tls: { cert, key: await readFile(keyFile, 'utf8') } });
+  server = await startRemoteServer({ time: realTime, bridge: f.running.bridge, log: { info: () => undefined, warn: () => undefined, error: () => undefined }, port: 0, password: 'correct horse', tls: { cert, key: await readFile(keyFile, 'utf8') } });
   agent = new Agent({ connect: { ca: cert } });
 }, 30_000);
 afterAll(async () => {

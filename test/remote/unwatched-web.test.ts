@@ -25,7 +25,7 @@ async function webDeckFixture() {
     parseTestProfile('name: web\nmatch: { kind: web }\npages:\n  - name: main\n    controls:\n      key0: { show: { channel: 1, thumbnail: true } }\n', 'web.yaml'),
   ]);
   f.bridge.addSurface(web);
-  const served = await serveDeckSocket(f, [web]);
+  const served = await serveDeckSocket(f);
   cleanups.push(async () => {
     await served.close();
     await f.close();
@@ -84,4 +84,33 @@ it('a page that views no deck gets no deck drawn; a view message that is wrong i
   await f.until(() => web.output.shown().images.size === web.controls.length, 'the web deck drawn');
   await f.advance(2000);
   expect(previewsSince(f, mark)).toBeGreaterThanOrEqual(2);
+});
+
+it('a web deck the bridge gains after the page opened (its profile fixed later) is served from the bridge\'s one list: the page hears of it and it is drawn', async () => {
+  const f = await startBridgeFixture({ profile: 'name: memory\nmatch: { kind: memory }\npages:\n  - name: main\n    controls:\n      key0: { show: { channel: 2 } }\n' });
+  const served = await serveDeckSocket(f);
+  cleanups.push(async () => {
+    await served.close();
+    await f.close();
+  });
+  const page = await served.connect();
+  const hellos: Array<Array<{ id: string }>> = [];
+  page.on('message', (data, isBinary) => {
+    if (isBinary) return;
+    const message = JSON.parse(data.toString()) as { type: string; surfaces?: Array<{ id: string }> };
+    if (message.type === 'hello' && message.surfaces) hellos.push(message.surfaces);
+  });
+  await f.until(() => served.deck.clientCount === 1, 'the page attached');
+
+  const layout = WEB_LAYOUTS['web-15'];
+  if (!layout) throw new Error('no web-15 layout');
+  const web = new WebSurface(layout, f.time);
+  f.bridge.setProfiles([
+    ...f.bridge.loadedProfiles(),
+    parseTestProfile('name: web\nmatch: { kind: web }\npages:\n  - name: main\n    controls:\n      key0: { show: { channel: 1 } }\n', 'web.yaml'),
+  ]);
+  f.bridge.addSurface(web);
+  await f.until(() => hellos.some((surfaces) => surfaces.some((s) => s.id === web.id)), 'a hello naming the new web deck');
+  expect(hellos.at(-1)?.[0]?.id).toBe(web.id); // web decks first, as the page lays them out
+  await f.until(() => web.output.shown().images.size === web.controls.length, 'the new web deck drawn for the page viewing every deck');
 });

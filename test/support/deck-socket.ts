@@ -6,7 +6,6 @@ import type { AddressInfo } from 'node:net';
 import { WebSocket, WebSocketServer } from 'ws';
 import { realTime } from '../../src/engine/engine-time.js';
 import { DEFAULT_DECK_SOCKET_LIMITS, DeckSocket } from '../../src/remote/deck-socket.js';
-import type { WebSurface } from '../../src/surfaces/web/web-surface.js';
 import type { BridgeFixture } from './bridge.js';
 import { PageModel } from './page-model.js';
 
@@ -17,8 +16,8 @@ export interface DeckSocketServer {
   close: () => Promise<void>;
 }
 
-export async function serveDeckSocket(f: BridgeFixture, webSurfaces: readonly WebSurface[] = []): Promise<DeckSocketServer> {
-  const deck = new DeckSocket(f.bridge, webSurfaces, {
+export async function serveDeckSocket(f: BridgeFixture): Promise<DeckSocketServer> {
+  const deck = new DeckSocket(f.bridge, {
     info: () => undefined,
     warn: (message) => f.logs.push({ level: 'warn', message }),
     error: (message) => f.logs.push({ level: 'error', message }),

@@ -23,7 +23,7 @@ export interface VirtualRemote {
 export async function startVirtualRemote(options: BridgeFixtureOptions & { password?: string }): Promise<VirtualRemote> {
   const f = await startBridgeFixture(options);
   const log = { info: () => undefined, warn: (message: string) => f.logs.push({ level: 'warn' as const, message }), error: (message: string) => f.logs.push({ level: 'error' as const, message }) };
-  const server = await startRemoteServer({ bridge: f.bridge, webSurfaces: [], log, port: 0, password: options.password ?? null, time: realTime });
+  const server = await startRemoteServer({ bridge: f.bridge, log, port: 0, password: options.password ?? null, time: realTime });
   const get: VirtualRemote['get'] = async (path, headers = {}) => {
     const answer = await request(`${server.url}${path}`, { headers });
     const text = await answer.body.text();
