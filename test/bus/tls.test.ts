@@ -1,4 +1,5 @@
-// The bus over TLS, end to end: a Mosquitto listener that takes only clients with a certificate its CA
+// e2e because Mosquitto is the part: its TLS listener decides which certificates it takes and whose
+// login each is. The bus over TLS, end to end: a Mosquitto listener that takes only clients with a certificate its CA
 // signed, and takes each certificate's name as the login (so deploy/mosquitto/'s %u ACL applies to it).
 // `recdeck run` with --mqtt mqtts:// --mqtt-ca --mqtt-cert --mqtt-key drives the recorder through it; a
 // client without a certificate, or with one another CA signed, is refused; a bridge that does not trust
@@ -8,7 +9,7 @@ import { chmod, copyFile, mkdtemp, readFile, rm, writeFile } from 'node:fs/promi
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { connectAsync, type IClientOptions } from 'mqtt';
-import { describe, expect, it, type TestContext } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseRunArgs, startBridge, type RunningBridge } from '../../src/cli/run.js';
 import { keyGrid } from '../../src/engine/surface.js';
 import { MemorySurface } from '../../src/surfaces/memory/memory-surface.js';
@@ -37,10 +38,9 @@ interface TlsRig {
   file: (name: string) => string;
 }
 
-/** Mosquitto on TLS only, with the shipped ACL, a certificate required and its common name the login. */
-async function tlsBroker(test: TestContext): Promise<TlsRig> {
+/** Mosquitto on TLS only, with the shipped ACL, a certificate required and its common name the login; `close` ends it and removes its files. */
+async function tlsBroker(): Promise<TlsRig & { close: () => Promise<void> }> {
   const folder = await mkdtemp(join(tmpdir(), 'recdeck-tls-'));
-  test.onTestFinished(() => rm(folder, { recursive: true, force: true }));
   makeCa(folder, 'facility-ca');
   makeCa(folder, 'stranger-ca');
   makeCert(folder, 'facility-ca', 'broker', true);
@@ -65,8 +65,11 @@ async function tlsBroker(test: TestContext): Promise<TlsRig> {
       '',
     ].join('\n');
   });
-  test.onTestFinished(() => broker.close());
-  return { broker, url: `mqtts://127.0.0.1:${broker.port}`, folder, file };
+  const close = async () => {
+    await broker.close();
+    await rm(folder, { recursive: true, force: true });
+  };
+  return { broker, url: `mqtts://127.0.0.1:${broker.port}`, folder, file, close };
 }
 
 /** A TLS client of the rig's broker with these files (null: that part left out); resolves, or rejects with the broker's refusal. */
@@ -84,10 +87,20 @@ async function tryConnect(rig: TlsRig, files: { ca: string; cert: string | null;
   return 'connected';
 }
 
-// Each test has its own CA and broker, and they run side by side.
+// One CA and broker for the file (the tests only connect to it), and the tests run side by side.
 describe.concurrent('the state bus over TLS', () => {
+  let shared: (TlsRig & { close: () => Promise<void> }) | null = null;
+  beforeAll(async () => {
+    shared = await tlsBroker();
+  }, 60_000);
+  afterAll(() => shared?.close(), 60_000);
+  const tls = (): TlsRig => {
+    if (shared === null) throw new Error('the TLS broker has not started');
+    return shared;
+  };
+
   it('recdeck run with --mqtt-ca, --mqtt-cert and --mqtt-key: a panel drives the recorder a poller publishes, each known to the broker by its certificate', async (test) => {
-    const rig = await tlsBroker(test);
+    const rig = tls();
     const sim = await startSimulator();
     test.onTestFinished(() => sim.close());
     await writeFile(rig.file('panel.yaml'), PANEL_PROFILE);
@@ -116,8 +129,8 @@ describe.concurrent('the state bus over TLS', () => {
     expect(sim.sim.log.list().filter((r) => r.method !== 'GET').map((r) => r.path)).toEqual(['/api/channels/0/rec-start']);
   }, 60_000);
 
-  it('refuses a client without a certificate, or with one another CA signed; a client that does not trust the broker cannot connect', async (test) => {
-    const rig = await tlsBroker(test);
+  it('refuses a client without a certificate, or with one another CA signed; a client that does not trust the broker cannot connect', async () => {
+    const rig = tls();
     expect(await tryConnect(rig, { ca: 'facility-ca.pem', cert: 'desk-1.pem', key: 'desk-1.key' })).toBe('connected');
     await expect(tryConnect(rig, { ca: 'facility-ca.pem', cert: null, key: null })).rejects.toThrow(/certificate|alert|closed|ECONNRESET|socket hang up/i);
     await expect(tryConnect(rig, { ca: 'facility-ca.pem', cert: 'desk-2.pem', key: 'desk-2.key' })).rejects.toThrow(/certificate|alert|closed|ECONNRESET|socket hang up/i);
