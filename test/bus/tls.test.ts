@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseRunArgs, startBridge, type RunningBridge } from '../../src/cli/run.js';
 import { keyGrid } from '../../src/engine/surface.js';
 import { MemorySurface } from '../../src/surfaces/memory/memory-surface.js';
-import { PANEL_PROFILE, keygen, keptLog, startSimulator, until } from '../support/facility.js';
+import { PANEL_PROFILE, handLeaseOverAs, keygen, keptLog, startSimulator, until } from '../support/facility.js';
 import { DEPLOY, startBroker, type RestartableBroker } from '../support/mosquitto.js';
 import { realTime } from '../../src/engine/engine-time.js';
 
@@ -105,7 +105,12 @@ describe.concurrent('the state bus over TLS', () => {
     test.onTestFinished(() => sim.close());
     await writeFile(rig.file('panel.yaml'), PANEL_PROFILE);
     const facility = rig.file('facility.yaml');
-    await writeFile(facility, `pollers:\n  poller-main:\n    publicKey: ${await keygen(rig.folder, 'poller-main', rig.file('poller-main-signing.pem'))}\n    recorders: [main]\npanels:\n  desk-1:\n    publicKey: ${await keygen(rig.folder, 'desk-1', rig.file('desk-1-signing.pem'))}\n    may: { main: [read, control] }\n`);
+    const handover = await keygen(rig.folder, 'poller-handover', rig.file('poller-handover-signing.pem'));
+    await writeFile(facility, `pollers:\n  poller-main:\n    publicKey: ${await keygen(rig.folder, 'poller-main', rig.file('poller-main-signing.pem'))}\n    recorders: [main]\n  poller-handover:\n    publicKey: ${handover}\n    recorders: [main]\npanels:\n  desk-1:\n    publicKey: ${await keygen(rig.folder, 'desk-1', rig.file('desk-1-signing.pem'))}\n    may: { main: [read, control] }\n`);
+    // A poller that hands the lease to poller-main as it starts (it need not wait out a TTL first), over
+    // TLS with poller-main's certificate (the broker's login; it signs with a key of its own).
+    const tlsFiles = { ca: await readFile(rig.file('facility-ca.pem')), cert: await readFile(rig.file('poller-main.pem')), key: await readFile(rig.file('poller-main.key')) };
+    await handLeaseOverAs(rig.broker, sim, 500, { id: 'poller-handover', keyFile: rig.file('poller-handover-signing.pem'), facilityFile: facility }, { brokerUrl: rig.url, connect: tlsFiles });
     const start = async (id: string, args: string[], env: NodeJS.ProcessEnv, surfaces: MemorySurface[]): Promise<RunningBridge> => {
       const tls = ['--mqtt', rig.url, '--mqtt-ca', rig.file('facility-ca.pem'), '--mqtt-cert', rig.file(`${id}.pem`), '--mqtt-key', rig.file(`${id}.key`)];
       const signing = ['--mqtt-facility', facility, '--mqtt-id', id, '--mqtt-key-file', rig.file(`${id}-signing.pem`)];

@@ -393,7 +393,11 @@ export function isHolding(p: PollerProcess): boolean {
   return value;
 }
 
-// ---- Added for the calm bus tests (issue 31): new exports only, nothing above changed. ----
+// ---- Added for the calm bus tests (issue 31): new exports only, nothing above changed (their imports
+// are here, hoisted as every import is, to keep this block apart). ----
+import { BusAuthority as SigningAuthority } from '../../src/bus/facility.js';
+import { readPrivateKeyFile } from '../../src/bus/key-file.js';
+import { loadFacility } from '../../src/cli/facility-file.js';
 
 /**
  * As the rig does before its first poller starts (handOver): a poller of `options.authority` claims the
@@ -414,4 +418,14 @@ export async function handLeaseOver(broker: Broker, sim: SimulatorFixture, pollM
 export async function stopPoller(p: PollerProcess): Promise<void> {
   p.poller.stop();
   await p.mqtt.endAsync(false);
+}
+
+/**
+ * handLeaseOver for `recdeck run` pollers that know who is who from a facility file: the file's poller
+ * `id`, signing with the key `keygen` wrote to `keyFile`, hands the lease over on `broker` (connection
+ * options such as a TLS certificate in `more.connect`).
+ */
+export async function handLeaseOverAs(broker: Broker, sim: SimulatorFixture, pollMs: number, who: { id: string; keyFile: string; facilityFile: string }, more: Partial<PollerOptions> = {}): Promise<void> {
+  const authority = SigningAuthority.signed(who.id, readPrivateKeyFile(who.keyFile, 'the handover key').privateKey, await loadFacility(who.facilityFile));
+  await handLeaseOver(broker, sim, pollMs, { ...more, authority });
 }
