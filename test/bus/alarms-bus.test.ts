@@ -29,7 +29,7 @@ import { pictureRenderer } from '../../src/render/picture-renderer.js';
 import { decodeThumbnail } from '../../src/render/thumbnail.js';
 import { MemorySurface } from '../../src/surfaces/memory/memory-surface.js';
 import { parseTestProfile } from '../support/bridge.js';
-import { connect, generatedFacility, keptLog, startSimulator, until } from '../support/facility.js';
+import { connect, generatedFacility, handLeaseOver, keptLog, startSimulator, until } from '../support/facility.js';
 import { startBroker, type Broker } from '../support/mosquitto.js';
 import type { SimulatorFixture } from '../support/simulator.js';
 
@@ -97,7 +97,8 @@ async function member(broker: Broker, authority: BusAuthority, link: (mqtt: Mqtt
 
 let broker: Broker;
 let sim: SimulatorFixture;
-const members = generatedFacility('main', ['poller-a'], ['panel-a']);
+/** poller-handover hands the lease to poller-a as it starts (handLeaseOver), so that it need not wait out a TTL. */
+const members = generatedFacility('main', ['poller-a', 'poller-handover'], ['panel-a']);
 let poller: Member & { client: RecorderClient; link: BusPoller };
 let panel: Member & { surface: MemorySurface; remote: RunningRemoteServer };
 let raw: MqttClient;
@@ -107,6 +108,7 @@ const published: Buffer[] = [];
 beforeAll(async () => {
   broker = await startBroker();
   sim = await startSimulator();
+  await handLeaseOver(broker, sim, POLL_MS, { authority: members.authority('poller-handover') });
   const client = new RecorderClient({ url: sim.sim.url, token: sim.sim.token, clock: realClock });
   const pollerAuthority = members.authority('poller-a');
   let busPoller: BusPoller | null = null;
@@ -128,7 +130,7 @@ beforeAll(async () => {
   raw = await connect(broker.url);
   raw.on('message', (topic, payload) => topic === topicsOf('main').alarms && published.push(payload));
   await raw.subscribeAsync(topicsOf('main').alarms, { qos: 1 });
-  // The lease is claimed a TTL after the poller starts; then the panel sees the state and the alarms.
+  // The lease is claimed as soon as the poller sees it handed over; then the panel sees the state and the alarms.
   await until(() => shown().freshness === 'live' && shown().count === 0, 'the panel showing the alarms, none', WAIT_MS);
 }, 60_000);
 

@@ -1,3 +1,5 @@
+// e2e because Mosquitto is the part: the broker as it is deployed, with its own logins and ACL, decides
+// who may publish and read what.
 // The broker as deploy/mosquitto/ ships it (mosquitto.conf and acl as they are; passwd made with
 // mosquitto_passwd): logins only, a login's user its client id, and each login its own topics. A panel
 // drives its recorder and asks for refreshes; it cannot publish a state or on another panel's command

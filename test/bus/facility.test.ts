@@ -1,3 +1,5 @@
+// e2e because Mosquitto is the part: pollers and panels find each other only through a real broker (its
+// retained state, QoS 1 re-deliveries, last wills), which is what is shown here.
 // One recorder, pollers and panel bridges on a real Mosquitto: the panels show what the poller reads,
 // a press on any panel reaches the recorder once (also when the broker delivers the command twice),
 // panels go stale then offline when the poller dies, and a standby takes over.

@@ -1,3 +1,6 @@
+// e2e because Mosquitto is the part: what a forger can do is publish on a real anonymous broker (retained
+// messages, any topic, wildcards in a reply topic), and what is shown is that the poller and the panels
+// it reaches believe none of it.
 // Issue 25, items 1 and 2: whoever can publish on the broker, without a facility key (or with another
 // panel's), runs nothing and makes no panel show anything; a command that names a reply topic (even a
 // wildcard) cannot make the poller publish there, so the broker never drops it.

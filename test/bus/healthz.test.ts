@@ -1,25 +1,28 @@
-// Issue 34: a poller falling behind says so in /healthz before its lease lapses, not only in its log.
-// A real poller on real Mosquitto, reached through a link the test freezes (its renewals stop coming
-// back), under a real remote server given the bus's warnings as `recdeck run` gives them
-// (src/cli/bus-setup.ts: pollerWarnings); /healthz read over HTTP.
-import { afterEach, describe, expect, it } from 'vitest';
+// e2e because Mosquitto is the part: what makes a poller fall behind is its lease renewals not coming
+// back from a real broker, reached through a link the test freezes. Issue 34: a poller falling behind
+// says so in /healthz before its lease lapses, not only in its log. A real poller on real Mosquitto,
+// under a real remote server given the bus's warnings as `recdeck run` gives them (src/cli/bus-setup.ts:
+// pollerWarnings); /healthz read over HTTP.
+import type { IPublishPacket, Packet } from 'mqtt';
+import { describe, expect, it } from 'vitest';
+import { topicsOf } from '../../src/bus/topics.js';
 import { pollerWarnings } from '../../src/cli/bus-setup.js';
 import { Bridge } from '../../src/engine/bridge.js';
+import { realTime } from '../../src/engine/engine-time.js';
 import { pictureRenderer } from '../../src/render/picture-renderer.js';
 import { decodeThumbnail } from '../../src/render/thumbnail.js';
 import { startRemoteServer } from '../../src/remote/server.js';
-import { generatedFacility, keptLog, startPoller, startSimulator } from '../support/facility.js';
+import { facilityFor, keptLog, type PollerProcess } from '../support/facility.js';
 import { startBroker, startLinkProxy } from '../support/mosquitto.js';
 import { until } from '../support/until.js';
-import { realTime } from '../../src/engine/engine-time.js';
 
-/** A renewal every 2 s and a TTL of 6 s: behind from 4 s without a renewal back, lapsed at 6 s: a window of 2 s to read /healthz in, on this busy machine. */
+/**
+ * A renewal every 2 s and a TTL of 3 renewals (6 s): a holder is behind once its last renewal back was
+ * sent 4 s ago, which it sees at a renewal, and has lapsed at 6 s: a window of a renewal, 2 s, to read
+ * /healthz in, on this busy machine.
+ */
 const POLL_MS = 2000;
 const TTL_MS = 6000;
-const cleanups: Array<() => Promise<unknown> | void> = [];
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-});
 
 interface Healthz {
   ok: boolean;
@@ -27,34 +30,32 @@ interface Healthz {
 }
 
 describe('/healthz on a bus poller', () => {
-  it('says the poller is falling behind while its renewals do not come back, before the lease lapses, and no more once one does', async () => {
+  it('says the poller is falling behind while its renewals do not come back, before the lease lapses, and no more once one does', async (test) => {
     const broker = await startBroker();
-    cleanups.push(() => broker.close());
     const link = await startLinkProxy(broker.port);
-    cleanups.push(() => link.close());
-    const sim = await startSimulator();
-    cleanups.push(() => sim.close());
-    const members = generatedFacility('main', ['poller-a'], []);
-    const p = await startPoller(broker, sim, POLL_MS, { authority: members.authority('poller-a'), ttlMs: TTL_MS, brokerUrl: link.url });
-    cleanups.push(async () => {
-      p.poller.stop();
-      await p.mqtt.endAsync(true);
-      await p.client.close();
-    });
+    // The rig hands the lease to the poller as it starts (a fresh poller would wait out a TTL first).
+    const f = await facilityFor(test, { pollMs: POLL_MS, broker, pollers: ['poller-a'], panels: [], poller: () => ({ ttlMs: TTL_MS, brokerUrl: link.url }) });
+    f.defer(() => link.close());
+    const p = f.pollers[0] as PollerProcess;
     const log = keptLog();
     const bridge = new Bridge({ recorders: [{ name: 'main', link: p.poller }], renderer: (thumbnails) => pictureRenderer({ thumbnails }), decodeThumbnail, log, pollMs: POLL_MS, time: realTime });
     bridge.start();
-    cleanups.push(() => bridge.stop());
+    f.defer(() => bridge.stop());
     const server = await startRemoteServer({ time: realTime, bridge, log, port: 0, warnings: pollerWarnings([{ name: 'main', poller: p.poller }]) });
-    cleanups.push(() => server.close());
+    f.defer(() => server.close());
     const healthz = async (): Promise<Healthz> => (await (await fetch(`${server.url}/healthz`)).json()) as Healthz;
     const warningsOf = (h: Healthz) => h.recorders.find((r) => r.name === 'main')?.warnings ?? [];
-
-    // A fresh poller claims a TTL after it starts.
-    await until(() => p.poller.state.lastGoodAt !== null, 'the poller holding the lease and polling', 4 * TTL_MS);
     expect(warningsOf(await healthz())).toEqual([]);
 
-    link.freeze();
+    // Frozen as a renewal leaves (it is held with everything after it): the last renewal back was sent a
+    // poll before, so the poller is behind at the next renewal, a poll from now, and lapses a poll later.
+    const lease = topicsOf('main').lease;
+    const freezeAtRenewal = (packet: Packet) => {
+      if (packet.cmd !== 'publish' || (packet as IPublishPacket).topic !== lease) return;
+      p.mqtt.off('packetsend', freezeAtRenewal);
+      link.freeze();
+    };
+    p.mqtt.on('packetsend', freezeAtRenewal);
     let seen: Healthz | null = null;
     await until(
       async () => {

@@ -1,3 +1,5 @@
+// e2e because Mosquitto is the part: one member of the group travels over the bus, and there is no broker
+// but the real one to carry it (the panel and its poller run in this process).
 // A recorder group whose members travel differently: main over the bus (a panel that knows only
 // main@mqtt, its poller holding the recorder), backup polled by the panel itself. One press reaches each
 // recorder once; the key shows REC only when both record and names the one that does not.

@@ -1,4 +1,6 @@
-// `recdeck run --mqtt` end to end through startBridge: one run holds the recorder's URL and token and
+// e2e because Mosquitto is the part: two bridges wired as `recdeck run --mqtt` wires them (in this
+// process, through startBridge: the process itself is not what is shown) find each other only through a
+// real broker. `recdeck run --mqtt` end to end through startBridge: one run holds the recorder's URL and token and
 // publishes it; another knows only `main@mqtt` and drives a surface from the bus. Both know who they are
 // from a facility file and a key file that `recdeck bus keygen` made.
 import { chmod, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
@@ -10,7 +12,7 @@ import { busSettings, splitBusRecorders, type BusSettings } from '../../src/cli/
 import { parseRunArgs, startBridge, type RunningBridge } from '../../src/cli/run.js';
 import { keyGrid } from '../../src/engine/surface.js';
 import { MemorySurface } from '../../src/surfaces/memory/memory-surface.js';
-import { PANEL_PROFILE, keygen, keptLog, startSimulator, until } from '../support/facility.js';
+import { PANEL_PROFILE, handLeaseOverAs, keygen, keptLog, startSimulator, until } from '../support/facility.js';
 import { startBroker } from '../support/mosquitto.js';
 import { until as waitUntil } from '../support/until.js';
 import { realTime } from '../../src/engine/engine-time.js';
@@ -34,8 +36,11 @@ describe.concurrent('recdeck run --mqtt', () => {
     await writeFile(join(folder, 'panel.yaml'), PANEL_PROFILE);
     const pollerKey = await keygen(folder, 'poller-main');
     const panelKey = await keygen(folder, 'desk-1');
+    // A poller that hands the lease to poller-main as it starts (it need not wait out a TTL first).
+    const handoverKey = await keygen(folder, 'poller-handover');
     const facility = join(folder, 'facility.yaml');
-    await writeFile(facility, `pollers:\n  poller-main:\n    publicKey: ${pollerKey}\n    recorders: [main]\npanels:\n  desk-1:\n    publicKey: ${panelKey}\n    may: { main: [read, control] }\n`);
+    await writeFile(facility, `pollers:\n  poller-main:\n    publicKey: ${pollerKey}\n    recorders: [main]\n  poller-handover:\n    publicKey: ${handoverKey}\n    recorders: [main]\npanels:\n  desk-1:\n    publicKey: ${panelKey}\n    may: { main: [read, control] }\n`);
+    await handLeaseOverAs(broker, sim, 500, { id: 'poller-handover', keyFile: join(folder, 'poller-handover.pem'), facilityFile: facility });
     const audit = join(folder, 'audit.jsonl');
     const logs: string[][] = [];
     const start = async (args: string[], env: NodeJS.ProcessEnv, surfaces: MemorySurface[]) => {

@@ -1,4 +1,5 @@
-// The bus over TLS, end to end: a Mosquitto listener that takes only clients with a certificate its CA
+// e2e because Mosquitto is the part: its TLS listener decides which certificates it takes and whose
+// login each is. The bus over TLS, end to end: a Mosquitto listener that takes only clients with a certificate its CA
 // signed, and takes each certificate's name as the login (so deploy/mosquitto/'s %u ACL applies to it).
 // `recdeck run` with --mqtt mqtts:// --mqtt-ca --mqtt-cert --mqtt-key drives the recorder through it; a
 // client without a certificate, or with one another CA signed, is refused; a bridge that does not trust
@@ -8,11 +9,11 @@ import { chmod, copyFile, mkdtemp, readFile, rm, writeFile } from 'node:fs/promi
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { connectAsync, type IClientOptions } from 'mqtt';
-import { describe, expect, it, type TestContext } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseRunArgs, startBridge, type RunningBridge } from '../../src/cli/run.js';
 import { keyGrid } from '../../src/engine/surface.js';
 import { MemorySurface } from '../../src/surfaces/memory/memory-surface.js';
-import { PANEL_PROFILE, keygen, keptLog, startSimulator, until } from '../support/facility.js';
+import { PANEL_PROFILE, handLeaseOverAs, keygen, keptLog, startSimulator, until } from '../support/facility.js';
 import { DEPLOY, startBroker, type RestartableBroker } from '../support/mosquitto.js';
 import { realTime } from '../../src/engine/engine-time.js';
 
@@ -37,10 +38,9 @@ interface TlsRig {
   file: (name: string) => string;
 }
 
-/** Mosquitto on TLS only, with the shipped ACL, a certificate required and its common name the login. */
-async function tlsBroker(test: TestContext): Promise<TlsRig> {
+/** Mosquitto on TLS only, with the shipped ACL, a certificate required and its common name the login; `close` ends it and removes its files. */
+async function tlsBroker(): Promise<TlsRig & { close: () => Promise<void> }> {
   const folder = await mkdtemp(join(tmpdir(), 'recdeck-tls-'));
-  test.onTestFinished(() => rm(folder, { recursive: true, force: true }));
   makeCa(folder, 'facility-ca');
   makeCa(folder, 'stranger-ca');
   makeCert(folder, 'facility-ca', 'broker', true);
@@ -65,8 +65,11 @@ async function tlsBroker(test: TestContext): Promise<TlsRig> {
       '',
     ].join('\n');
   });
-  test.onTestFinished(() => broker.close());
-  return { broker, url: `mqtts://127.0.0.1:${broker.port}`, folder, file };
+  const close = async () => {
+    await broker.close();
+    await rm(folder, { recursive: true, force: true });
+  };
+  return { broker, url: `mqtts://127.0.0.1:${broker.port}`, folder, file, close };
 }
 
 /** A TLS client of the rig's broker with these files (null: that part left out); resolves, or rejects with the broker's refusal. */
@@ -84,15 +87,30 @@ async function tryConnect(rig: TlsRig, files: { ca: string; cert: string | null;
   return 'connected';
 }
 
-// Each test has its own CA and broker, and they run side by side.
+// One CA and broker for the file (the tests only connect to it), and the tests run side by side.
 describe.concurrent('the state bus over TLS', () => {
+  let shared: (TlsRig & { close: () => Promise<void> }) | null = null;
+  beforeAll(async () => {
+    shared = await tlsBroker();
+  }, 60_000);
+  afterAll(() => shared?.close(), 60_000);
+  const tls = (): TlsRig => {
+    if (shared === null) throw new Error('the TLS broker has not started');
+    return shared;
+  };
+
   it('recdeck run with --mqtt-ca, --mqtt-cert and --mqtt-key: a panel drives the recorder a poller publishes, each known to the broker by its certificate', async (test) => {
-    const rig = await tlsBroker(test);
+    const rig = tls();
     const sim = await startSimulator();
     test.onTestFinished(() => sim.close());
     await writeFile(rig.file('panel.yaml'), PANEL_PROFILE);
     const facility = rig.file('facility.yaml');
-    await writeFile(facility, `pollers:\n  poller-main:\n    publicKey: ${await keygen(rig.folder, 'poller-main', rig.file('poller-main-signing.pem'))}\n    recorders: [main]\npanels:\n  desk-1:\n    publicKey: ${await keygen(rig.folder, 'desk-1', rig.file('desk-1-signing.pem'))}\n    may: { main: [read, control] }\n`);
+    const handover = await keygen(rig.folder, 'poller-handover', rig.file('poller-handover-signing.pem'));
+    await writeFile(facility, `pollers:\n  poller-main:\n    publicKey: ${await keygen(rig.folder, 'poller-main', rig.file('poller-main-signing.pem'))}\n    recorders: [main]\n  poller-handover:\n    publicKey: ${handover}\n    recorders: [main]\npanels:\n  desk-1:\n    publicKey: ${await keygen(rig.folder, 'desk-1', rig.file('desk-1-signing.pem'))}\n    may: { main: [read, control] }\n`);
+    // A poller that hands the lease to poller-main as it starts (it need not wait out a TTL first), over
+    // TLS with poller-main's certificate (the broker's login; it signs with a key of its own).
+    const tlsFiles = { ca: await readFile(rig.file('facility-ca.pem')), cert: await readFile(rig.file('poller-main.pem')), key: await readFile(rig.file('poller-main.key')) };
+    await handLeaseOverAs(rig.broker, sim, 500, { id: 'poller-handover', keyFile: rig.file('poller-handover-signing.pem'), facilityFile: facility }, { brokerUrl: rig.url, connect: tlsFiles });
     const start = async (id: string, args: string[], env: NodeJS.ProcessEnv, surfaces: MemorySurface[]): Promise<RunningBridge> => {
       const tls = ['--mqtt', rig.url, '--mqtt-ca', rig.file('facility-ca.pem'), '--mqtt-cert', rig.file(`${id}.pem`), '--mqtt-key', rig.file(`${id}.key`)];
       const signing = ['--mqtt-facility', facility, '--mqtt-id', id, '--mqtt-key-file', rig.file(`${id}-signing.pem`)];
@@ -116,8 +134,8 @@ describe.concurrent('the state bus over TLS', () => {
     expect(sim.sim.log.list().filter((r) => r.method !== 'GET').map((r) => r.path)).toEqual(['/api/channels/0/rec-start']);
   }, 60_000);
 
-  it('refuses a client without a certificate, or with one another CA signed; a client that does not trust the broker cannot connect', async (test) => {
-    const rig = await tlsBroker(test);
+  it('refuses a client without a certificate, or with one another CA signed; a client that does not trust the broker cannot connect', async () => {
+    const rig = tls();
     expect(await tryConnect(rig, { ca: 'facility-ca.pem', cert: 'desk-1.pem', key: 'desk-1.key' })).toBe('connected');
     await expect(tryConnect(rig, { ca: 'facility-ca.pem', cert: null, key: null })).rejects.toThrow(/certificate|alert|closed|ECONNRESET|socket hang up/i);
     await expect(tryConnect(rig, { ca: 'facility-ca.pem', cert: 'desk-2.pem', key: 'desk-2.key' })).rejects.toThrow(/certificate|alert|closed|ECONNRESET|socket hang up/i);

@@ -392,3 +392,40 @@ export function isHolding(p: PollerProcess): boolean {
   p.poller.holding$.subscribe((h) => (value = h)).unsubscribe();
   return value;
 }
+
+// ---- Added for the calm bus tests (issue 31): new exports only, nothing above changed (their imports
+// are here, hoisted as every import is, to keep this block apart). ----
+import { BusAuthority as SigningAuthority } from '../../src/bus/facility.js';
+import { readPrivateKeyFile } from '../../src/bus/key-file.js';
+import { loadFacility } from '../../src/cli/facility-file.js';
+
+/**
+ * As the rig does before its first poller starts (handOver): a poller of `options.authority` claims the
+ * lease with a TTL of HANDOVER_TTL_MS, holds it and stops cleanly, so that a poller started next claims
+ * at once instead of waiting out a TTL, as in a facility restarted cleanly. For tests that build their
+ * poller themselves (with its alarms, or as a `recdeck run` process).
+ */
+export async function handLeaseOver(broker: Broker, sim: SimulatorFixture, pollMs: number, options: PollerOptions): Promise<void> {
+  await handOver(broker, sim, pollMs, { ...options, ttlMs: HANDOVER_TTL_MS });
+}
+
+/**
+ * Stops a poller as its process would on SIGTERM: the lease handed over at once (a last renewal that
+ * expires now) and its health offline, sent before the connection closes, so the next poller claims
+ * without waiting out a TTL. (The rig's cleanup stops it again, which does nothing more, and closes its
+ * recorder client.)
+ */
+export async function stopPoller(p: PollerProcess): Promise<void> {
+  p.poller.stop();
+  await p.mqtt.endAsync(false);
+}
+
+/**
+ * handLeaseOver for `recdeck run` pollers that know who is who from a facility file: the file's poller
+ * `id`, signing with the key `keygen` wrote to `keyFile`, hands the lease over on `broker` (connection
+ * options such as a TLS certificate in `more.connect`).
+ */
+export async function handLeaseOverAs(broker: Broker, sim: SimulatorFixture, pollMs: number, who: { id: string; keyFile: string; facilityFile: string }, more: Partial<PollerOptions> = {}): Promise<void> {
+  const authority = SigningAuthority.signed(who.id, readPrivateKeyFile(who.keyFile, 'the handover key').privateKey, await loadFacility(who.facilityFile));
+  await handLeaseOver(broker, sim, pollMs, { ...more, authority });
+}
