@@ -1,3 +1,5 @@
+// e2e because the built bin is run as an operator's shell runs it (its exit status 0/1/2, stdout and stderr,
+// env and node flags); the walk over every operation runs in this process, on the function the bin calls.
 // `recdeck call`: every operation of the table from the shell, against the simulator. The walk goes
 // over the operation table itself, so an operation added there and not callable here fails the test.
 import { spawn } from 'node:child_process';

@@ -1,3 +1,6 @@
+// e2e because the bin itself is what a new operator meets: its --help, --version, exit status and stderr
+// wording, and a start refused before anything listens, as a process; flag tables and messages are
+// checked in this process against the functions the bin calls.
 // The CLI as a new operator meets it (issue 13): --help on every command (each flag with its meaning and
 // default, generated from the command's flag table), --version, numbers out of range in the project's
 // words, a busy web port that stops the start at once, and a profile bad at start that comes up (web
