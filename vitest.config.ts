@@ -17,6 +17,7 @@ const PURE = [
   'test/bus/json-schemas.test.ts',
   'test/bus/lease.test.ts',
   'test/cli/devices.test.ts',
+  'test/cli/node-flags.test.ts',
   'test/cli/profile-secrets.test.ts',
   'test/cli/setup-udev.test.ts',
   'test/cli/teardown.test.ts',
@@ -40,6 +41,7 @@ const PURE = [
   'test/plugin/plugin-json-schemas.test.ts',
   'test/profiles/*.test.ts',
   'test/remote/client-address.test.ts',
+  'test/remote/image-frames.test.ts',
   'test/remote/deck-fold.test.ts',
   'test/remote/login-throttle.test.ts',
   'test/render/*.test.ts',
@@ -90,7 +92,6 @@ const E2E = [
   'test/bus/alarms-bus.test.ts',
   'test/cli/call.test.ts',
   'test/cli/explains-itself.test.ts',
-  'test/cli/node-flags.test.ts',
   'test/cli/npm-start.test.ts',
   'test/cli/package.test.ts',
   'test/cli/run.test.ts',
@@ -101,7 +102,6 @@ const E2E = [
   'test/remote/deck-view.test.ts',
   'test/remote/editor-browser.test.ts',
   'test/remote/framing.test.ts',
-  'test/remote/image-frames.test.ts',
   'test/remote/prometheus-alerts.test.ts',
   'test/remote/readable-deck.test.ts',
   'test/remote/status-panels.test.ts',
@@ -121,6 +121,15 @@ export default defineConfig({
     // that way now passes its own watch function) and every file closes what it starts. The e2e files
     // too (e2e alone, calm machine: 165 s -> 112 s wall, 232 s -> 135 s CPU; 139/139 green both ways);
     // a third worker for them was slower (133 s): their processes and chromium use the cores.
+    // How vitest 4.1 schedules the three (node_modules/vitest/dist/chunks/cli-api*.js: groupSpecs, Pool;
+    // coverage*.js: BaseSequencer.sort): their different isolate/globalSetup/testTimeout do NOT split the
+    // pool into sequential groups. All three have groupOrder 0 and the same maxWorkers, so they form one
+    // group whose files share one queue and both workers. They look sequential because the sequencer
+    // sorts files by project name first (e2e, integration, pure), longest first within each; a worker
+    // leaving one project's files for the next is restarted (a runner is reused only for its own
+    // project), so letting files of all projects interleave would cost a fresh worker and module load at
+    // each switch instead of the two there are now. Only `isolate: true` with maxWorkers 1, or a
+    // different groupOrder or maxWorkers per project, would make groups that run one after another.
     pool: 'forks',
     maxWorkers: 2,
     testTimeout: 15_000,

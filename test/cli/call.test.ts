@@ -1,3 +1,5 @@
+// e2e because the built bin is run as an operator's shell runs it (its exit status 0/1/2, stdout and stderr,
+// env and node flags); the walk over every operation runs in this process, on the function the bin calls.
 // `recdeck call`: every operation of the table from the shell, against the simulator. The walk goes
 // over the operation table itself, so an operation added there and not callable here fails the test.
 import { spawn } from 'node:child_process';
@@ -176,32 +178,36 @@ describe('the built recdeck call', () => {
     expect(started).toMatchObject({ code: 0, stdout: '{}\n' });
     expect((await f.client.getChannel(1)).IsRecording).toBe(true);
 
-    const refused = await run(['call', 'rec-pause', '2', '--recorder', f.sim.url, '--token', f.sim.token], {});
+    // The rest depend on nothing but that rec-start: started side by side (each a Node start and a module
+    // load, most of it waiting on the other's CPU), checked one by one.
+    const tokenFile = join(f.folder, 'token');
+    await writeFile(tokenFile, `${f.sim.token}\n`);
+    const [refused, fromFile, unknown, noRecorder, badToken, help] = await Promise.all([
+      run(['call', 'rec-pause', '2', '--recorder', f.sim.url, '--token', f.sim.token], {}),
+      // The token from a file, as run takes it (never visible in ps).
+      run(['call', 'get-channel', '1', '--json', '--recorder', f.sim.url, '--token-file', tokenFile], {}),
+      run(['call', 'get-channels', '--json'], env),
+      run(['call', 'list-channels'], {}),
+      run(['call', 'list-channels'], { ...env, RECDECK_TOKEN: 'perm:wrong' }),
+      run(['call', '--help'], {}),
+    ]);
     expect(refused.code).toBe(1);
     expect(refused.stderr).toContain('recdeck call: Channel 3 is not recording; there is nothing to pause (PUT /api/channels/2/rec-pause: 400)');
     expect(refused.stdout).toBe('');
 
-    // The token from a file, as run takes it (never visible in ps).
-    const tokenFile = join(f.folder, 'token');
-    await writeFile(tokenFile, `${f.sim.token}\n`);
-    const fromFile = await run(['call', 'get-channel', '1', '--json', '--recorder', f.sim.url, '--token-file', tokenFile], {});
     expect(fromFile.code).toBe(0);
     expect(JSON.parse(fromFile.stdout)).toMatchObject({ Index: 1, IsRecording: true });
 
-    const unknown = await run(['call', 'get-channels', '--json'], env);
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toContain('did you mean');
 
-    const noRecorder = await run(['call', 'list-channels'], {});
     expect(noRecorder.code).toBe(2);
     expect(noRecorder.stderr).toContain('no recorder');
 
-    const badToken = await run(['call', 'list-channels'], { ...env, RECDECK_TOKEN: 'perm:wrong' });
     expect(badToken.code).toBe(1);
     expect(badToken.stderr).toContain('Authorization token is not valid');
     expect(badToken.stderr).not.toContain(f.sim.token);
 
-    const help = await run(['call', '--help'], {});
     expect(help.code).toBe(0);
     expect(help.stdout.match(/^ {2}[a-z][a-z-]*/gm)).toHaveLength(52); // the operations (the options start with -)
   });

@@ -1,3 +1,6 @@
+// e2e because the bin itself is what a new operator meets: its --help, --version, exit status and stderr
+// wording, and a start refused before anything listens, as a process; flag tables and messages are
+// checked in this process against the functions the bin calls.
 // The CLI as a new operator meets it (issue 13): --help on every command (each flag with its meaning and
 // default, generated from the command's flag table), --version, numbers out of range in the project's
 // words, a busy web port that stops the start at once, and a profile bad at start that comes up (web
@@ -47,17 +50,14 @@ const COMMANDS: CommandSpec[] = [runCommand, simulateCommand, devicesCommand, se
 // own help, --version, a mistake's exit status and wording) and every command's flag table and every
 // mistake's message are checked in this process against the same functions the bin calls.
 describe('--help and --version', () => {
-  it('recdeck --help lists every command with what it does', async () => {
+  // The bin's own runs side by side (each a Node start and a module load, mostly waiting on CPU).
+  it.concurrent('recdeck --help lists every command with what it does', async () => {
     const { code, stdout } = await recdeck(['--help']).exit;
     expect(code).toBe(0);
     for (const spec of [...COMMANDS, profilesCheckCommand]) expect(unwrapped(stdout)).toContain(`  ${spec.name.padEnd(14)}  ${spec.summary}`);
   });
 
-  it.each(COMMANDS.map((spec) => [spec.name, spec] as const))('recdeck %s --help: every flag of its table with its meaning and default', (name, spec) => {
-    expectEveryFlag(name, spec, name === 'call' ? callHelp() : helpText(spec));
-  });
-
-  it('the bin prints a command\'s help, exit 0: run --help says what the defaults are, e.g. --poll-ms and --web-port; call --help its own', async () => {
+  it.concurrent('the bin prints a command\'s help, exit 0: run --help says what the defaults are, e.g. --poll-ms and --web-port; call --help its own', async () => {
     const [run, call] = await Promise.all([recdeck(['run', '--help']).exit, recdeck(['call', '--help']).exit]);
     expect({ code: run.code, stderr: run.stderr, stdout: run.stdout }).toEqual({ code: 0, stderr: '', stdout: helpText(runCommand) });
     expect({ code: call.code, stderr: call.stderr, stdout: call.stdout }).toEqual({ code: 0, stderr: '', stdout: callHelp() });
@@ -66,10 +66,14 @@ describe('--help and --version', () => {
     expect(stdout).toMatch(/--web-port PORT +port of the web deck and remote API \(0: any free port\) \[default: 7900\]/);
   });
 
-  it('--version prints the version in package.json', async () => {
+  it.concurrent('--version prints the version in package.json', async () => {
     const { version } = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
     const { code, stdout } = await recdeck(['--version']).exit;
     expect({ code, stdout }).toEqual({ code: 0, stdout: `recdeck ${version}\n` });
+  });
+
+  it.each(COMMANDS.map((spec) => [spec.name, spec] as const))('recdeck %s --help: every flag of its table with its meaning and default', (name, spec) => {
+    expectEveryFlag(name, spec, name === 'call' ? callHelp() : helpText(spec));
   });
 });
 

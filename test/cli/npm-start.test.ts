@@ -1,3 +1,5 @@
+// e2e because the point is processes: npm's own, the bridge it starts, and a supervisor's SIGTERM to npm
+// reaching the bridge.
 // `npm start` under a supervisor: a SIGTERM to npm's process must reach the bridge, so that nothing is
 // left holding the port (the next start would fail with "port in use").
 import { spawn } from 'node:child_process';

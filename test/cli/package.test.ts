@@ -1,3 +1,4 @@
+// e2e because the point is the packed artefact: the tarball `npm pack` makes, unpacked, its bin run as a process.
 // The package as `npm pack` makes it: what the tarball holds, and that its bin runs unpacked. (.ci/run
 // also installs the tarball globally with --omit=dev, which needs the registry; this test does not.)
 import { execFile } from 'node:child_process';

@@ -1,3 +1,5 @@
+// e2e because one test runs the built bin as a process (its printed lines, --log-level debug, SIGHUP,
+// a clean exit on SIGINT); the others run startBridge, what the bin calls, in this process.
 // `recdeck run` as a whole: the embedded simulator when no recorder is given, profiles from a folder,
 // a bad edit to a profile while it runs (the last good version keeps the surface working), and
 // profiles that fit one surface equally (a tie said once, in the log and GET /state; the operator's

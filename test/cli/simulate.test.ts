@@ -1,3 +1,4 @@
+// e2e because the point is the built command as a process: what it prints (URL, token), and its exit.
 // `recdeck simulate` as a user runs it: the built command, a real process, its printed URL and token.
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';

@@ -1,3 +1,5 @@
+// e2e because one test runs the built `recdeck watch` as a process (JSON lines on its stdout, its stop on
+// SIGTERM); the others run its poller and printer in this process, on virtual time.
 // `recdeck watch`: the recorder's state changes as JSON lines, through the bridge's own poller.
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';

@@ -30,7 +30,7 @@ import { initialRecorderState, type RecorderState } from '../../src/engine/recor
 import type { PictureRenderer, SessionServices } from '../../src/engine/session-services.js';
 import { WorkScheduler } from '../../src/engine/work-scheduler.js';
 import { SurfaceSession } from '../../src/engine/surface-session.js';
-import { keyGrid } from '../../src/engine/surface.js';
+import { keyGrid, type RgbImage } from '../../src/engine/surface.js';
 import type { ClientCall } from '../../src/engine/command-plan.js';
 import { seededRandom } from '../../src/simulator/random.js';
 import { MemorySurface } from '../../src/surfaces/memory/memory-surface.js';
@@ -215,6 +215,17 @@ class Scenario {
     return settle(() => this.session.idle, 'the session');
   }
 
+  /** The picture an image was drawn from, read once per image (a key keeps its image until it is drawn again). */
+  private readonly drawnPictures = new WeakMap<RgbImage, Picture>();
+  private pictureIn(image: RgbImage): Picture {
+    let picture = this.drawnPictures.get(image);
+    if (picture === undefined) {
+      picture = JSON.parse(image.data.toString()) as Picture;
+      this.drawnPictures.set(image, picture);
+    }
+    return picture;
+  }
+
   /** What each key shows now against what a tick would derive now; returns what a tick derives. */
   private check(t: number): Map<string, Picture> {
     const shown = this.surface.images;
@@ -222,7 +233,7 @@ class Scenario {
     for (const { control, picture } of this.session.describeControls()) {
       derived.set(control.id, picture);
       const image = shown.get(control.id);
-      const drawn = image === undefined ? null : (JSON.parse(image.data.toString()) as Picture);
+      const drawn = image === undefined ? null : this.pictureIn(image);
       if (drawn === null || !samePicture(drawn, picture)) this.mismatches.push(`${control.id} at +${t - this.start} ms: shows ${JSON.stringify(drawn)}, a tick would show ${JSON.stringify(picture)}`);
     }
     return derived;

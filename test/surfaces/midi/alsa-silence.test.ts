@@ -1,3 +1,5 @@
+// e2e because the point is a process's stderr: RtMidi's native code writes to the process's own stderr,
+// which only a spawned `recdeck devices` shows whole.
 // Without a usable ALSA sequencer, RtMidi's native code prints ALSA's and its own errors on stderr each
 // time a port object is made (every check, every 3 s). The backend does not call it then: the reason
 // comes back as an error for the manager to log once, and stderr stays quiet.

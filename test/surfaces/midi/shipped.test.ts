@@ -16,9 +16,23 @@ const MODELS = ['apc-mini-mk2', 'launchpad-mini-mk3', 'nanokontrol2', 'x-touch-m
 
 const profileFiles = readdirSync(PROFILES).filter((f) => f.startsWith('midi-') && f.endsWith('.yaml'));
 
+/** The shipped maps, loaded once for the file (every test read all of them again); no test changes them. */
+let shippedMaps: ReturnType<typeof loadMidiMapFolder> | undefined;
+const loadShippedMaps = () => (shippedMaps ??= loadMidiMapFolder(MAPS));
+/** Each shipped profile, parsed once for the file (two tests read each one). */
+const parsedProfiles = new Map<string, ReturnType<typeof parseProfile>>();
+const parsedProfile = (file: string) => {
+  let result = parsedProfiles.get(file);
+  if (result === undefined) {
+    result = parseProfile(readFileSync(join(PROFILES, file), 'utf8'), file);
+    parsedProfiles.set(file, result);
+  }
+  return result;
+};
+
 describe('shipped MIDI maps', () => {
   it('all load, one per controller, with distinct names and models', async () => {
-    const { maps, problems } = await loadMidiMapFolder(MAPS);
+    const { maps, problems } = await loadShippedMaps();
     expect(problems.map(formatMidiMapProblem)).toEqual([]);
     expect(maps.map((m) => m.map.model).sort()).toEqual([...MODELS].sort());
     expect(new Set(maps.map((m) => m.map.name)).size).toBe(maps.length);
@@ -33,14 +47,14 @@ describe('shipped MIDI maps', () => {
   });
 
   it('the Launchpad is switched to Programmer mode on open and back to Live mode on exit', async () => {
-    const { maps } = await loadMidiMapFolder(MAPS);
+    const { maps } = await loadShippedMaps();
     const launchpad = maps.find((m) => m.map.model === 'launchpad-mini-mk3');
     expect(launchpad?.map.init).toEqual([[0xf0, 0x00, 0x20, 0x29, 0x02, 0x0d, 0x0e, 0x01, 0xf7]]);
     expect(launchpad?.map.exit).toEqual([[0xf0, 0x00, 0x20, 0x29, 0x02, 0x0d, 0x0e, 0x00, 0xf7]]);
   });
 
   it('the Launchpad takes its MIDI port under both Linux namings, never its DAW port', async () => {
-    const { maps } = await loadMidiMapFolder(MAPS);
+    const { maps } = await loadShippedMaps();
     const pattern = maps.find((m) => m.map.model === 'launchpad-mini-mk3')?.map.ports.input ?? '';
     const midi = ['Launchpad Mini MK3:Launchpad Mini MK3 LPMiniMK3 MI 20:1', 'Launchpad Mini MK3 LPMiniMK3 MIDI', 'Launchpad Mini MK3:Launchpad Mini MK3 MIDI 2 24:1'];
     const daw = ['Launchpad Mini MK3:Launchpad Mini MK3 LPMiniMK3 DA 20:0', 'Launchpad Mini MK3:Launchpad Mini MK3 MIDI 1 24:0', 'Launchpad Mini MK3:Launchpad Mini MK3 MIDI 1 28:0'];
@@ -49,7 +63,7 @@ describe('shipped MIDI maps', () => {
   });
 
   it('the Mackie Control map takes MC controllers\' ports, never the X-Touch Mini\'s (it has its own map), nor an Extender\'s', async () => {
-    const { maps } = await loadMidiMapFolder(MAPS);
+    const { maps } = await loadShippedMaps();
     const pattern = maps.find((m) => m.map.model === 'mackie-control')?.map.ports.input ?? '';
     const mc = ['X-Touch:X-Touch MIDI 1 20:0', 'X-Touch One:X-Touch One MIDI 1 24:0', 'Platform M+ V2.15:Platform M+ V2.15 MIDI 1 28:0', 'MCU Pro USB v3.1:MCU Pro USB v3.1 MIDI 1 32:0'];
     const others = ['X-TOUCH MINI:X-TOUCH MINI MIDI 1 20:0', 'X-Touch-Ext:X-Touch-Ext MIDI 1 24:0', 'X-TOUCH COMPACT:X-TOUCH COMPACT MIDI 1 28:0', 'Midi Through:Midi Through Port-0 14:0'];
@@ -58,7 +72,7 @@ describe('shipped MIDI maps', () => {
   });
 
   it('the DAW transport map reads MMC (the five transport commands a DAW sends) and has no channel controls', async () => {
-    const { maps } = await loadMidiMapFolder(MAPS);
+    const { maps } = await loadShippedMaps();
     const mmc = maps.find((m) => m.map.model === 'daw-mmc')?.map;
     expect(mmc?.controls).toEqual([]);
     expect(mmc?.mmc?.controls.map((c) => c.command).sort()).toEqual(['pause', 'play', 'record-exit', 'record-strobe', 'stop']);
@@ -66,7 +80,7 @@ describe('shipped MIDI maps', () => {
   });
 
   it('the X-Touch Mini\'s encoders are set by the bridge (their rings show the gain), with no soft takeover', async () => {
-    const { maps } = await loadMidiMapFolder(MAPS);
+    const { maps } = await loadShippedMaps();
     const knobs = maps.find((m) => m.map.model === 'x-touch-mini')?.map.controls.filter((c) => c.role === 'knob') ?? [];
     expect(knobs.map((k) => [k.id, k.motorised])).toEqual(Array.from({ length: 8 }, (_, i) => [`knob${i}`, true]));
   });
@@ -79,11 +93,11 @@ describe('shipped MIDI profiles', () => {
 
   for (const file of profileFiles) {
     it(`${file} parses, matches a map and binds only controls that map has`, async () => {
-      const result = parseProfile(readFileSync(join(PROFILES, file), 'utf8'), file);
+      const result = parsedProfile(file);
       if (!result.ok) throw new Error(JSON.stringify(result.problems, null, 2));
       const { profile } = result.loaded;
       expect(profile.match.kind).toBe('midi');
-      const { maps } = await loadMidiMapFolder(MAPS);
+      const { maps } = await loadShippedMaps();
       const loaded = maps.find((m) => m.map.model === profile.match.model);
       expect(loaded, `no map has model ${String(profile.match.model)}`).toBeDefined();
       expect(checkBindings(profile, controlDefinitions(loaded?.map ?? { controls: [] }))).toEqual([]);
@@ -92,10 +106,10 @@ describe('shipped MIDI profiles', () => {
     });
 
     it(`${file} shows things (dialog OK/Cancel, the page, …) only on buttons that can light`, async () => {
-      const result = parseProfile(readFileSync(join(PROFILES, file), 'utf8'), file);
+      const result = parsedProfile(file);
       if (!result.ok) throw new Error(JSON.stringify(result.problems, null, 2));
       const { profile } = result.loaded;
-      const { maps } = await loadMidiMapFolder(MAPS);
+      const { maps } = await loadShippedMaps();
       const controls = controlDefinitions(maps.find((m) => m.map.model === profile.match.model)?.map ?? { controls: [] });
       const dark = new Set(controls.filter((c) => c.kind === 'button' && c.feedback === 'none').map((c) => c.id));
       const wrong = profile.pages.flatMap((page) =>

@@ -9,7 +9,7 @@ import type { LoadedProfile } from '../../../src/profiles/schema.js';
 import { loadProfileFile } from '../../../src/profiles/load.js';
 import { SatelliteServer, startSatelliteServer } from '../../../src/surfaces/satellite/satellite-server.js';
 import { deviceBridge } from '../../support/device-bridge.js';
-import { until } from '../../support/until.js';
+import { WAIT_MS, until as untilSocket } from '../../support/until.js';
 import { bitmapOf, manifestParam, SatelliteTestClient } from './satellite-client.js';
 
 const cleanups: Array<() => Promise<void> | void> = [];
@@ -17,16 +17,24 @@ afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
 
+/** Socket traffic, asked after every 2 ms (a line on loopback comes within one), bounded as any until(). */
+const until = (check: () => boolean, what: string) => untilSocket(check, what, WAIT_MS, 2);
+
 const PROFILES = join(import.meta.dirname, '../../../profiles');
 
-async function shippedProfiles(): Promise<LoadedProfile[]> {
-  const loaded: LoadedProfile[] = [];
-  for (const file of readdirSync(PROFILES).filter((f) => f.endsWith('.yaml'))) {
-    const result = await loadProfileFile(join(PROFILES, file));
-    if (!result.ok) throw new Error(JSON.stringify(result.problems));
-    loaded.push(result.loaded);
-  }
-  return loaded;
+/** The shipped profiles, read once for the file: each test's bridge is given the same (unchanging) list. */
+let shipped: Promise<LoadedProfile[]> | undefined;
+function shippedProfiles(): Promise<LoadedProfile[]> {
+  shipped ??= (async () => {
+    const loaded: LoadedProfile[] = [];
+    for (const file of readdirSync(PROFILES).filter((f) => f.endsWith('.yaml'))) {
+      const result = await loadProfileFile(join(PROFILES, file));
+      if (!result.ok) throw new Error(JSON.stringify(result.problems));
+      loaded.push(result.loaded);
+    }
+    return loaded;
+  })();
+  return shipped;
 }
 
 /** The bridge with the shipped profiles, and a Satellite server on free ports feeding it. */

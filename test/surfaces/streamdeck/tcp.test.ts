@@ -6,8 +6,13 @@
 // Real time, bounded: the library reconnects on its own timers (a closed socket is retried every 5 s, a
 // silent one counted lost after 5 s), which live in node_modules and cannot be put on virtual time; the
 // bridge and simulator run on the real clock beside them, and every wait is an until() with a bound.
+// The lengths of those timers are not what is shown here (that the library's own timers bring a deck
+// back, with nobody asking, is): they are the library's module constants, which it reads at each use,
+// and this file shortens them for its run (retry 250 ms, silence 2.5 s: still 2.5 of the fake's 1 s
+// keepalives) and puts them back after. 19.5 s of waiting on 5 s timers became ~5 s.
+import { createRequire } from 'node:module';
 import { filter, firstValueFrom, timeout } from 'rxjs';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { join } from 'node:path';
 import { realClock } from '../../../src/api/clock.js';
 import { RecorderClient } from '../../../src/api/client.js';
@@ -27,19 +32,35 @@ import { EventEmitter } from 'node:events';
 
 const PROFILES = join(import.meta.dirname, '../../../profiles');
 
+/** The library's timing constants (@elgato-stream-deck/tcp 7.3.2 dist/constants.js), as its socket reads them. */
+const libraryTimers = createRequire(import.meta.url)('@elgato-stream-deck/tcp/dist/constants.js') as { RECONNECT_INTERVAL: number; TIMEOUT_DURATION: number };
+const SHORT_TIMERS = { RECONNECT_INTERVAL: 250, TIMEOUT_DURATION: 2500 };
+beforeAll(() => {
+  // A library whose constants moved or changed fails here, by name, rather than running on other timers.
+  expect({ RECONNECT_INTERVAL: libraryTimers.RECONNECT_INTERVAL, TIMEOUT_DURATION: libraryTimers.TIMEOUT_DURATION }).toEqual({ RECONNECT_INTERVAL: 5000, TIMEOUT_DURATION: 5000 });
+  Object.assign(libraryTimers, SHORT_TIMERS);
+});
+afterAll(() => {
+  Object.assign(libraryTimers, { RECONNECT_INTERVAL: 5000, TIMEOUT_DURATION: 5000 });
+});
+
 const cleanups: Array<() => Promise<void>> = [];
 afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
 
-/** The bridge on the simulator with a shipped profile, and a network source for the given decks. */
+/**
+ * The bridge on the simulator with a shipped profile, and a network source for the given decks. Polled
+ * every 500 ms, so a poll waits 2 s for its answer (4 polls' time): a loaded machine that answers a poll
+ * late is not "something else wrong" here (the 100 ms polls' 1 s bound was missed at load 19).
+ */
 async function start(profileFile: string, options: { decks?: TcpDeckAddress[]; discovery?: TcpDiscovery } = {}) {
   const fixture = await startFixture({ clock: realClock, grid: 16 });
   cleanups.push(() => fixture.close());
   const lines: string[] = [];
   const log: Logger = { info: (m) => lines.push(m), warn: (m) => lines.push(`warn ${m}`), error: (m) => lines.push(`error ${m}`) };
   const client = new RecorderClient({ url: fixture.sim.url, token: fixture.sim.token, clock: realClock });
-  const bridge = new Bridge({ recorders: [{ name: 'main', client }], renderer: (thumbnails) => pictureRenderer({ thumbnails }), decodeThumbnail, log, pollMs: 100, slowMs: 500, meterMs: 100, thumbnailMs: 500, time: realTime });
+  const bridge = new Bridge({ recorders: [{ name: 'main', client }], renderer: (thumbnails) => pictureRenderer({ thumbnails }), decodeThumbnail, log, pollMs: 500, slowMs: 500, meterMs: 100, thumbnailMs: 500, time: realTime });
   const profile = await loadProfileFile(join(PROFILES, profileFile));
   if (!profile.ok) throw new Error(JSON.stringify(profile.problems));
   bridge.start();
@@ -125,7 +146,7 @@ describe('a Stream Deck Studio on the network', () => {
     studio.alive = true;
     await until(() => bridge.session('streamdeck:STUDIO0001') !== undefined, 'the Studio back by itself');
     expect(await tap(studio, nextCommand, 2)).toMatchObject({ action: 'rec-start', result: 'ok', request: 'PUT /api/channels/2/rec-start' });
-    // Lost either way: the library's 5 s without a keepalive, or a write that failed first. It is said,
+    // Lost either way: the library's silence bound without a keepalive, or a write that failed first. It is said,
     // and nothing else is wrong.
     expect(lines.some((l) => /^(warn|error) .*streamdeck:STUDIO0001/.test(l))).toBe(true);
     expect(problems(lines)).toEqual([]);
