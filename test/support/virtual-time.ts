@@ -36,14 +36,10 @@ export class VirtualTime implements EngineTime {
  * Turns of the event loop until `quiet` holds for a few turns in a row (sockets and sharp answer on later
  * turns). Bounded in wall time, so a request that never ends fails the test instead of hanging it.
  */
-export async function settle(quiet: () => boolean, what = 'I/O', time?: VirtualTime): Promise<void> {
+export async function settle(quiet: () => boolean, what = 'I/O'): Promise<void> {
   const wallDeadline = Date.now() + 10_000;
   for (let calm = 0; calm < 3; calm = quiet() ? calm + 1 : 0) {
     if (Date.now() > wallDeadline) throw new Error(`${what} did not settle within 10 s`);
-    // Work the I/O posted for the clock's next turn (a slice at the end of a turn: due now, no time to
-    // pass) runs as it would in life; waiting for it to end without running it would never settle.
-    const due = time?.nextDue();
-    if (time && due !== null && due !== undefined && due <= time.now()) time.advanceTo(time.now());
     await new Promise((resolve) => setImmediate(resolve));
   }
 }
@@ -51,13 +47,13 @@ export async function settle(quiet: () => boolean, what = 'I/O', time?: VirtualT
 /** Moves virtual time on by `ms`, one due moment after another, letting the real I/O each starts finish. */
 export async function advanceWithIo(time: VirtualTime, ms: number, quiet: () => boolean): Promise<void> {
   const target = time.now() + ms;
-  await settle(quiet, 'I/O', time);
+  await settle(quiet);
   for (let due = time.nextDue(); due !== null && due <= target; due = time.nextDue()) {
     time.advanceTo(due);
-    await settle(quiet, 'I/O', time);
+    await settle(quiet);
   }
   time.advanceTo(target);
-  await settle(quiet, 'I/O', time);
+  await settle(quiet);
 }
 
 /**
@@ -67,7 +63,7 @@ export async function advanceWithIo(time: VirtualTime, ms: number, quiet: () => 
 export async function untilWithIo(time: VirtualTime, quiet: () => boolean, check: () => boolean, what: string, ms = 3000): Promise<void> {
   const deadline = time.now() + ms;
   const wallDeadline = Date.now() + Math.max(ms, 10_000);
-  await settle(quiet, 'I/O', time);
+  await settle(quiet);
   while (!check()) {
     if (time.now() >= deadline || Date.now() > wallDeadline) throw new Error(`timed out after ${ms} virtual ms waiting for ${what}`);
     await advanceWithIo(time, 10, quiet);
