@@ -75,6 +75,23 @@ describe('admission', () => {
     expect(at(T0 + COOL_DOWN_MS)).toBe('refuse: not allowed to call newSession');
   });
 
+  it('a member back from a cool-down has no burst: a flood that goes on is cooled down again at its second message; one that calmed down has its bursts back', () => {
+    const rates = new MemberRates();
+    while (rates.arrive('gallery', T0)?.verdict !== 'cool-down');
+    const back = T0 + COOL_DOWN_MS;
+    // The flood goes on the moment its topic is subscribed again: its first message is read, its second starts the next cool-down.
+    expect([rates.arrive('gallery', back), rates.arrive('gallery', back)?.verdict]).toEqual([null, 'cool-down']);
+    expect(rates.coolingDown('gallery', back + COOL_DOWN_MS - 1)).toBe(true);
+    // Answered again after it, its first command read and judged.
+    const again = back + COOL_DOWN_MS;
+    expect(verdictOf(admit('gallery', command({ method: 'newSession', args: [] }), { recorder: 'main', mayCall, rates, now: again }))).toBe('refuse: not allowed to call newSession');
+    // Calm for as long as its bursts take to refill (2 s of messages): a whole burst read again, then refusals before a cool-down.
+    const calm = again + (1000 * MESSAGE_RATE.burst) / MESSAGE_RATE.perS;
+    const verdicts = Array.from({ length: MESSAGE_RATE.burst + 1 }, () => rates.arrive('gallery', calm)?.verdict ?? 'read');
+    expect(verdicts.filter((v) => v === 'read')).toHaveLength(MESSAGE_RATE.burst);
+    expect(verdicts.at(-1)).toBe('refuse');
+  });
+
   it("a message on a member's command topic counts before anything is read of it: over a burst refused unread, then the cool-down; a desk at its full rates never comes near it", () => {
     const rates = new MemberRates();
     const verdicts = Array.from({ length: 2 * MESSAGE_RATE.burst + 1 }, () => rates.arrive('gallery', T0)?.verdict ?? 'read');
