@@ -34,13 +34,18 @@ import type { SimulatorFixture } from '../support/simulator.js';
 
 const MAIN = topicsOf('main');
 // The poller runs with run's defaults (no --poll-ms: a poll of 250 ms, a lease of 750 ms), as the
-// README's secure steps start it, and the panel polls at run's default too. That holds through the
-// flood because the poller reads its main connection at a pace, its lease travels on a connection of
-// its own (src/bus/connection.ts, READ_PIECE_BYTES; BusPoller's leaseConnection), and it reads and
-// answers commands in slices after the lease (src/bus/work-slices.ts). Before, the thousand commands
-// the broker had routed to it before its unsubscribe landed were parsed in one run of mqtt.js's
-// callbacks, ahead of its timers and of its renewal's echo, and it lost the lease at the flood's start
-// (4 of 5 runs at load 5-8; 1192-1627 ms without a renewal back at load 13-25).
+// README's secure steps start it, and the panel polls at run's default too. Before, the thousand
+// commands the broker had routed to the poller before its unsubscribe landed were parsed in one run of
+// mqtt.js's callbacks, ahead of its timers and of its renewal's echo (its event loop held 1169 ms), and
+// it lost the lease at the flood's start (4 of 5 runs at load 5-8; 1192-2445 ms without a renewal back
+// at load 13-25). Now its lease travels on a connection of its own and its main connection is read at a
+// pace (src/bus/connection.ts; BusPoller's leaseConnection), commands are read and answered in slices
+// (src/bus/work-slices.ts), and a member back from a cool-down has no burst (admission.ts): 300-500
+// commands reach the poller, its event loop is held 56 ms at most, renewals come back in 1-52 ms
+// (load 15). What holds, 11 runs of this file at load 3-15: the lease held in 10 (once lost for 813 ms,
+// 17 s into the flood, at load 6), the panel live in every sample in 9, the poller's memory, log and
+// audit within bounds in all 11; this test is red in 3 of them (the lease lost once, "falling behind"
+// in the log twice): a renewal round trip still passes 500 ms now and then, not yet explained.
 const POLL_MS = Number(runCommand.flags['poll-ms'].default);
 const LOGINS = { 'poller-main': 'poller-secret', 'poller-main-monitor': 'monitor-secret', 'poller-main-standby': 'standby-secret', 'desk-1': 'desk-1-secret', gallery: 'gallery-secret' };
 const login = (user: keyof typeof LOGINS) => ({ username: user, password: LOGINS[user] });
