@@ -11,6 +11,10 @@
 //
 // A member that keeps sending over its rate is not answered at all for a cool-down (COOL_DOWN_MS): its
 // messages are dropped on arrival, before their signature is checked, so it costs the poller nothing.
+// It comes back from a cool-down without a burst (a token of each kind, no refusals for rate answered,
+// refilled at its rates from then on): a flood that goes on is cooled down again at its second message,
+// instead of a burst and as many refusals each time (560 messages, each read and most verified, per
+// cool-down of a flood longer than one); a panel that calmed down has its bursts back within seconds.
 import type { OperationId } from '../api/operations.js';
 import type { ClientCall } from '../engine/command-plan.js';
 import { argumentError, isClientCall } from './command-args.js';
@@ -79,15 +83,27 @@ export class MemberRates {
   }
 
   private of(member: string, now: number): MemberRate {
-    let rate = this.members.get(member);
-    if (rate === undefined) {
-      if (this.members.size >= this.maxMembers) this.members.clear();
-      const bucket = (kind: RateKind) => new TokenBucket(RATES[kind].perS, RATES[kind].burst, now);
-      rate = { reads: bucket('reads'), writes: bucket('writes'), messages: bucket('messages'), patience: { reads: bucket('reads'), writes: bucket('writes'), messages: bucket('messages') }, coolingUntil: Number.NEGATIVE_INFINITY };
-      this.members.set(member, rate);
-    }
+    const known = this.members.get(member);
+    if (known !== undefined && (known.coolingUntil === Number.NEGATIVE_INFINITY || now < known.coolingUntil)) return known;
+    if (known === undefined && this.members.size >= this.maxMembers) this.members.clear();
+    // New, with full bursts; or back from a cool-down, without (see the file's comment), from its end.
+    const rate = known === undefined ? fresh(now, null) : fresh(known.coolingUntil, 1);
+    this.members.set(member, rate);
     return rate;
   }
+}
+
+/** A member's buckets from `at`: full bursts (tokens null), or `tokens` of each kind and no patience. */
+function fresh(at: number, tokens: number | null): MemberRate {
+  const bucket = (kind: RateKind, start: number | null) => new TokenBucket(RATES[kind].perS, RATES[kind].burst, at, start ?? RATES[kind].burst);
+  const patience = tokens === null ? null : 0;
+  return {
+    reads: bucket('reads', tokens),
+    writes: bucket('writes', tokens),
+    messages: bucket('messages', tokens),
+    patience: { reads: bucket('reads', patience), writes: bucket('writes', patience), messages: bucket('messages', patience) },
+    coolingUntil: Number.NEGATIVE_INFINITY,
+  };
 }
 
 export interface AdmissionContext {

@@ -31,6 +31,7 @@ import { COOL_DOWN_MS, LEASE_TTL_POLLS, MAX_PAYLOAD_BYTES, REFRESH_RATE, REFUSAL
 import { RefusalReport, type RefusalDetail } from './refusal-report.js';
 import { RecentCommands } from './recent-commands.js';
 import { TokenBucket } from './token-bucket.js';
+import { WorkSlices } from './work-slices.js';
 import { CommandMessage, LeaseMessage, PART_VALUES, RefreshMessage, checkedTopic, commandSender, describeCommand, parseBody, topicsOf, type HealthMessage, type RecorderIdentity, type ReplyMessage } from './topics.js';
 
 const PARTS: readonly StatePart[] = [...FAST_PARTS, ...SLOW_PARTS];
@@ -50,6 +51,14 @@ export interface BusPollerOptions {
   log?: Logger;
   /** Every command run or refused, as `recdeck run --audit-file` records the bridge's own. */
   audit?: (record: CommandRecord) => void;
+  /**
+   * The lease's own connection (same login, a client id of its own, nothing else subscribed on it): its
+   * renewals and their echoes travel on it, never behind what panels send on the main one (commands
+   * queued for this poller by the broker, a flood of them included). The main connection when absent.
+   * A renewal goes out only while both are connected: a poller that cannot publish what it reads or
+   * hear commands must not hold the lease.
+   */
+  leaseConnection?: MqttClient;
 }
 
 /** A new process instance id. */
@@ -95,11 +104,15 @@ export class BusPoller implements RecorderLink {
   readonly address: string;
   private readonly topics: ReturnType<typeof topicsOf>;
   private readonly view: BusRecorder;
+  /** Where the lease is renewed and heard (options.leaseConnection, else the main connection). */
+  private readonly leaseMqtt: MqttClient;
   private readonly active = new BehaviorSubject(false);
   private readonly recent = new RecentCommands<Promise<ReplyMessage>>();
   private readonly refreshBuckets = new Map<string, TokenBucket>();
   private readonly rates = new MemberRates(MAX_RATED_MEMBERS);
   private readonly refusals: RefusalReport;
+  /** Refreshes and commands past their arrival checks, read and run in slices after the lease (work-slices.ts). */
+  private readonly work: WorkSlices;
   private readonly time: EngineTime;
   private readonly log: Logger;
   private readonly bad: LogLimiter;
@@ -126,9 +139,11 @@ export class BusPoller implements RecorderLink {
   ) {
     this.topics = topicsOf(name);
     this.address = polling.address;
+    this.leaseMqtt = options.leaseConnection ?? mqtt;
     this.time = options.time;
     this.log = options.log ?? silent;
     this.bad = new LogLimiter((message) => this.log.warn(message), () => this.time.now());
+    this.work = new WorkSlices(this.time, (error) => this.log.error(`recorder "${name}": reading a message failed: ${messageOf(error)}`));
     this.refusals = new RefusalReport(name, (line) => this.log.warn(line), options.audit, REFUSAL_SUMMARY_MS);
     this.settings = { recorder: name, me: options.authority.id, identity: options.identity, renewMs: options.pollMs, ttlMs: options.ttlMs ?? LEASE_TTL_POLLS * options.pollMs };
     this.lease = initialLease(this.time.now());
@@ -163,9 +178,11 @@ export class BusPoller implements RecorderLink {
     this.view.start();
     this.lease = initialLease(this.time.now());
     this.mqtt.on('message', this.onMessage);
+    if (this.leaseMqtt !== this.mqtt) this.leaseMqtt.on('message', this.onLeaseMessage);
     this.summaries = timer(REFUSAL_SUMMARY_MS, REFUSAL_SUMMARY_MS, this.time.scheduler).subscribe(() => this.refusals.flush(this.time.now()));
     const failed = (error: unknown) => this.log.warn(`${this.topics.all}: could not subscribe: ${messageOf(error)}`);
-    void this.mqtt.subscribeAsync([this.topics.lease, this.topics.refresh], { qos: 1 }).catch(failed);
+    if (this.leaseMqtt !== this.mqtt) void this.leaseMqtt.subscribeAsync(this.topics.lease, { qos: 1 }).catch(failed);
+    void this.mqtt.subscribeAsync(this.leaseMqtt === this.mqtt ? [this.topics.lease, this.topics.refresh] : this.topics.refresh, { qos: 1 }).catch(failed);
     void this.mqtt.subscribeAsync(this.commandTopics(), { qos: COMMAND_QOS }).catch(failed);
     this.schedule();
   }
@@ -184,6 +201,8 @@ export class BusPoller implements RecorderLink {
     for (const resubscribe of this.resubscribing.values()) resubscribe.unsubscribe();
     this.resubscribing.clear();
     this.mqtt.off('message', this.onMessage);
+    this.leaseMqtt.off('message', this.onLeaseMessage);
+    this.work.clear();
     this.standBy();
     this.view.stop();
   }
@@ -246,11 +265,25 @@ export class BusPoller implements RecorderLink {
     return holdsAt(this.lease, this.settings, this.time.now());
   }
 
+  /**
+   * The receive path (mqtt.js's, ahead of every timer): the lease is handled here at once; a refresh or
+   * a command only gets its checks that cost microseconds, and the rest of its work is queued for the
+   * slices (work-slices.ts), so that no flood holds a renewal or its echo behind it.
+   */
   private readonly onMessage = (topic: string, payload: Buffer, packet: IPublishPacket): void => {
-    if (topic === this.topics.lease) return this.onLease(payload, packet.retain);
-    if (topic === this.topics.refresh) return this.onRefresh(payload, packet.retain);
+    // On the main connection too when the view follows the recorder there; only the lease's own counts then.
+    if (topic === this.topics.lease) return this.leaseMqtt === this.mqtt ? this.onLease(payload, packet.retain) : undefined;
+    if (topic === this.topics.refresh) {
+      if (!this.work.add(() => this.onRefresh(payload, packet.retain))) this.bad.say(`${topic}: ${this.work.maxQueued} messages wait to be read already; this refresh is ignored`);
+      return;
+    }
     const sender = commandSender(this.name, topic);
     if (sender !== null) this.onCommand(topic, sender, payload, packet.retain);
+  };
+
+  /** The lease's own connection (options.leaseConnection): nothing but the lease is read there. */
+  private readonly onLeaseMessage = (topic: string, payload: Buffer, packet: IPublishPacket): void => {
+    if (topic === this.topics.lease) this.onLease(payload, packet.retain);
   };
 
   private onLease(payload: Buffer, retained: boolean): void {
@@ -342,8 +375,10 @@ export class BusPoller implements RecorderLink {
     } catch (error) {
       return this.log.error(`recorder "${this.name}": not published: ${messageOf(error)}`);
     }
-    if (!this.mqtt.connected) return;
-    void this.mqtt.publishAsync(checked, this.options.authority.seal(checked, this.time.now(), body), { qos, retain }).catch((error: unknown) => this.bad.say(`${checked}: could not publish: ${messageOf(error)}`));
+    // The lease on its own connection, and only while the main one is up too (leaseConnection).
+    const connection = checked === this.topics.lease ? this.leaseMqtt : this.mqtt;
+    if (!this.mqtt.connected || !connection.connected) return;
+    void connection.publishAsync(checked, this.options.authority.seal(checked, this.time.now(), body), { qos, retain }).catch((error: unknown) => this.bad.say(`${checked}: could not publish: ${messageOf(error)}`));
   }
 
   private onRefresh(payload: Buffer, retained: boolean): void {
@@ -384,6 +419,14 @@ export class BusPoller implements RecorderLink {
     const arrival = this.rates.arrive(sender, now);
     if (arrival?.verdict === 'refuse') return this.refusals.refused(sender, arrival.refusal, { id: null, method: null, request: 'a message' }, now);
     if (arrival?.verdict === 'cool-down') return this.startCoolDown(sender, arrival.refusal, arrival.until, now);
+    if (!this.work.add(() => this.readCommand(topic, sender, payload))) this.refusals.counted(sender, `dropped unread: ${this.work.maxQueued} messages wait to be read already`, now);
+  }
+
+  /** A command that passed its arrival checks, read in a slice: its signature, body and admission (on the clock read now). */
+  private readCommand(topic: string, sender: string, payload: Buffer): void {
+    const now = this.time.now();
+    // It may have been queued before its member's cool-down started: dropped unread as the later ones are.
+    if (this.rates.coolingDown(sender, now)) return this.refusals.counted(sender, 'ignored in a cool-down', now);
     const opened = this.options.authority.open(topic, payload, MAX_PAYLOAD_BYTES.cmd);
     if (!opened.ok) return this.bad.say(`${opened.error}; not run`);
     const { from, body } = opened.message;

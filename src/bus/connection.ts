@@ -19,6 +19,7 @@
 // reconnect the broker takes at once (it was up all along), is said as a takeover. Either way the
 // next connection has a new id, and the pause before it doubles while it goes on.
 import { randomBytes } from 'node:crypto';
+import { Transform, type TransformCallback } from 'node:stream';
 import type { IClientOptions, MqttClient } from 'mqtt';
 import { Subscription, timer } from 'rxjs';
 import { messageOf } from '../api/errors.js';
@@ -47,6 +48,78 @@ export const RECEIVE_MAXIMUM = 50;
  */
 export function busClientOptions(id: string): IClientOptions {
   return { protocolVersion: 5, clientId: busClientId(id), clean: true, queueQoSZero: false, reschedulePings: false, properties: { maximumPacketSize: MAX_PACKET_BYTES, receiveMaximum: RECEIVE_MAXIMUM } };
+}
+
+/**
+ * How much of what the broker sent mqtt.js reads in one turn of the event loop (reading at a pace).
+ * mqtt.js parses every packet of what its socket delivered, and hands each to its listeners, in one run
+ * of process.nextTick callbacks, before any timer or other socket gets a turn: about 70 us a message of
+ * its own on this 2-core machine (3,000 400-byte messages: 210 ms of CPU, the timers held 1.3-1.5 s at
+ * load 20). A flood already routed to a poller (a thousand messages before its unsubscribe lands) held
+ * its lease renewal and the renewal's echo behind it for over a second. Handed over a piece at a time,
+ * the same work is done between the timers and the other connections' reads: at most this many bytes
+ * (some 40 commands, a few ms) before they get their turn. (Pieces of 64 KB, a whole read of the
+ * socket, some 150 commands, lost the lease again at load 24: 1104 ms without a renewal back.)
+ */
+export const READ_PIECE_BYTES = 16 * 1024;
+
+/** What a socket delivers, passed on at most READ_PIECE_BYTES a turn (the next piece on the scheduler). */
+class Pacer extends Transform {
+  constructor(private readonly time: EngineTime) {
+    super();
+  }
+
+  override _transform(chunk: Buffer, _encoding: BufferEncoding, done: TransformCallback): void {
+    // The first piece at once (a lone message waits for nothing), each further one a turn later.
+    const give = (offset: number): void => {
+      this.push(chunk.subarray(offset, offset + READ_PIECE_BYTES));
+      const next = offset + READ_PIECE_BYTES;
+      timer(0, this.time.scheduler).subscribe(() => (next < chunk.length ? give(next) : done()));
+    };
+    give(0);
+  }
+}
+
+type StreamBuilder = (client: MqttClient, options?: IClientOptions) => NodeJS.ReadableStream & NodeJS.WritableStream;
+
+/**
+ * Makes `client` read at a pace (READ_PIECE_BYTES a turn) on every connection it makes from now on:
+ * mqtt.js pipes each new socket into its parser, and that pipe goes through a Pacer. Given a client made
+ * with `manualConnect` (connectAtPace), before it connects. (mqtt.js has no option for it: its stream
+ * builder is replaced, a property its types call private.)
+ */
+export function readAtPace(client: MqttClient, time: EngineTime): MqttClient {
+  const hooked = client as unknown as { streamBuilder: StreamBuilder };
+  const build = hooked.streamBuilder;
+  hooked.streamBuilder = (c, options) => {
+    const stream = build(c, options);
+    const pipe = stream.pipe.bind(stream);
+    stream.pipe = <T extends NodeJS.WritableStream>(destination: T, pipeOptions?: { end?: boolean }): T => pipe(new Pacer(time)).pipe(destination, pipeOptions);
+    return stream;
+  };
+  return client;
+}
+
+/**
+ * mqtt.js's connectAsync for a client that reads at a pace (readAtPace): resolves once connected,
+ * rejects (and ends the client) on the first error before that.
+ */
+export function connectAtPace(connect: (url: string, options: IClientOptions) => MqttClient, url: string, options: IClientOptions, time: EngineTime): Promise<MqttClient> {
+  const client = readAtPace(connect(url, { ...options, manualConnect: true }), time);
+  return new Promise((resolve, reject) => {
+    const settle = (error: Error | null) => {
+      client.off('connect', onConnect);
+      client.off('error', onError);
+      if (error === null) return resolve(client);
+      client.end(true);
+      reject(error);
+    };
+    const onConnect = () => settle(null);
+    const onError = (error: Error) => settle(error);
+    client.on('connect', onConnect);
+    client.on('error', onError);
+    client.connect();
+  });
 }
 
 /** Turns Nagle's algorithm off on the client's connection, now and after every reconnect. */

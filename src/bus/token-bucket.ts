@@ -9,8 +9,10 @@ export class TokenBucket {
     readonly ratePerS: number,
     readonly burst: number,
     now: number,
+    /** Tokens to start with: a full burst unless told. */
+    tokens = burst,
   ) {
-    this.tokens = burst;
+    this.tokens = tokens;
     this.at = now;
   }
 

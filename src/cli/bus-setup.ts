@@ -12,7 +12,7 @@ import type { RecorderClient } from '../api/client.js';
 import { messageOf } from '../api/errors.js';
 import { BusPoller, newInstance, pollerWill, recorderIdentity } from '../bus/bus-poller.js';
 import { BusRecorder } from '../bus/bus-recorder.js';
-import { busClientOptions, guardSession, sendWithoutDelay, watchBrokerLog, type SessionGuard } from '../bus/connection.js';
+import { busClientOptions, connectAtPace, guardSession, sendWithoutDelay, watchBrokerLog, type SessionGuard } from '../bus/connection.js';
 import { BusAuthority, publicKeyText, type Facility } from '../bus/facility.js';
 import { DEFAULT_KEEPALIVE_S, MAX_PACKET_BYTES } from '../bus/limits.js';
 import { BusId, RecorderName } from '../bus/topics.js';
@@ -225,13 +225,22 @@ export async function connectBusRecorders(
   };
   let connection: MqttClient;
   try {
-    connection = sendWithoutDelay(await mqtt.connectAsync(bus.url, options));
+    // Read at a pace (connection.ts): a flood of commands is parsed between timers, not ahead of them.
+    connection = sendWithoutDelay(await connectAtPace(mqtt.connect, bus.url, options, realTime));
   } catch (error) {
     throw new UsageError(`--mqtt: cannot connect to ${bus.url} as "${bus.id}": ${messageOf(error)}`);
   }
   followConnection(connection, bus.url, log);
   const guard = guardSession(connection, { login: bus.username ?? bus.id, time: realTime, log });
-  const monitor = bus.monitor === null ? null : await connectMonitor(mqtt.connectAsync, bus, options, guard, log);
+  // A poller's lease on a connection of its own (BusPoller's leaseConnection), never behind what panels send.
+  const { will: _will, ...withoutWill } = options;
+  const lease = polled.length === 0 ? null : sendWithoutDelay(await mqtt.connectAsync(bus.url, { ...withoutWill, ...busClientOptions(bus.id) }).catch((error: unknown) => {
+    throw new UsageError(`--mqtt: cannot connect the lease's connection to ${bus.url} as "${bus.id}": ${messageOf(error)}`);
+  }));
+  const leaseGuard = lease === null ? null : guardSession(lease, { login: bus.username ?? bus.id, time: realTime, log });
+  if (lease !== null) followConnection(lease, `${bus.url} (lease)`, log);
+  const guards = leaseGuard === null ? [guard] : [guard, leaseGuard];
+  const monitor = bus.monitor === null ? null : await connectMonitor(mqtt.connectAsync, bus, options, guards, log);
   if (monitor === null && polled.length > 0 && bus.facility !== null) {
     log.info(`state bus: no monitor login (--mqtt-monitor-user): another connection made with the login "${bus.username ?? bus.id}" is not named in this log`);
   }
@@ -239,7 +248,7 @@ export async function connectBusRecorders(
   const pollers: Array<{ name: string; poller: BusPoller }> = [];
   for (const { name, client, token } of polled) {
     const link = pollingLink(new RecorderPoller(name, client, { time: realTime, pollMs }));
-    const poller = new BusPoller(name, link, connection, { time: realTime, authority, identity: recorderIdentity(client.url, token), pollMs, instance, log, ...(audit ? { audit } : {}) });
+    const poller = new BusPoller(name, link, connection, { time: realTime, authority, identity: recorderIdentity(client.url, token), pollMs, instance, log, ...(audit ? { audit } : {}), ...(lease === null ? {} : { leaseConnection: lease }) });
     pollers.push({ name, poller });
     recorders.push({ name, link: poller });
   }
@@ -253,6 +262,8 @@ export async function connectBusRecorders(
       // Stopping a poller hands its lease over (a clean disconnect sends no last will), before the connection ends.
       for (const { link } of recorders) link.stop();
       guard.stop();
+      leaseGuard?.stop();
+      await lease?.endAsync();
       if (monitor !== null) {
         monitor.unwatch();
         await monitor.client.endAsync();
@@ -267,7 +278,7 @@ export async function connectBusRecorders(
  * watching for other connections with the bus login or its own, and for takeovers of the bus
  * connection's client ids. Waits for the broker, so a wrong monitor login stops `run`.
  */
-async function connectMonitor(connectAsync: (url: string, options: IClientOptions) => Promise<MqttClient>, bus: BusSettings, busOptions: IClientOptions, guard: SessionGuard, log: Logger): Promise<{ client: MqttClient; unwatch: () => void }> {
+async function connectMonitor(connectAsync: (url: string, options: IClientOptions) => Promise<MqttClient>, bus: BusSettings, busOptions: IClientOptions, guards: readonly SessionGuard[], log: Logger): Promise<{ client: MqttClient; unwatch: () => void }> {
   const login = bus.monitor;
   if (login === null) throw new Error('no monitor login');
   const { will: _will, ...withoutWill } = busOptions;
@@ -278,7 +289,7 @@ async function connectMonitor(connectAsync: (url: string, options: IClientOption
     throw new UsageError(`--mqtt-monitor-user: cannot connect to ${bus.url} as "${login.username}": ${messageOf(error)}`);
   }
   const own = guardSession(client, { login: login.username, time: realTime, log });
-  const unwatch = watchBrokerLog(client, { logins: [bus.username ?? bus.id, login.username], guards: [guard, own], time: realTime, log });
+  const unwatch = watchBrokerLog(client, { logins: [bus.username ?? bus.id, login.username], guards: [...guards, own], time: realTime, log });
   return {
     client,
     unwatch: () => {

@@ -1,8 +1,8 @@
 // Issue 34: a refused command costs nothing. The poller's admission (admission.ts) as a pure decision
 // on given moments: the order of its checks, the arguments each operation takes (from the operation
 // table), the rate every signed command counts against and the cool-down after it; the bounded
-// de-duplication memory (recent-commands.ts) and the bounded report of refusals (refusal-report.ts),
-// both on virtual time.
+// de-duplication memory (recent-commands.ts), the bounded report of refusals (refusal-report.ts) and
+// the slices that read commands after the lease (work-slices.ts), on virtual time.
 import { describe, expect, it } from 'vitest';
 import { admit, MemberRates, type Admission } from '../../src/bus/admission.js';
 import { argumentError, commandArgsOf, isClientCall } from '../../src/bus/command-args.js';
@@ -10,8 +10,10 @@ import { COOL_DOWN_MS, MAX_DEADLINE_AHEAD_MS, MESSAGE_RATE, WRITE_RATE } from '.
 import { OPERATION_GROUP } from '../../src/bus/operation-groups.js';
 import { RecentCommands } from '../../src/bus/recent-commands.js';
 import { RefusalReport } from '../../src/bus/refusal-report.js';
+import { WorkSlices } from '../../src/bus/work-slices.js';
 import type { CommandMessage } from '../../src/bus/topics.js';
 import type { CommandRecord } from '../../src/engine/log.js';
+import { timer } from 'rxjs';
 import { VirtualTime } from '../support/virtual-time.js';
 
 const T0 = Date.UTC(2026, 10, 23, 9, 0, 0);
@@ -71,6 +73,23 @@ describe('admission', () => {
     expect(rates.coolingDown('desk-1', T0)).toBe(false);
     expect(rates.coolingDown('gallery', T0 + COOL_DOWN_MS)).toBe(false);
     expect(at(T0 + COOL_DOWN_MS)).toBe('refuse: not allowed to call newSession');
+  });
+
+  it('a member back from a cool-down has no burst: a flood that goes on is cooled down again at its second message; one that calmed down has its bursts back', () => {
+    const rates = new MemberRates();
+    while (rates.arrive('gallery', T0)?.verdict !== 'cool-down');
+    const back = T0 + COOL_DOWN_MS;
+    // The flood goes on the moment its topic is subscribed again: its first message is read, its second starts the next cool-down.
+    expect([rates.arrive('gallery', back), rates.arrive('gallery', back)?.verdict]).toEqual([null, 'cool-down']);
+    expect(rates.coolingDown('gallery', back + COOL_DOWN_MS - 1)).toBe(true);
+    // Answered again after it, its first command read and judged.
+    const again = back + COOL_DOWN_MS;
+    expect(verdictOf(admit('gallery', command({ method: 'newSession', args: [] }), { recorder: 'main', mayCall, rates, now: again }))).toBe('refuse: not allowed to call newSession');
+    // Calm for as long as its bursts take to refill (2 s of messages): a whole burst read again, then refusals before a cool-down.
+    const calm = again + (1000 * MESSAGE_RATE.burst) / MESSAGE_RATE.perS;
+    const verdicts = Array.from({ length: MESSAGE_RATE.burst + 1 }, () => rates.arrive('gallery', calm)?.verdict ?? 'read');
+    expect(verdicts.filter((v) => v === 'read')).toHaveLength(MESSAGE_RATE.burst);
+    expect(verdicts.at(-1)).toBe('refuse');
   });
 
   it("a message on a member's command topic counts before anything is read of it: over a burst refused unread, then the cool-down; a desk at its full rates never comes near it", () => {
@@ -139,5 +158,50 @@ describe('the refusal report', () => {
     report.refused('gallery', refusal, { id: 'later', method: 'newSession', request: 'PUT /api/app/new' }, time.now() + 130_000);
     expect(lines.at(-1)).toContain('(command later): refused');
     expect(lines).toHaveLength(7);
+  });
+});
+
+describe('the work slices', () => {
+  /** Virtual time whose precise clock each piece of work moves on by the CPU it stands for. */
+  const slicedTime = () => {
+    const time = new VirtualTime(T0);
+    let cpu = 0;
+    return { time, spend: (ms: number) => void (cpu += ms), engine: { now: time.now, scheduler: time.scheduler, precise: () => time.now() + cpu } };
+  };
+
+  it('does the work in later turns, at most a slice at a time, with what else is due (a lease renewal) between slices', () => {
+    const { time, spend, engine } = slicedTime();
+    const failures: unknown[] = [];
+    const slices = new WorkSlices(engine, (error) => failures.push(error), 5, 100);
+    const done: string[] = [];
+    for (let i = 0; i < 10; i++) expect(slices.add(() => (spend(2), void done.push(`command ${i}`)))).toBe(true);
+    // Nothing on the receive path: all of it in later turns.
+    expect(done).toEqual([]);
+    // A renewal falls due while the flood waits: it runs after the first slice, not after the flood.
+    timer(0, time.scheduler).subscribe(() => done.push('renewal'));
+    time.advance(0);
+    // 2 ms a command, slices of 5 ms: three a slice (the third starts at 4 ms), then the renewal's turn.
+    expect(done).toEqual(['command 0', 'command 1', 'command 2', 'renewal', 'command 3', 'command 4', 'command 5', 'command 6', 'command 7', 'command 8', 'command 9']);
+    expect(slices.size).toBe(0);
+    expect(failures).toEqual([]);
+  });
+
+  it('refuses work past its bound, says what threw and goes on, and drops what waits when cleared', () => {
+    const { time, engine } = slicedTime();
+    const failures: unknown[] = [];
+    const slices = new WorkSlices(engine, (error) => failures.push(error), 5, 3);
+    const done: number[] = [];
+    const work = (i: number) => () => {
+      if (i === 1) throw new Error('a bug');
+      done.push(i);
+    };
+    expect([0, 1, 2, 3].map((i) => slices.add(work(i)))).toEqual([true, true, true, false]);
+    time.advance(0);
+    expect(done).toEqual([0, 2]);
+    expect(failures.map(String)).toEqual(['Error: a bug']);
+    slices.add(() => void done.push(4));
+    slices.clear();
+    time.advance(10);
+    expect(done).toEqual([0, 2]);
   });
 });

@@ -27,17 +27,26 @@ import type { MqttClient } from 'mqtt';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { topicsOf, type CommandMessage } from '../../src/bus/topics.js';
 import { BRIDGE_NODE_FLAGS } from '../../src/cli/node-flags.js';
+import { runCommand } from '../../src/cli/run-flags.js';
 import { channelState, connect, generatedFacility, startPanel, startSimulator, until, type Panel } from '../support/facility.js';
 import { startDeployedBroker, type RestartableBroker } from '../support/mosquitto.js';
 import type { SimulatorFixture } from '../support/simulator.js';
 
 const MAIN = topicsOf('main');
-// A poll of 1 s (a lease of 3 s). Issue 34 asks this of the default poll (250 ms, a lease of 750 ms),
-// which is not met yet on this 2-core machine: with the refusal path cheap (rate before signature and
-// parse, per-panel subscriptions dropped in a cool-down, QoS 0 for commands to the poller), the poller
-// still lost its lease at the flood's start in 4 of 5 runs at load 5-8 (845-1,113 ms without a renewal
-// back): thousands of messages already routed to it before its unsubscribe lands. Open in the issue.
-const POLL_MS = 1000;
+// The poller runs with run's defaults (no --poll-ms: a poll of 250 ms, a lease of 750 ms), as the
+// README's secure steps start it, and the panel polls at run's default too. Before, the thousand
+// commands the broker had routed to the poller before its unsubscribe landed were parsed in one run of
+// mqtt.js's callbacks, ahead of its timers and of its renewal's echo (its event loop held 1169 ms), and
+// it lost the lease at the flood's start (4 of 5 runs at load 5-8; 1192-2445 ms without a renewal back
+// at load 13-25). Now its lease travels on a connection of its own and its main connection is read at a
+// pace (src/bus/connection.ts; BusPoller's leaseConnection), commands are read and answered in slices
+// (src/bus/work-slices.ts), and a member back from a cool-down has no burst (admission.ts): 300-500
+// commands reach the poller, its event loop is held 56 ms at most, renewals come back in 1-52 ms
+// (load 15). What holds, 11 runs of this file at load 3-15: the lease held in 10 (once lost for 813 ms,
+// 17 s into the flood, at load 6), the panel live in every sample in 9, the poller's memory, log and
+// audit within bounds in all 11; this test is red in 3 of them (the lease lost once, "falling behind"
+// in the log twice): a renewal round trip still passes 500 ms now and then, not yet explained.
+const POLL_MS = Number(runCommand.flags['poll-ms'].default);
 const LOGINS = { 'poller-main': 'poller-secret', 'poller-main-monitor': 'monitor-secret', 'poller-main-standby': 'standby-secret', 'desk-1': 'desk-1-secret', gallery: 'gallery-secret' };
 const login = (user: keyof typeof LOGINS) => ({ username: user, password: LOGINS[user] });
 const CLI = fileURLToPath(new URL('../../dist/cli/main.js', import.meta.url));
@@ -94,7 +103,7 @@ describe('insiders on a secure facility', () => {
     const members = generatedFacility('main', ['poller-main', 'poller-main-standby'], ['desk-1', 'gallery'], { gallery: ['read'] });
     const files = await members.writeFiles(folder, 'poller-main');
     const audit = join(folder, 'audit.jsonl');
-    const args = ['run', '--recorder', sim.sim.url, '--mqtt', broker.url, '--mqtt-facility', files.facility, '--mqtt-key-file', files.keyFile, '--mqtt-id', 'poller-main', '--poll-ms', String(POLL_MS), '--no-web', '--log-format', 'json', '--audit-file', audit];
+    const args = ['run', '--recorder', sim.sim.url, '--mqtt', broker.url, '--mqtt-facility', files.facility, '--mqtt-key-file', files.keyFile, '--mqtt-id', 'poller-main', '--no-web', '--log-format', 'json', '--audit-file', audit];
     const monitorPassword = join(folder, 'monitor-password');
     await writeFile(monitorPassword, LOGINS['poller-main-monitor'], { mode: 0o600 });
     const env = { PATH: process.env.PATH, RECDECK_TOKEN: sim.sim.token, RECDECK_MQTT_USER: 'poller-main', RECDECK_MQTT_PASSWORD: LOGINS['poller-main'], RECDECK_MQTT_MONITOR_USER: 'poller-main-monitor', RECDECK_MQTT_MONITOR_PASSWORD_FILE: monitorPassword };

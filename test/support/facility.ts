@@ -9,7 +9,7 @@ import { afterAll, beforeAll, type TestContext } from 'vitest';
 import { realClock } from '../../src/api/clock.js';
 import { RecorderClient } from '../../src/api/client.js';
 import { generatedFacility } from '../../src/bench/bus.js';
-import { busClientOptions, sendWithoutDelay } from '../../src/bus/connection.js';
+import { busClientOptions, connectAtPace, sendWithoutDelay } from '../../src/bus/connection.js';
 import { BusPoller, newInstance, pollerWill, recorderIdentity } from '../../src/bus/bus-poller.js';
 import { BusRecorder } from '../../src/bus/bus-recorder.js';
 import { topicsOf } from '../../src/bus/topics.js';
@@ -79,6 +79,8 @@ export interface Panel {
 export interface PollerProcess {
   poller: BusPoller;
   mqtt: MqttClient;
+  /** The lease's own connection, when started with one (PollerOptions.leaseConnection). */
+  leaseMqtt?: MqttClient;
   client: RecorderClient;
   log: Logger & { lines: string[] };
   audit: CommandRecord[];
@@ -106,6 +108,11 @@ export interface PollerOptions {
   keepalive?: number;
   /** Connection options on top (a proxy's URL is given as the broker's). */
   brokerUrl?: string;
+  /**
+   * As `recdeck run` connects a poller (src/cli/bus-setup.ts): the main connection read at a pace, the
+   * lease on a connection of its own (BusPoller's leaseConnection), both closed as the process would.
+   */
+  leaseConnection?: boolean;
 }
 
 export async function startPoller(broker: Broker, sim: SimulatorFixture, pollMs: number, options: PollerOptions): Promise<PollerProcess> {
@@ -115,22 +122,30 @@ export async function startPoller(broker: Broker, sim: SimulatorFixture, pollMs:
   const link = pollingLink(new RecorderPoller('main', client, { time: realTime, pollMs, slowMs: 1000 }));
   const instance = newInstance();
   const { authority } = options;
-  const connection = sendWithoutDelay(await connect(options.brokerUrl ?? broker.url, { ...busClientOptions(authority.id), ...pollerWill(authority, 'main', instance, Date.now()), keepalive: options.keepalive ?? 10, reconnectPeriod: 200, ...options.connect }));
+  const brokerUrl = options.brokerUrl ?? broker.url;
+  const connectionOptions = { ...busClientOptions(authority.id), keepalive: options.keepalive ?? 10, reconnectPeriod: 200, ...options.connect };
+  const willed = { protocolVersion: 5 as const, connectTimeout: 5000, ...connectionOptions, ...pollerWill(authority, 'main', instance, Date.now()) };
+  const connection = sendWithoutDelay(options.leaseConnection === true ? await connectAtPace(mqtt.connect, brokerUrl, willed, realTime) : await connect(brokerUrl, willed));
+  // A client id of its own (the broker would end either connection for the other's).
+  const leaseMqtt = options.leaseConnection === true ? sendWithoutDelay(await connect(brokerUrl, { ...connectionOptions, ...busClientOptions(authority.id) })) : undefined;
   const log = keptLog();
   const audit: CommandRecord[] = [];
-  const poller = new BusPoller('main', link, connection, { time: realTime, authority, identity: recorderIdentity(url, recorder.sim.token), instance, pollMs, log, audit: (record) => audit.push(record), ...(options.ttlMs === undefined ? {} : { ttlMs: options.ttlMs }) });
+  const poller = new BusPoller('main', link, connection, { time: realTime, authority, identity: recorderIdentity(url, recorder.sim.token), instance, pollMs, log, audit: (record) => audit.push(record), ...(options.ttlMs === undefined ? {} : { ttlMs: options.ttlMs }), ...(leaseMqtt === undefined ? {} : { leaseConnection: leaseMqtt }) });
   const startedAt = Date.now();
   poller.start();
   return {
     poller,
     mqtt: connection,
+    ...(leaseMqtt === undefined ? {} : { leaseMqtt }),
     client,
     log,
     audit,
     startedAt,
     kill: () => {
-      connection.options.reconnectPeriod = 0;
-      connection.stream.destroy();
+      for (const dying of leaseMqtt === undefined ? [connection] : [leaseMqtt, connection]) {
+        dying.options.reconnectPeriod = 0;
+        dying.stream.destroy();
+      }
       link.stop();
       poller.stop();
     },
@@ -264,6 +279,7 @@ export async function startFacility(options: FacilityOptions): Promise<Rig> {
       const p = await startPoller(broker, sim, pollMs, { authority: members.authority(id), ...options.poller?.(id), ...more });
       cleanups.push(async () => {
         p.poller.stop();
+        await p.leaseMqtt?.endAsync(true);
         await p.mqtt.endAsync(true);
         await p.client.close();
       });
@@ -322,6 +338,7 @@ async function handOver(broker: Broker, sim: SimulatorFixture, pollMs: number, o
     p.poller.stop();
     const topics = topicsOf('main');
     await Promise.all(STATE_PARTS.map((part) => p.mqtt.publishAsync(topics.part(part), '', { qos: 1, retain: true })));
+    await p.leaseMqtt?.endAsync(false);
     await p.mqtt.endAsync(false);
     await p.client.close();
   }
