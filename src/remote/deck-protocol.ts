@@ -129,10 +129,16 @@ export const LedMessage = z.strictObject({
 export const LevelMessage = z.strictObject({ type: z.literal('level'), surface: z.string(), control: z.string(), level: z.number().min(0).max(1) });
 
 /**
- * The alarms, whole, on connect and after every raise, acknowledgement and clear (alarm-message.ts):
- * every active alarm, worst first, in the wire form of GET /alarms.
+ * An alarm as the page is sent it: the wire form of GET /alarms, and its kind in a word or two as the
+ * alarms key says it (alarm-picture.ts's ALARM_WORDS: the one table; the page keeps no copy).
  */
-export const AlarmsMessage = z.strictObject({ type: z.literal('alarms'), active: z.array(AlarmWire) });
+export const PageAlarm = AlarmWire.extend({ word: z.string().min(1) });
+
+/**
+ * The alarms, whole, on connect and after every raise, acknowledgement and clear (alarm-message.ts):
+ * every active alarm, worst first.
+ */
+export const AlarmsMessage = z.strictObject({ type: z.literal('alarms'), active: z.array(PageAlarm) });
 export type AlarmsMessage = z.output<typeof AlarmsMessage>;
 
 /** A message from the page that was ignored, and why. */

@@ -12,19 +12,6 @@
 
 /** @typedef {import('../deck-protocol.js').AlarmsMessage['active'][number]} AlarmWire */
 
-/** Each kind in a word or two, as the alarms key says it (src/engine/alarms/alarm-picture.ts). */
-const WORDS = /** @type {Record<string, string>} */ ({
-  'channel-fault': 'FAULT',
-  'drops-rising': 'DROPS',
-  'buffer-growing': 'BUFFER',
-  'unexpected-stop': 'STOPPED',
-  'recorder-offline': 'OFFLINE',
-  'recorder-stale': 'STALE',
-  'disk-time': 'DISK',
-  'dialog-waiting': 'DIALOG',
-  'sync-channel-idle': 'SYNC IDLE',
-  'group-disagree': 'GROUP',
-});
 
 const banner = /** @type {HTMLElement} */ (document.getElementById('alarm-banner'));
 const count = /** @type {HTMLElement} */ (document.getElementById('alarm-count'));
@@ -49,7 +36,7 @@ const raiseKey = (alarm) => `${alarm.id}@${alarm.raisedAt}`;
 
 /** The worst alarm in a few words: what, which recorder, which channel. @param {AlarmWire} alarm */
 export function alarmWords(alarm) {
-  return [WORDS[alarm.kind] ?? alarm.kind, alarm.recorder, alarm.channel === null ? null : `CH${alarm.channel}`].filter((part) => part !== null).join(' ');
+  return [alarm.word, alarm.recorder, alarm.channel === null ? null : `CH${alarm.channel}`].filter((part) => part !== null).join(' ');
 }
 
 /** A new alarm message from the bridge. @param {import('../deck-protocol.js').AlarmsMessage} message */
