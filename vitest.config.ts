@@ -112,8 +112,7 @@ const E2E = [
 
 export default defineConfig({
   test: {
-    // Tests start real HTTP servers on loopback; bounded to the 2 cores we have (the default leaves one
-    // core unused: files would run one at a time). Engine timing runs on virtual time, so two files side
+    // Tests start real HTTP servers on loopback. Engine timing runs on virtual time, so two files side
     // by side do not race each other's clocks.
     // pure and integration files share a worker's loaded modules (`isolate: false`): loading the modules
     // again for every file was two thirds of their time (pure 34 s -> 13 s, integration 85 s -> 31 s).
@@ -130,8 +129,13 @@ export default defineConfig({
     // project), so letting files of all projects interleave would cost a fresh worker and module load at
     // each switch instead of the two there are now. Only `isolate: true` with maxWorkers 1, or a
     // different groupOrder or maxWorkers per project, would make groups that run one after another.
+    // Three workers: most of the suite's time is now waiting (processes, Mosquitto, chromium, real
+    // timers), not CPU (user CPU 282 s over a 219 s wall with two). The whole suite on a calm machine
+    // (load 1.7-4), `npm test` then `npx vitest run --maxWorkers=3`, 2026-11-28 06:14-06:23: Duration
+    // 205 s with two, 170 s with three, 1490/1490 green both; with three at load 10-13 (other benches
+    // running) 319 s, green.
     pool: 'forks',
-    maxWorkers: 2,
+    maxWorkers: 3,
     testTimeout: 15_000,
     projects: [
       { extends: true, test: { name: 'pure', include: PURE, isolate: false } },
