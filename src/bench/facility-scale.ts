@@ -194,7 +194,10 @@ export async function measureFacilityScale(panelCount: number, processCount: num
       if (child.exitCode !== null || child.signalCode !== null) continue;
       const exited = once(child, 'exit');
       child.kill('SIGTERM');
-      await Promise.race([exited, sleep(10_000).then(() => child.kill('SIGKILL'))]);
+      // Cancelled once it exited: each left running held the bench's process up to 10 s after its table.
+      const limit = cancellableSleep(10_000);
+      await Promise.race([exited, limit.done.then(() => child.kill('SIGKILL'))]);
+      limit.cancel();
     }
     for (const step of cleanup.reverse()) await step().catch(() => undefined);
     stage('every process stopped');
