@@ -20,7 +20,7 @@ import { startSimulators } from './idle.js';
 import type { ShownState } from './key-frames.js';
 import { LeanHttp } from './lean-http.js';
 import { measureWhile, type ProcessCost } from './proc.js';
-import { mean, percentile, preciseNow, sleep } from './stats.js';
+import { cancellableSleep, mean, percentile, preciseNow, sleep } from './stats.js';
 
 export interface FacilityScale {
   panels: number;
@@ -60,7 +60,9 @@ interface PanelLine {
 
 /** A panels' process: its lines, the moment it said all its panels are live, and what it held before the first. */
 async function startPanels(brokerUrl: string, folder: string, pollMs: number, members: ReadonlyArray<[panel: string, recorder: string]>, seen: (line: PanelLine) => void, children: ChildProcess[]): Promise<{ child: ChildProcess; baseRssMb: number }> {
-  const child = spawn(process.execPath, [...BRIDGE_NODE_FLAGS, PANELS_CHILD, '--broker', brokerUrl, '--folder', folder, '--poll-ms', String(pollMs), ...members.map(([p, r]) => `${p}=${r}`)], { stdio: ['ignore', 'pipe', 'inherit'] });
+  // RECDECK_BENCH_PANELS_CPU_PROF=DIR: each panels' process writes a CPU profile there as it exits.
+  const profile = process.env.RECDECK_BENCH_PANELS_CPU_PROF;
+  const child = spawn(process.execPath, [...BRIDGE_NODE_FLAGS, ...(profile ? ['--cpu-prof', `--cpu-prof-dir=${profile}`] : []), PANELS_CHILD, '--broker', brokerUrl, '--folder', folder, '--poll-ms', String(pollMs), ...members.map(([p, r]) => `${p}=${r}`)], { stdio: ['ignore', 'pipe', 'inherit'] });
   children.push(child); // stopped with the rest even if its panels never come live
   const lines = createInterface({ input: child.stdout as NodeJS.ReadableStream });
   const live = new Promise<number>((resolve, reject) => {
@@ -73,8 +75,15 @@ async function startPanels(brokerUrl: string, folder: string, pollMs: number, me
   });
   // A process starting 20 panels (each its connection, bridge and first page of 32 keys) took over 120 s
   // at a load average of 30 on this 2-core machine.
-  const baseRssMb = await Promise.race([live, sleep(LIVE_MS).then(() => Promise.reject(new Error(`(j): a panels' process's panels were not live from the bus within ${LIVE_MS / 1000} s`)))]);
-  return { child, baseRssMb };
+  // The limit's timer is cleared once they are: left running, it held the bench's process for up to 300 s
+  // after it printed its table (a run that "did not exit").
+  const limit = cancellableSleep(LIVE_MS);
+  const tooLate = limit.done.then(() => Promise.reject(new Error(`(j): a panels' process's panels were not live from the bus within ${LIVE_MS / 1000} s`)));
+  try {
+    return { child, baseRssMb: await Promise.race([live, tooLate]) };
+  } finally {
+    limit.cancel();
+  }
 }
 
 const sum = (r: Record<string, number>) => Object.entries(r).reduce((total, [operation, n]) => total + (operation.startsWith('get') || operation.startsWith('list') ? n : 0), 0);
@@ -82,6 +91,9 @@ const sum = (r: Record<string, number>) => Object.entries(r).reduce((total, [ope
 export async function measureFacilityScale(panelCount: number, processCount: number, seconds: number, samples: number, pollMs = 250): Promise<FacilityScale> {
   const recorders = ['rec-0', 'rec-1', 'rec-2', 'rec-3'];
   const children: ChildProcess[] = [];
+  const begun = preciseNow();
+  // Where the run's time goes, on stderr (a run at 100 panels takes minutes).
+  const stage = (what: string) => process.stderr.write(`(j) ${((preciseNow() - begun) / 1000).toFixed(1)} s: ${what} (load ${(loadavg()[0] as number).toFixed(1)})\n`);
   const cleanup: Array<() => Promise<unknown>> = [];
   try {
     const sims = await startSimulators(recorders.length, TOKEN, 'idle');
@@ -97,6 +109,7 @@ export async function measureFacilityScale(panelCount: number, processCount: num
     await sleep(seconds * 1000);
     const oneBridgeReads = sum((await sims.readsSince())[0] ?? {}) / ((preciseNow() - t0) / 1000);
     await alone.stop();
+    stage(`one bridge alone: ${oneBridgeReads.toFixed(1)} reads/s`);
 
     const broker = await startBroker();
     cleanup.push(() => broker.close());
@@ -112,6 +125,7 @@ export async function measureFacilityScale(panelCount: number, processCount: num
     }
     children.push(...pollers);
     for (const id of panelIds) await made.writeFiles(folder, id);
+    stage(`the broker and ${pollers.length} pollers started, ${panelIds.length} panels' keys written`);
 
     // Each panel's latest state per key, and whoever waits on it.
     const recorderOf = (i: number) => recorders[i % recorders.length] as string;
@@ -121,6 +135,7 @@ export async function measureFacilityScale(panelCount: number, processCount: num
     };
     const groups = Array.from({ length: processCount }, (_, p) => panelIds.flatMap((id, i) => (i % processCount === p ? [[id, recorderOf(i)] as [string, string]] : [])));
     const panels = await Promise.all(groups.map((members) => startPanels(broker.url, folder, pollMs, members, seen, children)));
+    stage(`all ${panelCount} panels have been live`);
     await sleep(3000);
 
     await sims.readsSince();
@@ -149,6 +164,7 @@ export async function measureFacilityScale(panelCount: number, processCount: num
       }
     });
     const wall = (preciseNow() - t0) / 1000;
+    stage(`measured ${times.length} images`);
     const facilityReads = (await sims.readsSince()).map((reads) => sum(reads) / wall);
     const load1 = loadavg()[0] as number;
     const [brokerCost, ...rest] = costs as [ProcessCost, ...ProcessCost[]];
@@ -178,9 +194,13 @@ export async function measureFacilityScale(panelCount: number, processCount: num
       if (child.exitCode !== null || child.signalCode !== null) continue;
       const exited = once(child, 'exit');
       child.kill('SIGTERM');
-      await Promise.race([exited, sleep(10_000).then(() => child.kill('SIGKILL'))]);
+      // Cancelled once it exited: each left running held the bench's process up to 10 s after its table.
+      const limit = cancellableSleep(10_000);
+      await Promise.race([exited, limit.done.then(() => child.kill('SIGKILL'))]);
+      limit.cancel();
     }
     for (const step of cleanup.reverse()) await step().catch(() => undefined);
+    stage('every process stopped');
   }
 }
 

@@ -31,6 +31,9 @@ if (broker === undefined || folder === undefined || members.some((m) => m.length
 const pollMs = Number(values['poll-ms']);
 const quiet: Logger = { info: () => undefined, warn: () => undefined, error: (m) => process.stderr.write(`${m}\n`) };
 const say = (line: unknown) => process.stdout.write(`${JSON.stringify(line)}\n`);
+// Where a process's time goes before its panels are live (connecting, starting bridges, waiting), on stderr.
+const startedAt = preciseNow();
+const progress = (what: string) => process.stderr.write(`(j) panels' process ${process.pid}, ${((preciseNow() - startedAt) / 1000).toFixed(1)} s: ${what}\n`);
 
 const baseRssMb = process.memoryUsage().rss / 2 ** 20;
 const facility = await loadFacility(join(folder, 'facility.yaml'));
@@ -39,6 +42,7 @@ const bridges: Bridge[] = [];
 // Every panel connects before any starts drawing: connected one after another between the bridges'
 // first pages, the last ones' answers from the broker waited past mqtt's 30 s limit at a load of 15-30.
 connections.push(...(await Promise.all(members.map(async ([panel]) => sendWithoutDelay(await mqtt.connectAsync(broker, { ...busClientOptions(panel), connectTimeout: 120_000 }))))));
+progress(`${connections.length} panels connected`);
 for (const [i, [panel, recorder]] of members.entries()) {
   const { privateKey } = readPrivateKeyFile(join(folder, `${panel}.pem`), 'the panel key');
   const connection = connections[i] as MqttClient;
@@ -58,6 +62,7 @@ for (const [i, [panel, recorder]] of members.entries()) {
   bridge.addSurface(surface);
   bridges.push(bridge);
 }
+progress(`${bridges.length} bridges started`);
 // Ready once every panel has been live (all of them live at one instant may not happen on a loaded
 // machine: one stale panel among 20 at each look kept a run waiting 300 s at a load of 28; the
 // measurement counts what is not shown in time).
@@ -67,6 +72,7 @@ for (let look = 0; beenLive.size < bridges.length; look++) {
   if (look % 100 === 99) process.stderr.write(`(j) panels' process ${process.pid}: ${beenLive.size} of ${bridges.length} panels have been live\n`);
   await sleep(100);
 }
+progress(`all ${bridges.length} panels have been live`);
 say({ live: true, baseRssMb });
 
 process.on('SIGTERM', () => {

@@ -2,7 +2,7 @@
 // refuses to send, the deadline it puts on the poller's clock, and what it says when no answer comes.
 import { EventEmitter } from 'node:events';
 import type { MqttClient } from 'mqtt';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { generatedFacility } from '../../src/bench/bus.js';
 import { BusRecorder, type BusCallError } from '../../src/bus/bus-recorder.js';
 import { COMMAND_DEADLINE_MS, RECORDER_REQUEST_LIMIT_MS, REPLY_MARGIN_MS } from '../../src/bus/limits.js';
@@ -137,5 +137,40 @@ describe("a panel's command", () => {
     mqtt.deliver(MAIN.health, pollerNow(), { online: true, instance: 'instance-0002', pollMs: 250, slowMs: 5000, lastGoodAt: pollerNow(), failures: 0, lastError: null, unreachable: false });
     void link.call({ method: 'recStart', args: [0] }).catch(() => undefined);
     expect(termOfLastCommand()).toBe('term-0000000001');
+  });
+});
+
+describe('several links in one process (panels run together, as the facility bench runs them)', () => {
+  it("check a state message's signature once for all, and again for other bytes or where the facility has another key for its sender", () => {
+    const time = new VirtualTime();
+    const ours = generatedFacility('main', ['poller-main'], ['desk-1', 'desk-2']);
+    // Another facility whose "poller-main" has a key of its own: the bytes ours signed are not its poller's.
+    const theirs = generatedFacility('main', ['poller-main'], ['desk-3']);
+    const authorities = [ours.authority('desk-1'), ours.authority('desk-2'), theirs.authority('desk-3')];
+    const opens = authorities.map((a) => vi.spyOn(a, 'open'));
+    const links = authorities.map((a) => {
+      const mqtt = new FakeMqtt();
+      const link = new BusRecorder('main', mqtt as unknown as MqttClient, { authority: a, pollMs: 250, time, log: keptLog() });
+      link.start();
+      return { mqtt, link };
+    });
+    const signer = ours.authority('poller-main');
+    const read = (n: number) => signer.seal(MAIN.part('channels'), n, { value: [], readAt: n, readNumber: n });
+    const first = read(1);
+    for (const { mqtt } of links) mqtt.emit('message', MAIN.part('channels'), Buffer.from(first), { retain: false });
+    expect(opens.map((open) => open.mock.calls.length)).toEqual([1, 0, 1]);
+    expect(links.map(({ link }) => link.state.readNumber.channels)).toEqual([1, 1, 0]);
+
+    const second = read(2);
+    for (const { mqtt } of links.slice().reverse()) mqtt.emit('message', MAIN.part('channels'), Buffer.from(second), { retain: false });
+    // desk-3 checked it first (and refused it: not kept), so desk-2 checked it, and desk-1 took desk-2's check.
+    expect(opens.map((open) => open.mock.calls.length)).toEqual([1, 1, 2]);
+    expect(links.map(({ link }) => link.state.readNumber.channels)).toEqual([2, 2, 0]);
+
+    // The same size with one byte changed is checked again, and refused.
+    const altered = Buffer.from(read(3).toString().replace('"readNumber":3', '"readNumber":4'));
+    links[0]?.mqtt.emit('message', MAIN.part('channels'), altered, { retain: false });
+    expect(opens[0]?.mock.calls.length).toBe(2);
+    expect(links[0]?.link.state.readNumber.channels).toBe(2);
   });
 });
