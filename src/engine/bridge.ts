@@ -21,6 +21,7 @@ import type { RgbImage, Surface } from './surface.js';
 import type { BoundProfile, PictureRenderer, RecorderHandle } from './session-services.js';
 import { SurfaceSession } from './surface-session.js';
 import { WorkScheduler } from './work-scheduler.js';
+import { previewEvery } from './picture-pace.js';
 import type { CommandActivity } from './alarms/alarm-conditions.js';
 import { CommandActivityLog } from './alarms/command-activity.js';
 import type { AlarmMonitor } from './alarms/alarm-monitor.js';
@@ -78,7 +79,11 @@ export class Bridge {
       const { name } = recorder;
       // A recorder given by its client is polled here; one given by a link (a bus) brings its own state.
       const link = this.commandActivity.watch('link' in recorder ? recorder.link : pollingLink(new RecorderPoller(name, recorder.client, { pollMs: options.pollMs ?? 250, slowMs: options.slowMs ?? 5000, time: this.time })));
-      const extras = new RecorderExtras(link, { decodeThumbnail: options.decodeThumbnail, thumbnailMs: options.thumbnailMs ?? 1000, meterMs: options.meterMs ?? 250, time: this.time });
+      // Previews are spaced out while pictures take more than their share of the time (the scheduler's
+      // pace of what only moves, the one measurement of it): a held bridge spends its share on presses
+      // and state, not on pictures nobody reads frame by frame.
+      const thumbnailEvery = () => previewEvery(this.work.paceMs());
+      const extras = new RecorderExtras(link, { decodeThumbnail: options.decodeThumbnail, thumbnailMs: options.thumbnailMs ?? 1000, thumbnailEvery, meterMs: options.meterMs ?? 250, time: this.time });
       const durations = new DurationClock();
       const diskTimes = new DiskTimes({ ...DEFAULT_DISK_TIME, ...options.diskTime });
       this.handles.set(name, { name, link, extras, durations, diskTimes });
