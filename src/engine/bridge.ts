@@ -68,6 +68,8 @@ export class Bridge {
   private readonly commandActivity: CommandActivityLog;
   /** The alarm engine the sessions show and acknowledge in (attachAlarms); null: none. */
   private alarms: AlarmMonitor | null = null;
+  /** Previews decoded so far (each decode's key on the picture line). */
+  private decodes = 0;
 
   constructor(private readonly options: BridgeOptions) {
     if (options.recorders.length === 0) throw new Error('the bridge needs at least one recorder');
@@ -83,11 +85,24 @@ export class Bridge {
       // pace of what only moves, the one measurement of it): a held bridge spends its share on presses
       // and state, not on pictures nobody reads frame by frame.
       const thumbnailEvery = () => previewEvery(this.work.paceMs());
-      const extras = new RecorderExtras(link, { decodeThumbnail: options.decodeThumbnail, thumbnailMs: options.thumbnailMs ?? 1000, thumbnailEvery, meterMs: options.meterMs ?? 250, time: this.time });
+      const extras = new RecorderExtras(link, { decodeThumbnail: (png) => this.decodeAsPicture(png), thumbnailMs: options.thumbnailMs ?? 1000, thumbnailEvery, meterMs: options.meterMs ?? 250, time: this.time });
       const durations = new DurationClock();
       const diskTimes = new DiskTimes({ ...DEFAULT_DISK_TIME, ...options.diskTime });
       this.handles.set(name, { name, link, extras, durations, diskTimes });
     }
+  }
+
+  /**
+   * Decodes a preview as picture work: after input and state, in the scheduler's slices, and measured in
+   * its busy share with the renderings it leads to. Outside the scheduler (as before) the decode, most of
+   * a preview's cost, was not in the share the pace follows: under a CPU quota the share stayed low
+   * while previews held the bridge, and the pace eased back to every preview. Each decode has a key of
+   * its own: a preview's fetch waits for its decode (one fetch of a channel at a time), so none is
+   * ever replaced unanswered.
+   */
+  private decodeAsPicture(png: Uint8Array): Promise<RgbImage> {
+    const key = `preview-decode:${++this.decodes}`;
+    return new Promise<RgbImage>((resolve, reject) => this.work.post('pictures', key, () => this.options.decodeThumbnail(png).then(resolve, reject)));
   }
 
   /**
