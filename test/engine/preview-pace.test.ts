@@ -3,7 +3,8 @@
 // each preview less often, and as often as before once it is calm again; the state polls keep their
 // pace throughout, and the key still shows its preview. The real bridge against the
 // simulator, on virtual time where picture work can be said to cost time (the scheduler measures its
-// slices on `precise`, which here also moves by what the test's load spends).
+// slices on `precise`, which here also moves by what the test's load spends). A preview's decode is
+// picture work on the scheduler's line, so the share sees it.
 import { afterEach, describe, expect, it } from 'vitest';
 import { interval } from 'rxjs';
 import type { Picture } from '../../src/engine/picture.js';
@@ -44,6 +45,14 @@ pages:
 `,
     });
     const fixture = f;
+    // What goes on the scheduler's lines: a preview's decode must be picture work (after input and state,
+    // and in the busy share the pace follows), or the pace would not see most of a preview's cost.
+    const posted: string[] = [];
+    const post = fixture.bridge.work.post.bind(fixture.bridge.work);
+    fixture.bridge.work.post = (priority, key, work, atTurnEnd) => {
+      posted.push(`${priority} ${key}`);
+      post(priority, key, work, atTurnEnd);
+    };
     const previews: number[] = [];
     const channelReads: number[] = [];
     const stopObserving = fixture.bridge.observeRequests((_, record) => {
@@ -56,6 +65,7 @@ pages:
     };
     const within = (list: number[], from: number, to: number) => list.filter((at) => at >= from && at < to).length;
     await fixture.until(() => thumbnail() !== null, 'the first preview on key0');
+    expect(posted.filter((what) => what.includes('preview-decode'))).toEqual(['pictures preview-decode:1']);
     // While work costs time, a turn of I/O is a turn of the clock too: what was set for "now" (the
     // scheduler's end of a turn, its next slice) runs before the bridge is taken as quiet, as Node runs
     // it on its loop's next turn. (The fixture's own settling leaves those for the next moment it
