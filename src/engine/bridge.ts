@@ -21,6 +21,7 @@ import type { RgbImage, Surface } from './surface.js';
 import type { BoundProfile, PictureRenderer, RecorderHandle } from './session-services.js';
 import { SurfaceSession } from './surface-session.js';
 import { WorkScheduler } from './work-scheduler.js';
+import { previewEvery } from './picture-pace.js';
 import type { CommandActivity } from './alarms/alarm-conditions.js';
 import { CommandActivityLog } from './alarms/command-activity.js';
 import type { AlarmMonitor } from './alarms/alarm-monitor.js';
@@ -67,6 +68,8 @@ export class Bridge {
   private readonly commandActivity: CommandActivityLog;
   /** The alarm engine the sessions show and acknowledge in (attachAlarms); null: none. */
   private alarms: AlarmMonitor | null = null;
+  /** Previews decoded so far (each decode's key on the picture line). */
+  private decodes = 0;
 
   constructor(private readonly options: BridgeOptions) {
     if (options.recorders.length === 0) throw new Error('the bridge needs at least one recorder');
@@ -78,11 +81,28 @@ export class Bridge {
       const { name } = recorder;
       // A recorder given by its client is polled here; one given by a link (a bus) brings its own state.
       const link = this.commandActivity.watch('link' in recorder ? recorder.link : pollingLink(new RecorderPoller(name, recorder.client, { pollMs: options.pollMs ?? 250, slowMs: options.slowMs ?? 5000, time: this.time })));
-      const extras = new RecorderExtras(link, { decodeThumbnail: options.decodeThumbnail, thumbnailMs: options.thumbnailMs ?? 1000, meterMs: options.meterMs ?? 250, time: this.time });
+      // Previews are spaced out while pictures take more than their share of the time (the scheduler's
+      // pace of what only moves, the one measurement of it): a held bridge spends its share on presses
+      // and state, not on pictures nobody reads frame by frame.
+      const thumbnailEvery = () => previewEvery(this.work.paceMs());
+      const extras = new RecorderExtras(link, { decodeThumbnail: (png) => this.decodeAsPicture(png), thumbnailMs: options.thumbnailMs ?? 1000, thumbnailEvery, meterMs: options.meterMs ?? 250, time: this.time });
       const durations = new DurationClock();
       const diskTimes = new DiskTimes({ ...DEFAULT_DISK_TIME, ...options.diskTime });
       this.handles.set(name, { name, link, extras, durations, diskTimes });
     }
+  }
+
+  /**
+   * Decodes a preview as picture work: after input and state, in the scheduler's slices, and measured in
+   * its busy share with the renderings it leads to. Outside the scheduler (as before) the decode, most of
+   * a preview's cost, was not in the share the pace follows: under a CPU quota the share stayed low
+   * while previews held the bridge, and the pace eased back to every preview. Each decode has a key of
+   * its own: a preview's fetch waits for its decode (one fetch of a channel at a time), so none is
+   * ever replaced unanswered.
+   */
+  private decodeAsPicture(png: Uint8Array): Promise<RgbImage> {
+    const key = `preview-decode:${++this.decodes}`;
+    return new Promise<RgbImage>((resolve, reject) => this.work.post('pictures', key, () => this.options.decodeThumbnail(png).then(resolve, reject)));
   }
 
   /**

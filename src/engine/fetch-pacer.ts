@@ -3,7 +3,9 @@
 // is fetched again, never queued twice), a bounded number are under way at once, and an item is fetched
 // no more often than its interval or twice the time its last fetch took, whichever is longer, so the
 // extras back off as the recorder slows while the polls keep their pace on their own connections.
-// Items waiting longest go first.
+// Items waiting longest go first. Its owner may also space the fetches out by whole intervals (`every`:
+// the bridge's previews, while the bridge is short of time; see picture-pace.ts previewEvery), asked at
+// each pump, so a slower pace takes effect at the next tick and a calm one comes back as quickly.
 
 /**
  * Share of the interval by which an item may come due early. Ticks come at the interval and a round's
@@ -26,7 +28,10 @@ export class FetchPacer<T extends string | number> {
 
   constructor(
     private readonly options: {
+      /** The interval the owner ticks at (pump), and each item's nominal spacing. */
       intervalMs: number;
+      /** How many intervals apart an item is fetched now (1 and up; default 1), asked at each pump. */
+      every?: () => number;
       /** Fetches under way at once. */
       concurrency: number;
       now: () => number;
@@ -41,10 +46,11 @@ export class FetchPacer<T extends string | number> {
   pump(): void {
     const now = this.options.now();
     const wanted = this.options.wanted();
+    const every = Math.max(1, this.options.every?.() ?? 1);
     for (const item of [...this.items.keys()]) if (!wanted.includes(item) && !this.items.get(item)?.busy) this.items.delete(item);
     const due = wanted
       .map((item) => ({ item, pace: this.paceOf(item) }))
-      .filter(({ pace }) => !pace.busy && (pace.startedAt === null || now - pace.startedAt >= this.spacingOf(pace)))
+      .filter(({ pace }) => !pace.busy && (pace.startedAt === null || now - pace.startedAt >= this.spacingOf(pace, every)))
       .sort((a, b) => (a.pace.startedAt ?? -Infinity) - (b.pace.startedAt ?? -Infinity));
     for (const { item, pace } of due) {
       if (this.underWay >= this.options.concurrency) return;
@@ -57,9 +63,12 @@ export class FetchPacer<T extends string | number> {
     return this.underWay;
   }
 
-  /** How far apart an item's fetches are at least: its interval (less the slack), or twice its last fetch time when that is longer. */
-  private spacingOf(pace: ItemPace): number {
-    return Math.max((1 - ROUND_SLACK) * this.options.intervalMs, 2 * pace.tookMs);
+  /**
+   * How far apart an item's fetches are at least: `every` intervals (less the slack of one tick), or
+   * twice its last fetch time when that is longer.
+   */
+  private spacingOf(pace: ItemPace, every: number): number {
+    return Math.max((every - ROUND_SLACK) * this.options.intervalMs, 2 * pace.tookMs);
   }
 
   private paceOf(item: T): ItemPace {

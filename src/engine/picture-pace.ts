@@ -80,3 +80,24 @@ function stillBody(picture: PictureBody): PictureBody {
       return picture;
   }
 }
+
+/**
+ * The most a preview's fetch is spaced out under load, in its nominal intervals: a preview every 4 s
+ * per channel instead of every second (a key's preview is a glance at the picture, not the data: the
+ * channel's state beside it is read at its own pace whatever the load).
+ */
+export const PREVIEW_SLOWEST = 4;
+
+/**
+ * How many of its nominal intervals apart a preview is fetched (1 .. PREVIEW_SLOWEST), from the pace
+ * of what only moves (`nextStretchMs`): every interval while pictures take little of the time, slower
+ * in step with the stretch as they take more, the slowest at the longest stretch. Previews are most of
+ * what a busy desk page costs (the fetch, the PNG decode, the key drawn again and sent): this spends
+ * less of a held bridge's share on them, so presses and state answer. Derived from the one stretch, so
+ * it rises and eases with it (no second measurement, no second controller to swing against the first);
+ * whole intervals, as a new preview goes out with its key's clock second anyway (PREVIEW_MS).
+ */
+export function previewEvery(stretchMs: number): number {
+  if (stretchMs <= 0) return 1;
+  return Math.min(PREVIEW_SLOWEST, 1 + Math.ceil(((PREVIEW_SLOWEST - 1) * stretchMs) / MAX_STRETCH_MS));
+}

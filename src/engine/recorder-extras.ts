@@ -25,6 +25,13 @@ export interface ExtrasDemand {
 export interface ExtrasOptions {
   /** Default 1000 ms: one preview per channel per second. */
   thumbnailMs?: number;
+  /**
+   * How many `thumbnailMs` apart previews are fetched now (default 1): the bridge spaces them out while
+   * it is short of time (picture-pace.ts previewEvery), asked at every tick. Meters keep their pace: a
+   * meter's read is what a gain step starts from, and reading it less often would make steps wait for a
+   * read of their own.
+   */
+  thumbnailEvery?: () => number;
   /** Default 250 ms. */
   meterMs?: number;
   /** Fetches of each kind under way at once; default 2 (half the client's read connections). */
@@ -96,7 +103,8 @@ export class RecorderExtras {
     const now = () => this.time.now();
     const thumbnailMs = this.options.thumbnailMs ?? 1000;
     const { meterMs } = this;
-    const thumbnails = new FetchPacer<number>({ intervalMs: thumbnailMs, concurrency, now, wanted: () => this.wanted('thumbnails') as number[], fetch: (index) => this.fetchThumbnail(index) });
+    const { thumbnailEvery } = this.options;
+    const thumbnails = new FetchPacer<number>({ intervalMs: thumbnailMs, ...(thumbnailEvery ? { every: thumbnailEvery } : {}), concurrency, now, wanted: () => this.wanted('thumbnails') as number[], fetch: (index) => this.fetchThumbnail(index) });
     const meters = new FetchPacer<string>({ intervalMs: meterMs, concurrency, now, wanted: () => this.wanted('meters') as string[], fetch: (name) => this.fetchMeter(name) });
     const { scheduler } = this.time;
     // Ticks at the interval look for due items; a backed-off item simply waits for a later tick. A kind

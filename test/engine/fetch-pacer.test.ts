@@ -1,11 +1,14 @@
 // The pacing of previews and meters, on a clock the test moves: every wanted item once per interval
 // (also those a round starts late, as slots free up), never two fetches of one item or more than the
-// bound at once, slower items spaced by twice their fetch time, and items no longer wanted dropped.
+// bound at once, slower items spaced by twice their fetch time, and items no longer wanted dropped;
+// spaced by whole intervals while the owner says so (previews on a bridge short of time), and how many
+// intervals the bridge says, from its pace of what only moves.
 import { describe, expect, it } from 'vitest';
 import { FetchPacer } from '../../src/engine/fetch-pacer.js';
+import { MAX_STRETCH_MS, PREVIEW_SLOWEST, previewEvery } from '../../src/engine/picture-pace.js';
 
 /** A pacer over `items` whose fetches take `tookMs(item)`, ticked every `intervalMs` for `ms`. */
-async function drive(options: { items: number[]; intervalMs: number; concurrency: number; ms: number; tookMs: (item: number, nth: number) => number; wanted?: (now: number) => number[] }) {
+async function drive(options: { items: number[]; intervalMs: number; concurrency: number; ms: number; tookMs: (item: number, nth: number) => number; wanted?: (now: number) => number[]; every?: (now: number) => number }) {
   let now = 0;
   const fetches: Array<{ item: number; at: number }> = [];
   const endings: Array<{ at: number; end: () => void }> = [];
@@ -17,6 +20,7 @@ async function drive(options: { items: number[]; intervalMs: number; concurrency
     concurrency: options.concurrency,
     now: () => now,
     wanted: () => options.wanted?.(now) ?? options.items,
+    ...(options.every ? { every: () => options.every?.(now) ?? 1 } : {}),
     fetch: (item) => {
       expect(busy.has(item), `item ${item} fetched twice at once`).toBe(false);
       busy.add(item);
@@ -75,5 +79,41 @@ describe('FetchPacer', () => {
     const run = await drive({ items: [0, 1], intervalMs: 1000, concurrency: 2, ms: 5999, tookMs: () => 5, wanted: (now) => (now < 3000 ? [0, 1] : [1]) });
     expect(run.count(0)).toBe(3);
     expect(run.count(1)).toBe(6);
+  });
+
+  it('spaces every item by the intervals its owner says, from the next tick on, and back when it says 1', async () => {
+    // 16 items, 1000 ms ticks: every interval for 4 s, every 4 from 4 s to 16 s, every interval after.
+    const every = (now: number) => (now >= 4000 && now < 16000 ? 4 : 1);
+    const run = await drive({ items: Array.from({ length: 16 }, (_, i) => i), intervalMs: 1000, concurrency: 2, ms: 19999, tookMs: () => 5, every });
+    for (let item = 0; item < 16; item++) {
+      const at = run.fetches.filter((f) => f.item === item).map((f) => f.at);
+      // 0..3 s: each tick; 4..15 s: 3 fetches (last fetched at 3 s, an item is due 4 s later: at 7, 11
+      // and 15 s); 16..19 s: each tick again, from the first tick after the pace eased.
+      expect(at.filter((t) => t < 4000), `item ${item} calm`).toHaveLength(4);
+      expect(at.filter((t) => t >= 4000 && t < 16000).length, `item ${item} slowed`).toBe(3);
+      expect(at.filter((t) => t >= 16000), `item ${item} calm again`).toHaveLength(4);
+      // Never two fetches of one item closer than four intervals (less a tick's slack) while slowed.
+      const slowed = at.filter((t) => t >= 3000 && t < 16000);
+      for (let i = 1; i < slowed.length; i++) expect((slowed[i] as number) - (slowed[i - 1] as number)).toBeGreaterThanOrEqual(3750);
+    }
+    expect(run.most).toBe(2);
+  });
+});
+
+describe('previewEvery: how far apart previews are fetched, from the pace of what only moves', () => {
+  it('every interval while nothing is stretched, slower as the stretch grows, at most PREVIEW_SLOWEST', () => {
+    expect(previewEvery(0)).toBe(1);
+    // The first stretch (pictures over their share) already halves the previews.
+    expect(previewEvery(20)).toBe(2);
+    expect(previewEvery(MAX_STRETCH_MS / 2)).toBe(3);
+    expect(previewEvery(MAX_STRETCH_MS)).toBe(PREVIEW_SLOWEST);
+    expect(previewEvery(10 * MAX_STRETCH_MS)).toBe(PREVIEW_SLOWEST);
+    let last = 1;
+    for (let stretch = 0; stretch <= MAX_STRETCH_MS; stretch++) {
+      const every = previewEvery(stretch);
+      expect(every).toBeGreaterThanOrEqual(last);
+      expect(Number.isInteger(every)).toBe(true);
+      last = every;
+    }
   });
 });

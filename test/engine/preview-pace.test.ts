@@ -1,0 +1,109 @@
+// Previews follow what the bridge can afford: while pictures take more than their share of its time
+// (the work scheduler's measured busy share, through its pace of what only moves), the bridge fetches
+// each preview less often, and as often as before once it is calm again; the state polls keep their
+// pace throughout, and the key still shows its preview. The real bridge against the
+// simulator, on virtual time where picture work can be said to cost time (the scheduler measures its
+// slices on `precise`, which here also moves by what the test's load spends). A preview's decode is
+// picture work on the scheduler's line, so the share sees it.
+import { afterEach, describe, expect, it } from 'vitest';
+import { interval } from 'rxjs';
+import type { Picture } from '../../src/engine/picture.js';
+import { PREVIEW_SLOWEST } from '../../src/engine/picture-pace.js';
+import { startBridgeFixture, type BridgeFixture } from '../support/bridge.js';
+import { VirtualTime, advanceWithIo } from '../support/virtual-time.js';
+
+/** Virtual time whose precise timer also moves by the CPU that work is said to have spent (as WorkTime). */
+class LoadedTime extends VirtualTime {
+  private spentMs = 0;
+  override readonly precise = (): number => this.scheduler.frame + this.spentMs;
+  spend(ms: number): void {
+    this.spentMs += ms;
+  }
+}
+
+let f: BridgeFixture | null = null;
+afterEach(async () => {
+  await f?.close();
+  f = null;
+});
+
+const THUMBNAIL_MS = 500; // the fixture's
+
+describe('previews at the pace the bridge can afford', () => {
+  it('a busy picture line spaces the previews out, the polls keep their pace, and a calm one brings the previews back', async () => {
+    const time = new LoadedTime();
+    f = await startBridgeFixture({
+      time,
+      profile: `
+name: previews
+match: { kind: memory }
+pages:
+  - name: one
+    controls:
+      key0: { show: { channel: 1, thumbnail: true } }
+      key1: { show: { channel: 2 } }
+`,
+    });
+    const fixture = f;
+    // What goes on the scheduler's lines: a preview's decode must be picture work (after input and state,
+    // and in the busy share the pace follows), or the pace would not see most of a preview's cost.
+    const posted: string[] = [];
+    const post = fixture.bridge.work.post.bind(fixture.bridge.work);
+    fixture.bridge.work.post = (priority, key, work, atTurnEnd) => {
+      posted.push(`${priority} ${key}`);
+      post(priority, key, work, atTurnEnd);
+    };
+    const previews: number[] = [];
+    const channelReads: number[] = [];
+    const stopObserving = fixture.bridge.observeRequests((_, record) => {
+      if (record.method === 'GET' && /\/preview$/.test(record.path)) previews.push(fixture.now());
+      if (record.method === 'GET' && /\/channels$/.test(record.path)) channelReads.push(fixture.now());
+    });
+    const thumbnail = () => {
+      const picture = fixture.bridge.surfaceSessions()[0]?.describeControls().find((c) => c.control.id === 'key0')?.picture as Picture | undefined;
+      return picture?.kind === 'channel' ? picture.thumbnail : null;
+    };
+    const within = (list: number[], from: number, to: number) => list.filter((at) => at >= from && at < to).length;
+    await fixture.until(() => thumbnail() !== null, 'the first preview on key0');
+    expect(posted.filter((what) => what.includes('preview-decode'))).toEqual(['pictures preview-decode:1']);
+    // While work costs time, a turn of I/O is a turn of the clock too: what was set for "now" (the
+    // scheduler's end of a turn, its next slice) runs before the bridge is taken as quiet, as Node runs
+    // it on its loop's next turn. (The fixture's own settling leaves those for the next moment it
+    // moves to: where work costs nothing, a slice's budget is never spent, and nothing waits on them.)
+    const turning = () => {
+      time.advanceTo(time.now());
+      return fixture.requests.quiet() && fixture.bridge.surfaceSessions().every((session) => session.idle);
+    };
+
+    // Calm: a preview every interval.
+    const calmFrom = fixture.now();
+    await fixture.advance(4000);
+    expect(within(previews, calmFrom, calmFrom + 4000)).toBeGreaterThanOrEqual(4000 / THUMBNAIL_MS - 1);
+
+    // Busy: picture work worth 150 ms of every 100 ms (a page's pictures on a held bridge), posted on the
+    // scheduler's picture line as a session's are. Its pace climbs within a few seconds; then previews
+    // come PREVIEW_SLOWEST intervals apart, while the channel list is still read every poll.
+    const load = interval(100, time.scheduler).subscribe(() => fixture.bridge.work.post('pictures', 'test-load', () => time.spend(150)));
+    await advanceWithIo(time, 4000, turning);
+    expect(fixture.bridge.work.paceMs()).toBeGreaterThan(0);
+    const busyFrom = fixture.now();
+    await advanceWithIo(time, 8000, turning);
+    const busyPreviews = within(previews, busyFrom, busyFrom + 8000);
+    expect(busyPreviews).toBeLessThanOrEqual(Math.ceil(8000 / (PREVIEW_SLOWEST * THUMBNAIL_MS)) + 1);
+    expect(busyPreviews).toBeGreaterThanOrEqual(2); // slowed, never stopped
+    expect(thumbnail()).not.toBeNull(); // the key still shows its preview (the channel's state is live)
+    expect(within(channelReads, busyFrom, busyFrom + 8000)).toBeGreaterThanOrEqual(8000 / 100 - 2); // polls: 100 ms
+    load.unsubscribe();
+
+    // Calm again: the pace eases (by a fifth a second) and previews come every interval once more.
+    const easeBy = fixture.now() + 20_000;
+    while (fixture.bridge.work.paceMs() > 0) {
+      expect(fixture.now(), 'the pace eased within 20 s').toBeLessThan(easeBy);
+      await advanceWithIo(time, 100, turning);
+    }
+    const againFrom = fixture.now();
+    await fixture.advance(4000);
+    expect(within(previews, againFrom, againFrom + 4000)).toBeGreaterThanOrEqual(4000 / THUMBNAIL_MS - 1);
+    stopObserving();
+  });
+});
