@@ -15,6 +15,8 @@ export class SurfaceDemand {
   private lastDemand = '';
   /** The parts last asked of each recorder, as a text per recorder (empty: none asked). */
   private lastParts = new Map<string, string>();
+  /** The page and profile the parts were last worked out from: they depend on nothing else. */
+  private partsBasis: { page: Page; groups: RecorderGroups; dialogOverlay: boolean } | null = null;
   /** The page, selection and recorders' channel lists the demand was last worked out from. */
   private demandBasis: { page: Page; selected: number; channels: ReadonlyArray<readonly Channel[] | null> } | null = null;
 
@@ -58,9 +60,6 @@ export class SurfaceDemand {
     this.demandBasis = null;
     for (const handle of this.recorders.values()) handle.extras.setDemand(this.surfaceId, null);
   }
-
-  /** The page and profile the parts were last worked out from: they depend on nothing else. */
-  private partsBasis: { page: Page; groups: RecorderGroups; dialogOverlay: boolean } | null = null;
 
   /** Each recorder is told the parts this page needs of it, when they differ from what it was told. */
   private updateParts(page: Page, groups: RecorderGroups, dialogOverlay: boolean): void {
