@@ -21,7 +21,15 @@ interface LoadedFace {
   readonly kerning: KerningLookups | undefined;
   /** Font units. */
   readonly capHeight: number;
+  /**
+   * Each text's layout, kept: a key's render measures the same labels again and again (a font size
+   * fitted, a source name cut to fit) and the charmap and kerning look-ups were a tenth of it.
+   */
+  readonly runs: Map<string, GlyphRun>;
 }
+
+/** Layouts kept per face (see LoadedFace.runs). */
+const MAX_RUNS = 4096;
 
 interface GlyphRun {
   readonly glyphs: readonly { readonly glyph: Glyph; readonly x: number }[];
@@ -48,6 +56,7 @@ function loadedFace(face: FaceName): LoadedFace {
       font,
       kerning: font.position.getKerningTables('latn'),
       capHeight: font.charToGlyph('H').yMax ?? font.unitsPerEm,
+      runs: new Map(),
     };
     loadedFaces.set(face, loaded);
   }
@@ -61,6 +70,19 @@ function loadedFace(face: FaceName): LoadedFace {
  * lost is composition of combining marks, which labels here do not need.
  */
 function layOut(text: string, face: FaceName): GlyphRun {
+  const { runs } = loadedFace(face);
+  let run = runs.get(text);
+  if (run === undefined) {
+    // Bounded: the texts laid out are labels, sources, clocks and ages; a clock makes a new one each
+    // second, so the map is emptied now and then instead of growing for good.
+    if (runs.size >= MAX_RUNS) runs.clear();
+    run = layOutNow(text, face);
+    runs.set(text, run);
+  }
+  return run;
+}
+
+function layOutNow(text: string, face: FaceName): GlyphRun {
   const { font, kerning } = loadedFace(face);
   const glyphs: { glyph: Glyph; x: number }[] = [];
   let advance = 0;

@@ -44,6 +44,14 @@ describe('measureText', () => {
   it('applies pair kerning', () => {
     expect(measureText('AV', 'bold', 100)).toBeLessThan(measureText('A', 'bold', 100) + measureText('V', 'bold', 100) - 2);
   });
+
+  it('measures a text the same however many others were laid out between (layouts are kept, within a bound)', () => {
+    const first = ['AV 12:34', 'Camera 7', '01:02:03'].map((text) => measureText(text, 'bold', 30));
+    // Far more texts than are kept: a day of clock seconds, each laid out once.
+    for (let second = 0; second < 10_000; second++) measureText(`${Math.floor(second / 60)}:${second % 60}`, 'bold', 30);
+    expect(['AV 12:34', 'Camera 7', '01:02:03'].map((text) => measureText(text, 'bold', 30))).toEqual(first);
+    expect(measureText('AV 12:34', 'bold', 60)).toBeCloseTo(2 * (first[0] as number), 5);
+  });
 });
 
 describe('textSvg', () => {
