@@ -107,24 +107,31 @@ export class KeyRenderer implements PictureRenderer {
   }
 
   private async make(picture: Picture, size: PixelSize, thumbnail: RgbImage | undefined): Promise<RgbImage> {
-    const image: RgbImage = { width: size.width, height: size.height, data: Buffer.alloc(size.width * size.height * 3) };
+    const bytes = size.width * size.height * 3;
+    let image: RgbImage;
     let sharpCalls = 0;
     let ops: PaintOp[];
-    if (picture.kind === 'blank') ops = [];
-    else {
+    if (picture.kind === 'blank') {
+      image = { width: size.width, height: size.height, data: Buffer.alloc(bytes) };
+      ops = [];
+    } else {
       const plan = tilePlan(picture, size, thumbnail);
       const base = this.base(plan, size);
       if (base.fresh) sharpCalls++;
       const pixels = await base.data;
-      if (plan.thumbnail === null) pixels.copy(image.data);
+      // The base or backdrop, copied whole into a buffer of its own (not zeroed first: every byte is
+      // written); its tiles reach a page dozens of times a second, each a new image.
+      if (plan.thumbnail === null) image = { width: size.width, height: size.height, data: copyOf(pixels, bytes) };
       else {
         // The preview's content key names its pixels (see ChannelPicture.thumbnail).
         const backdropKey = `${base.key}|${picture.kind === 'channel' ? picture.thumbnail : ''}`;
         const backdrop = this.backdrops.get(backdropKey);
         if (backdrop !== undefined) {
           this.stats.backdropHits++;
-          backdrop.copy(image.data);
+          image = { width: size.width, height: size.height, data: copyOf(backdrop, bytes) };
         } else {
+          // Black where neither the preview nor the base paints.
+          image = { width: size.width, height: size.height, data: Buffer.alloc(bytes) };
           drawCover(image, plan.thumbnail.rect, plan.thumbnail.image);
           drawRgba(image, pixels);
           this.backdrops.set(backdropKey, Buffer.from(image.data));
@@ -200,6 +207,13 @@ export class KeyRenderer implements PictureRenderer {
     }
     return rgb;
   }
+}
+
+/** A copy of `pixels` in a buffer of `bytes` (zeroed only where `pixels` is shorter, which a base never is). */
+function copyOf(pixels: Buffer, bytes: number): Buffer {
+  const data = pixels.length >= bytes ? Buffer.allocUnsafe(bytes) : Buffer.alloc(bytes);
+  pixels.copy(data, 0, 0, bytes);
+  return data;
 }
 
 function atlasId(face: FaceName, size: number): string {
