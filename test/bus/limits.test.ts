@@ -11,8 +11,15 @@ import { channelState, facilityFor, isHolding as holding, stopPoller, until, typ
 
 const POLL_MS = 250;
 const MAIN = topicsOf('main');
+/**
+ * How long after it is sent a press after bad input may start (the panels' deadlineMs; 2 s by default):
+ * how long the poller takes to reach it is not what is shown, and beside a second suite (load 16-24) a
+ * press reached it more than 2 s late, behind the bad input and three other facilities in this process.
+ */
+const PRESS_DEADLINE_MS = 8000;
+
 /** One poller (a lease TTL of 3 s: these tests are not about the lease) and one panel. */
-const onePanel = (test: TestContext) => facilityFor(test, { pollMs: POLL_MS, pollers: ['poller-a'], panels: ['panel-a'], poller: () => ({ ttlMs: 3000 }) });
+const onePanel = (test: TestContext) => facilityFor(test, { pollMs: POLL_MS, pollers: ['poller-a'], panels: ['panel-a'], poller: () => ({ ttlMs: 3000 }), panel: () => ({ deadlineMs: PRESS_DEADLINE_MS }) });
 
 /**
  * A press after bad input: the poller must still run it. Answered ok, or with the recorder's own time limit
@@ -30,7 +37,7 @@ async function pressRuns(panel: Panel | undefined, channel: number): Promise<voi
 const termOf = (panel: Panel): string => (panel.link as unknown as { lease: { term: string } }).lease.term;
 
 // Each test has its own facility (one kills its poller; the poller's log says a few bad messages per
-// window, which two of them read), and they run side by side.
+// window, which two of them read), and they run side by side, but for the last.
 describe.concurrent('limits', () => {
   it('a retained command runs once, live, and not again when the next poller connects', async (test) => {
     const f = await facilityFor(test, { pollMs: POLL_MS, pollers: ['poller-a'], more: ['poller-b'], panels: ['panel-a'], poller: () => ({ ttlMs: 3000 }) });
@@ -53,14 +60,19 @@ describe.concurrent('limits', () => {
   }, 60_000);
 
   it('a thousand bad messages make a few log lines, not a thousand; a payload beyond the packet limit never arrives', async (test) => {
-    const f = await onePanel(test);
+    const f = await facilityFor(test, { pollMs: POLL_MS, pollers: ['poller-a'], panels: ['panel-a', 'panel-b'], poller: () => ({ ttlMs: 3000 }), panel: () => ({ deadlineMs: PRESS_DEADLINE_MS }) });
     const raw = await f.client();
     const poller = f.pollers[0] as PollerProcess;
     const before = poller.log.lines.length;
     // 2 MB first (its line would not be left out): the poller's CONNECT says it takes at most 1 MiB, so the broker drops it for this client.
     await raw.publishAsync(MAIN.cmd('panel-a'), Buffer.alloc(2_000_000, 0x7b), { qos: 1 });
     for (let i = 0; i < 1000; i++) raw.publishAsync(MAIN.cmd('panel-a'), `garbage ${i}`, { qos: 0 }).catch(() => undefined);
-    await pressRuns(f.panels[0], 2);
+    // The press is another panel's: a flood on panel-a's own topic (only panel-a's login may publish
+    // there) puts panel-a in a cool-down (admission.ts), so a press of panel-a's that reaches the poller
+    // after the flood's 600th message or so is dropped, as it should be; whether it does was a race
+    // between two connections to the broker (beside a second suite, at load 10, it lost). What counts
+    // here is that the poller, flooded, still runs a press.
+    await pressRuns(f.panels[1], 2);
     await until(() => f.writes().length > 0, 'the press at the recorder');
     const logged = poller.log.lines.slice(before).filter((line) => line.startsWith('recdeck/main/cmd/panel-a:') || line.includes('more like that'));
     expect(logged.length).toBeLessThanOrEqual(6);
@@ -81,23 +93,46 @@ describe.concurrent('limits', () => {
     expect(f.writes()).toEqual(['PUT /api/channels/3/rec-start']);
   }, 60_000);
 
-  it("a panel's reads are rate-limited at the poller, and refused with the reason", async (test) => {
-    const f = await facilityFor(test, { pollMs: POLL_MS, pollers: ['poller-a'], panels: ['panel-a', 'panel-b'], poller: () => ({ ttlMs: 3000 }) });
+  // Alone, after the others: the poller judges a read's rate when it reads it (bus-poller.ts readCommand,
+  // not at its arrival), so a poller that reads the burst slower than the rate refuses none; beside three
+  // other facilities in this process and a second suite (load 16-20) it read fewer than 100 a second.
+  it.sequential("a panel's reads are rate-limited at the poller, and refused with the reason", async (test) => {
+    // panel-b's read may start up to 8 s after it is sent (not the default 2 s): it waits at the poller
+    // behind what is left of panel-a's burst, which beside a second suite (load 15-20) takes seconds to read.
+    const f = await facilityFor(test, { pollMs: POLL_MS, pollers: ['poller-a'], panels: ['panel-a', 'panel-b'], poller: () => ({ ttlMs: 3000 }), panel: (id) => (id === 'panel-b' ? { deadlineMs: 8000 } : {}) });
     const [a, b] = f.panels as [Panel, Panel];
-    const reads = await Promise.all(
-      Array.from({ length: 3 * READ_RATE.burst }, () =>
-        a.link.call({ method: 'getChannel', args: [0] }).then(
-          () => 'ok',
-          (error: BusCallError) => error.message,
-        ),
-      ),
-    );
+    const poller = f.pollers[0] as PollerProcess;
+    const sentAt = Date.now();
+    // Each answer as it comes. Not waited for, all: those over panel-a's message rate, or past its
+    // patience, are dropped unanswered and given up on by the panel seconds later.
+    const answers: string[] = [];
+    for (let i = 0; i < 3 * READ_RATE.burst; i++) {
+      void a.link.call({ method: 'getChannel', args: [0] }).then(
+        () => answers.push('ok'),
+        (error: BusCallError) => answers.push(error.message),
+      );
+    }
     // Those let through may fail on this busy machine (the burst at once over the recorder client's
     // four connections): what counts is the refusals, with the reason.
-    const refused = reads.filter((r) => /sends more than 50 reads a second/.test(r));
-    expect(refused.length).toBeGreaterThan(READ_RATE.burst / 2);
-    expect(refused[0]).toMatch(/^"poller-a" refused it: "panel-a" sends more than 50 reads a second; GET \/api\/channels\/0 on "main" did not run$/);
+    const refused = () => answers.filter((r) => /sends more than 50 reads a second/.test(r));
+    const tally = () => {
+      const kinds = new Map<string, number>();
+      for (const kind of answers.map((answer) => answer.replace(/[0-9a-f-]{36}|\d+/g, 'N'))) kinds.set(kind, (kinds.get(kind) ?? 0) + 1);
+      return JSON.stringify([...kinds]);
+    };
+    await until(() => refused().length > 0, 'a read refused for its rate', 15_000).catch((error: unknown) => {
+      throw new Error(`${String(error)}; ${answers.length} answers: ${tally()}; the poller said: ${JSON.stringify(poller.log.lines.slice(-6))}`);
+    });
+    expect(refused()[0]).toMatch(/^"poller-a" refused it: "panel-a" sends more than 50 reads a second; GET \/api\/channels\/0 on "main" did not run$/);
     // Another panel's reads are its own.
     await expect(b.link.call({ method: 'getChannel', args: [0] })).resolves.toMatchObject({});
+    // And no more were let through than the rate allows. The poller judges a read's rate when it reads
+    // it (on its clock: `at` in its audit), so a poller slowed by a loaded machine refuses fewer (the
+    // bucket refills meanwhile; at load 30 the 300 took it 3 s to read), but it never lets through more
+    // than a burst and the rate since the first was sent.
+    const ran = poller.audit.filter((r) => r.surface === 'bus:panel-a' && r.action === 'getChannel' && r.result !== 'refused');
+    expect(ran.length).toBeGreaterThan(0);
+    const lastAt = Math.max(...ran.map((r) => r.at));
+    expect(ran.length).toBeLessThanOrEqual(READ_RATE.burst + Math.ceil((READ_RATE.perS * (lastAt - sentAt)) / 1000));
   }, 60_000);
 });

@@ -213,6 +213,20 @@ describe('alarm decision', () => {
     expect(t.events).toEqual([]);
   });
 
+  it('a stop of recdeck’s read late, the machine stalled past the settle time, is recdeck’s still: it is among the first reads after the answer', () => {
+    const t = new Timeline();
+    t.channel(0, { IsRecording: true }).channel(1, { IsRecording: true }).polls(3);
+    // Answered now, before read 4; then nothing is read for 10 polls (a stalled host), and read 4 shows the stop.
+    t.set('main', (r) => (r.commands = { inFlight: [], lastAnsweredAt: new Map([[0, t.now]]), firstReadAfterAnswer: new Map([[0, 4]]) }));
+    t.now += 10 * POLL;
+    t.channel(0, { IsRecording: false }).polls(5);
+    expect(t.events).toEqual([]);
+    // The contrast: a take of channel 1 that stops by itself past the first settle time of reads (4) after that answer is not recdeck's.
+    t.channel(0, { IsRecording: true }).polls(2);
+    t.channel(0, { IsRecording: false }).polls(3);
+    expect(t.active()).toEqual(['unexpected-stop:main:ch1']);
+  });
+
   it('a command about one channel does not cover another channel stopping beside it', () => {
     const t = new Timeline();
     t.channel(0, { IsRecording: true }).channel(3, { IsRecording: true }).polls(3);

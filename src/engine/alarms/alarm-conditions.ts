@@ -22,13 +22,25 @@ export interface CommandActivity {
   inFlight: readonly (number | null)[];
   /** When the last write about each channel index (or the whole recorder, null) was answered. */
   lastAnsweredAt: ReadonlyMap<number | null, number>;
+  /**
+   * The number of the first channels read begun after that answer (its link's nextReadNumber then).
+   * Absent: not known, the time alone decides.
+   */
+  firstReadAfterAnswer?: ReadonlyMap<number | null, number>;
 }
 
-/** Whether a stop of the channel read at `at` is recdeck's: a write about it under way, or answered within the settle time. */
-function commandedStop(commands: CommandActivity, index: number, at: number, settleMs: number): boolean {
+/**
+ * Whether a stop of the channel shown by channels read number `read`, read at `at`, is recdeck's: a write
+ * about it under way, or answered within the settle time, or answered before one of the first
+ * `settlePolls` reads after it. The reads count too because the time alone assumes the reads come on
+ * time: a machine stalled for longer than the settle time after the answer (a loaded host, a second
+ * suite beside this one at load 15) reads the stop late, and recdeck's own stop raised a critical
+ * unexpected-stop.
+ */
+function commandedStop(commands: CommandActivity, index: number, stop: { at: number; read: number }, settle: { ms: number; polls: number }): boolean {
   const about = (channel: number | null) => channel === null || channel === index;
   if (commands.inFlight.some(about)) return true;
-  return [index, null].some((key) => (commands.lastAnsweredAt.get(key) ?? -Infinity) >= at - settleMs);
+  return [index, null].some((key) => (commands.lastAnsweredAt.get(key) ?? -Infinity) >= stop.at - settle.ms || stop.read < (commands.firstReadAfterAnswer?.get(key) ?? -Infinity) + settle.polls);
 }
 
 export interface RecorderObservation {
@@ -167,12 +179,12 @@ function rememberChannels(before: RecorderMemory | undefined, state: RecorderSta
   const at = state.readAt.channels as number;
   if (before && before.channelsRead === read) return before;
   // A take that stops within the settle time of a write of recdeck's about it (or while one is under way) is recdeck's.
-  const settleMs = settings.commandSettlePolls * state.pollMs;
+  const settle = { ms: settings.commandSettlePolls * state.pollMs, polls: settings.commandSettlePolls };
   const channels = new Map<number, ChannelMemory>();
   for (const channel of state.channels ?? []) {
     const old = before?.channels.get(channel.Index);
     const stoppedNow = old !== undefined && old.recording && !channel.IsRecording;
-    const stoppedAt = channel.IsRecording ? null : stoppedNow ? (commandedStop(commands, channel.Index, at, settleMs) ? null : at) : (old?.stoppedAt ?? null);
+    const stoppedAt = channel.IsRecording ? null : stoppedNow ? (commandedStop(commands, channel.Index, { at, read }, settle) ? null : at) : (old?.stoppedAt ?? null);
     const losses = channel.IsRecording ? windowed(old?.recording ? old.losses : [], { at, value: channel.RecordingDrops + channel.RecordingBreaks }, LOSS_WINDOW_MS) : [];
     const buffered = channel.IsRecording ? windowed(old?.recording ? old.buffered : [], { at, value: channel.RecordingBuffered }, settings.bufferGrowingS * 1000) : [];
     channels.set(channel.Index, { recording: channel.IsRecording, losses, buffered, stoppedAt });

@@ -1,5 +1,5 @@
-// What recdeck's own writes to each recorder are doing: how many are under way and when the last was
-// answered. The alarm engine needs it to tell a take recdeck stopped from one stopped by someone or
+// What recdeck's own writes to each recorder are doing: how many are under way, and when the last was
+// answered and which channels read came first after it. The alarm engine needs it to tell a take recdeck stopped from one stopped by someone or
 // something else. It is counted where every command leaves (the recorder's link), so no command path
 // (keys, macros, groups, the API, the bus) can go round it.
 import { operations } from '../../api/operations.js';
@@ -32,7 +32,7 @@ export class CommandActivityLog {
         this.change(link.name, (a) => {
           const inFlight = [...a.inFlight];
           inFlight.splice(inFlight.indexOf(channel), 1);
-          return { inFlight, lastAnsweredAt: new Map(a.lastAnsweredAt).set(channel, this.clock.now()) };
+          return { inFlight, lastAnsweredAt: new Map(a.lastAnsweredAt).set(channel, this.clock.now()), firstReadAfterAnswer: new Map(a.firstReadAfterAnswer).set(channel, link.nextReadNumber('channels')) };
         });
       return link.call(c).finally(answered);
     };
