@@ -419,11 +419,15 @@ export class BusPoller implements RecorderLink {
     const arrival = this.rates.arrive(sender, now);
     if (arrival?.verdict === 'refuse') return this.refusals.refused(sender, arrival.refusal, { id: null, method: null, request: 'a message' }, now);
     if (arrival?.verdict === 'cool-down') return this.startCoolDown(sender, arrival.refusal, arrival.until, now);
-    if (!this.work.add(() => this.readCommand(topic, sender, payload))) this.refusals.counted(sender, `dropped unread: ${this.work.maxQueued} messages wait to be read already`, now);
+    if (!this.work.add(() => this.readCommand(topic, sender, payload, now))) this.refusals.counted(sender, `dropped unread: ${this.work.maxQueued} messages wait to be read already`, now);
   }
 
-  /** A command that passed its arrival checks, read in a slice: its signature, body and admission (on the clock read now). */
-  private readCommand(topic: string, sender: string, payload: Buffer): void {
+  /**
+   * A command that passed its arrival checks, read in a slice: its signature, body and admission. Its
+   * member's rate is judged at `arrivedAt`, when it reached this poller: judged when read, a loaded
+   * poller that reads slower than the bucket refills would never find a flood over its rate.
+   */
+  private readCommand(topic: string, sender: string, payload: Buffer, arrivedAt: number): void {
     const now = this.time.now();
     // It may have been queued before its member's cool-down started: dropped unread as the later ones are.
     if (this.rates.coolingDown(sender, now)) return this.refusals.counted(sender, 'ignored in a cool-down', now);
@@ -437,14 +441,19 @@ export class BusPoller implements RecorderLink {
       return;
     }
     const command = message.value;
-    // The holder answers; a poller that lost the lease still answers what was sent under its term.
-    if (!this.active.value && command.term !== this.heldTerm) return;
+    // The holder answers (and refuses a term that is not its own: a panel's stale one); a poller that
+    // lost the lease still answers what was sent under its term. A command under a term this poller
+    // never held, while it does not hold the lease, is the other holder's to answer: an old holder woken
+    // from a stall counts itself active until it hears of the new one, and its "not run" could reach
+    // the panel before the holder's answer that it ran.
+    const underMine = command.term === this.heldTerm || command.term === this.lease.own?.term;
+    if (!underMine && !(this.active.value && holdsAt(this.lease, this.settings, now))) return;
     const known = this.recent.get(command.id);
     if (known !== undefined) {
       this.log.info(`${topic}: command ${command.id} delivered again; answered as before, not run again`);
       return this.answer(topic, from, command.id, known);
     }
-    const admission = admit(from, command, { recorder: this.name, mayCall: (member, method) => this.options.authority.mayCall(member, this.name, method), rates: this.rates, now });
+    const admission = admit(from, command, { recorder: this.name, mayCall: (member, method) => this.options.authority.mayCall(member, this.name, method), rates: this.rates, now: arrivedAt });
     const detail = { id: command.id, method: command.call.method, request: describeCommand(command.call) };
     if (admission.verdict === 'cool-down') return this.startCoolDown(from, admission.refusal, admission.until, now);
     if (admission.verdict === 'refuse') return this.refuse(topic, from, admission.refusal, detail, now);

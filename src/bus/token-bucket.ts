@@ -16,10 +16,14 @@ export class TokenBucket {
     this.at = now;
   }
 
-  /** Takes one token if there is one. */
+  /**
+   * Takes one token if there is one. A `now` before the last one asked (a message judged at its arrival
+   * after a later one's, or the wall clock set back) refills nothing rather than taking tokens away.
+   */
   take(now: number): boolean {
-    this.tokens = Math.min(this.burst, this.tokens + ((now - this.at) * this.ratePerS) / 1000);
-    this.at = now;
+    const elapsed = Math.max(0, now - this.at);
+    this.tokens = Math.min(this.burst, this.tokens + (elapsed * this.ratePerS) / 1000);
+    this.at = Math.max(this.at, now);
     if (this.tokens < 1) return false;
     this.tokens -= 1;
     return true;

@@ -92,4 +92,14 @@ describe('the clock offset and the rate limit', () => {
     expect([1, 2, 3, 4].map(() => bucket.take(0))).toEqual([true, true, true, false]);
     expect([bucket.take(99), bucket.take(100), bucket.take(100)]).toEqual([false, true, false]);
   });
+
+  it('a rate bucket asked about an earlier moment refills nothing and takes no tokens away', () => {
+    const bucket = new TokenBucket(10, 2, 0);
+    expect(bucket.take(1000)).toBe(true);
+    // Judged at arrival: a message that arrived at 500, read after one judged at 1000, takes the token left.
+    expect(bucket.take(500)).toBe(true);
+    expect(bucket.take(500)).toBe(false);
+    // And time is counted from 1000, not from 500: 100 ms refill one token, not six.
+    expect([bucket.take(1100), bucket.take(1100)]).toEqual([true, false]);
+  });
 });
