@@ -109,7 +109,7 @@ export async function startBridgeFixture(options: BridgeFixtureOptions): Promise
   if (!madeRenderer) throw new Error('the bridge did not make its renderer');
 
   const quiet = () => requests.quiet() && more.every((m) => m.requests.quiet()) && decoding === 0 && bridge.surfaceSessions().every((session) => session.idle);
-  const settleBridge: BridgeFixture['settle'] = () => settle(quiet, 'the bridge');
+  const settleBridge: BridgeFixture['settle'] = () => settle(quiet, 'the bridge', time);
   const advance: BridgeFixture['advance'] = async (ms) => {
     await advanceWithIo(time, ms, quiet);
   };
