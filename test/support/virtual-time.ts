@@ -87,16 +87,17 @@ export async function advanceWithIo(time: VirtualTime, ms: number, quiet: () => 
 }
 
 /**
- * Moves virtual time on in small steps until `check` holds, at most `ms` of it (and 10 s of wall time),
- * letting the real I/O each step starts finish.
+ * Moves virtual time on in steps of `stepMs` until `check` holds, at most `ms` of it (and 10 s of wall
+ * time), letting the real I/O each step starts finish. A longer step suits a long wait for something
+ * that changes only at polls a second or more apart: the check is still asked several times a poll.
  */
-export async function untilWithIo(time: VirtualTime, quiet: () => boolean, check: () => boolean, what: string, ms = 3000): Promise<void> {
+export async function untilWithIo(time: VirtualTime, quiet: () => boolean, check: () => boolean, what: string, ms = 3000, stepMs = 10): Promise<void> {
   const deadline = time.now() + ms;
   const wallDeadline = Date.now() + Math.max(ms, 10_000);
   await settle(quiet, 'I/O', time);
   while (!check()) {
     if (time.now() >= deadline || Date.now() > wallDeadline) throw new Error(`timed out after ${ms} virtual ms waiting for ${what}`);
-    await advanceWithIo(time, 10, quiet);
+    await advanceWithIo(time, stepMs, quiet);
   }
 }
 
