@@ -79,11 +79,11 @@ describe('disk time left', () => {
     for (const channel of [0, 1, 2, 3]) await fixture.client.recStart(channel);
     const picture = () => fixture.bridge.session('memory:test')?.describeControls().find((c) => c.control.id === 'key0')?.picture as ResourcesPicture;
     // The key is drawn a moment after its picture is derived (changes coalesce): waited for as the operator
-    // sees it, amber, once there is an estimate.
-    await fixture.until(() => picture().timeLeft !== null && colourShare(fixture.surface, 'key0', AMBER) > 0.1, 'an estimate, and the key amber', 8 * 60_000);
+    // sees it, amber, once there is an estimate. Polled every second: looked at every 100 ms of it.
+    await fixture.until(() => picture().timeLeft !== null && colourShare(fixture.surface, 'key0', AMBER) > 0.1, 'an estimate, and the key amber', 8 * 60_000, 100);
     expect(picture().timeLeft?.level).toBe('amber');
     for (const channel of [0, 1, 2, 3]) await fixture.client.recStop(channel);
-    await fixture.until(() => picture().timeLeft === null, 'the estimate to go', 30_000);
+    await fixture.until(() => picture().timeLeft === null, 'the estimate to go', 30_000, 100);
     expect(fixture.bridge.diskTimesLeft('main')).toEqual([]);
   }, 120_000);
 });

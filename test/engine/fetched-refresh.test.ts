@@ -4,6 +4,8 @@
 // on virtual time, with the state polled once a minute so that between polls only fetches happen.
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Picture } from '../../src/engine/picture.js';
+import { PREVIEW_MS } from '../../src/engine/picture-pace.js';
+import type { RgbImage } from '../../src/engine/surface.js';
 import { startBridgeFixture, type BridgeFixture } from '../support/bridge.js';
 
 let f: BridgeFixture | null = null;
@@ -12,6 +14,9 @@ afterEach(async () => {
   await f?.close();
   f = null;
 });
+
+/** How far apart a session draws fetched previews and meter reads together (surface-session.ts). */
+const FETCHED_MS = 100;
 
 const thumbnailOf = (fixture: BridgeFixture, control: string): string | null => {
   const picture = fixture.bridge.surfaceSessions()[0]?.describeControls().find((c) => c.control.id === control)?.picture as Picture | undefined;
@@ -53,9 +58,19 @@ pages:
     expect(pictures).toBe(3 * refreshes);
     // And what they derived is shown: the key's image follows its newest preview.
     expect(fixture.surface.images.get('key0')).not.toBe(shownBefore);
-    // The newest preview is drawn within FETCHED_MS (100 ms) of its arrival, before the next comes.
-    const newest = session.describeControls().find((c) => c.control.id === 'key0')?.picture as Picture;
-    const image = await fixture.renderer.render(newest, { width: 96, height: 96 }); // the renderer's cached image of that picture
-    await fixture.until(() => fixture.surface.images.get('key0') === image, 'the newest preview on key0', 150);
+    // The newest preview (the one that arrived as the advance ended) is drawn once its key's pace allows:
+    // its fetched refresh comes within FETCHED_MS, and a new preview alone waits until the key's last
+    // drawing is PREVIEW_MS old (picture-pace.ts). So within FETCHED_MS + PREVIEW_MS the key shows it, or
+    // a newer one that came meanwhile (the painter draws the newest picture when its turn comes).
+    const drawnBy = fixture.now() + FETCHED_MS + PREVIEW_MS;
+    const newestImages = new Set<RgbImage>();
+    for (;;) {
+      const newest = session.describeControls().find((c) => c.control.id === 'key0')?.picture as Picture;
+      newestImages.add(await fixture.renderer.render(newest, { width: 96, height: 96 })); // the renderer's cached image of that picture
+      const shown = fixture.surface.images.get('key0');
+      if (shown !== undefined && newestImages.has(shown)) break;
+      expect(fixture.now(), 'the newest preview drawn on key0 within FETCHED_MS + PREVIEW_MS').toBeLessThan(drawnBy);
+      await fixture.advance(10);
+    }
   });
 });

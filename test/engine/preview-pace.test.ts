@@ -10,7 +10,7 @@ import { interval } from 'rxjs';
 import type { Picture } from '../../src/engine/picture.js';
 import { PREVIEW_SLOWEST } from '../../src/engine/picture-pace.js';
 import { startBridgeFixture, type BridgeFixture } from '../support/bridge.js';
-import { VirtualTime, advanceWithIo } from '../support/virtual-time.js';
+import { VirtualTime } from '../support/virtual-time.js';
 
 /** Virtual time whose precise timer also moves by the CPU that work is said to have spent (as WorkTime). */
 class LoadedTime extends VirtualTime {
@@ -66,15 +66,6 @@ pages:
     const within = (list: number[], from: number, to: number) => list.filter((at) => at >= from && at < to).length;
     await fixture.until(() => thumbnail() !== null, 'the first preview on key0');
     expect(posted.filter((what) => what.includes('preview-decode'))).toEqual(['pictures preview-decode:1']);
-    // While work costs time, a turn of I/O is a turn of the clock too: what was set for "now" (the
-    // scheduler's end of a turn, its next slice) runs before the bridge is taken as quiet, as Node runs
-    // it on its loop's next turn. (The fixture's own settling leaves those for the next moment it
-    // moves to: where work costs nothing, a slice's budget is never spent, and nothing waits on them.)
-    const turning = () => {
-      time.advanceTo(time.now());
-      return fixture.requests.quiet() && fixture.bridge.surfaceSessions().every((session) => session.idle);
-    };
-
     // Calm: a preview every interval.
     const calmFrom = fixture.now();
     await fixture.advance(4000);
@@ -84,10 +75,10 @@ pages:
     // scheduler's picture line as a session's are. Its pace climbs within a few seconds; then previews
     // come PREVIEW_SLOWEST intervals apart, while the channel list is still read every poll.
     const load = interval(100, time.scheduler).subscribe(() => fixture.bridge.work.post('pictures', 'test-load', () => time.spend(150)));
-    await advanceWithIo(time, 4000, turning);
+    await fixture.advance(4000);
     expect(fixture.bridge.work.paceMs()).toBeGreaterThan(0);
     const busyFrom = fixture.now();
-    await advanceWithIo(time, 8000, turning);
+    await fixture.advance(8000);
     const busyPreviews = within(previews, busyFrom, busyFrom + 8000);
     expect(busyPreviews).toBeLessThanOrEqual(Math.ceil(8000 / (PREVIEW_SLOWEST * THUMBNAIL_MS)) + 1);
     expect(busyPreviews).toBeGreaterThanOrEqual(2); // slowed, never stopped
@@ -99,7 +90,7 @@ pages:
     const easeBy = fixture.now() + 20_000;
     while (fixture.bridge.work.paceMs() > 0) {
       expect(fixture.now(), 'the pace eased within 20 s').toBeLessThan(easeBy);
-      await advanceWithIo(time, 100, turning);
+      await fixture.advance(100);
     }
     const againFrom = fixture.now();
     await fixture.advance(4000);

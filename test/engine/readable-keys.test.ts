@@ -15,7 +15,9 @@ import { legibleTextSize } from '../../src/render/tiles/flow.js';
 import { reasonLayout } from '../../src/render/tiles/overlay.js';
 import { stateTileLayout } from '../../src/render/tiles/state-tile.js';
 import { WEB_LAYOUTS, webControls } from '../../src/surfaces/web/layouts.js';
-import { startBridgeFixture, type BridgeFixture } from '../support/bridge.js';
+import { realTime } from '../../src/engine/engine-time.js';
+import { MemorySurface } from '../../src/surfaces/memory/memory-surface.js';
+import { parseTestProfile, startBridgeFixture, type BridgeFixture } from '../support/bridge.js';
 import { differingPixels, inkRuns } from '../render/pixels.js';
 
 /** The smallest text this item promises on a 72 px key: 11 px, capitals 8 px tall. */
@@ -125,9 +127,9 @@ pages:
   });
 });
 
-/** A shipped profile as the memory surface's profile: the same pages, matched to the test's surface. */
-function shipped(file: string): string {
-  return readFileSync(join(import.meta.dirname, '../../profiles', file), 'utf8').replace(/^match: .*$/m, 'match: { kind: memory }');
+/** A shipped profile as a memory surface's profile: the same pages, matched to the test's surface (or by `match`). */
+function shipped(file: string, match = '{ kind: memory }'): string {
+  return readFileSync(join(import.meta.dirname, '../../profiles', file), 'utf8').replace(/^match: .*$/m, `match: ${match}`);
 }
 
 const DECKS: Array<{ file: string; controls: ControlDefinition[] }> = [
@@ -145,38 +147,63 @@ describe('the dialog overlay spreads the question over its free keys', () => {
     expect(legibleTextSize(KEY_72)).toBe(MIN_TEXT_PX);
   });
 
-  it.each(DECKS)('$file: every word of the simulator\'s questions reads at once, in order, at 11 px or more on 72 px keys', async ({ file, controls }) => {
-    f = await startBridgeFixture({ profile: shipped(file), controls });
+  // One recorder and one bridge for every deck (a memory surface each, bound to its shipped profile by
+  // serial): each question the simulator raises is checked on all of them at once, as each deck alone
+  // was before.
+  it('every word of the simulator\'s questions reads at once, in order, at 11 px or more on 72 px keys, on each shipped deck', async () => {
+    const [first, ...others] = DECKS as [(typeof DECKS)[number], ...typeof DECKS];
+    f = await startBridgeFixture({ profile: shipped(first.file), controls: first.controls });
     const fixture = f;
     const { client } = fixture;
+    const decks = [{ file: first.file, surface: fixture.surface }];
+    for (const [i, deck] of others.entries()) {
+      const serial = `deck-${i + 1}`;
+      decks.push({ file: deck.file, surface: new MemorySurface({ time: realTime, id: `memory:${serial}`, model: 'test', serial, controls: deck.controls }) });
+    }
+    fixture.bridge.setProfiles([
+      ...fixture.bridge.loadedProfiles(),
+      ...others.map((deck, i) => parseTestProfile(shipped(deck.file, `{ kind: memory, serial: deck-${i + 1} }`), deck.file)),
+    ]);
+    for (const { surface } of decks.slice(1)) fixture.bridge.addSurface(surface);
+    const sessionOf = (surface: MemorySurface) => {
+      const found = fixture.bridge.session(surface.id);
+      if (!found) throw new Error(`no session for ${surface.id}`);
+      return found;
+    };
+    for (const { file, surface } of decks.slice(1)) expect(sessionOf(surface).profileFile).toBe(file); // the first is the fixture's own
     await fixture.until(() => fixture.bridge.recorderStates()[0]?.lastGoodAt !== null, 'the first poll');
 
-    /** Reads the dialog the recorder raised, checks the overlay shows it whole, and answers it. */
+    /** Reads the dialog the recorder raised, checks each deck's overlay shows it whole, and answers it. */
     const check = async (answer: 'ok' | 'cancel') => {
       const text = (await client.getDialog()).DialogContent;
-      await fixture.until(() => session(fixture).currentPage.name === 'Dialog' && pictureOf(fixture, 'key0')?.kind === 'dialog', `the overlay for "${text}"`);
+      const overlaid = (surface: MemorySurface) => sessionOf(surface).currentPage.name === 'Dialog' && sessionOf(surface).describeControls().find((c) => c.control.id === 'key0')?.picture.kind === 'dialog';
+      await fixture.until(() => decks.every(({ surface }) => overlaid(surface)), `the overlay for "${text}" on every deck`);
       await fixture.advance(150); // the next frame draws it
-      const described = session(fixture).describeControls();
-      const question = described.filter((c) => c.picture.kind === 'dialog' && c.picture.role === 'message').map((c) => ({ id: c.control.id, picture: c.picture as DialogPicture }));
-      const slots = question.length;
-      expect(slots).toBeGreaterThanOrEqual(3);
-      // Each key knows its place among them, in reading order (the surface's key order).
-      expect(question.map((q) => [q.picture.slot, q.picture.slots])).toEqual(question.map((_, i) => [i, slots]));
-      const layout = questionLayout(text, KEY_72, slots);
-      expect(layout.pages, `"${text}" on ${slots} keys`).toHaveLength(1);
-      expect(layout.size).toBeGreaterThanOrEqual(MIN_TEXT_PX);
-      const shares = layout.pages[0] as string[][];
-      expect(wordsInOrder(text, shares.flat(), layout.size, 64)).toBeNull();
-      // The keys' pixels: each draws its share's lines, at least a legible capital tall; the rest are plain.
-      question.forEach((q, i) => {
-        const runs = inkRuns(imageOf(fixture, q.id), textArea(KEY_72));
-        expect(runs, `${q.id}: ${JSON.stringify(shares[i])}`).toHaveLength(shares[i]?.length ?? 0);
-        if (runs.length > 0) expect(Math.max(...runs)).toBeGreaterThanOrEqual(8);
-      });
-      // OK and Cancel show their button words only: the question is on the keys beside them.
-      for (const c of described) if (c.picture.kind === 'dialog' && c.picture.role !== 'message') expect(c.picture.text).toBe('');
+      for (const { file, surface } of decks) {
+        const described = sessionOf(surface).describeControls();
+        const question = described.filter((c) => c.picture.kind === 'dialog' && c.picture.role === 'message').map((c) => ({ id: c.control.id, picture: c.picture as DialogPicture }));
+        const slots = question.length;
+        expect(slots, file).toBeGreaterThanOrEqual(3);
+        // Each key knows its place among them, in reading order (the surface's key order).
+        expect(question.map((q) => [q.picture.slot, q.picture.slots]), file).toEqual(question.map((_, i) => [i, slots]));
+        const layout = questionLayout(text, KEY_72, slots);
+        expect(layout.pages, `${file}: "${text}" on ${slots} keys`).toHaveLength(1);
+        expect(layout.size, file).toBeGreaterThanOrEqual(MIN_TEXT_PX);
+        const shares = layout.pages[0] as string[][];
+        expect(wordsInOrder(text, shares.flat(), layout.size, 64), file).toBeNull();
+        // The keys' pixels: each draws its share's lines, at least a legible capital tall; the rest are plain.
+        question.forEach((q, i) => {
+          const image = surface.images.get(q.id);
+          if (!image) throw new Error(`${file}: nothing drawn on ${q.id}`);
+          const runs = inkRuns(image, textArea(KEY_72));
+          expect(runs, `${file}: ${q.id}: ${JSON.stringify(shares[i])}`).toHaveLength(shares[i]?.length ?? 0);
+          if (runs.length > 0) expect(Math.max(...runs), `${file}: ${q.id}`).toBeGreaterThanOrEqual(8);
+        });
+        // OK and Cancel show their button words only: the question is on the keys beside them.
+        for (const c of described) if (c.picture.kind === 'dialog' && c.picture.role !== 'message') expect(c.picture.text, `${file}: ${c.control.id}`).toBe('');
+      }
       await client.answerDialog(answer);
-      await fixture.until(() => session(fixture).currentPage.name !== 'Dialog', 'the overlay to go');
+      await fixture.until(() => decks.every(({ surface }) => sessionOf(surface).currentPage.name !== 'Dialog'), 'the overlay to go on every deck');
     };
 
     // Shrinking the grid over recording channels.
@@ -197,7 +224,7 @@ describe('the dialog overlay spreads the question over its free keys', () => {
     await client.addChannelDestination(3, 'Studio B archive');
     await expect(client.recStart(3)).rejects.toThrow(/does not exist/);
     await check('ok');
-  }, 30_000);
+  }, 60_000);
 });
 
 describe('the sync keys name the InSync group they act on', () => {

@@ -6,7 +6,6 @@ import { WEB_LAYOUTS } from '../../src/surfaces/web/layouts.js';
 import { WebSurface } from '../../src/surfaces/web/web-surface.js';
 import { parseTestProfile, startBridgeFixture, type BridgeFixture } from '../support/bridge.js';
 import { serveDeckSocket } from '../support/deck-socket.js';
-import { until } from '../support/until.js';
 
 const cleanups: Array<() => Promise<void>> = [];
 afterEach(async () => {
@@ -111,14 +110,7 @@ it('a web deck the bridge gains after the page opened (its profile fixed later) 
     parseTestProfile('name: web\nmatch: { kind: web }\npages:\n  - name: main\n    controls:\n      key0: { show: { channel: 1 } }\n', 'web.yaml'),
   ]);
   f.bridge.addSurface(web);
-  // The socket's frames leave in a slice at the end of a turn, on the bridge's (virtual) clock, so the
-  // clock is moved while waiting: the fixture's until() waits for the bridge to be idle before moving it,
-  // which a slice due on the clock never lets it be.
-  const moving = (check: () => boolean) => () => {
-    f.time.advance(10);
-    return check();
-  };
-  await until(moving(() => hellos.some((surfaces) => surfaces.some((s) => s.id === web.id))), 'a hello naming the new web deck');
+  await f.until(() => hellos.some((surfaces) => surfaces.some((s) => s.id === web.id)), 'a hello naming the new web deck');
   expect(hellos.at(-1)?.[0]?.id).toBe(web.id); // web decks first, as the page lays them out
-  await until(moving(() => web.output.shown().images.size === web.controls.length), 'the new web deck drawn for the page viewing every deck');
+  await f.until(() => web.output.shown().images.size === web.controls.length, 'the new web deck drawn for the page viewing every deck');
 });

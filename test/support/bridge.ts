@@ -27,8 +27,8 @@ export interface BridgeFixture extends SimulatorFixture {
   renderer: ReturnType<typeof pictureRenderer>;
   logs: Array<{ level: 'info' | 'warn' | 'error'; message: string }>;
   commands: CommandRecord[];
-  /** Moves virtual time on until the check holds, at most `ms` of it. */
-  until: (check: () => boolean, what: string, ms?: number) => Promise<void>;
+  /** Moves virtual time on (in steps of `stepMs`, 10 by default) until the check holds, at most `ms` of it. */
+  until: (check: () => boolean, what: string, ms?: number, stepMs?: number) => Promise<void>;
   /** Moves virtual time on by `ms`, running what falls due and waiting for the I/O it starts. */
   advance: (ms: number) => Promise<void>;
   /** Waits for the requests and drawings under way to finish, without moving time. */
@@ -109,11 +109,11 @@ export async function startBridgeFixture(options: BridgeFixtureOptions): Promise
   if (!madeRenderer) throw new Error('the bridge did not make its renderer');
 
   const quiet = () => requests.quiet() && more.every((m) => m.requests.quiet()) && decoding === 0 && bridge.surfaceSessions().every((session) => session.idle);
-  const settleBridge: BridgeFixture['settle'] = () => settle(quiet, 'the bridge');
+  const settleBridge: BridgeFixture['settle'] = () => settle(quiet, 'the bridge', time);
   const advance: BridgeFixture['advance'] = async (ms) => {
     await advanceWithIo(time, ms, quiet);
   };
-  const until: BridgeFixture['until'] = (check, what, ms) => untilWithIo(time, quiet, check, what, ms);
+  const until: BridgeFixture['until'] = (check, what, ms, stepMs) => untilWithIo(time, quiet, check, what, ms, stepMs);
   const nextCommand: BridgeFixture['nextCommand'] = (control, ms = 3000) =>
     firstValueFrom(running.commands$.pipe(filter((r) => r.control === control), timeout(ms)));
   let stopped = false;

@@ -24,6 +24,29 @@ export class VirtualTime implements EngineTime {
     this.advanceTo(this.now() + ms);
   }
 
+  /** Whether a timer is due at the present moment (one set for "now": the clock's next turn). */
+  dueNow(): boolean {
+    const due = this.nextDue();
+    return due !== null && due <= this.now();
+  }
+
+  /**
+   * One turn of the timers, the clock not moving: runs those due now that were set before this call, not
+   * the ones they set for now (as Node runs a zero-delay timer set by a timer on the next turn of its
+   * loop). advanceTo(now()) would run those too, so work that yields to the clock (a WorkScheduler's
+   * next slice) would never be seen to.
+   */
+  turn(): void {
+    const { actions } = this.scheduler;
+    for (const action of actions.filter((a) => a.delay <= this.scheduler.frame)) {
+      const at = actions.indexOf(action);
+      if (at < 0) continue; // cancelled by one that ran before it
+      actions.splice(at, 1);
+      const error = action.execute(action.state, action.delay);
+      if (error) throw error;
+    }
+  }
+
   /** Runs every timer due up to `target`, in order, and leaves the clock there. */
   advanceTo(target: number): void {
     this.scheduler.maxFrames = target;
@@ -35,11 +58,18 @@ export class VirtualTime implements EngineTime {
 /**
  * Turns of the event loop until `quiet` holds for a few turns in a row (sockets and sharp answer on later
  * turns). Bounded in wall time, so a request that never ends fails the test instead of hanging it.
+ *
+ * With the engine's virtual `time`, each turn of the loop is a turn of its timers too: what is due at the
+ * present moment runs, as Node runs a zero-delay timer on its loop's next turn (the WorkScheduler's
+ * slice at the end of a turn, the first tick of an interval, an auditTime's window that just closed), and
+ * the engine is quiet only when nothing more is due now. Without it, work set for "now" waited for the
+ * test's next move of the clock, and a check made in between saw the engine as it never is in life.
  */
-export async function settle(quiet: () => boolean, what = 'I/O'): Promise<void> {
+export async function settle(quiet: () => boolean, what = 'I/O', time?: VirtualTime): Promise<void> {
   const wallDeadline = Date.now() + 10_000;
-  for (let calm = 0; calm < 3; calm = quiet() ? calm + 1 : 0) {
+  for (let calm = 0; calm < 3; calm = quiet() && !time?.dueNow() ? calm + 1 : 0) {
     if (Date.now() > wallDeadline) throw new Error(`${what} did not settle within 10 s`);
+    time?.turn();
     await new Promise((resolve) => setImmediate(resolve));
   }
 }
@@ -47,26 +77,27 @@ export async function settle(quiet: () => boolean, what = 'I/O'): Promise<void> 
 /** Moves virtual time on by `ms`, one due moment after another, letting the real I/O each starts finish. */
 export async function advanceWithIo(time: VirtualTime, ms: number, quiet: () => boolean): Promise<void> {
   const target = time.now() + ms;
-  await settle(quiet);
+  await settle(quiet, 'I/O', time);
   for (let due = time.nextDue(); due !== null && due <= target; due = time.nextDue()) {
     time.advanceTo(due);
-    await settle(quiet);
+    await settle(quiet, 'I/O', time);
   }
   time.advanceTo(target);
-  await settle(quiet);
+  await settle(quiet, 'I/O', time);
 }
 
 /**
- * Moves virtual time on in small steps until `check` holds, at most `ms` of it (and 10 s of wall time),
- * letting the real I/O each step starts finish.
+ * Moves virtual time on in steps of `stepMs` until `check` holds, at most `ms` of it (and 10 s of wall
+ * time), letting the real I/O each step starts finish. A longer step suits a long wait for something
+ * that changes only at polls a second or more apart: the check is still asked several times a poll.
  */
-export async function untilWithIo(time: VirtualTime, quiet: () => boolean, check: () => boolean, what: string, ms = 3000): Promise<void> {
+export async function untilWithIo(time: VirtualTime, quiet: () => boolean, check: () => boolean, what: string, ms = 3000, stepMs = 10): Promise<void> {
   const deadline = time.now() + ms;
   const wallDeadline = Date.now() + Math.max(ms, 10_000);
-  await settle(quiet);
+  await settle(quiet, 'I/O', time);
   while (!check()) {
     if (time.now() >= deadline || Date.now() > wallDeadline) throw new Error(`timed out after ${ms} virtual ms waiting for ${what}`);
-    await advanceWithIo(time, 10, quiet);
+    await advanceWithIo(time, stepMs, quiet);
   }
 }
 

@@ -22,18 +22,8 @@ export class WorkTime implements EngineTime {
     this.virtual.advance(ms);
   }
 
-  /**
-   * One turn of the timers: runs those due now that were set before this call, not the ones they set
-   * for now (as Node runs a zero-delay timer set by a timer on the next turn of its loop). A
-   * VirtualTime's advance(0) would run those too, so a slice that yields would never be seen to.
-   */
+  /** One turn of the timers (VirtualTime.turn): those due now that were set before this call. */
   turn(): void {
-    const { scheduler } = this.virtual;
-    const due = scheduler.actions.filter((action) => action.delay <= scheduler.frame).length;
-    for (let i = 0; i < due; i++) {
-      const action = scheduler.actions.shift();
-      const error = action?.execute(action.state, action.delay);
-      if (error) throw error;
-    }
+    this.virtual.turn();
   }
 }
