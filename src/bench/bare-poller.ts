@@ -1,5 +1,5 @@
 // The reads `recdeck run` makes, and nothing else: channels, sync and dialog every poll interval on
-// their own connections, the slow group every slow interval; with a page open, also the previews and
+// their own connections, the slow group every slow interval (or only the parts given by --parts); with a page open, also the previews and
 // meters its deck shows (each preview once a second, each meter's source four times a second, two under
 // way at most per kind, as the bridge fetches them). Run as a child by the idle benchmark, as the floor
 // the bridge's cost is compared with: with --lean through the leanest client there is (node:http and
@@ -9,6 +9,10 @@ import { RecorderClient } from '../api/client.js';
 import { expandPath, operations } from '../api/operations.js';
 import { LeanHttp } from './lean-http.js';
 import { realClock } from '../api/clock.js';
+import { FAST_PARTS, SLOW_PARTS } from '../engine/recorder-state.js';
+
+type FastPart = (typeof FAST_PARTS)[number];
+type SlowPart = (typeof SLOW_PARTS)[number];
 
 const { values } = parseArgs({
   options: {
@@ -21,19 +25,30 @@ const { values } = parseArgs({
     previews: { type: 'string', default: '' },
     /** Channels (0-based) whose source is read for its meter, comma-separated. */
     meters: { type: 'string', default: '' },
+    /**
+     * The parts of the state read, comma-separated (recorder-state.ts's names): the fast ones every poll,
+     * each on a connection of its own, the slow ones every slow interval. Default every part; a bridge
+     * reading on demand reads fewer (the (d) bench's deck: channels alone), and its floor the same.
+     */
+    parts: { type: 'string', default: [...FAST_PARTS, ...SLOW_PARTS].join(',') },
   },
 });
 const { url, token } = values;
-if (url === undefined || token === undefined) throw new Error('usage: bare-poller --url URL --token TOKEN [--lean] [--poll-ms N] [--slow-ms N] [--previews 0,1,…] [--meters 0,1,…]');
+if (url === undefined || token === undefined) throw new Error('usage: bare-poller --url URL --token TOKEN [--lean] [--poll-ms N] [--slow-ms N] [--parts channels,sync,…] [--previews 0,1,…] [--meters 0,1,…]');
 const pollMs = Number(values['poll-ms']);
 const list = (text: string) => (text === '' ? [] : text.split(',').map(Number));
+const parts = values.parts.split(',').filter((part) => part !== '');
+const unknown = parts.filter((part) => !(FAST_PARTS as readonly string[]).includes(part) && !(SLOW_PARTS as readonly string[]).includes(part));
+if (unknown.length > 0) throw new Error(`--parts: expected some of ${[...FAST_PARTS, ...SLOW_PARTS].join(', ')}, got ${unknown.join(', ')}`);
+const fastParts = FAST_PARTS.filter((part) => parts.includes(part));
+const slowParts = SLOW_PARTS.filter((part) => parts.includes(part));
 
 /** The reads a poller makes, each resolving when its answer has been read whole. */
 interface FloorReads {
-  /** Channels, sync and dialog, each on a connection of its own. */
-  state(): Array<Promise<unknown>>;
-  /** Sources, resources, schedule and conversion. */
-  slow(): Array<Promise<unknown>>;
+  /** A fast part (channels, sync, dialog), on a connection of its own. */
+  state(part: FastPart): Promise<unknown>;
+  /** A slow part (sources, resources, schedule, conversion). */
+  slow(part: SlowPart): Promise<unknown>;
   preview(index: number): Promise<unknown>;
   source(index: number): Promise<unknown>;
   channels(): Promise<ReadonlyArray<{ SourceName: string | null }>>;
@@ -43,9 +58,11 @@ interface FloorReads {
 function clientReads(): FloorReads {
   const client = new RecorderClient({ clock: realClock, url: url as string, token: token as string });
   const state = { lane: 'state' as const };
+  const fast: Record<FastPart, () => Promise<unknown>> = { channels: () => client.listChannels(state), sync: () => client.getSyncState(state), dialog: () => client.getDialog(state) };
+  const slow: Record<SlowPart, () => Promise<unknown>> = { sources: () => client.listSources(), resources: () => client.getResources(), schedule: () => client.getSchedule(), conversion: () => client.getConversionConfig() };
   return {
-    state: () => [client.listChannels(state), client.getSyncState(state), client.getDialog(state)],
-    slow: () => [client.listSources(), client.getResources(), client.getSchedule(), client.getConversionConfig()],
+    state: (part) => fast[part](),
+    slow: (part) => slow[part](),
     preview: (index) => client.getChannelPreview(index),
     source: (index) => client.getSource(index),
     channels: () => client.listChannels(),
@@ -59,9 +76,11 @@ function leanReads(): FloorReads {
   const reads = new LeanHttp(url as string, token as string, 4);
   const get = (http: LeanHttp, path: string) => http.send('GET', path);
   const { listChannels, getSyncState, getDialog, listSources, getResources, getSchedule, getConversionConfig, getChannelPreview, getSource } = operations;
+  const fast: Record<FastPart, { path: string }> = { channels: listChannels, sync: getSyncState, dialog: getDialog };
+  const slow: Record<SlowPart, { path: string }> = { sources: listSources, resources: getResources, schedule: getSchedule, conversion: getConversionConfig };
   return {
-    state: () => [listChannels, getSyncState, getDialog].map((operation) => get(stateReads, operation.path)),
-    slow: () => [listSources, getResources, getSchedule, getConversionConfig].map((operation) => get(reads, operation.path)),
+    state: (part) => get(stateReads, fast[part].path),
+    slow: (part) => get(reads, slow[part].path),
     preview: (index) => get(reads, expandPath(getChannelPreview.path, { index })),
     source: (index) => get(reads, expandPath(getSource.path, { index })),
     channels: () => get(reads, listChannels.path) as Promise<Array<{ SourceName: string | null }>>,
@@ -73,7 +92,7 @@ const reads = values.lean ? leanReads() : clientReads();
 
 async function poll(): Promise<void> {
   const started = Date.now();
-  await Promise.allSettled(reads.state());
+  await Promise.allSettled(fastParts.map((part) => reads.state(part)));
   setTimeout(() => void poll(), Math.max(0, started + pollMs - Date.now()));
 }
 
@@ -92,16 +111,20 @@ function repeat<T>(items: readonly T[], everyMs: number, read: (item: T) => Prom
   void round();
 }
 
-void poll();
-setInterval(() => void Promise.allSettled(reads.slow()), Number(values['slow-ms']));
+if (fastParts.length > 0) void poll();
+if (slowParts.length > 0) setInterval(() => void Promise.allSettled(slowParts.map((part) => reads.slow(part))), Number(values['slow-ms']));
 repeat(list(values.previews), 1000, (index) => reads.preview(index));
-// A meter is its channel's source, read whole (the interface has no lighter read of the levels).
-const channels = await reads.channels();
-const sources = await reads.sources();
-const meterSources = list(values.meters).map((channel) => sources.findIndex((s) => s.Name === channels[channel]?.SourceName));
-repeat(
-  meterSources.filter((index) => index >= 0),
-  250,
-  (index) => reads.source(index),
-);
+// A meter is its channel's source, read whole (the interface has no lighter read of the levels), found
+// once by name (with no meters, nothing is read for them: the floor of a bridge with none makes no such read).
+const meters = list(values.meters);
+if (meters.length > 0) {
+  const channels = await reads.channels();
+  const sources = await reads.sources();
+  const meterSources = meters.map((channel) => sources.findIndex((s) => s.Name === channels[channel]?.SourceName));
+  repeat(
+    meterSources.filter((index) => index >= 0),
+    250,
+    (index) => reads.source(index),
+  );
+}
 process.on('SIGTERM', () => process.exit(0));

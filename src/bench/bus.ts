@@ -147,7 +147,7 @@ export async function measureBusFacility(panelCount: number, seconds: number, sa
   let stopPoller = async (): Promise<void> => undefined;
   try {
     // One bridge alone, polling: the load a single panel puts on the recorder today.
-    const alone = startBenchBridge(sim.url, sim.token, { thumbnails: false, pollMs });
+    const alone = startBenchBridge(sim.url, sim.token, { thumbnails: false, pollMs, reads: 'everything' }); // as the facility's poller reads
     await sleep(1000);
     const oneBridgeRps = await requestsPerSecond(sim, seconds);
     await alone.stop();

@@ -16,7 +16,7 @@ import { BRIDGE_NODE_FLAGS } from '../cli/node-flags.js';
 import { startBroker } from './broker.js';
 import { generatedFacilityOf, startPollerRun } from './bus.js';
 import { startBenchBridge } from './harness.js';
-import { startSimulators } from './idle.js';
+import { startSimulators } from './floor-poller.js';
 import type { ShownState } from './key-frames.js';
 import { LeanHttp } from './lean-http.js';
 import { measureWhile, type ProcessCost } from './proc.js';
@@ -102,7 +102,7 @@ export async function measureFacilityScale(panelCount: number, processCount: num
     cleanup.push(async () => writers.forEach((w) => w.close()));
 
     // One bridge alone, polling the first recorder: the load one panel puts on a recorder without the bus.
-    const alone = startBenchBridge(sims.urls[0] as string, TOKEN, { thumbnails: false, pollMs });
+    const alone = startBenchBridge(sims.urls[0] as string, TOKEN, { thumbnails: false, pollMs, reads: 'everything' }); // as the facility's pollers read
     await sleep(3000);
     await sims.readsSince();
     let t0 = preciseNow();

@@ -1,11 +1,13 @@
 // A bridge with an in-memory 32-key surface (4 x 8 keys of 96 px, like an XL) for benchmarks: the real
-// engine, renderer and HTTP client, against a simulator given by URL.
+// engine, renderer and HTTP client, against a simulator given by URL, made by the same function as
+// `recdeck run`'s bridge (cli/run-bridge.ts) and reading on demand as it does.
 import { RecorderClient } from '../api/client.js';
-import { Bridge } from '../engine/bridge.js';
+import type { Bridge } from '../engine/bridge.js';
 import type { Logger } from '../engine/log.js';
-import { Profile } from '../profiles/schema.js';
-import { pictureRenderer } from '../render/picture-renderer.js';
-import { decodeThumbnail } from '../render/thumbnail.js';
+import { pageParts } from '../engine/parts-needed.js';
+import type { StatePart } from '../engine/recorder-state.js';
+import { Profile, type Page } from '../profiles/schema.js';
+import { onDemandRecorders, runBridge } from '../cli/run-bridge.js';
 import { MemorySurface } from '../surfaces/memory/memory-surface.js';
 import { keyGrid } from '../engine/surface.js';
 import { realClock } from '../api/clock.js';
@@ -31,21 +33,45 @@ export function benchProfile(thumbnails: boolean): Profile {
   return Profile.parse({ name: 'bench', match: { kind: 'memory' }, pages: [{ name: 'main', controls }] });
 }
 
-/** `surface: false` polls as the bridge does with nothing to draw (the steady-load bench's reference). */
-export function startBenchBridge(url: string, token: string, options: { thumbnails: boolean; pollMs?: number; thumbnailMs?: number; surface?: boolean }): BenchBridge {
+/** What the bench page needs read of its recorder (parts-needed.ts: its keys' pictures and actions): the channel list. */
+export function benchParts(thumbnails: boolean): StatePart[] {
+  const page = benchProfile(thumbnails).pages[0] as Page;
+  return [...(pageParts(page, { defaultRecorder: 'main', groups: new Map(), dialogOverlay: false }).get('main') ?? [])];
+}
+
+export interface BenchBridgeOptions {
+  thumbnails: boolean;
+  pollMs?: number;
+  thumbnailMs?: number;
+  surface?: boolean;
+  /**
+   * 'on-demand' (the default): wired as `recdeck run` wires a recorder it polls (cli/run-bridge.ts), with
+   * no web server or alarms (this bridge has neither): only the parts the keys in view need (here the
+   * channel list). 'everything': every part, always, as a facility's poller reads for panels it cannot
+   * see; the facility benches compare their pollers' load on a recorder with this.
+   */
+  reads?: 'on-demand' | 'everything';
+}
+
+/** The owner of the no-surface bridge's demand: what the surface would need, read with nothing to draw. */
+const POLLING_ALONE = 'the bench: polling what its surface would need, with no surface';
+
+/**
+ * `surface: false` polls as the bridge does with nothing to draw (the steady-load bench's reference):
+ * read on demand, a bridge with no surface would read nothing, so its recorder is told to read what the
+ * bench surface's page needs (parts-needed.ts), as if the surface were in view.
+ */
+export function startBenchBridge(url: string, token: string, options: BenchBridgeOptions): BenchBridge {
+  const pollMs = options.pollMs ?? 250;
   const client = new RecorderClient({ clock: realClock, url, token });
-  const bridge = new Bridge({ time: realTime,
-    recorders: [{ name: 'main', client }],
-    renderer: (thumbnails) => pictureRenderer({ thumbnails }),
-    decodeThumbnail,
-    log: quiet,
-    pollMs: options.pollMs ?? 250,
-    thumbnailMs: options.thumbnailMs ?? 1000,
-  });
+  const onDemand = options.reads === 'everything' ? null : onDemandRecorders([{ name: 'main', client }], { pollMs, web: false, alarms: null });
+  const bridge = runBridge(onDemand ?? [{ name: 'main', client }], { log: quiet, pollMs, thumbnailMs: options.thumbnailMs ?? 1000 });
   const surface = new MemorySurface({ time: realTime, id: 'memory:bench', model: 'bench-32', controls: keyGrid(4, 8, 96) });
+  const profile = benchProfile(options.thumbnails);
   bridge.start();
-  bridge.setProfiles([{ profile: benchProfile(options.thumbnails), file: 'bench.yaml', origin: 'operator' }]);
+  bridge.setProfiles([{ profile, file: 'bench.yaml', origin: 'operator' }]);
   if (options.surface !== false) bridge.addSurface(surface);
+  else onDemand?.[0]?.link.want?.(POLLING_ALONE, new Set(benchParts(options.thumbnails)));
   return {
     bridge,
     surface,

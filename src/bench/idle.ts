@@ -4,14 +4,12 @@
 // through recdeck's own client. Then with one page open viewing the 32-key web deck (16 previews at 1 fps,
 // its meters), beside the two pollers making that page's reads too, and the cost of decoding 16 previews
 // a second alone. Each simulator counts the reads it answered, so that they are seen to match.
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { createInterface } from 'node:readline';
-import { fileURLToPath } from 'node:url';
 import { WebSocket } from 'ws';
 import { RecorderClient } from '../api/client.js';
-import { BRIDGE_NODE_FLAGS } from '../cli/node-flags.js';
 import { decodeThumbnail } from '../render/thumbnail.js';
+import { startBare, startSimulators } from './floor-poller.js';
 import { measure, type ProcessCost } from './proc.js';
 import { startRunChild } from './run-child.js';
 import { sleep } from './stats.js';
@@ -37,8 +35,6 @@ export interface IdleCost {
   decodeCpuPercent: number;
 }
 
-const BARE = fileURLToPath(new URL('./bare-poller.js', import.meta.url));
-const SIMULATORS = fileURLToPath(new URL('./simulators-child.js', import.meta.url));
 const TOKEN = 'perm:00000000-0000-4000-8000-0000000idle1';
 /**
  * Steady state is measured, not start-up: the bridge's first reads and drawings, and V8's memory reducer,
@@ -57,26 +53,6 @@ const PAGE_WARM_UP_MS = 60_000;
 const PAGE_DECK = 'web:web-32';
 const PREVIEW_CHANNELS = Array.from({ length: 16 }, (_, i) => i);
 const METER_CHANNELS = [0, 1];
-/** The simulators' child: their URLs, and the reads each has answered since the last ask, by operation. */
-export async function startSimulators(count: number, token = TOKEN, mode: 'recording' | 'idle' = 'recording'): Promise<{ child: ChildProcess; urls: string[]; readsSince: () => Promise<Array<Record<string, number>>> }> {
-  const child = spawn(process.execPath, [SIMULATORS, String(count), token, mode], { stdio: ['pipe', 'pipe', 'inherit'] });
-  const lines = createInterface({ input: child.stdout as NodeJS.ReadableStream })[Symbol.asyncIterator]();
-  const next = async (): Promise<unknown> => {
-    const { value, done } = await lines.next();
-    if (done) throw new Error('the simulators stopped');
-    return JSON.parse(value as string);
-  };
-  const { urls } = (await next()) as { urls: string[] };
-  return {
-    child,
-    urls,
-    readsSince: async () => {
-      child.stdin?.write('count\n');
-      return ((await next()) as { counts: Array<Record<string, number>> }).counts;
-    },
-  };
-}
-
 const perSecond = (counts: Record<string, number> | undefined, seconds: number) => Object.fromEntries(Object.entries(counts ?? {}).map(([operation, n]) => [operation, n / seconds]));
 
 /** CPU % of a core for decoding 16 previews a second, measured alone (nothing else runs in this process then). */
@@ -89,15 +65,14 @@ async function decodeCost(pngs: readonly Uint8Array[], seconds: number): Promise
   return ((cpu.user + cpu.system) / 1000 / (seconds * 1000)) * 100;
 }
 
-/** A bare poller (bare-poller.ts) with the bridge's Node flags: through node:http when `lean`, else recdeck's client. */
-function startBare(url: string, lean: boolean, pageReads: boolean): ChildProcess {
-  const page = pageReads ? ['--previews', PREVIEW_CHANNELS.join(','), '--meters', METER_CHANNELS.join(',')] : [];
-  return spawn(process.execPath, [...BRIDGE_NODE_FLAGS, BARE, '--url', url, '--token', TOKEN, ...(lean ? ['--lean'] : []), ...page], { stdio: 'ignore' });
+/** A bare poller making the bridge's reads, with the page's too when `pageReads`. */
+function startBareFor(url: string, lean: boolean, pageReads: boolean): ChildProcess {
+  return startBare(url, TOKEN, { lean, ...(pageReads ? { previews: PREVIEW_CHANNELS, meters: METER_CHANNELS } : {}) });
 }
 
 export async function measureIdleCost(seconds: number): Promise<IdleCost> {
   // A simulator for the bridge and one for each bare poller, so that each one's reads are counted.
-  const sims = await startSimulators(3);
+  const sims = await startSimulators(3, TOKEN);
   const [runUrl, bareUrl, leanUrl] = sims.urls as [string, string, string];
   const children: ChildProcess[] = [sims.child];
   const stop = async () => {
@@ -107,8 +82,8 @@ export async function measureIdleCost(seconds: number): Promise<IdleCost> {
     }
   };
   try {
-    const bare = startBare(bareUrl, false, false);
-    const lean = startBare(leanUrl, true, false);
+    const bare = startBareFor(bareUrl, false, false);
+    const lean = startBareFor(leanUrl, true, false);
     children.push(bare, lean);
     const run = await startRunChild(runUrl, TOKEN);
     children.push(run.child);
@@ -123,8 +98,8 @@ export async function measureIdleCost(seconds: number): Promise<IdleCost> {
     const page = new WebSocket(`${run.web.replace('http', 'ws')}/ws`);
     await once(page, 'open');
     page.send(JSON.stringify({ type: 'view', surfaces: [PAGE_DECK] }));
-    const pageBare = startBare(bareUrl, false, true);
-    const pageLean = startBare(leanUrl, true, true);
+    const pageBare = startBareFor(bareUrl, false, true);
+    const pageLean = startBareFor(leanUrl, true, true);
     children.push(pageBare, pageLean);
     await sleep(PAGE_WARM_UP_MS);
     await sims.readsSince();

@@ -1,10 +1,14 @@
 // (d) The bridge's own cost at steady state: 16 channels recording, a 32-key surface, thumbnails off or
 // on; and, for reference, the same bridge polling with no surface at all (what the surface's cost sits
-// on). The simulator runs in a child process so that its work is not counted as the bridge's.
+// on). Beside each, the floor: the leanest poller making the same reads (bare-poller.ts --lean). The
+// simulators run in a child process so that their work is not counted as the bridge's.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
-import { startBenchBridge } from './harness.js';
+import { once } from 'node:events';
+import { startBare, startSimulators } from './floor-poller.js';
+import { benchParts, startBenchBridge } from './harness.js';
+import { measureWhile, type ProcessCost } from './proc.js';
 import { sleep } from './stats.js';
 
 /** What the steady-load bridge draws: nothing (no surface), or its 32 keys with thumbnails off or on. */
@@ -22,6 +26,12 @@ export interface SteadyLoad {
   refreshesPerSecond: number;
   picturesPerSecond: number;
   seconds: number;
+  /**
+   * The floor beside it, in the same window: the leanest poller there is (bare-poller.ts --lean: node:http
+   * and JSON.parse) making the reads this bridge makes, in a process of its own with the bridge's Node
+   * flags, measured from /proc; and the reads a second each made, counted by their simulators.
+   */
+  floor: { cpuPercent: number; rssMb: number; readsPerSecond: Record<string, number>; bridgeReadsPerSecond: Record<string, number> };
 }
 
 const CLI = fileURLToPath(new URL('../cli/main.js', import.meta.url));
@@ -53,19 +63,45 @@ export async function startChildSimulator(token = TOKEN): Promise<{ url: string;
  */
 export const STEADY_WARM_UP_MS = 120_000;
 
-/** A bench bridge drawing (or not) its 32 keys from a simulator in a child process, 16 channels recording. */
-async function startLoadRig(kind: LoadKind): Promise<{ work: () => { refreshes: number; pictures: number }; stop: () => Promise<void> }> {
-  const { url, child } = await startChildSimulator();
-  const deck = startBenchBridge(url, TOKEN, { thumbnails: kind === 'thumbnails on', surface: kind !== 'no surface' });
+/** What a rig runs: the bridge's work counters, the floor's process, the reads each simulator answered since the last ask. */
+interface LoadRig {
+  work: () => { refreshes: number; pictures: number };
+  floorPid: number;
+  /** Reads a second by operation since the last ask: the bridge's and the floor's. */
+  readsSince: () => Promise<[Record<string, number>, Record<string, number>]>;
+  stop: () => Promise<void>;
+}
+
+/**
+ * A bench bridge drawing (or not) its 32 keys, 16 channels recording, and beside it the floor making the
+ * same reads (benchParts: what the keys need, read on demand; with thumbnails, their 16 previews too),
+ * each against a simulator of its own in one child process that counts what each answered.
+ */
+async function startLoadRig(kind: LoadKind): Promise<LoadRig> {
+  const sims = await startSimulators(2, TOKEN);
+  const [bridgeUrl, floorUrl] = sims.urls as [string, string];
+  const thumbnails = kind === 'thumbnails on';
+  const deck = startBenchBridge(bridgeUrl, TOKEN, { thumbnails, surface: kind !== 'no surface' });
+  const floor = startBare(floorUrl, TOKEN, { lean: true, parts: benchParts(thumbnails), ...(thumbnails ? { previews: Array.from({ length: 16 }, (_, i) => i) } : {}) });
   const stop = async () => {
     await deck.stop();
-    child.kill('SIGTERM');
+    for (const child of [floor, sims.child]) {
+      child.kill('SIGTERM');
+      if (child.exitCode === null && child.signalCode === null) await once(child, 'exit');
+    }
   };
   try {
-    for (let i = 0; i < 16; i++) await deck.client.recStart(i);
     const session = deck.bridge.session(deck.surface.id);
     if (!session && kind !== 'no surface') throw new Error('the bench surface has no session');
-    return { work: () => ({ ...(session?.stats ?? { refreshes: 0, pictures: 0 }) }), stop };
+    let since = performance.now();
+    const readsSince = async (): Promise<[Record<string, number>, Record<string, number>]> => {
+      const [bridgeReads, floorReads] = await sims.readsSince();
+      const seconds = (performance.now() - since) / 1000;
+      since = performance.now();
+      const perSecond = (counts: Record<string, number> | undefined) => Object.fromEntries(Object.entries(counts ?? {}).map(([operation, n]) => [operation, n / seconds]));
+      return [perSecond(bridgeReads), perSecond(floorReads)];
+    };
+    return { work: () => ({ ...(session?.stats ?? { refreshes: 0, pictures: 0 }) }), floorPid: floor.pid as number, readsSince, stop };
   } catch (error) {
     await stop();
     throw error;
@@ -90,9 +126,15 @@ export async function measureSteadyLoad(kind: LoadKind, seconds: number, warmUpM
     // every 10 ms, which costs 0.4 to 0.7 % of a core on this machine (a process doing nothing else,
     // node -e with monitorEventLoopDelay alone), a third of the 2 % the bridge is held to. Its p99 is
     // taken in a window of its own, after.
+    // The floor's CPU is read from /proc at the window's two ends, and the simulators asked for their
+    // counts just outside it: a few reads of files and pipes, next to nothing in a minute.
+    await rig.readsSince();
     const work0 = rig.work();
-    const { cpuPercent, wallMs } = await cpuPercentOver(() => sleep(seconds * 1000));
+    let bridge = { cpuPercent: 0, wallMs: 0 };
+    const [floorCost] = (await measureWhile([rig.floorPid], async () => (bridge = await cpuPercentOver(() => sleep(seconds * 1000))))) as [ProcessCost];
+    const { cpuPercent, wallMs } = bridge;
     const work1 = rig.work();
+    const [bridgeReadsPerSecond, floorReadsPerSecond] = await rig.readsSince();
     const delay = monitorEventLoopDelay({ resolution: 10 });
     delay.enable();
     await sleep(Math.max(3, seconds / 2) * 1000);
@@ -106,6 +148,7 @@ export async function measureSteadyLoad(kind: LoadKind, seconds: number, warmUpM
       refreshesPerSecond: ((work1.refreshes - work0.refreshes) * 1000) / wallMs,
       picturesPerSecond: ((work1.pictures - work0.pictures) * 1000) / wallMs,
       seconds,
+      floor: { ...floorCost, readsPerSecond: floorReadsPerSecond, bridgeReadsPerSecond },
     };
   } finally {
     await rig.stop();

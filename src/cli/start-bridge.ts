@@ -8,10 +8,8 @@
 import { RecorderClient } from '../api/client.js';
 import { realClock } from '../api/clock.js';
 import { messageOf } from '../api/errors.js';
-import { Bridge } from '../engine/bridge.js';
+import type { Bridge } from '../engine/bridge.js';
 import { realTime } from '../engine/engine-time.js';
-import { standingParts } from '../engine/parts-needed.js';
-import { onDemandLink } from '../engine/recorder-link.js';
 import type { Logger } from '../engine/log.js';
 import type { RecorderGroups } from '../engine/recorder-group.js';
 import type { AlarmMonitor } from '../engine/alarms/alarm-monitor.js';
@@ -22,8 +20,6 @@ import { ProfileFiles } from '../profiles/profile-files.js';
 import type { ProfileSet } from '../profiles/watch.js';
 import type { ProfileEditRecord } from '../remote/profiles-api.js';
 import { startRemoteServer, type RunningRemoteServer } from '../remote/server.js';
-import { decodeThumbnail } from '../render/thumbnail.js';
-import { pictureRenderer } from '../render/picture-renderer.js';
 import { startSimulator, type RunningSimulator } from '../simulator/server.js';
 import { WEB_LAYOUTS, type WebLayout } from '../surfaces/web/layouts.js';
 import { WebSurface } from '../surfaces/web/web-surface.js';
@@ -34,6 +30,7 @@ import { pinoLogger } from './pino-logger.js';
 import { assertPortFree } from './port-free.js';
 import { watchProfileFeed } from './profile-feed.js';
 import { recordersFrom, type RecorderConfig } from './recorder-config.js';
+import { onDemandRecorders, runBridge } from './run-bridge.js';
 import { checkGroupNames } from './recorder-groups.js';
 import { startSatellite, type SatelliteSettings } from './satellite-flags.js';
 import { readSecretFile } from './secret-file.js';
@@ -160,8 +157,8 @@ async function acquire(setup: BridgeSetup, log: Logger, teardown: Teardown): Pro
   if (bus) teardown.defer('state bus', () => bus.close());
 
   // Polled here, a recorder is read on demand: what the surfaces in view need, and what the web server and the alarms read at any moment.
-  const onDemand = clients.map(({ name, client }) => ({ name, link: onDemandLink(name, client, { time: realTime, pollMs: setup.pollMs, standing: standingParts({ web: setup.web !== null, alarms: setup.alarms?.settings ?? null }) }) }));
-  const bridge = new Bridge({ time: realTime, recorders: bus?.recorders ?? onDemand, renderer: (thumbnails) => pictureRenderer({ thumbnails }), decodeThumbnail, log, pollMs: setup.pollMs, ...(setup.groups ? { groups: setup.groups } : {}), ...(setup.diskTime ? { diskTime: setup.diskTime } : {}) });
+  const onDemand = onDemandRecorders(clients, { pollMs: setup.pollMs, web: setup.web !== null, alarms: setup.alarms?.settings ?? null });
+  const bridge = runBridge(bus?.recorders ?? onDemand, { log, pollMs: setup.pollMs, ...(setup.groups ? { groups: setup.groups } : {}), ...(setup.diskTime ? { diskTime: setup.diskTime } : {}) });
   bridge.start();
   // Its stop blanks every surface: after everything acquired below has let go of the bridge, and
   // before the sources (acquired above) close the devices those surfaces draw on.

@@ -64,6 +64,15 @@ export class FetchPacer<T extends string | number> {
   }
 
   /**
+   * How far apart an item's fetches are meant to be now: its `every` intervals, or twice its last fetch
+   * time when that is longer (what the owner judges the age of what it fetched against). `tookMs`: the
+   * fetch just answered, for an owner asking before that fetch has handed its time back.
+   */
+  paceMs(item: T, tookMs = this.items.get(item)?.tookMs ?? 0): number {
+    return Math.max(Math.max(1, this.options.every?.() ?? 1) * this.options.intervalMs, 2 * tookMs);
+  }
+
+  /**
    * How far apart an item's fetches are at least: `every` intervals (less the slack of one tick), or
    * twice its last fetch time when that is longer.
    */

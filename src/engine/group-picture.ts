@@ -57,5 +57,5 @@ function groupChannelPicture(members: ReadonlyArray<{ name: string; picture: Cha
   const warnings = [...behind, ...problems];
   if (warnings.length === 0) return shown.picture;
   // A named member is the news: its name takes the footer (the age of a lagging member's data is in its name: STALE, OFFLINE).
-  return { ...shown.picture, warning: warnings.join(' '), ageS: behind.length > 0 ? null : shown.picture.ageS, thumbnail: null };
+  return { ...shown.picture, warning: warnings.join(' '), ageS: behind.length > 0 ? null : shown.picture.ageS, thumbnail: null, previewAgeS: undefined };
 }

@@ -9,6 +9,7 @@
 // is as honest under load as without it, and what is saved is the redraws nobody reads one by one.
 import type { Picture, PictureBody, PictureOverlay } from './picture.js';
 import { samePicture } from './picture.js';
+import { STALE_AFTER_INTERVALS } from './recorder-state.js';
 
 /** The share of the time on pictures and frames the pace aims to stay under. */
 export const TARGET_SHARE = 0.35;
@@ -65,7 +66,8 @@ function meaningOf(picture: Picture): Picture {
 function stillBody(picture: PictureBody): PictureBody {
   switch (picture.kind) {
     case 'channel':
-      return { ...picture, durationS: picture.durationS === null ? null : 0, fps: null, thumbnail: null, ageS: null };
+      // A preview turning stale (or live again) is a change of meaning; its age counting up is not.
+      return { ...picture, durationS: picture.durationS === null ? null : 0, fps: null, thumbnail: null, ageS: null, previewAgeS: picture.previewAgeS === undefined ? undefined : 0 };
     case 'sync':
       return { ...picture, durationS: picture.durationS === null ? null : 0, ageS: null };
     case 'dialog':
@@ -100,4 +102,19 @@ export const PREVIEW_SLOWEST = 4;
 export function previewEvery(stretchMs: number): number {
   if (stretchMs <= 0) return 1;
   return Math.min(PREVIEW_SLOWEST, 1 + Math.ceil(((PREVIEW_SLOWEST - 1) * stretchMs) / MAX_STRETCH_MS));
+}
+
+/**
+ * How long after its fetch a preview is shown as live (ms), from how far apart its fetches are meant to
+ * be then (`paceMs`: its intervals at the pace above, or twice its last fetch time when the recorder is
+ * slow; FetchPacer.paceMs). Past it, the preview is shown marked stale with its age until a fetch brings
+ * it again: its channel's state may be live while the picture behind it stopped (its fetches fail, or
+ * one hangs). Three of its intervals, the rule of the state's parts and the meters
+ * (STALE_AFTER_INTERVALS): one fetch late or failed on a busy recorder is not news, two in a row is a
+ * picture that no longer shows the channel now. The pace's own steps fit in it: it moves by at most one
+ * interval a second (the stretch at most doubles a second), so the first fetch at a slower pace still
+ * comes within three of the intervals the last one was fetched at.
+ */
+export function previewLiveForMs(paceMs: number): number {
+  return STALE_AFTER_INTERVALS * paceMs;
 }

@@ -66,6 +66,12 @@ export interface ChannelPicture {
   thumbnail: string | null;
   /** Seconds since the last good answer, when not live. */
   ageS: number | null;
+  /**
+   * Whole seconds since the preview shown was fetched, when it is past its time as live (its fetches
+   * failing or slow while the channel's state is live): it is drawn dimmed with this age. Absent while
+   * the preview is current, or when there is none.
+   */
+  previewAgeS?: number;
 }
 
 /** What a sync key does on press, so start, pause and stop keys of one group look different. */

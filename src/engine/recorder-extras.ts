@@ -10,7 +10,8 @@ import { EMPTY, Subject, Subscription, distinctUntilChanged, map, startWith, swi
 import type { EngineTime } from './engine-time.js';
 import { FetchPacer } from './fetch-pacer.js';
 import { gainTruth, stepBasis, type GainRead, type GainTruth, type GainWrites } from './gain-truth.js';
-import type { NextChange } from './next-change.js';
+import { endOf, stepAfter, type NextChange } from './next-change.js';
+import { previewLiveForMs } from './picture-pace.js';
 import type { RgbImage } from './surface.js';
 import type { RecorderLink } from './recorder-link.js';
 import { STALE_AFTER_INTERVALS, freshnessOf } from './recorder-state.js';
@@ -47,8 +48,26 @@ interface WrittenGain extends GainWrites {
   tail: Promise<void>;
 }
 
+/** A channel's preview as it may be shown now. */
+export interface ShownPreview {
+  /** Its content key in the thumbnail store (see ChannelPicture.thumbnail). */
+  key: string;
+  /** Whole seconds since it was fetched, when it is past the time it may be shown as live; else null. */
+  ageS: number | null;
+}
+
+/** A channel's last preview, and how long it may be shown as live. */
+interface HeldPreview {
+  key: string;
+  image: RgbImage;
+  /** When the fetch that brought these bytes (or the same bytes again) was sent: what its age counts from. */
+  fetchedAt: number;
+  /** The last moment it is shown as live (previewLiveForMs of the pace it was fetched at). */
+  liveUntil: number;
+}
+
 export class RecorderExtras {
-  private readonly thumbnails = new Map<number, { key: string; image: RgbImage }>();
+  private readonly thumbnails = new Map<number, HeldPreview>();
   /** Last source reads (gain and levels) by source name, as the recorder answered them. */
   private readonly reads = new Map<string, GainRead>();
   /** Gains written by the bridge, by source name. */
@@ -104,7 +123,7 @@ export class RecorderExtras {
     const thumbnailMs = this.options.thumbnailMs ?? 1000;
     const { meterMs } = this;
     const { thumbnailEvery } = this.options;
-    const thumbnails = new FetchPacer<number>({ intervalMs: thumbnailMs, ...(thumbnailEvery ? { every: thumbnailEvery } : {}), concurrency, now, wanted: () => this.wanted('thumbnails') as number[], fetch: (index) => this.fetchThumbnail(index) });
+    const thumbnails: FetchPacer<number> = new FetchPacer<number>({ intervalMs: thumbnailMs, ...(thumbnailEvery ? { every: thumbnailEvery } : {}), concurrency, now, wanted: () => this.wanted('thumbnails') as number[], fetch: (index) => this.fetchThumbnail(index, (i, tookMs) => thumbnails.paceMs(i, tookMs)) });
     const meters = new FetchPacer<string>({ intervalMs: meterMs, concurrency, now, wanted: () => this.wanted('meters') as string[], fetch: (name) => this.fetchMeter(name) });
     const { scheduler } = this.time;
     // Ticks at the interval look for due items; a backed-off item simply waits for a later tick. A kind
@@ -127,8 +146,23 @@ export class RecorderExtras {
     this.subscription = null;
   }
 
-  thumbnailKey(index: number): string | null {
-    return this.thumbnails.get(index)?.key ?? null;
+  /**
+   * A channel's preview as it may be shown now, or null when none has come: past the time it may be
+   * shown as live (its pace when it was fetched, picture-pace.ts previewLiveForMs) it carries its age,
+   * and is shown marked stale until a fetch brings it again. When that next changes by time alone (the
+   * moment it turns stale, then each second of its age) is noted in `changes`.
+   */
+  preview(index: number, changes?: NextChange): ShownPreview | null {
+    const held = this.thumbnails.get(index);
+    if (held === undefined) return null;
+    const now = this.time.now();
+    if (now <= held.liveUntil) {
+      changes?.at(endOf(held.liveUntil));
+      return { key: held.key, ageS: null };
+    }
+    const ageS = Math.max(0, Math.floor((now - held.fetchedAt) / 1000));
+    changes?.at(stepAfter(held.fetchedAt, 1000, ageS));
+    return { key: held.key, ageS };
   }
 
   thumbnailImage(key: string): RgbImage | undefined {
@@ -194,8 +228,11 @@ export class RecorderExtras {
     return [...all];
   }
 
-  /** Resolves with how long the recorder took to answer. */
-  private async fetchThumbnail(index: number): Promise<number> {
+  /**
+   * Resolves with how long the recorder took to answer. `paceMs` is how far apart this preview's
+   * fetches are meant to be now (the pacer's), which bounds how long it is shown as live.
+   */
+  private async fetchThumbnail(index: number, paceMs: (index: number, tookMs: number) => number): Promise<number> {
     const sentAt = this.time.now();
     let answeredAt = sentAt;
     try {
@@ -203,13 +240,24 @@ export class RecorderExtras {
       answeredAt = this.time.now();
       // Named by content: an unchanged preview keeps its key, so nothing is decoded, rendered or sent again.
       const key = `${this.link.name}/${index}/${createHash('sha1').update(png).digest('hex').slice(0, 16)}`;
-      if (this.thumbnails.get(index)?.key !== key) {
+      const held = this.thumbnails.get(index);
+      // As old as its request: the recorder made the picture after it was sent. The pace is the one this
+      // answer sets (twice its time, when the recorder is slow), as the next fetch will follow it.
+      const fresh = { fetchedAt: sentAt, liveUntil: sentAt + previewLiveForMs(paceMs(index, answeredAt - sentAt)) };
+      if (held?.key !== key) {
         const image = await this.options.decodeThumbnail(png);
-        this.thumbnails.set(index, { key, image });
+        this.thumbnails.set(index, { key, image, ...fresh });
         this.fetches.next();
+      } else {
+        // The same picture again: nothing to decode or draw, but it is current again. A preview that
+        // was shown stale is live again (a change its keys must show at once).
+        const wasStale = this.time.now() > held.liveUntil;
+        Object.assign(held, fresh);
+        if (wasStale) this.fetches.next();
       }
     } catch {
-      // A missing preview leaves the last one (or none) in place; the channel's own state still shows.
+      // A missing preview leaves the last one (or none) in place, ageing: past its time it is shown
+      // stale with its age (preview()); the channel's own state still shows.
       answeredAt = this.time.now();
     }
     return answeredAt - sentAt;

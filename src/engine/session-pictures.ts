@@ -104,7 +104,7 @@ export class SessionPictures {
       diskTimesLeft: () => handle?.diskTimes.read(now) ?? [],
       thumbnailOf: (index) => {
         reads.fetched = true;
-        return handle?.extras.thumbnailKey(index) ?? null;
+        return handle?.extras.preview(index, changes) ?? null;
       },
       meterOf: (source) => {
         reads.fetched = true;

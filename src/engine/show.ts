@@ -11,6 +11,7 @@ import { alarmsPicture, type AlarmReading } from './alarms/alarm-picture.js';
 import { bindingActions } from './binding-actions.js';
 import { takeDuration } from './duration-clock.js';
 import type { GainTruth } from './gain-truth.js';
+import type { ShownPreview } from './recorder-extras.js';
 import { NextChange, endOf, stepAfter } from './next-change.js';
 import { FAST_PARTS, ageSeconds, freshnessOf, liveUntil, oldestReadAt, type RecorderState, type StatePart } from './recorder-state.js';
 import type { ControlDefinition, KeyControl } from './surface.js';
@@ -47,7 +48,8 @@ export interface ShowInputs {
   /** Time left on the recorder's recording disks (asked only by a resources key). */
   diskTimesLeft: () => readonly DiskTimeLeft[];
   /** Thumbnail store keys by 0-based channel index. */
-  thumbnailOf: (index: number) => string | null;
+  /** A channel's preview as it may be shown now (its age when past its time as live), or null when none has come. */
+  thumbnailOf: (index: number) => ShownPreview | null;
   /** A source's gain and levels by name, each as current as its own reads and writes (gain-truth.ts). */
   meterOf: (sourceName: string) => GainTruth | null;
   selectedChannel: number;
@@ -226,6 +228,8 @@ function channelPicture(number: number, thumbnail: boolean, recorder: RecorderSt
   }
   const state = channel ? channelStateOf(channel, freshness) : freshness === 'live' ? 'stale' : freshness;
   const recording = channel?.IsRecording === true;
+  // A preview shows only over a live state; past its own time as live it is shown marked stale.
+  const preview = thumbnail && freshness === 'live' ? inputs.thumbnailOf(index) : null;
   const problems = channel && recording ? [channel.IsSomethingWrong ? 'FAULT' : null, channel.RecordingDrops > 0 ? `DROP ${channel.RecordingDrops}` : null, channel.RecordingBreaks > 0 ? `BRK ${channel.RecordingBreaks}` : null].filter((w) => w !== null) : [];
   const picture: ChannelPicture = {
     kind: 'channel',
@@ -239,8 +243,9 @@ function channelPicture(number: number, thumbnail: boolean, recorder: RecorderSt
     warning: problems.length > 0 ? problems.join(' ') : null,
     buffered: recording && channel ? backlogOf(channel) : 0,
     audioPreview: channel?.IsAudioPreview ?? false,
-    thumbnail: thumbnail && freshness === 'live' ? inputs.thumbnailOf(index) : null,
+    thumbnail: preview?.key ?? null,
     ageS,
+    ...(preview?.ageS == null ? {} : { previewAgeS: preview.ageS }),
   };
   return inputs.marksSelection && inputs.selectedChannel === number ? { ...picture, overlay: { selected: true } } : picture;
 }

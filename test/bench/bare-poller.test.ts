@@ -1,4 +1,4 @@
-// The benchmark's floors make the reads `recdeck run` makes, and nothing else, whichever client they go
+// The benchmark's floors make the reads `recdeck run` makes (or the parts given), and nothing else, whichever client they go
 // through: the leanest one there is (node:http, JSON.parse: the floor) or recdeck's own. A floor that
 // read less would make the bridge look dearer than it is; one that read more, cheaper. Runs the built
 // poller (npm run build) against the simulator, waited on with the bounded condition poll.
@@ -46,5 +46,35 @@ describe('the bare pollers of the benchmark', () => {
     const { counts, allOk } = readsOf(sim);
     expect(Object.keys(counts).sort()).toEqual(['getChannelPreview', 'getConversionConfig', 'getDialog', 'getResources', 'getSchedule', 'getSource', 'getSyncState', 'listChannels', 'listSources']);
     expect(allOk).toBe(true);
+  });
+
+  it.each([
+    ['the floor (node:http)', true],
+    ["recdeck's client", false],
+  ])("%s given --parts reads only those parts, as a bridge reading on demand does (the (d) bench's deck: the channel list)", async (_, lean) => {
+    const sim = await startSimulator({ clock: realClock, port: 0, grid: 16 });
+    const poller = spawn(process.execPath, [BARE, '--url', sim.url, '--token', sim.token, ...(lean ? ['--lean'] : []), '--poll-ms', '50', '--slow-ms', '100', '--parts', 'channels,resources'], { stdio: 'ignore' });
+    cleanup.push(async () => {
+      if (poller.exitCode === null && poller.signalCode === null) {
+        poller.kill('SIGTERM');
+        await once(poller, 'exit');
+      }
+      await sim.close();
+    });
+    const made = (operation: string) => readsOf(sim).counts[operation] ?? 0;
+    // Past several polls and slow intervals: any other part would have been read by then.
+    await until(() => made('listChannels') >= 10 && made('getResources') >= 3, 'the poller to read its parts', 15_000);
+    const { counts, allOk } = readsOf(sim);
+    expect(Object.keys(counts).sort()).toEqual(['getResources', 'listChannels']);
+    expect(allOk).toBe(true);
+  });
+
+  it('refuses a part that does not exist, naming it', async () => {
+    const poller = spawn(process.execPath, [BARE, '--url', 'http://127.0.0.1:9', '--token', 't', '--parts', 'channels,chanels'], { stdio: ['ignore', 'ignore', 'pipe'] });
+    let stderr = '';
+    poller.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    const [code] = (await once(poller, 'exit')) as [number | null];
+    expect(code).not.toBe(0);
+    expect(stderr).toContain('--parts: expected some of channels, sync, dialog, sources, resources, schedule, conversion, got chanels');
   });
 });

@@ -5,7 +5,7 @@
 // intervals the bridge says, from its pace of what only moves.
 import { describe, expect, it } from 'vitest';
 import { FetchPacer } from '../../src/engine/fetch-pacer.js';
-import { MAX_STRETCH_MS, PREVIEW_SLOWEST, previewEvery } from '../../src/engine/picture-pace.js';
+import { MAX_STRETCH_MS, PREVIEW_SLOWEST, nextStretchMs, previewEvery, previewLiveForMs } from '../../src/engine/picture-pace.js';
 
 /** A pacer over `items` whose fetches take `tookMs(item)`, ticked every `intervalMs` for `ms`. */
 async function drive(options: { items: number[]; intervalMs: number; concurrency: number; ms: number; tookMs: (item: number, nth: number) => number; wanted?: (now: number) => number[]; every?: (now: number) => number }) {
@@ -114,6 +114,34 @@ describe('previewEvery: how far apart previews are fetched, from the pace of wha
       expect(every).toBeGreaterThanOrEqual(last);
       expect(Number.isInteger(every)).toBe(true);
       last = every;
+    }
+  });
+});
+
+describe("a preview's time as live, from its pace", () => {
+  it("is three of the intervals its fetches are meant to be apart now: the owner's, or twice a slow fetch's time", () => {
+    let every = 1;
+    const pacer = new FetchPacer<number>({ intervalMs: 500, concurrency: 2, now: () => 0, every: () => every, wanted: () => [], fetch: () => Promise.resolve(0) });
+    expect(pacer.paceMs(0)).toBe(500);
+    expect(previewLiveForMs(pacer.paceMs(0))).toBe(1500);
+    every = PREVIEW_SLOWEST;
+    expect(previewLiveForMs(pacer.paceMs(0))).toBe(3 * PREVIEW_SLOWEST * 500);
+    // A fetch that took 4 s: the next is 8 s away, and the picture it brought is live for three of those.
+    expect(previewLiveForMs(pacer.paceMs(0, 4000))).toBe(24_000);
+    every = 1;
+    expect(pacer.paceMs(0, 100)).toBe(500);
+  });
+
+  it("outlasts the pace's own steps: a preview fetched at one pace is still live when the first fetch at the next pace comes", () => {
+    // The stretch at most doubles a second (nextStretchMs), from its first value; previews come `every`
+    // intervals apart (less a quarter, the tick's slack), and the slowest fetch is on the next tick after that.
+    const intervalMs = 1000;
+    let stretch = 0;
+    for (let second = 0; second < 10; second++) {
+      const before = previewEvery(stretch);
+      stretch = nextStretchMs(stretch, 1);
+      const after = previewEvery(stretch);
+      expect(after * intervalMs).toBeLessThanOrEqual(previewLiveForMs(before * intervalMs));
     }
   });
 });

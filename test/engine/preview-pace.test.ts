@@ -1,7 +1,8 @@
 // Previews follow what the bridge can afford: while pictures take more than their share of its time
 // (the work scheduler's measured busy share, through its pace of what only moves), the bridge fetches
 // each preview less often, and as often as before once it is calm again; the state polls keep their
-// pace throughout, and the key still shows its preview. The real bridge against the
+// pace throughout, and the key still shows its preview, live (its age is judged by the pace it is
+// fetched at). The real bridge against the
 // simulator, on virtual time where picture work can be said to cost time (the scheduler measures its
 // slices on `precise`, which here also moves by what the test's load spends). A preview's decode is
 // picture work on the scheduler's line, so the share sees it.
@@ -78,7 +79,16 @@ pages:
     await fixture.advance(4000);
     expect(fixture.bridge.work.paceMs()).toBeGreaterThan(0);
     const busyFrom = fixture.now();
+    // A preview fetched at the slower pace is judged by that pace: never drawn stale while it keeps it
+    // (previewLiveForMs). Every picture the sessions draw goes through the renderer.
+    const staleDrawn: number[] = [];
+    const render = fixture.renderer.render.bind(fixture.renderer);
+    fixture.renderer.render = (picture, size) => {
+      if (picture.kind === 'channel' && picture.previewAgeS !== undefined) staleDrawn.push(fixture.now());
+      return render(picture, size);
+    };
     await fixture.advance(8000);
+    expect(staleDrawn).toEqual([]);
     const busyPreviews = within(previews, busyFrom, busyFrom + 8000);
     expect(busyPreviews).toBeLessThanOrEqual(Math.ceil(8000 / (PREVIEW_SLOWEST * THUMBNAIL_MS)) + 1);
     expect(busyPreviews).toBeGreaterThanOrEqual(2); // slowed, never stopped

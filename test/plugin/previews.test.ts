@@ -11,6 +11,7 @@ import { PREVIEW_SIZE, previewThumbnail } from '../../src/plugin/preview-thumbna
 import { KEY_SIZE } from '../../src/plugin/app-surface.js';
 import { SvgTileRenderer } from '../../src/plugin/svg-tiles.js';
 import type { ChannelPicture } from '../../src/engine/picture.js';
+import { STALE_DIM } from '../../src/render/palette.js';
 import { startInProcessDeck, uuidOf, type InProcessDeck } from './in-process-deck.js';
 
 let running: InProcessDeck | null = null;
@@ -123,6 +124,18 @@ describe('the SVG tile with a preview', () => {
     expect(b / g).toBeCloseTo(60 / 200, 1);
     // The band on top is the state's, not the preview's.
     expect(at(KEY_SIZE.width - 12, 10)).not.toEqual([20, 200, 60]);
+  });
+
+  it('draws a preview past its time as live dimmed, with its age, as the bridge\'s keys do', async () => {
+    const renderer = new SvgTileRenderer({ thumbnails: (key) => (key === 'main/0/abc' ? preview : undefined) });
+    const tile = await renderer.render({ ...picture, state: 'idle', durationS: null, previewAgeS: 3 }, KEY_SIZE);
+    const svg = tile.data.toString('utf8');
+    const { data, info } = await sharp(Buffer.from(svg)).removeAlpha().raw().toBuffer({ resolveWithObject: true });
+    const [r, g, b] = [...data.subarray((90 * info.width + 2) * 3, (90 * info.width + 2) * 3 + 3)] as [number, number, number];
+    expect(g).toBeCloseTo(200 * STALE_DIM, -1);
+    expect(r).toBeCloseTo(20 * STALE_DIM, -1);
+    expect(b).toBeCloseTo(60 * STALE_DIM, -1);
+    expect(svg).toContain('PIC 3s old');
   });
 
   it('encodes a preview once, whatever tiles it is behind; without the preview in the store the tile has none', async () => {

@@ -1,7 +1,7 @@
 // A channel key: state band, number and source, the take's clock, and fps, a warning or the data's age.
 import type { ChannelPicture } from '../../engine/picture.js';
 import type { PixelSize, RgbImage } from '../../engine/surface.js';
-import { CHANNEL_LOOKS, NEUTRAL, WARNING, staleLook, type OwnLookState, type StateLook } from '../palette.js';
+import { AGE_INK, CHANNEL_LOOKS, NEUTRAL, WARNING, ageText, staleLook, type OwnLookState, type StateLook } from '../palette.js';
 import type { TilePlan } from './plan.js';
 import { ageFooter, paintable, stateClock, stateTileLayout, stateTileOps, stateTileSvg, type Identity, type StateTileBase, type StateTileDynamic } from './state-tile.js';
 
@@ -28,6 +28,9 @@ export function channelPlan(picture: ChannelPicture, size: PixelSize, thumbnail:
   const faded = picture.state === 'stale' || picture.state === 'offline';
   const showsAge = picture.ageS !== null && faded;
   const showsWarning = !showsAge && picture.warning !== null;
+  // A preview past its time as live (its fetches failing while the state is live) is dimmed as stale
+  // data is, and its age is in the footer unless something more urgent is.
+  const previewAgeS = thumbnail === undefined ? undefined : picture.previewAgeS;
   // The footer says the most urgent of: how old the data is, a problem with the take, frames waiting to
   // be written, the frame rate; "AUD" marks the channel whose audio the recorder plays.
   const audio = picture.audioPreview ? ' AUD' : '';
@@ -38,7 +41,9 @@ export function channelPlan(picture: ChannelPicture, size: PixelSize, thumbnail:
         ? { text: picture.warning, colour: WARNING.ink, bold: true }
         : picture.buffered > 0
           ? { text: `BUF ${picture.buffered}${audio}`, colour: WARNING.ink, bold: true }
-          : picture.fps !== null
+          : previewAgeS !== undefined
+            ? { text: `PIC ${ageText(previewAgeS)}`, colour: AGE_INK, bold: true }
+            : picture.fps !== null
             ? { text: `${formatFps(picture.fps)}${audio}`, colour: faded ? NEUTRAL.muted : '#D0D0D0', bold: false }
             : audio !== ''
               ? { text: 'AUD', colour: faded ? NEUTRAL.muted : '#D0D0D0', bold: false }
@@ -53,6 +58,7 @@ export function channelPlan(picture: ChannelPicture, size: PixelSize, thumbnail:
     clock: clock !== null,
     footer: footer === null ? 'none' : showsWarning ? 'warning' : 'text',
     thumbnail: thumbnail !== undefined,
+    ...(previewAgeS === undefined ? {} : { staleThumbnail: true }),
   };
   return {
     baseKey: JSON.stringify(['channel', base]),

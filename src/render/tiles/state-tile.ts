@@ -4,7 +4,7 @@
 // page of new channels costs no sharp call (names beyond the atlas's ASCII go in the SVG instead).
 import type { PixelSize } from '../../engine/surface.js';
 import { capHeight, measureText, textSvg, truncateMiddle } from '../font.js';
-import { AGE_INK, NEUTRAL, OKABE_ITO, WARNING, ageText, dimmed, type StateLook } from '../palette.js';
+import { AGE_INK, NEUTRAL, OKABE_ITO, STALE_DIM, WARNING, ageText, dimmed, type StateLook } from '../palette.js';
 import type { PaintOp, Rect } from './plan.js';
 import { symbolSvg } from './symbols.js';
 import { borderSvg, centredBaseline, crossSvg, dynamicLine, hazardPattern, lineSize, rectSvg, svgDocument, textLine } from './svg.js';
@@ -81,6 +81,8 @@ export interface StateTileBase {
   /** What the footer holds: a warning gets an orange box in the base. */
   footer: 'none' | 'text' | 'warning';
   thumbnail: boolean;
+  /** The thumbnail is past its time as live: dimmed as stale data is (STALE_DIM). */
+  staleThumbnail?: boolean;
 }
 
 export function stateTileSvg(base: StateTileBase, size: PixelSize): string {
@@ -99,6 +101,7 @@ export function stateTileSvg(base: StateTileBase, size: PixelSize): string {
     const inset = layout.pad;
     body += crossSvg({ x: inset, y: layout.body.y + inset, width: width - 2 * inset, height: layout.body.height - 2 * inset }, Math.max(2, short * 0.05), NEUTRAL.offlineCross);
   }
+  if (base.thumbnail && base.staleThumbnail === true) body += rectSvg(layout.body, '#000000', `fill-opacity="${1 - STALE_DIM}"`);
   if (base.thumbnail) {
     const scrim = (rect: Rect) => rectSvg({ x: 0, y: rect.y, width, height: rect.height }, NEUTRAL.scrim, 'fill-opacity="0.55"');
     body += scrim(layout.ident);
