@@ -6,7 +6,7 @@
 // be taken as the gain, and how current it is, is decided from those facts by gain-truth.ts, for the
 // meters shown and the steps taken alike; writes to one source leave in the order they were decided.
 import { createHash } from 'node:crypto';
-import { EMPTY, Subject, Subscription, distinctUntilChanged, map, startWith, switchMap, timer, type Observable } from 'rxjs';
+import { EMPTY, Subject, Subscription, distinctUntilChanged, filter, map, startWith, switchMap, timer, type Observable } from 'rxjs';
 import type { EngineTime } from './engine-time.js';
 import { FetchPacer } from './fetch-pacer.js';
 import { gainTruth, stepBasis, type GainRead, type GainTruth, type GainWrites } from './gain-truth.js';
@@ -139,6 +139,21 @@ export class RecorderExtras {
     this.subscription = new Subscription();
     this.subscription.add(ticks('thumbnails', thumbnailMs).subscribe(() => thumbnails.pump()));
     this.subscription.add(ticks('meters', meterMs).subscribe(() => meters.pump()));
+    // Nothing is wanted while the recorder is out of reach (wanted()), so the ticks that fell then
+    // fetched nothing: when it is first heard (at start-up, or back after a loss), what waits for it is
+    // fetched at once, not an interval later.
+    this.subscription.add(
+      this.link.state$
+        .pipe(
+          map((state) => freshnessOf(state, this.time.now()) === 'offline'),
+          distinctUntilChanged(),
+          filter((offline) => !offline),
+        )
+        .subscribe(() => {
+          thumbnails.pump();
+          meters.pump();
+        }),
+    );
   }
 
   stop(): void {

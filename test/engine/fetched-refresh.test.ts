@@ -47,7 +47,9 @@ pages:
     const session = fixture.bridge.surfaceSessions()[0];
     if (!session) throw new Error('no session');
     await fixture.until(() => thumbnailOf(fixture, 'key0') !== null && thumbnailOf(fixture, 'key1') !== null, 'both previews on their keys');
-    await fixture.settle();
+    // The previews are fetched as soon as the recorder is first heard, so they can be on their keys
+    // before the session's own start-up refresh (its first look at the state, coalesced 10 ms): past it.
+    await fixture.advance(100);
     const shownBefore = fixture.surface.images.get('key0');
     const before = { ...session.stats };
     await fixture.advance(2000); // four rounds of previews (500 ms) and twenty meter reads (100 ms); no state poll

@@ -64,6 +64,21 @@ function watchPreviews(fixture: BridgeFixture): Array<{ at: number; ok: boolean 
 }
 
 describe('a preview carries its own age', () => {
+  it('the first preview is fetched as soon as the recorder is first heard, not an interval later', async () => {
+    f = await startBridgeFixture({ profile: PROFILE });
+    const fixture = f;
+    const fetches = watchPreviews(fixture);
+    let firstChannels: number | null = null;
+    fixture.bridge.observeRequests((_, record) => {
+      if (firstChannels === null && record.method === 'GET' && record.path === '/api/channels' && record.status === 200) firstChannels = fixture.now();
+    });
+    await fixture.until(() => fetches.length > 0, 'the first preview fetch');
+    if (firstChannels === null) throw new Error('no channel read was answered before the first preview fetch');
+    // Before, the ticks that fell while nothing was known fetched nothing, and the first came an
+    // interval (500 ms) after the state.
+    expect((fetches[0]?.at ?? Infinity) - firstChannels).toBeLessThan(THUMBNAIL_MS / 5);
+  });
+
   it('a preview whose fetches fail is shown stale (dimmed, with its age) past three intervals, and live again when a fetch brings it', async () => {
     // Still previews: the same picture each time, so the key's body differs only by how it is drawn, and
     // the fetch that ends the failure brings the same bytes (live again without a new picture).
