@@ -103,7 +103,8 @@ export class SharedChecks {
     // Only what a facility's key vouches for: on an insecure bus nothing is checked, so nothing is saved.
     const key = opened.ok && authority.secure ? authority.publicKeyOf(opened.message.from) : null;
     if (!opened.ok || key === null) return opened;
-    kept.push({ payload, maxBytes, key, message: opened.message });
+    // A copy: the payload mqtt.js hands over may be a view of a whole socket read, kept alive 16 times a topic otherwise.
+    kept.push({ payload: Buffer.from(payload), maxBytes, key, message: opened.message });
     if (kept.length > CHECKS_KEPT_PER_TOPIC) kept.shift();
     this.recent.set(topic, kept);
     this.parsedOf.set(opened.message, new Map());
