@@ -7,7 +7,7 @@
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import mqtt, { type MqttClient } from 'mqtt';
-import { BusRecorder } from '../bus/bus-recorder.js';
+import { BusRecorder, SharedChecks } from '../bus/bus-recorder.js';
 import { busClientOptions, sendWithoutDelay } from '../bus/connection.js';
 import { BusAuthority } from '../bus/facility.js';
 import { readPrivateKeyFile } from '../cli/bus-keys.js';
@@ -43,10 +43,12 @@ const bridges: Bridge[] = [];
 // first pages, the last ones' answers from the broker waited past mqtt's 30 s limit at a load of 15-30.
 connections.push(...(await Promise.all(members.map(async ([panel]) => sendWithoutDelay(await mqtt.connectAsync(broker, { ...busClientOptions(panel), connectTimeout: 120_000 }))))));
 progress(`${connections.length} panels connected`);
+// One set of signature checks for the process: the panels following one recorder get the same bytes.
+const sharedChecks = new SharedChecks();
 for (const [i, [panel, recorder]] of members.entries()) {
   const { privateKey } = readPrivateKeyFile(join(folder, `${panel}.pem`), 'the panel key');
   const connection = connections[i] as MqttClient;
-  const bridge = new Bridge({ recorders: [{ name: recorder, link: new BusRecorder(recorder, connection, { authority: BusAuthority.signed(panel, privateKey, facility), pollMs, time: realTime }) }], renderer: (thumbnails) => pictureRenderer({ thumbnails }), decodeThumbnail, log: quiet, pollMs, time: realTime });
+  const bridge = new Bridge({ recorders: [{ name: recorder, link: new BusRecorder(recorder, connection, { authority: BusAuthority.signed(panel, privateKey, facility), pollMs, time: realTime, sharedChecks }) }], renderer: (thumbnails) => pictureRenderer({ thumbnails }), decodeThumbnail, log: quiet, pollMs, time: realTime });
   const surface = new MemorySurface({ id: `memory:${panel}`, model: 'bench-32', controls: keyGrid(4, 8, 96), time: realTime });
   const shown = new Map<string, ShownState>();
   surface.output.drawn$.subscribe((item) => {

@@ -32,7 +32,7 @@ import { RefusalReport, type RefusalDetail } from './refusal-report.js';
 import { RecentCommands } from './recent-commands.js';
 import { TokenBucket } from './token-bucket.js';
 import { WorkSlices } from './work-slices.js';
-import { CommandMessage, LeaseMessage, PART_VALUES, RefreshMessage, checkedTopic, commandSender, describeCommand, parseBody, topicsOf, type HealthMessage, type RecorderIdentity, type ReplyMessage } from './topics.js';
+import { CommandMessage, HEALTH_HEARTBEAT_MS, LeaseMessage, PART_VALUES, RefreshMessage, checkedTopic, commandSender, describeCommand, parseBody, topicsOf, type HealthMessage, type RecorderIdentity, type ReplyMessage } from './topics.js';
 
 const PARTS: readonly StatePart[] = [...FAST_PARTS, ...SLOW_PARTS];
 const silent: Logger = { info: () => undefined, warn: () => undefined, error: () => undefined };
@@ -126,7 +126,10 @@ export class BusPoller implements RecorderLink {
   /** Members whose command topic is unsubscribed for a cool-down: when it is subscribed again. */
   private readonly resubscribing = new Map<string, Subscription>();
   private published: Partial<Record<StatePart, number>> = {};
+  /** The health last published (its JSON), when (publish()), and one waiting for the next millisecond (sendHealth()). */
   private lastHealth = '';
+  private healthSentAt = 0;
+  private healthLater: Subscription | null = null;
   private started = false;
   /** Issue 36: the link panels' commands run through (the bridge's, which counts recdeck's own commands for the alarm engine); the polling one until given. */
   private commandLink: RecorderLink | null = null;
@@ -341,18 +344,27 @@ export class BusPoller implements RecorderLink {
     if (!this.active.value) return;
     this.publishing?.unsubscribe();
     this.publishing = null;
+    this.healthLater?.unsubscribe();
+    this.healthLater = null;
     this.polling.stop();
     this.active.next(false);
   }
 
-  /** Health first (a new poller's numbering starts with it), then each part read since the last publication. */
+  /**
+   * Health first (a new poller's numbering starts with it), then each part read since the last
+   * publication. Health goes out when what it says changes, and at least every HEALTH_HEARTBEAT_MS while
+   * the state moves: it says nothing about age (each part carries its own readAt, and a panel derives
+   * lastGoodAt from them), so it does not move with every read (it went out 3 times a poll, 43 % of what
+   * every panel checked). The heartbeat makes good a change lost while the broker was away (send()
+   * queues nothing); liveness is the lease's renewals, every poll.
+   */
   private publish(state: RecorderState): void {
     if (!this.holds()) return;
-    const health: HealthMessage = { online: true, instance: this.options.instance, pollMs: state.pollMs, slowMs: state.slowMs, lastGoodAt: state.lastGoodAt, failures: state.failures, lastError: state.lastError, unreachable: state.unreachable };
+    const health = this.healthOf(state);
     const key = JSON.stringify(health);
-    if (key !== this.lastHealth) {
+    if (key !== this.lastHealth || this.time.now() - this.healthSentAt >= HEALTH_HEARTBEAT_MS) {
       this.lastHealth = key;
-      this.send(this.topics.health, health, 1, true);
+      this.sendHealth();
     }
     for (const part of PARTS) {
       if (this.published[part] === state.readNumber[part] && this.published[part] !== undefined) continue;
@@ -361,6 +373,28 @@ export class BusPoller implements RecorderLink {
       const schema: z.ZodType = PART_VALUES[part];
       this.send(this.topics.part(part), { value: value === null ? null : z.encode(schema, value), readAt: state.readAt[part], readNumber: state.readNumber[part] }, 0, true);
     }
+  }
+
+  private healthOf(state: RecorderState): HealthMessage {
+    return { online: true, instance: this.options.instance, pollMs: state.pollMs, slowMs: state.slowMs, failures: state.failures, lastError: state.lastError, unreachable: state.unreachable };
+  }
+
+  /**
+   * The health as it is now, at most one a millisecond: a panel believes a message only if it was sent
+   * later than the last on its topic (newest-only.ts), and two reads answered in one millisecond (a
+   * failure, then a recovery) gave two healths of one time, the second ignored until the next change or
+   * heartbeat. A second one in the same millisecond goes 1 ms later, saying what holds then.
+   */
+  private sendHealth(): void {
+    const now = this.time.now();
+    if (now > this.healthSentAt) {
+      this.healthSentAt = now;
+      return this.send(this.topics.health, this.healthOf(this.polling.state), 1, true);
+    }
+    this.healthLater ??= timer(1, this.time.scheduler).subscribe(() => {
+      this.healthLater = null;
+      if (this.holds()) this.sendHealth();
+    });
   }
 
   /**

@@ -19,7 +19,7 @@ import type { EngineTime } from '../engine/engine-time.js';
 import type { Logger } from '../engine/log.js';
 import { LogLimiter } from '../engine/log-limit.js';
 import type { CallResult, RecorderLink } from '../engine/recorder-link.js';
-import { FAST_PARTS, SLOW_PARTS, freshnessOf, initialRecorderState, type RecorderState, type StatePart } from '../engine/recorder-state.js';
+import { FAST_PARTS, SLOW_PARTS, freshnessOf, initialRecorderState, oldestReadAt, type RecorderState, type StatePart } from '../engine/recorder-state.js';
 import { commandArgsOf } from './command-args.js';
 import type { OpenResult, Opened } from './envelope.js';
 import { ClockOffset } from './clock-offset.js';
@@ -39,6 +39,8 @@ export interface BusRecorderOptions {
   time: EngineTime;
   /** "sent" lines (info) and bad bus input (warn, a few per window). */
   log?: Logger;
+  /** Signature checks shared with the other panels of this process (SharedChecks); each message is checked by this link alone without. */
+  sharedChecks?: SharedChecks;
 }
 
 const PARTS: readonly StatePart[] = [...FAST_PARTS, ...SLOW_PARTS];
@@ -61,23 +63,66 @@ export class BusCallError extends Error {
 
 type Settle = (reply: ReplyMessage | null) => void;
 
-/**
- * The last state message checked on each topic in this process, shared by its links: a process that runs
- * several panels following one recorder receives the same bytes once for each, and every one checked its
- * signature again (the facility bench, 20 panels in a process with 5 on each recorder: the Ed25519 checks
- * were 29 % of the process's CPU, 0.2-0.4 ms each on this machine, and 100 panels never came live). It is
- * reused only for the same topic, the same bytes, the same size limit and, in the reader's own facility,
- * the same key for its sender; anything else is checked as before. Replies (one panel's own) are not kept.
- */
-const checkedLast = new Map<string, { payload: Buffer; maxBytes: number; key: KeyObject; message: Opened }>();
+/** The recent checks kept per topic: 4 s of the busiest topic (a part, 4 a second at the default poll). */
+const CHECKS_KEPT_PER_TOPIC = 16;
 
-function openChecked(authority: BusAuthority, topic: string, payload: Buffer, maxBytes: number, keep: boolean): OpenResult {
-  const last = checkedLast.get(topic);
-  if (last !== undefined && last.maxBytes === maxBytes && authority.publicKeyOf(last.message.from) === last.key && last.payload.equals(payload)) return { ok: true, message: last.message };
-  const opened = authority.open(topic, payload, maxBytes);
-  const key = opened.ok && authority.secure ? authority.publicKeyOf(opened.message.from) : null;
-  if (keep && opened.ok && key !== null) checkedLast.set(topic, { payload, maxBytes, key, message: opened.message });
-  return opened;
+interface Checked {
+  payload: Buffer;
+  maxBytes: number;
+  /** The key the sender's signature was checked with. */
+  key: KeyObject;
+  message: Opened;
+}
+
+/**
+ * The state messages lately checked on each topic, shared by the links of one process that runs several
+ * panels (the facility bench's panels' processes, 20 panels each): the 5 following one recorder receive
+ * the same bytes once each, and each checked the signature and parsed the body again (the Ed25519
+ * checks were 29 % of such a process's CPU, 0.2-0.4 ms each on this machine, and 100 panels never came
+ * live). Made once where the process wires its panels and given to each link
+ * (BusRecorderOptions.sharedChecks); a panel alone needs none.
+ *
+ * The last few per topic, not only the last: a busy process reads a connection's backlog in one go, so
+ * its first panel has checked several messages of a topic before the next panel reads the first of them
+ * (with only the last kept, 41 % of a 20-panel process's CPU was still Ed25519 at a load of 20). A check
+ * is reused only for the same topic, the same bytes, the same size limit and, in the reader's own
+ * facility, the same key for its sender; anything else is checked as before. Replies (one panel's own)
+ * are never kept.
+ */
+export class SharedChecks {
+  private readonly recent = new Map<string, Checked[]>();
+  /** What opened messages were parsed to, by the message the checks gave every link (entries go with it). */
+  private readonly parsedOf = new WeakMap<Opened, Map<z.ZodType, ReturnType<typeof parseBody>>>();
+
+  /** The message opened by `authority` (size, form, signature), or the same check made for another link moments ago. */
+  open(authority: BusAuthority, topic: string, payload: Buffer, maxBytes: number): OpenResult {
+    const kept = this.recent.get(topic) ?? [];
+    const same = kept.find((c) => c.maxBytes === maxBytes && c.payload.equals(payload) && authority.publicKeyOf(c.message.from) === c.key);
+    if (same !== undefined) return { ok: true, message: same.message };
+    const opened = authority.open(topic, payload, maxBytes);
+    // Only what a facility's key vouches for: on an insecure bus nothing is checked, so nothing is saved.
+    const key = opened.ok && authority.secure ? authority.publicKeyOf(opened.message.from) : null;
+    if (!opened.ok || key === null) return opened;
+    // A copy: the payload mqtt.js hands over may be a view of a whole socket read, kept alive 16 times a topic otherwise.
+    kept.push({ payload: Buffer.from(payload), maxBytes, key, message: opened.message });
+    if (kept.length > CHECKS_KEPT_PER_TOPIC) kept.shift();
+    this.recent.set(topic, kept);
+    this.parsedOf.set(opened.message, new Map());
+    return opened;
+  }
+
+  /**
+   * The body of a message read by `schema`, once for all the links given the same message by open():
+   * the value is shared, as every state value is (never changed, only replaced).
+   */
+  parse<S extends z.ZodType>(schema: S, topic: string, message: Opened): ReturnType<typeof parseBody<S>> {
+    const memo = this.parsedOf.get(message);
+    const known = memo?.get(schema) as ReturnType<typeof parseBody<S>> | undefined;
+    if (known !== undefined) return known;
+    const result = parseBody(schema, topic, message.body);
+    memo?.set(schema, result);
+    return result;
+  }
 }
 
 export class BusRecorder implements RecorderLink {
@@ -228,24 +273,31 @@ export class BusRecorder implements RecorderLink {
     const kind = topic === this.replyTopic ? 'reply' : topic === this.topics.lease ? 'lease' : topic === this.topics.health ? 'health' : PARTS.find((p) => this.topics.part(p) === topic);
     if (kind === undefined) return;
     if (kind === 'reply' && packet.retain) return this.bad.say(`${topic}: a retained reply (replies are never retained); ignored`);
-    const opened = openChecked(this.options.authority, topic, payload, kind === 'reply' || kind === 'lease' || kind === 'health' ? MAX_PAYLOAD_BYTES[kind] : MAX_PAYLOAD_BYTES.part, kind !== 'reply');
+    const maxBytes = kind === 'reply' || kind === 'lease' || kind === 'health' ? MAX_PAYLOAD_BYTES[kind] : MAX_PAYLOAD_BYTES.part;
+    const shared = kind === 'reply' ? undefined : this.options.sharedChecks;
+    const opened = shared === undefined ? this.options.authority.open(topic, payload, maxBytes) : shared.open(this.options.authority, topic, payload, maxBytes);
     if (!opened.ok) return this.bad.say(`${opened.error}; ignored`);
-    const { from, at, body } = opened.message;
+    const { from, at } = opened.message;
     if (!this.options.authority.mayPoll(from, this.name)) return this.bad.say(`${topic}: from "${from}", who is not a poller of "${this.name}"; ignored`);
     // A lease too is believed only if newer than the last from its holder: once a dead holder's lease has
     // expired, its last renewals replayed would otherwise count as renewals again.
-    if (kind === 'lease') return this.newestOnly.believes(topic, from, at) ? this.onLease(topic, from, body, packet.retain) : undefined;
+    if (kind === 'lease') return this.newestOnly.believes(topic, from, at) ? this.onLease(topic, from, opened.message, packet.retain) : undefined;
     if (this.lease !== null && from !== this.lease.holder) return this.bad.say(`${topic}: from "${from}", who does not hold the lease ("${this.lease.holder}" does); ignored`);
     if (!packet.retain) this.offset.sample(this.time.now(), at);
-    if (kind === 'reply') return this.onReply(topic, body);
-    if (kind === 'health') return this.onHealth(topic, from, at, body, packet.retain);
+    if (kind === 'reply') return this.onReply(topic, opened.message.body);
+    if (kind === 'health') return this.onHealth(topic, from, at, opened.message, packet.retain);
     if (!this.newestOnly.believes(topic, from, at)) return;
-    this.onPart(kind, topic, body);
+    this.onPart(kind, topic, opened.message);
   };
 
+  /** A state message's body read by its schema (once for the process's panels with SharedChecks). */
+  private parse<S extends z.ZodType>(schema: S, topic: string, message: Opened): ReturnType<typeof parseBody<S>> {
+    return this.options.sharedChecks?.parse(schema, topic, message) ?? parseBody(schema, topic, message.body);
+  }
 
-  private onLease(topic: string, from: string, body: unknown, retained: boolean): void {
-    const message = parseBody(LeaseMessage, topic, body);
+
+  private onLease(topic: string, from: string, opened: Opened, retained: boolean): void {
+    const message = this.parse(LeaseMessage, topic, opened);
     if (!message.ok) return this.bad.say(message.error);
     const lease = message.value;
     if (lease.holder !== from || lease.recorder !== this.name) return this.bad.say(`${topic}: a lease for "${lease.recorder}" held by "${lease.holder}", signed by "${from}"; ignored`);
@@ -282,16 +334,20 @@ export class BusRecorder implements RecorderLink {
     this.pending.get(reply.value.id)?.(reply.value);
   }
 
-  private onPart(part: StatePart, topic: string, body: unknown): void {
-    const message = parseBody(PART_MESSAGES[part], topic, body);
+  private onPart(part: StatePart, topic: string, opened: Opened): void {
+    const message = this.parse(PART_MESSAGES[part], topic, opened);
     if (!message.ok) return this.bad.say(message.error);
     const { value, readAt, readNumber } = message.value;
     const state = this.state;
-    this.subject.next({ ...state, [part]: value, readAt: { ...state.readAt, [part]: readAt }, readNumber: { ...state.readNumber, [part]: readNumber } });
+    const next: RecorderState = { ...state, [part]: value, readAt: { ...state.readAt, [part]: readAt }, readNumber: { ...state.readNumber, [part]: readNumber } };
+    // lastGoodAt as the poller has it (it reads every part): the oldest of the state polls' good answers,
+    // here those this panel holds. Derived, never taken from the health: every part carries its age.
+    next.lastGoodAt = oldestReadAt(next, FAST_PARTS);
+    this.subject.next(next);
   }
 
-  private onHealth(topic: string, from: string, at: number, body: unknown, retained: boolean): void {
-    const message = parseBody(HealthMessage, topic, body);
+  private onHealth(topic: string, from: string, at: number, opened: Opened, retained: boolean): void {
+    const message = this.parse(HealthMessage, topic, opened);
     if (!message.ok) return this.bad.say(message.error);
     const health = message.value;
     if (!health.online) {
@@ -315,8 +371,8 @@ export class BusRecorder implements RecorderLink {
 
   private applyHealth(): void {
     if (this.health === null) return;
-    const { pollMs, slowMs, lastGoodAt, failures, lastError, unreachable } = this.health;
-    this.subject.next({ ...this.state, pollMs, slowMs, lastGoodAt, failures, lastError, unreachable });
+    const { pollMs, slowMs, failures, lastError, unreachable } = this.health;
+    this.subject.next({ ...this.state, pollMs, slowMs, failures, lastError, unreachable });
   }
 
   /** A live word from the poller: it is not gone, and its own account of the recorder holds again. */

@@ -4,9 +4,10 @@ import { EventEmitter } from 'node:events';
 import type { MqttClient } from 'mqtt';
 import { describe, expect, it, vi } from 'vitest';
 import { generatedFacility } from '../../src/bench/bus.js';
-import { BusRecorder, type BusCallError } from '../../src/bus/bus-recorder.js';
+import { BusRecorder, SharedChecks, type BusCallError } from '../../src/bus/bus-recorder.js';
 import { COMMAND_DEADLINE_MS, RECORDER_REQUEST_LIMIT_MS, REPLY_MARGIN_MS } from '../../src/bus/limits.js';
-import { topicsOf, type CommandMessage, type LeaseMessage } from '../../src/bus/topics.js';
+import { PART_MESSAGES, topicsOf, type CommandMessage, type HealthMessage, type LeaseMessage } from '../../src/bus/topics.js';
+import { freshnessOf } from '../../src/engine/recorder-state.js';
 import { keptLog } from '../support/facility.js';
 import { VirtualTime } from '../support/virtual-time.js';
 
@@ -53,7 +54,7 @@ function liveHolder(time: VirtualTime, mqtt: FakeMqtt): void {
   const pollerNow = () => time.now() - 5000;
   mqtt.deliver(MAIN.lease, pollerNow() - 20, lease(pollerNow() - 20));
   mqtt.deliver(MAIN.part('channels'), pollerNow() - 3, { value: [], readAt: pollerNow() - 3, readNumber: 1 });
-  mqtt.deliver(MAIN.health, pollerNow() - 3, { online: true, instance: 'instance-0001', pollMs: 250, slowMs: 5000, lastGoodAt: pollerNow() - 3, failures: 0, lastError: null, unreachable: false });
+  mqtt.deliver(MAIN.health, pollerNow() - 3, { online: true, instance: 'instance-0001', pollMs: 250, slowMs: 5000, failures: 0, lastError: null, unreachable: false });
 }
 
 const failure = (promise: Promise<unknown>) => promise.then(() => null, (error: BusCallError) => ({ notRun: error.notRun, message: error.message }));
@@ -126,7 +127,8 @@ describe("a panel's command", () => {
     const pollerNow = () => time.now() - 5000;
     const old = { ...lease(pollerNow()), term: 'term-9999999999', epoch: 3 };
     mqtt.deliver(MAIN.lease, pollerNow(), old);
-    mqtt.deliver(MAIN.health, pollerNow(), { online: true, instance: 'instance-0001', pollMs: 250, slowMs: 5000, lastGoodAt: pollerNow(), failures: 0, lastError: null, unreachable: false });
+    mqtt.deliver(MAIN.part('channels'), pollerNow(), { value: [], readAt: pollerNow(), readNumber: 1 });
+    mqtt.deliver(MAIN.health, pollerNow(), { online: true, instance: 'instance-0001', pollMs: 250, slowMs: 5000, failures: 0, lastError: null, unreachable: false });
     // A fresh poller that never saw epoch 3 (a forged retained lease hid it from it) claims epoch 1.
     const fresh = () => ({ ...lease(pollerNow()), term: 'term-0000000001', epoch: 1 });
     mqtt.deliver(MAIN.lease, pollerNow(), fresh());
@@ -134,43 +136,144 @@ describe("a panel's command", () => {
     expect(termOfLastCommand()).toBe('term-9999999999');
     time.advanceTo(time.now() + 750);
     mqtt.deliver(MAIN.lease, pollerNow(), fresh());
-    mqtt.deliver(MAIN.health, pollerNow(), { online: true, instance: 'instance-0002', pollMs: 250, slowMs: 5000, lastGoodAt: pollerNow(), failures: 0, lastError: null, unreachable: false });
+    mqtt.deliver(MAIN.health, pollerNow(), { online: true, instance: 'instance-0002', pollMs: 250, slowMs: 5000, failures: 0, lastError: null, unreachable: false });
     void link.call({ method: 'recStart', args: [0] }).catch(() => undefined);
     expect(termOfLastCommand()).toBe('term-0000000001');
   });
 });
 
+describe("a panel's view of the recorder's health", () => {
+  const health = (failures: number, lastError: string | null = null): HealthMessage => ({ online: true, instance: 'instance-0001', pollMs: 250, slowMs: 5000, failures, lastError, unreachable: lastError !== null });
+
+  it('takes lastGoodAt from the parts it holds (the oldest state poll), never from the health, which says how the recorder answers', () => {
+    const time = new VirtualTime();
+    const { mqtt, link, log } = panel(time);
+    const pollerNow = () => time.now() - 5000;
+    mqtt.deliver(MAIN.lease, pollerNow(), lease(pollerNow()));
+    mqtt.deliver(MAIN.health, pollerNow(), health(0));
+    expect(link.state.lastGoodAt).toBeNull();
+    mqtt.deliver(MAIN.part('channels'), pollerNow(), { value: [], readAt: pollerNow() - 40, readNumber: 1 });
+    mqtt.deliver(MAIN.part('sync'), pollerNow(), { value: null, readAt: pollerNow() - 30, readNumber: 1 });
+    // One state poll never read: no complete good poll yet.
+    expect(link.state.lastGoodAt).toBeNull();
+    mqtt.deliver(MAIN.part('dialog'), pollerNow(), { value: null, readAt: pollerNow() - 20, readNumber: 1 });
+    expect(link.state.lastGoodAt).toBe(pollerNow() - 40);
+    // Each new read moves it to the oldest of the three, as the poller's own state has it; a slow part does not.
+    time.advance(100);
+    mqtt.deliver(MAIN.part('channels'), pollerNow(), { value: [], readAt: pollerNow() - 5, readNumber: 2 });
+    expect(link.state.lastGoodAt).toBe(pollerNow() - 100 - 30);
+    mqtt.deliver(MAIN.part('sources'), pollerNow(), { value: [], readAt: pollerNow(), readNumber: 1 });
+    expect(link.state.lastGoodAt).toBe(pollerNow() - 100 - 30);
+    // A health that changes nothing of it, and one with failures: they move what it says of the recorder only.
+    mqtt.deliver(MAIN.health, pollerNow(), health(2, 'GET /api/sync failed (status 500)'));
+    expect(link.state).toMatchObject({ lastGoodAt: pollerNow() - 100 - 30, failures: 2, lastError: 'GET /api/sync failed (status 500)' });
+    // The old form, with a lastGoodAt of its own, is refused by name, and changes nothing.
+    mqtt.deliver(MAIN.health, pollerNow() + 1, { ...health(0), lastGoodAt: pollerNow() });
+    expect(link.state.failures).toBe(2);
+    expect(log.lines.at(-1)).toMatch(/^recdeck\/main\/health: .*lastGoodAt/);
+  });
+
+  it('is live on parts and lease renewals with no new health for many polls, stale once the parts stop, and offline once the poller is gone', () => {
+    const time = new VirtualTime();
+    const { mqtt, link } = panel(time);
+    const pollerNow = () => time.now() - 5000;
+    mqtt.deliver(MAIN.health, pollerNow(), health(0), true);
+    for (let poll = 0; poll < 40; poll++) {
+      mqtt.deliver(MAIN.lease, pollerNow(), lease(pollerNow()));
+      for (const part of ['channels', 'sync', 'dialog'] as const) mqtt.deliver(MAIN.part(part), pollerNow(), { value: part === 'channels' ? [] : null, readAt: pollerNow() - 2, readNumber: poll + 1 });
+      expect(freshnessOf(link.state, pollerNow())).toBe('live');
+      time.advance(250);
+    }
+    // Renewals go on but no read comes (a stalled poll): stale after three polls, with the parts' age.
+    for (let poll = 0; poll < 4; poll++) {
+      mqtt.deliver(MAIN.lease, pollerNow(), lease(pollerNow()));
+      time.advance(250);
+    }
+    expect(freshnessOf(link.state, pollerNow())).toBe('stale');
+    // No renewal either: gone, then offline.
+    time.advance(2000);
+    expect(freshnessOf(link.state, pollerNow())).toBe('offline');
+    // Back: the retained health's word holds again (no failures), and new reads are live.
+    mqtt.deliver(MAIN.lease, pollerNow(), lease(pollerNow()));
+    for (const part of ['channels', 'sync', 'dialog'] as const) mqtt.deliver(MAIN.part(part), pollerNow(), { value: part === 'channels' ? [] : null, readAt: pollerNow(), readNumber: 100 });
+    expect(link.state).toMatchObject({ failures: 0, unreachable: false, lastError: null });
+    expect(freshnessOf(link.state, pollerNow())).toBe('live');
+  });
+});
+
 describe('several links in one process (panels run together, as the facility bench runs them)', () => {
-  it("check a state message's signature once for all, and again for other bytes or where the facility has another key for its sender", () => {
+  /** Links of desk-1, desk-2 (our facility) and desk-3 (another, whose "poller-main" has another key), each with `checks`. */
+  function links(checks: (i: number) => SharedChecks | undefined) {
     const time = new VirtualTime();
     const ours = generatedFacility('main', ['poller-main'], ['desk-1', 'desk-2']);
-    // Another facility whose "poller-main" has a key of its own: the bytes ours signed are not its poller's.
     const theirs = generatedFacility('main', ['poller-main'], ['desk-3']);
     const authorities = [ours.authority('desk-1'), ours.authority('desk-2'), theirs.authority('desk-3')];
     const opens = authorities.map((a) => vi.spyOn(a, 'open'));
-    const links = authorities.map((a) => {
+    const made = authorities.map((a, i) => {
       const mqtt = new FakeMqtt();
-      const link = new BusRecorder('main', mqtt as unknown as MqttClient, { authority: a, pollMs: 250, time, log: keptLog() });
+      const sharedChecks = checks(i);
+      const link = new BusRecorder('main', mqtt as unknown as MqttClient, { authority: a, pollMs: 250, time, log: keptLog(), ...(sharedChecks === undefined ? {} : { sharedChecks }) });
       link.start();
       return { mqtt, link };
     });
     const signer = ours.authority('poller-main');
     const read = (n: number) => signer.seal(MAIN.part('channels'), n, { value: [], readAt: n, readNumber: n });
-    const first = read(1);
-    for (const { mqtt } of links) mqtt.emit('message', MAIN.part('channels'), Buffer.from(first), { retain: false });
-    expect(opens.map((open) => open.mock.calls.length)).toEqual([1, 0, 1]);
-    expect(links.map(({ link }) => link.state.readNumber.channels)).toEqual([1, 1, 0]);
+    const deliver = (i: number, payload: Buffer) => made[i]?.mqtt.emit('message', MAIN.part('channels'), Buffer.from(payload), { retain: false });
+    return { opens, links: made, read, deliver, checks: () => opens.map((open) => open.mock.calls.length), readNumbers: () => made.map(({ link }) => link.state.readNumber.channels) };
+  }
 
-    const second = read(2);
-    for (const { mqtt } of links.slice().reverse()) mqtt.emit('message', MAIN.part('channels'), Buffer.from(second), { retain: false });
+  it("check a state message's signature once for all given the same SharedChecks, and again for other bytes or where the facility has another key for its sender", () => {
+    const shared = new SharedChecks();
+    const f = links(() => shared);
+    const first = f.read(1);
+    for (const i of [0, 1, 2]) f.deliver(i, first);
+    expect(f.checks()).toEqual([1, 0, 1]);
+    expect(f.readNumbers()).toEqual([1, 1, 0]);
+
+    const second = f.read(2);
+    for (const i of [2, 1, 0]) f.deliver(i, second);
     // desk-3 checked it first (and refused it: not kept), so desk-2 checked it, and desk-1 took desk-2's check.
-    expect(opens.map((open) => open.mock.calls.length)).toEqual([1, 1, 2]);
-    expect(links.map(({ link }) => link.state.readNumber.channels)).toEqual([2, 2, 0]);
+    expect(f.checks()).toEqual([1, 1, 2]);
+    expect(f.readNumbers()).toEqual([2, 2, 0]);
 
     // The same size with one byte changed is checked again, and refused.
-    const altered = Buffer.from(read(3).toString().replace('"readNumber":3', '"readNumber":4'));
-    links[0]?.mqtt.emit('message', MAIN.part('channels'), altered, { retain: false });
-    expect(opens[0]?.mock.calls.length).toBe(2);
-    expect(links[0]?.link.state.readNumber.channels).toBe(2);
+    const altered = Buffer.from(f.read(3).toString().replace('"readNumber":3', '"readNumber":4'));
+    f.deliver(0, altered);
+    expect(f.checks()[0]).toBe(2);
+    expect(f.readNumbers()[0]).toBe(2);
+  });
+
+  it('take the checks of a backlog one panel read ahead of the others, and parse each body once for all', () => {
+    const shared = new SharedChecks();
+    const f = links((i) => (i < 2 ? shared : undefined));
+    const parses = vi.spyOn(PART_MESSAGES.channels, 'safeParse');
+    // A busy process reads one connection's backlog in one go: desk-1 reads 8 reads of a topic before desk-2 reads the first.
+    const backlog = Array.from({ length: 8 }, (_, n) => f.read(n + 1));
+    for (const payload of backlog) f.deliver(0, payload);
+    for (const payload of backlog) f.deliver(1, payload);
+    expect(f.checks()).toEqual([8, 0, 0]);
+    expect(parses).toHaveBeenCalledTimes(8);
+    expect(f.readNumbers()).toEqual([8, 8, 0]);
+    // The value is one object for both (state values are never changed, only replaced).
+    expect(f.links[1]?.link.state.channels).toBe(f.links[0]?.link.state.channels);
+    parses.mockRestore();
+  });
+
+  it('share nothing without SharedChecks, or across two of them: a panel alone checks every message itself', () => {
+    const a = new SharedChecks();
+    const b = new SharedChecks();
+    const f = links((i) => (i === 0 ? a : i === 1 ? b : undefined));
+    const first = f.read(1);
+    f.deliver(0, first);
+    f.deliver(1, first);
+    // The same message again on a link that keeps no checks (a redelivery): checked again, and not newer, so not believed twice.
+    f.deliver(0, first);
+    expect(f.checks()).toEqual([1, 1, 0]);
+    expect(f.readNumbers()).toEqual([1, 1, 0]);
+    const alone = links(() => undefined);
+    alone.deliver(0, alone.read(1));
+    alone.deliver(0, alone.read(1));
+    alone.deliver(1, alone.read(1));
+    expect(alone.checks()).toEqual([2, 1, 0]);
   });
 });

@@ -82,7 +82,7 @@ describe.concurrent('forgery on an anonymous broker', () => {
     const forgedParts = { value: z.encode(PART_VALUES.channels, channels), readAt: now, readNumber: 1_000_000 };
     for (const from of ['poller-a', 'forger']) {
       await raw.publishAsync(MAIN.part('channels'), envelope(from, forgedParts), { qos: 1, retain: true });
-      await raw.publishAsync(MAIN.health, envelope(from, { online: true, instance: 'forged-instance', pollMs: POLL_MS, slowMs: 1000, lastGoodAt: now, failures: 0, lastError: null, unreachable: false }), { qos: 1, retain: true });
+      await raw.publishAsync(MAIN.health, envelope(from, { online: true, instance: 'forged-instance', pollMs: POLL_MS, slowMs: 1000, failures: 0, lastError: null, unreachable: false }), { qos: 1, retain: true });
       await raw.publishAsync(MAIN.lease, envelope(from, { recorder: 'main', identity: { url: 'http://forged', tokenSha256Prefix: '000000000000' }, holder: from, term: 'forged-term-1', epoch: 99, renewedAt: now, ttlMs: 60_000 }), { qos: 1, retain: true });
     }
     // The same payload in the old form, as a bare message.
