@@ -83,6 +83,7 @@ const E2E = [
   'test/bus/healthz.test.ts',
   'test/bus/hung-poller.test.ts',
   'test/bus/insiders.test.ts',
+  'test/bus/insiders-flood.test.ts',
   'test/bus/lease-failover.test.ts',
   'test/bus/limits.test.ts',
   'test/bus/recorder-group.test.ts',
