@@ -23,7 +23,7 @@ import type { CommandRecord, Logger } from '../engine/log.js';
 import { LogLimiter } from '../engine/log-limit.js';
 import type { CallResult, RecorderLink } from '../engine/recorder-link.js';
 import { FAST_PARTS, SLOW_PARTS, type RecorderState, type StatePart } from '../engine/recorder-state.js';
-import { BusRecorder } from './bus-recorder.js';
+import { BusRecorder, SharedChecks } from './bus-recorder.js';
 import type { BusAuthority } from './facility.js';
 import { holdsAt, initialLease, leaseTransition, leaseWakeAt, type LeaseEffect, type LeaseEvent, type LeaseSettings, type LeaseState } from './lease.js';
 import { admit, MemberRates, type Refusal } from './admission.js';
@@ -104,6 +104,8 @@ export class BusPoller implements RecorderLink {
   readonly address: string;
   private readonly topics: ReturnType<typeof topicsOf>;
   private readonly view: BusRecorder;
+  /** What this poller published, so that its view and its lease do not check their own echoes' signatures (SharedChecks.sealedHere). */
+  private readonly ownEchoes = new SharedChecks();
   /** Where the lease is renewed and heard (options.leaseConnection, else the main connection). */
   private readonly leaseMqtt: MqttClient;
   private readonly active = new BehaviorSubject(false);
@@ -150,7 +152,7 @@ export class BusPoller implements RecorderLink {
     this.refusals = new RefusalReport(name, (line) => this.log.warn(line), options.audit, REFUSAL_SUMMARY_MS);
     this.settings = { recorder: name, me: options.authority.id, identity: options.identity, renewMs: options.pollMs, ttlMs: options.ttlMs ?? LEASE_TTL_POLLS * options.pollMs };
     this.lease = initialLease(this.time.now());
-    this.view = new BusRecorder(name, mqtt, { authority: options.authority, pollMs: options.pollMs, time: this.time, log: this.log });
+    this.view = new BusRecorder(name, mqtt, { authority: options.authority, pollMs: options.pollMs, time: this.time, log: this.log, sharedChecks: this.ownEchoes });
   }
 
   get id(): string {
@@ -290,7 +292,7 @@ export class BusPoller implements RecorderLink {
   };
 
   private onLease(payload: Buffer, retained: boolean): void {
-    const opened = this.options.authority.open(this.topics.lease, payload, MAX_PAYLOAD_BYTES.lease);
+    const opened = this.ownEchoes.open(this.options.authority, this.topics.lease, payload, MAX_PAYLOAD_BYTES.lease);
     if (!opened.ok) return this.bad.say(`${opened.error}; this lease is ignored`);
     const { from, body } = opened.message;
     if (!this.options.authority.mayPoll(from, this.name)) return this.bad.say(`${this.topics.lease}: signed by "${from}", who is not a poller of "${this.name}"; this lease is ignored`);
@@ -412,7 +414,9 @@ export class BusPoller implements RecorderLink {
     // The lease on its own connection, and only while the main one is up too (leaseConnection).
     const connection = checked === this.topics.lease ? this.leaseMqtt : this.mqtt;
     if (!this.mqtt.connected || !connection.connected) return;
-    void connection.publishAsync(checked, this.options.authority.seal(checked, this.time.now(), body), { qos, retain }).catch((error: unknown) => this.bad.say(`${checked}: could not publish: ${messageOf(error)}`));
+    const payload = this.options.authority.seal(checked, this.time.now(), body);
+    this.ownEchoes.sealedHere(checked, payload);
+    void connection.publishAsync(checked, payload, { qos, retain }).catch((error: unknown) => this.bad.say(`${checked}: could not publish: ${messageOf(error)}`));
   }
 
   private onRefresh(payload: Buffer, retained: boolean): void {

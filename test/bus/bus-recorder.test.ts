@@ -276,4 +276,24 @@ describe('several links in one process (panels run together, as the facility ben
     alone.deliver(1, alone.read(1));
     expect(alone.checks()).toEqual([2, 1, 0]);
   });
+
+  it("take back a payload this process sealed itself without checking its signature again (a poller's own echoes); any other bytes are checked", () => {
+    const shared = new SharedChecks();
+    const me = authority('poller-main');
+    const topic = MAIN.part('channels');
+    const payload = me.seal(topic, 1000, { note: 'a state message' });
+    shared.sealedHere(topic, payload);
+    const checks = vi.spyOn(me, 'open');
+    expect(shared.open(me, topic, payload, 65_536)).toEqual({ ok: true, message: { from: 'poller-main', at: 1000, body: { note: 'a state message' } } });
+    expect(checks).not.toHaveBeenCalled();
+    // The same envelope with another time (its signature no longer fits): checked, and refused.
+    const altered = Buffer.from(payload.toString().replace('"at":1000,', '"at":1001,'));
+    expect(shared.open(me, topic, altered, 65_536)).toMatchObject({ ok: false, error: expect.stringContaining('signature') });
+    // Its own bytes on another topic (a signature is over the topic too): checked, and refused.
+    expect(shared.open(me, MAIN.health, payload, 65_536).ok).toBe(false);
+    expect(checks).toHaveBeenCalledTimes(2);
+    // Its size is checked where it is read, as any message's.
+    expect(shared.open(me, topic, payload, 64)).toMatchObject({ ok: false, error: expect.stringContaining('at most 64') });
+    checks.mockRestore();
+  });
 });
