@@ -143,8 +143,22 @@ describe('recdeck call against the simulator', () => {
     expect(f.sim.log.list().length).toBe(before);
   });
 
+  it('flags work as for run: --recorder with the token from a file (never visible in ps); none at all is a usage error', async () => {
+    await f.client.recStart(1);
+    const tokenFile = join(f.folder, 'token');
+    await writeFile(tokenFile, `${f.sim.token}\n`);
+    const { io, out } = memoryIo({});
+    await call(['get-channel', '1', '--json', '--recorder', f.sim.url, '--token-file', tokenFile], io);
+    expect(JSON.parse(out())).toMatchObject({ Index: 1, IsRecording: true });
+    const none = await call(['list-channels'], memoryIo({}).io).then(() => expect.unreachable(), (e: unknown) => e as Error);
+    expect(none).toBeInstanceOf(UsageError);
+    expect(none.message).toContain('no recorder');
+  });
+
   it('the help is generated from the table: every operation, its parameters and body fields', () => {
     const help = callHelp();
+    // One line per operation (the options start with -); that the bin prints exactly this is explains-itself's.
+    expect(help.match(/^ {2}[a-z][a-z-]*/gm)).toHaveLength(52);
     for (const [id, operation] of Object.entries(operations)) {
       expect(help).toContain(commandName(id as OperationId));
       expect(help).toContain(`${operation.method} ${operation.path}`);
@@ -154,70 +168,65 @@ describe('recdeck call against the simulator', () => {
   });
 });
 
+// The built bin's runs below: one per exit status (0, 1, 2), started at once (each a Node start and a
+// module load, mostly CPU) and each waited on by its test. What the bin adds to call() is its exit
+// status, stdout and stderr, and its Node flags; call()'s own flags, messages and help are checked in
+// this process above. They start after the in-process tests, not beside them: Node starts beside those
+// would starve their requests (a preview's PNG is made within the client's 2 s timeout).
+const main = fileURLToPath(new URL('../../dist/cli/main.js', import.meta.url));
+type Ran = { code: number | null; stdout: string; stderr: string };
+
+function run(args: string[], env: NodeJS.ProcessEnv, nodeArgs: string[] = []): Promise<Ran> {
+  const child = spawn(process.execPath, [...nodeArgs, main, ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: { PATH: process.env.PATH, ...env } });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  return (once(child, 'exit') as Promise<[number | null]>).then(([code]) => ({ code, stdout, stderr }));
+}
+
 describe('the built recdeck call', () => {
-  const main = fileURLToPath(new URL('../../dist/cli/main.js', import.meta.url));
   let f: SimulatorFixture;
+  let ran: Record<'started' | 'unknown' | 'badToken', Promise<Ran>>;
+  let trace: string;
+
   beforeAll(async () => {
     f = await startFixture();
-  });
-  afterAll(() => f.close());
-
-  async function run(args: string[], env: NodeJS.ProcessEnv, nodeArgs: string[] = []) {
-    const child = spawn(process.execPath, [...nodeArgs, main, ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: { PATH: process.env.PATH, ...env } });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    const [code] = (await once(child, 'exit')) as [number | null];
-    return { code, stdout, stderr };
-  }
-
-  it('exits 0 with JSON, 1 with the recorder\'s message, 2 on a usage error; flags work as for run', async () => {
     const env = { RECDECK_RECORDER: f.sim.url, RECDECK_TOKEN: f.sim.token };
-    const started = await run(['call', 'rec-start', '1'], env);
+    trace = join(f.folder, 'modules.txt');
+    ran = {
+      // The modules this call loads are traced (see the last test).
+      started: run(['call', 'rec-start', '1'], { ...env, MODULE_TRACE_FILE: trace }, [`--import=${new URL('../support/module-trace.mjs', import.meta.url).href}`]),
+      unknown: run(['call', 'get-channels', '--json'], env),
+      badToken: run(['call', 'list-channels'], { ...env, RECDECK_TOKEN: 'perm:wrong' }),
+    };
+  });
+
+  afterAll(async () => {
+    // Every run ends by itself (a call answers or fails, bounded by its request timeout).
+    if (ran) await Promise.allSettled(Object.values(ran));
+    await f?.close();
+  });
+
+  it('exits 0 with JSON, 1 with the recorder\'s message on stderr (never the token), 2 on a usage error; the recorder from the environment', async () => {
+    const [started, unknown, badToken] = await Promise.all([ran.started, ran.unknown, ran.badToken]);
     expect(started).toMatchObject({ code: 0, stdout: '{}\n' });
     expect((await f.client.getChannel(1)).IsRecording).toBe(true);
 
-    // The rest depend on nothing but that rec-start: started side by side (each a Node start and a module
-    // load, most of it waiting on the other's CPU), checked one by one.
-    const tokenFile = join(f.folder, 'token');
-    await writeFile(tokenFile, `${f.sim.token}\n`);
-    const [refused, fromFile, unknown, noRecorder, badToken, help] = await Promise.all([
-      run(['call', 'rec-pause', '2', '--recorder', f.sim.url, '--token', f.sim.token], {}),
-      // The token from a file, as run takes it (never visible in ps).
-      run(['call', 'get-channel', '1', '--json', '--recorder', f.sim.url, '--token-file', tokenFile], {}),
-      run(['call', 'get-channels', '--json'], env),
-      run(['call', 'list-channels'], {}),
-      run(['call', 'list-channels'], { ...env, RECDECK_TOKEN: 'perm:wrong' }),
-      run(['call', '--help'], {}),
-    ]);
-    expect(refused.code).toBe(1);
-    expect(refused.stderr).toContain('recdeck call: Channel 3 is not recording; there is nothing to pause (PUT /api/channels/2/rec-pause: 400)');
-    expect(refused.stdout).toBe('');
-
-    expect(fromFile.code).toBe(0);
-    expect(JSON.parse(fromFile.stdout)).toMatchObject({ Index: 1, IsRecording: true });
+    expect(badToken.code).toBe(1);
+    expect(badToken.stderr).toMatch(/^recdeck call: .*Authorization token is not valid/);
+    expect(badToken.stderr).not.toContain(f.sim.token);
+    expect(badToken.stdout).toBe('');
 
     expect(unknown.code).toBe(2);
-    expect(unknown.stderr).toContain('did you mean');
-
-    expect(noRecorder.code).toBe(2);
-    expect(noRecorder.stderr).toContain('no recorder');
-
-    expect(badToken.code).toBe(1);
-    expect(badToken.stderr).toContain('Authorization token is not valid');
-    expect(badToken.stderr).not.toContain(f.sim.token);
-
-    expect(help.code).toBe(0);
-    expect(help.stdout.match(/^ {2}[a-z][a-z-]*/gm)).toHaveLength(52); // the operations (the options start with -)
+    expect(unknown.stderr).toMatch(/^recdeck call: unknown operation "get-channels" \(did you mean/);
+    expect(unknown.stdout).toBe('');
   });
 
   // What one call costs every script and health check is mostly what it loads (npm run bench:cli): the
   // recorder client, zod and the operation table, nothing of the bridge, its log or its devices.
   it('loads the client, the operation table and their packages, nothing else', async () => {
-    const trace = join(f.folder, 'modules.txt');
-    const preload = new URL('../support/module-trace.mjs', import.meta.url).href;
-    const called = await run(['call', 'list-channels'], { RECDECK_RECORDER: f.sim.url, RECDECK_TOKEN: f.sim.token, MODULE_TRACE_FILE: trace }, [`--import=${preload}`]);
+    const called = await ran.started;
     expect(called.code).toBe(0);
     const files = (await readFile(trace, 'utf8')).split('\n').filter((url) => url.startsWith('file:'));
     const dist = new URL('../../dist/', import.meta.url).href;

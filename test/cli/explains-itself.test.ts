@@ -15,7 +15,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { request } from 'undici';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { callCommand, callHelp } from '../../src/cli/call.js';
 import { devicesCommand } from '../../src/cli/devices.js';
 import { helpText, usageLine, type CommandSpec } from '../../src/cli/flags.js';
@@ -45,30 +45,66 @@ function recdeck(args: string[]) {
 
 const COMMANDS: CommandSpec[] = [runCommand, simulateCommand, devicesCommand, setupUdevCommand, callCommand, watchCommand];
 
+type Run = ReturnType<typeof recdeck>;
+/** The bin's runs the tests below check, started together before them (see below). */
+let runs: { overview: Run; commandHelp: Run; callHelp: Run; version: Run; mistake: Run; busyPort: Run };
+/** What holds the port the busy-port run is given, until that run has ended. */
+let blocker: Server;
+let busyPort: number;
+
+// The bin's runs are started at once, before the tests, and each test waits on its own: each run is a
+// Node start and a command's module load (a second of CPU or more for the overview and run's, which load
+// the bridge), so they overlap each other and the in-process tests instead of following one another.
+beforeAll(async () => {
+  blocker = createServer();
+  await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));
+  busyPort = (blocker.address() as { port: number }).port;
+  runs = {
+    overview: recdeck(['--help']),
+    commandHelp: recdeck(['devices', '--help']),
+    callHelp: recdeck(['call', '--help']),
+    version: recdeck(['--version']),
+    mistake: recdeck(['watch', '--poll-ms', '-1']),
+    busyPort: recdeck(['run', '--web-port', String(busyPort), '--log-format', 'json']),
+  };
+});
+
+afterAll(async () => {
+  // A run that did not end by itself (a start that should have been refused) is stopped, not left behind.
+  for (const { child, exit } of Object.values(runs ?? {})) {
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    await exit;
+  }
+  await new Promise((resolve) => blocker?.close(resolve));
+});
+
 // Each spawn of the built CLI costs a Node start and a command's module load (about a second of CPU
 // here), so the bin itself is run where the bin is the point (the overview, one command's help, call's
-// own help, --version, a mistake's exit status and wording) and every command's flag table and every
-// mistake's message are checked in this process against the same functions the bin calls.
+// own help, --version, a mistake's exit status and wording, a busy port) and every command's flag table
+// and every mistake's message are checked in this process against the same functions the bin calls.
+// The command help and the mistake the bin is run for are a light command's (devices, watch: a third of
+// a second of CPU each): run's module loads the whole bridge (1.7 s of CPU), and the bin's way to a
+// command's help and to a usage error is the same for every command; run's own are checked in this
+// process, and the bin loads run's module for the busy port below.
 describe('--help and --version', () => {
-  // The bin's own runs side by side (each a Node start and a module load, mostly waiting on CPU).
-  it.concurrent('recdeck --help lists every command with what it does', async () => {
-    const { code, stdout } = await recdeck(['--help']).exit;
+  it('recdeck --help lists every command with what it does', async () => {
+    const { code, stdout } = await runs.overview.exit;
     expect(code).toBe(0);
     for (const spec of [...COMMANDS, profilesCheckCommand]) expect(unwrapped(stdout)).toContain(`  ${spec.name.padEnd(14)}  ${spec.summary}`);
   });
 
-  it.concurrent('the bin prints a command\'s help, exit 0: run --help says what the defaults are, e.g. --poll-ms and --web-port; call --help its own', async () => {
-    const [run, call] = await Promise.all([recdeck(['run', '--help']).exit, recdeck(['call', '--help']).exit]);
-    expect({ code: run.code, stderr: run.stderr, stdout: run.stdout }).toEqual({ code: 0, stderr: '', stdout: helpText(runCommand) });
+  it('the bin prints a command\'s help, exit 0 (call --help its own); run --help says what the defaults are, e.g. --poll-ms and --web-port', async () => {
+    const [command, call] = await Promise.all([runs.commandHelp.exit, runs.callHelp.exit]);
+    expect({ code: command.code, stderr: command.stderr, stdout: command.stdout }).toEqual({ code: 0, stderr: '', stdout: helpText(devicesCommand) });
     expect({ code: call.code, stderr: call.stderr, stdout: call.stdout }).toEqual({ code: 0, stderr: '', stdout: callHelp() });
-    const stdout = unwrapped(run.stdout);
+    const stdout = unwrapped(helpText(runCommand));
     expect(stdout).toMatch(/--poll-ms N +poll the recorder every N ms \(50 to 10000\) \[default: 250\]/);
     expect(stdout).toMatch(/--web-port PORT +port of the web deck and remote API \(0: any free port\) \[default: 7900\]/);
   });
 
-  it.concurrent('--version prints the version in package.json', async () => {
+  it('--version prints the version in package.json', async () => {
     const { version } = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
-    const { code, stdout } = await recdeck(['--version']).exit;
+    const { code, stdout } = await runs.version.exit;
     expect({ code, stdout }).toEqual({ code: 0, stdout: `recdeck ${version}\n` });
   });
 
@@ -101,9 +137,9 @@ describe('mistakes on the command line', () => {
   });
 
   it('the bin exits 2 with that message first and the usage line after', async () => {
-    const { code, stderr } = await recdeck(['run', '--poll-ms', '-5']).exit;
+    const { code, stderr } = await runs.mistake.exit;
     expect(code).toBe(2);
-    expect(stderr).toBe(`recdeck run: --poll-ms: expected a whole number of ms from 50 to 10000, got -5\nusage: ${usageLine(runCommand)}\n`);
+    expect(stderr).toBe(`recdeck watch: --poll-ms: expected a whole number of ms from 50 to 60000, got -1\nusage: ${usageLine(watchCommand)}\n`);
   });
 });
 
@@ -119,14 +155,9 @@ function expectEveryFlag(name: string, spec: CommandSpec, help: string): void {
 }
 
 describe('a busy web port', () => {
-  let blocker: Server | undefined;
-  afterEach(() => blocker?.close());
-
   it('stops the start at once: exit 2 before anything else starts, saying which port and what to do', async () => {
-    blocker = createServer();
-    await new Promise<void>((resolve) => blocker?.listen(0, '127.0.0.1', resolve));
-    const { port } = blocker.address() as { port: number };
-    const { code, stdout, stderr } = await recdeck(['run', '--web-port', String(port), '--log-format', 'json']).exit;
+    const port = busyPort;
+    const { code, stdout, stderr } = await runs.busyPort.exit;
     expect(code).toBe(2);
     // "At once": the port is checked first, so no simulator, poll, device or log line comes before the
     // refusal (how fast that is on a quiet machine is the bench's to show, not a timed test's).

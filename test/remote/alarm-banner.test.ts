@@ -47,6 +47,9 @@ interface Probe {
   notifications: string[];
 }
 
+// The run's browser for both sizes; each size has a bridge, a remote server, a context and a page of its
+// own, and the two sizes run at once (describe.concurrent; the tests of one size run in order,
+// it.sequential): much of a size's time is waiting for its page, which the other size's tests use.
 let browser: Browser;
 
 beforeAll(async () => {
@@ -57,7 +60,7 @@ afterAll(async () => {
   await browser?.close();
 }, TEST_MS);
 
-describe.each(SIZES)('the alarm banner at $name size ($viewport.width x $viewport.height)', { timeout: TEST_MS }, ({ name, viewport, isMobile }) => {
+describe.concurrent.each(SIZES)('the alarm banner at $name size ($viewport.width x $viewport.height)', { timeout: TEST_MS }, ({ name, viewport, isMobile }) => {
   let f: BridgeFixture;
   let alarms: RunningAlarms;
   let server: RunningRemoteServer;

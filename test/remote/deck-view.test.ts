@@ -26,7 +26,9 @@ let f: RemoteFixture;
 let browser: Browser;
 
 beforeAll(async () => {
-  f = await startRemoteFixture({ pollMs: 250 });
+  // Still previews: what is checked is which decks are viewed (watched$) and a channel key's drawing; a
+  // moving preview would be fetched, decoded, drawn and sent every second for each preview key in view.
+  f = await startRemoteFixture({ pollMs: 250, stillPreviews: true });
   browser = await connectChromium();
 }, TEST_MS);
 
