@@ -16,6 +16,20 @@ afterEach(async () => {
   for (const step of cleanup.splice(0).reverse()) await step();
 });
 
+/** A simulator and the built bare poller reading it with `flags`, both stopped after the test. */
+async function startBare(flags: string[]): Promise<RunningSimulator> {
+  const sim = await startSimulator({ clock: realClock, port: 0, grid: 16 });
+  const poller = spawn(process.execPath, [BARE, '--url', sim.url, '--token', sim.token, ...flags], { stdio: 'ignore' });
+  cleanup.push(async () => {
+    if (poller.exitCode === null && poller.signalCode === null) {
+      poller.kill('SIGTERM');
+      await once(poller, 'exit');
+    }
+    await sim.close();
+  });
+  return sim;
+}
+
 /** The reads the simulator answered, by operation, and whether every one was answered well. */
 function readsOf(sim: RunningSimulator): { counts: Record<string, number>; allOk: boolean } {
   const counts: Record<string, number> = {};
@@ -32,15 +46,7 @@ describe('the bare pollers of the benchmark', () => {
     ['the floor (node:http)', true],
     ["recdeck's client", false],
   ])('%s reads the state, the slow group, and a page\'s previews and meters', async (_, lean) => {
-    const sim = await startSimulator({ clock: realClock, port: 0, grid: 16 });
-    const poller = spawn(process.execPath, [BARE, '--url', sim.url, '--token', sim.token, ...(lean ? ['--lean'] : []), '--poll-ms', '50', '--slow-ms', '200', '--previews', '0,1', '--meters', '0'], { stdio: 'ignore' });
-    cleanup.push(async () => {
-      if (poller.exitCode === null && poller.signalCode === null) {
-        poller.kill('SIGTERM');
-        await once(poller, 'exit');
-      }
-      await sim.close();
-    });
+    const sim = await startBare([...(lean ? ['--lean'] : []), '--poll-ms', '50', '--slow-ms', '200', '--previews', '0,1', '--meters', '0']);
     const made = (operation: string) => readsOf(sim).counts[operation] ?? 0;
     await until(() => made('getSyncState') >= 3 && made('getResources') >= 1 && made('getChannelPreview') >= 2 && made('getSource') >= 1, 'the poller to read each kind', 15_000);
     const { counts, allOk } = readsOf(sim);
@@ -52,15 +58,7 @@ describe('the bare pollers of the benchmark', () => {
     ['the floor (node:http)', true],
     ["recdeck's client", false],
   ])("%s given --parts reads only those parts, as a bridge reading on demand does (the (d) bench's deck: the channel list)", async (_, lean) => {
-    const sim = await startSimulator({ clock: realClock, port: 0, grid: 16 });
-    const poller = spawn(process.execPath, [BARE, '--url', sim.url, '--token', sim.token, ...(lean ? ['--lean'] : []), '--poll-ms', '50', '--slow-ms', '100', '--parts', 'channels,resources'], { stdio: 'ignore' });
-    cleanup.push(async () => {
-      if (poller.exitCode === null && poller.signalCode === null) {
-        poller.kill('SIGTERM');
-        await once(poller, 'exit');
-      }
-      await sim.close();
-    });
+    const sim = await startBare([...(lean ? ['--lean'] : []), '--poll-ms', '50', '--slow-ms', '100', '--parts', 'channels,resources']);
     const made = (operation: string) => readsOf(sim).counts[operation] ?? 0;
     // Past several polls and slow intervals: any other part would have been read by then.
     await until(() => made('listChannels') >= 10 && made('getResources') >= 3, 'the poller to read its parts', 15_000);

@@ -34,10 +34,10 @@ import { randomUUID } from 'node:crypto';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { topicsOf, type CommandMessage } from '../../src/bus/topics.js';
 import { channelState, until, type Panel } from '../support/facility.js';
-import { DEFAULT_POLL_MS, LIVE, LOGINS, rssMb, startInsiders, WAIT_MS, type InsidersRig } from '../support/insiders.js';
+import { DEFAULT_POLL_MS, LIVE, LOGINS, rssMb, useInsiders, WAIT_MS } from '../support/insiders.js';
 
 const MAIN = topicsOf('main');
 // A poll of 1 s in the suite, run's default with RECDECK_INSIDERS_DEFAULT_POLL=1 (see the header).
@@ -52,21 +52,10 @@ const SETTLED_MS = 1000;
 const termOf = (panel: Panel): string => (panel.link as unknown as { lease: { term: string } }).lease.term;
 
 describe('a flood of refused commands on a secure facility', () => {
-  let rig: InsidersRig | null = null;
   let publisher: ChildProcess | null = null;
-  const f = (): InsidersRig => {
-    if (rig === null) throw new Error('the facility has not started');
-    return rig;
-  };
-
-  beforeAll(async () => {
-    rig = await startInsiders(POLL_MS);
-  }, 2 * WAIT_MS);
-
-  afterAll(async () => {
+  const f = useInsiders(POLL_MS, () => {
     if (publisher !== null && publisher.exitCode === null && publisher.signalCode === null) publisher.kill('SIGKILL');
-    await rig?.close();
-  }, WAIT_MS);
+  });
 
   it('30,000 refused commands from a read-only panel: the poller keeps its lease and its memory, the panel stays live, a few lines say it', async () => {
     const { poller, panel, log, members, auditLines, sampler } = f();

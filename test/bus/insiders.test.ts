@@ -14,29 +14,17 @@
 // 4. The dead poller's last messages replayed with its password: the panel goes offline all the same.
 // The tests run in this order on one facility (the last one kills the poller).
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { topicsOf } from '../../src/bus/topics.js';
 import { channelState, connect, until } from '../support/facility.js';
-import { DEFAULT_POLL_MS, LIVE, login, startInsiders, WAIT_MS, type InsidersRig } from '../support/insiders.js';
+import { DEFAULT_POLL_MS, LIVE, login, useInsiders, WAIT_MS } from '../support/insiders.js';
 
 const MAIN = topicsOf('main');
 // As insiders-flood.test.ts: a poll of 1 s in the suite, run's default with RECDECK_INSIDERS_DEFAULT_POLL=1.
 const POLL_MS = process.env['RECDECK_INSIDERS_DEFAULT_POLL'] === '1' ? DEFAULT_POLL_MS : 1000;
 
 describe('insiders with the poller\'s password on a secure facility', () => {
-  let rig: InsidersRig | null = null;
-  const f = (): InsidersRig => {
-    if (rig === null) throw new Error('the facility has not started');
-    return rig;
-  };
-
-  beforeAll(async () => {
-    rig = await startInsiders(POLL_MS);
-  }, 2 * WAIT_MS);
-
-  afterAll(async () => {
-    await rig?.close();
-  }, WAIT_MS);
+  const f = useInsiders(POLL_MS);
 
   it("the poller's broker password used once a second for 8 s: the panel stays live and the poller's log names each login", async () => {
     const { log, panel } = f();

@@ -17,6 +17,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { MqttClient } from 'mqtt';
+import { afterAll, beforeAll } from 'vitest';
 import { BRIDGE_NODE_FLAGS } from '../../src/cli/node-flags.js';
 import { runCommand } from '../../src/cli/run-flags.js';
 import { channelState, generatedFacility, startPanel, startSimulator, until, type Panel } from './facility.js';
@@ -59,6 +60,25 @@ export interface InsidersRig {
   /** Samples the panel's key at every turn of a wait: its state over the wait. */
   sampler: () => { samples: string[]; take: () => void };
   close: () => Promise<void>;
+}
+
+/**
+ * A file's facility, called in its describe: started before its tests, closed after them (`beforeClose`
+ * first: what a test started beside it). The function returned gives it to a test.
+ */
+export function useInsiders(pollMs: number, beforeClose?: () => void): () => InsidersRig {
+  let rig: InsidersRig | null = null;
+  beforeAll(async () => {
+    rig = await startInsiders(pollMs);
+  }, 2 * WAIT_MS);
+  afterAll(async () => {
+    beforeClose?.();
+    await rig?.close();
+  }, WAIT_MS);
+  return () => {
+    if (rig === null) throw new Error('the facility has not started');
+    return rig;
+  };
 }
 
 /** The facility, with the poller at `pollMs` (run's default when it is DEFAULT_POLL_MS) and the panel live from it. */
