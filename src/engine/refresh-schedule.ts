@@ -5,7 +5,7 @@
 import type { Subscription } from 'rxjs';
 import type { EngineTime } from './engine-time.js';
 import type { ControlDefinition } from './surface.js';
-import type { WorkScheduler } from './work-scheduler.js';
+import type { Slice, WorkScheduler } from './work-scheduler.js';
 
 export class RefreshSchedule {
   /** When each control's picture next changes by time alone, as noted when it was last derived. */
@@ -13,12 +13,15 @@ export class RefreshSchedule {
   /** The one timer for the earliest of those moments. */
   private nextChange: { at: number; action: Subscription } | null = null;
 
-  /** `refreshDue` runs as picture work, keyed `due:<surface>`, when the earliest moment has come. */
+  /**
+   * `refreshDue` runs as picture work, keyed `due:<surface>`, when the earliest moment has come; it
+   * derives what its slice has time for and calls `again()` for the rest.
+   */
   constructor(
     private readonly surfaceId: string,
     private readonly time: EngineTime,
     private readonly work: WorkScheduler,
-    private readonly refreshDue: () => void,
+    private readonly refreshDue: (slice: Slice) => void,
   ) {}
 
   /** A control's picture was derived: it next changes by time alone at `changesAt` (null: it does not). */
@@ -43,9 +46,18 @@ export class RefreshSchedule {
     if (earliest === Infinity) return;
     const action = this.time.scheduler.schedule(() => {
       this.nextChange = null;
-      this.work.post('pictures', `due:${this.surfaceId}`, this.refreshDue);
+      this.again();
     }, Math.max(0, earliest - this.time.now()));
     this.nextChange = { at: earliest, action };
+  }
+
+  /**
+   * The due refresh, in line (again: its slice ran out before every due control was derived). What it
+   * derives is what is due when its turn comes: the controls derived already are not, their moment is
+   * noted anew.
+   */
+  again(): void {
+    this.work.post('pictures', `due:${this.surfaceId}`, this.refreshDue);
   }
 
   /** Nothing shown is waited on (stopped, or nobody sees the surface). */

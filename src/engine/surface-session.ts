@@ -29,6 +29,7 @@ import { SessionPictures, type DerivedPicture } from './session-pictures.js';
 import { SurfaceDemand } from './surface-demand.js';
 import type { RecorderGroups } from './recorder-group.js';
 import type { ControlDefinition, Surface } from './surface.js';
+import type { Slice } from './work-scheduler.js';
 
 /** Changes that arrive within this long of each other are drawn together. */
 const COALESCE_MS = 10;
@@ -52,6 +53,8 @@ export class SurfaceSession {
   private refreshScheduled: Subscription | null = null;
   /** A refresh waits in the WorkScheduler's line. */
   private refreshInLine = false;
+  /** The rest of a refresh (its slice ran out) waits in line, under the refresh's key. */
+  private refreshRestInLine = false;
   /**
    * The controls whose picture, when last derived, read a fetched preview or meter: the only ones a
    * fetch can change (everything else a picture is made of refreshes them all when it changes).
@@ -91,7 +94,7 @@ export class SurfaceSession {
       { work: services.work, time: services.time, log: services.log },
     );
     this.pictures = new SessionPictures(surface.controls, services);
-    this.schedule = new RefreshSchedule(surface.id, services.time, services.work, () => this.refreshDue());
+    this.schedule = new RefreshSchedule(surface.id, services.time, services.work, (slice) => this.refreshDue(slice));
     this.demand = new SurfaceDemand(surface.id, services.recorders, services.defaultRecorder);
   }
 
@@ -115,7 +118,7 @@ export class SurfaceSession {
 
   /** Every picture handed to the surface has been drawn (nothing queued, nothing being drawn). */
   get idle(): boolean {
-    return !this.refreshInLine && !this.fetchedInLine && this.painter.idle;
+    return !this.refreshInLine && !this.refreshRestInLine && !this.fetchedInLine && this.painter.idle;
   }
 
   /** The session's state, for tests and diagnostics (read only: it changes only through events). */
@@ -192,6 +195,7 @@ export class SurfaceSession {
     this.services.work.cancel(`refresh:${this.surface.id}`);
     this.services.work.cancel(`fetched:${this.surface.id}`);
     this.refreshInLine = false;
+    this.refreshRestInLine = false;
     this.fetchedInLine = false;
     this.subscription?.unsubscribe();
     this.subscription = null;
@@ -311,39 +315,62 @@ export class SurfaceSession {
   /**
    * Derives every control's picture again (something they are made of changed) and shows what differs:
    * picture work, in line on the WorkScheduler (one refresh waits at most; it derives from what is then).
+   * It derives what its slice has time for; the rest waits in line under the same key, where a newer
+   * refresh takes its place (and derives them all).
    */
   refresh(): void {
     if (this.stopped) return;
     this.refreshInLine = true;
-    this.services.work.post('pictures', `refresh:${this.surface.id}`, () => {
+    this.refreshRestInLine = false;
+    this.services.work.post('pictures', `refresh:${this.surface.id}`, (slice) => {
       this.refreshInLine = false;
-      this.refreshNow();
+      this.refreshNow(slice);
     });
   }
 
-  private refreshNow(): void {
+  private refreshNow(slice: Slice): void {
     if (this.stopped) return;
     if (!this.watched) {
       this.schedule.forget();
       this.demand.forget();
       return;
     }
-    this.showPictures(this.surface.controls);
     this.demand.update(this.pageInFront(), this.state.selectedChannel, this.groups, this.profile.dialogPage !== undefined);
+    this.refreshRest(this.surface.controls, slice, false);
+  }
+
+  /** Part of a refresh: what the slice has time for now, the rest in line (nothing changed meanwhile, or a newer refresh took its place). */
+  private refreshRest(controls: readonly ControlDefinition[], slice: Slice, isRest = true): void {
+    const rest = this.showPictures(controls, slice, isRest);
+    if (rest.length === 0) return;
+    this.refreshRestInLine = true;
+    this.services.work.post('pictures', `refresh:${this.surface.id}`, (next) => {
+      this.refreshRestInLine = false;
+      if (!this.stopped && this.watched) this.refreshRest(rest, next);
+    });
   }
 
   /**
    * A fetched preview or meter read came: the pictures that read one are derived again, as picture work
-   * (nothing, when a whole refresh waits in line: it derives them all).
+   * (nothing, when a whole refresh waits in line: it derives them all), as many as the slice has time for
+   * at a time.
    */
   private refreshFetched(): void {
     if (this.stopped || this.refreshInLine || this.readsFetched.size === 0) return;
+    this.fetchedRest(null);
+  }
+
+  /** The controls that read a fetch (null: all of them, when the turn comes), or the rest of them. */
+  private fetchedRest(controls: readonly ControlDefinition[] | null): void {
     this.fetchedInLine = true;
-    this.services.work.post('pictures', `fetched:${this.surface.id}`, () => {
+    // A newer fetch's refresh takes the place of a rest in line: it derives them all.
+    this.services.work.post('pictures', `fetched:${this.surface.id}`, (slice) => {
       this.fetchedInLine = false;
       if (this.stopped || !this.watched || this.refreshInLine) return;
-      const controls = this.surface.controls.filter((control) => this.readsFetched.has(control.id));
-      if (controls.length > 0) this.showPictures(controls);
+      const toShow = controls ?? this.surface.controls.filter((control) => this.readsFetched.has(control.id));
+      if (toShow.length === 0) return;
+      const rest = this.showPictures(toShow, slice, controls !== null);
+      if (rest.length > 0) this.fetchedRest(rest);
     });
   }
 
@@ -351,28 +378,35 @@ export class SurfaceSession {
    * Derives again the pictures whose moment to change by time alone has come. Nothing else changed since
    * the others were derived: every change of what pictures are made of refreshes them all.
    */
-  private refreshDue(): void {
+  private refreshDue(slice: Slice): void {
     if (this.stopped) return;
     const due = this.schedule.due(this.surface.controls);
     // A timer may fire a moment early by the wall clock: it is set again for what is still to come.
     if (due.length === 0) this.schedule.schedule();
-    else this.showPictures(due);
+    // The slice ran out: the rest are still due (the ones derived are noted anew), in line again.
+    else if (this.showPictures(due, slice, false).length > 0) this.schedule.again();
   }
 
-  private showPictures(controls: readonly ControlDefinition[]): void {
-    this.stats.refreshes++;
-    this.stats.pictures += controls.length;
-    for (const [id, { picture, changesAt, readsFetched }] of this.computePictures(controls)) {
+  /**
+   * Derives the controls' pictures in order, as many as the slice has time for (at least one), and shows
+   * them; returns the controls not derived yet. `isRest`: the rest of a refresh counted already.
+   */
+  private showPictures(controls: readonly ControlDefinition[], slice: Slice, isRest: boolean): readonly ControlDefinition[] {
+    const derived = this.computePictures(controls, () => slice.spent());
+    if (!isRest) this.stats.refreshes++;
+    this.stats.pictures += derived.size;
+    for (const [id, { picture, changesAt, readsFetched }] of derived) {
       this.painter.show(id, picture);
       this.schedule.note(id, changesAt);
       if (readsFetched) this.readsFetched.add(id);
       else this.readsFetched.delete(id);
     }
     this.schedule.schedule();
+    return derived.size < controls.length ? controls.slice(derived.size) : [];
   }
 
-  private computePictures(controls: readonly ControlDefinition[]): Map<string, DerivedPicture> {
-    return this.pictures.derive(controls, { profile: this.profile, state: this.state, page: this.pageInFront(), groups: this.groups, marksSelection: this.marksSelection });
+  private computePictures(controls: readonly ControlDefinition[], spent?: () => boolean): Map<string, DerivedPicture> {
+    return this.pictures.derive(controls, { profile: this.profile, state: this.state, page: this.pageInFront(), groups: this.groups, marksSelection: this.marksSelection }, spent);
   }
 
   private pageInFront() {

@@ -35,7 +35,12 @@ export interface Slice {
 export type Work = (slice: Slice) => void | Promise<void>;
 
 export interface WorkSchedulerOptions {
-  /** A slice's budget, ms on the clock (default 2): the longest picture work runs before I/O is read again. */
+  /**
+   * A slice's budget, ms on the clock (default 1): the longest picture work runs before I/O is read again.
+   * Wall time, which is never less than the thread's CPU time: under a quota or a loaded machine a slice
+   * ends sooner in CPU terms, never later. 1 ms, not 2: under a 15 % quota (1.5 ms of CPU per 10 ms
+   * period) a 2 ms slice was a whole period held and more (bench (i), docs/performance.md, 2026-11-28).
+   */
   sliceMs?: number;
   /** A task that threw (or rejected): said, and the work goes on. */
   onError: (priority: WorkPriority, error: unknown) => void;
@@ -74,7 +79,7 @@ export class WorkScheduler {
     private readonly time: EngineTime,
     private readonly options: WorkSchedulerOptions,
   ) {
-    this.sliceMs = options.sliceMs ?? 2;
+    this.sliceMs = options.sliceMs ?? 1;
     this.windowStart = time.precise();
   }
 
