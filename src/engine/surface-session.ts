@@ -56,6 +56,15 @@ export class SurfaceSession {
   /** The rest of a refresh (its slice ran out) waits in line, under the refresh's key. */
   private refreshRestInLine = false;
   /**
+   * The controls a refresh cut short (its slice ran out) has not derived yet, and likewise for a fetch's
+   * refresh. A newer refresh takes the rest's place in line but derives these first: under a steady
+   * stream of changes (a poll's answers come 12 a second) on a loaded machine, where a slice has time for
+   * only a few controls, a refresh begun again from the first control at each change never reached the
+   * last ones (a Satellite deck of 15 keys not all drawn, beside a second suite).
+   */
+  private refreshLeft: readonly ControlDefinition[] = [];
+  private fetchedLeft: readonly ControlDefinition[] = [];
+  /**
    * The controls whose picture, when last derived, read a fetched preview or meter: the only ones a
    * fetch can change (everything else a picture is made of refreshes them all when it changes).
    */
@@ -197,6 +206,8 @@ export class SurfaceSession {
     this.refreshInLine = false;
     this.refreshRestInLine = false;
     this.fetchedInLine = false;
+    this.refreshLeft = [];
+    this.fetchedLeft = [];
     this.subscription?.unsubscribe();
     this.subscription = null;
     this.painter.stop(); // renderings still under way are not handed over
@@ -333,15 +344,17 @@ export class SurfaceSession {
     if (!this.watched) {
       this.schedule.forget();
       this.demand.forget();
+      this.refreshLeft = [];
       return;
     }
     this.demand.update(this.pageInFront(), this.state.selectedChannel, this.groups, this.profile.dialogPage !== undefined);
-    this.refreshRest(this.surface.controls, slice, false);
+    this.refreshRest(leftFirst(this.refreshLeft, this.surface.controls), slice, false);
   }
 
   /** Part of a refresh: what the slice has time for now, the rest in line (nothing changed meanwhile, or a newer refresh took its place). */
   private refreshRest(controls: readonly ControlDefinition[], slice: Slice, isRest = true): void {
     const rest = this.showPictures(controls, slice, isRest);
+    this.refreshLeft = rest;
     if (rest.length === 0) return;
     this.refreshRestInLine = true;
     this.services.work.post('pictures', `refresh:${this.surface.id}`, (next) => {
@@ -367,9 +380,10 @@ export class SurfaceSession {
     this.services.work.post('pictures', `fetched:${this.surface.id}`, (slice) => {
       this.fetchedInLine = false;
       if (this.stopped || !this.watched || this.refreshInLine) return;
-      const toShow = controls ?? this.surface.controls.filter((control) => this.readsFetched.has(control.id));
+      const toShow = controls ?? leftFirst(this.fetchedLeft, this.surface.controls.filter((control) => this.readsFetched.has(control.id)));
       if (toShow.length === 0) return;
       const rest = this.showPictures(toShow, slice, controls !== null);
+      this.fetchedLeft = rest;
       if (rest.length > 0) this.fetchedRest(rest);
     });
   }
@@ -416,4 +430,13 @@ export class SurfaceSession {
   private bindingInFront(control: string): Binding | undefined {
     return bindingOn(this.pageInFront(), control, this.controls);
   }
+}
+
+/** `controls` in an order that puts those `left` (by a refresh cut short) first, each once. */
+function leftFirst(left: readonly ControlDefinition[], controls: readonly ControlDefinition[]): readonly ControlDefinition[] {
+  if (left.length === 0) return controls;
+  const ids = new Set(controls.map((control) => control.id));
+  const first = left.filter((control) => ids.has(control.id));
+  const firstIds = new Set(first.map((control) => control.id));
+  return [...first, ...controls.filter((control) => !firstIds.has(control.id))];
 }

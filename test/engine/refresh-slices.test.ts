@@ -49,10 +49,11 @@ class CostlyLink implements RecorderLink {
   constructor(
     private readonly time: WorkTime,
     private current: RecorderState,
+    private readonly readMs = READ_MS,
   ) {}
 
   get state(): RecorderState {
-    this.time.spend(READ_MS);
+    this.time.spend(this.readMs);
     return this.current;
   }
 
@@ -89,9 +90,9 @@ function recorderWith(time: WorkTime, recording: ReadonlySet<number>): RecorderS
   return { ...initialRecorderState('main', 250, 5000), channels, lastGoodAt: now, readAt: { channels: now, sync: now, dialog: now, sources: now, resources: now, schedule: now, conversion: now } };
 }
 
-function setUp() {
+function setUp(readMs = READ_MS) {
   const time = new WorkTime();
-  const link = new CostlyLink(time, recorderWith(time, new Set([0, 1, 2])));
+  const link = new CostlyLink(time, recorderWith(time, new Set([0, 1, 2])), readMs);
   const work = new WorkScheduler(time, {
     sliceMs: SLICE_MS,
     onError: (_priority, error) => {
@@ -170,6 +171,26 @@ describe("a session's refresh in slices", () => {
       (session.describeControls()[10]?.picture as Picture & { state?: string }).state,
       (session.describeControls()[26]?.picture as Picture & { state?: string }).state,
     ]);
+    session.stop();
+  });
+
+  it('a steady stream of changes, each before a refresh can finish: no key waits for ever (what a cut-short refresh left goes first in the next)', async () => {
+    // A read costs 2 ms here, so a whole refresh (32 keys) is 64-128 ms of work, and a change comes every
+    // 10 ms: a refresh that began again from the first key at each change would never reach the last
+    // ones (seen as a Satellite deck of 15 keys never all drawn beside a second suite).
+    const { time, link, session, surface, drain, wrong } = setUp(2);
+    session.start();
+    for (let i = 0; i < 48; i++) {
+      link.set(recorderWith(time, new Set([i % 16])));
+      time.advance(10); // the session's coalescing: a new refresh takes the place of the rest in line
+      await settle(() => true, 'the renderings');
+      time.turn();
+      await settle(() => true, 'the renderings');
+    }
+    // While the changes still come, every key has been drawn.
+    expect([...surface.images.keys()].length).toBe(KEYS);
+    await drain();
+    expect(wrong()).toEqual([]);
     session.stop();
   });
 
