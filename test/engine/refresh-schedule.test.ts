@@ -18,14 +18,13 @@
 // millisecond: at each one, what is shown is what a derivation afresh shows, and the session derives
 // exactly the pictures that differ from the millisecond before (none when none does): no change is
 // missed, and no refresh is made that a picture's own next change did not ask for.
-import { Subject } from 'rxjs';
 import { describe, expect, it } from 'vitest';
 import type { Channel } from '../../src/api/channel.js';
 import { DEFAULT_DISK_TIME, DiskTimes } from '../../src/engine/disk-time.js';
 import { DurationClock } from '../../src/engine/duration-clock.js';
 import { samePicture, type Picture } from '../../src/engine/picture.js';
 import { RecorderExtras } from '../../src/engine/recorder-extras.js';
-import type { CallResult, RecorderLink } from '../../src/engine/recorder-link.js';
+import type { CallResult } from '../../src/engine/recorder-link.js';
 import { initialRecorderState, type RecorderState } from '../../src/engine/recorder-state.js';
 import type { PictureRenderer, SessionServices } from '../../src/engine/session-services.js';
 import { WorkScheduler } from '../../src/engine/work-scheduler.js';
@@ -37,6 +36,7 @@ import { MemorySurface } from '../../src/surfaces/memory/memory-surface.js';
 import { parseTestProfile } from '../support/bridge.js';
 import { channelOf } from '../support/channels.js';
 import { VirtualTime, settle } from '../support/virtual-time.js';
+import { WrittenStateLink } from '../support/written-state-link.js';
 
 const POLL_MS = 250;
 const TICK_MS = 10;
@@ -85,28 +85,7 @@ const TAPPED = ['key0', 'key1', 'key2', 'key5', 'key8', 'key10', 'key18', 'key18
 const HELD = ['key3', 'key4', 'key5', 'key19'];
 
 /** A recorder link whose state the test writes; commands fail with a long reason, source reads answer at once. */
-class TestLink implements RecorderLink {
-  readonly name = 'main';
-  readonly address = 'memory';
-  private readonly states = new Subject<RecorderState>();
-  readonly state$ = this.states.asObservable();
-
-  constructor(public state: RecorderState) {}
-
-  set(state: RecorderState): void {
-    this.state = state;
-    this.states.next(state);
-  }
-
-  start(): void {}
-  stop(): void {}
-  refresh(): void {}
-  nextReadNumber(): number {
-    return Number.MAX_SAFE_INTEGER;
-  }
-  observe(): () => void {
-    return () => undefined;
-  }
+class TestLink extends WrittenStateLink {
   call<C extends ClientCall>(call: C): Promise<CallResult<C>> {
     if (call.method === 'getSource') {
       const name = SOURCES[call.args[0] as number] ?? '';

@@ -6,14 +6,13 @@
 // 32 channel keys costs 8 ms. What is checked: no turn runs more than the budget and one control's
 // derivation; every key ends showing what a derivation afresh shows, also when the state changes while
 // the rest of a refresh waits; and a press in the middle is handled in its own turn, at once.
-import { Subject } from 'rxjs';
 import { describe, expect, it } from 'vitest';
 import type { ClientCall } from '../../src/engine/command-plan.js';
 import { DEFAULT_DISK_TIME, DiskTimes } from '../../src/engine/disk-time.js';
 import { DurationClock } from '../../src/engine/duration-clock.js';
 import { samePicture, type Picture } from '../../src/engine/picture.js';
 import { RecorderExtras } from '../../src/engine/recorder-extras.js';
-import type { CallResult, RecorderLink } from '../../src/engine/recorder-link.js';
+import type { CallResult } from '../../src/engine/recorder-link.js';
 import { initialRecorderState, type RecorderState } from '../../src/engine/recorder-state.js';
 import type { PictureRenderer, SessionServices } from '../../src/engine/session-services.js';
 import { SurfaceSession } from '../../src/engine/surface-session.js';
@@ -24,6 +23,7 @@ import { parseTestProfile } from '../support/bridge.js';
 import { channelOf } from '../support/channels.js';
 import { settle } from '../support/virtual-time.js';
 import { WorkTime } from '../support/work-time.js';
+import { WrittenStateLink } from '../support/written-state-link.js';
 
 const READ_MS = 0.25;
 const SLICE_MS = 1;
@@ -39,38 +39,22 @@ ${Array.from({ length: KEYS }, (_, i) => `      key${i}: { show: { channel: ${(i
 `;
 
 /** A recorder whose state costs READ_MS of work each time a picture reads it; commands are counted. */
-class CostlyLink implements RecorderLink {
-  readonly name = 'main';
-  readonly address = 'memory';
-  private readonly states = new Subject<RecorderState>();
-  readonly state$ = this.states.asObservable();
+class CostlyLink extends WrittenStateLink {
   readonly calls: string[] = [];
 
   constructor(
     private readonly time: WorkTime,
-    private current: RecorderState,
+    state: RecorderState,
     private readonly readMs = READ_MS,
-  ) {}
+  ) {
+    super(state);
+  }
 
-  get state(): RecorderState {
+  override get state(): RecorderState {
     this.time.spend(this.readMs);
     return this.current;
   }
 
-  set(state: RecorderState): void {
-    this.current = state;
-    this.states.next(state);
-  }
-
-  start(): void {}
-  stop(): void {}
-  refresh(): void {}
-  nextReadNumber(): number {
-    return Number.MAX_SAFE_INTEGER;
-  }
-  observe(): () => void {
-    return () => undefined;
-  }
   call<C extends ClientCall>(call: C): Promise<CallResult<C>> {
     this.calls.push(call.method);
     return Promise.resolve(undefined as CallResult<C>);
