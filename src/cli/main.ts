@@ -7,11 +7,18 @@ import { HELP_WIDTH, helpText, usageLine, wrap, type CommandSpec } from './flags
 import { CALL_V8_FLAGS } from './node-flags.js';
 import { UsageError } from './usage-error.js';
 
+/** What a command does with its arguments; resolves to the exit status where it is not simply 0 (a check that found problems). */
+type Run = (args: string[]) => Promise<void | number>;
+
 /** A command's two halves, each imported only when needed: its spec (help, usage, the overview) and its work. */
 interface Command {
   spec: () => Promise<CommandSpec>;
-  /** Resolves to the exit status where it is not simply 0 (a check that found problems). */
-  run: () => Promise<(args: string[]) => Promise<void | number>>;
+  run: () => Promise<Run>;
+}
+
+/** A command whose spec and work are in one module. */
+function inOneModule<M>(load: () => Promise<M>, spec: (module: M) => CommandSpec, run: (module: M) => Run): Command {
+  return { spec: async () => spec(await load()), run: async () => run(await load()) };
 }
 
 // Each command's module is imported only when that command runs (or its help is asked for): loading
@@ -22,15 +29,15 @@ interface Command {
 // browserspeed engineer at load ~20).
 const commands: Record<string, Command> = {
   run: { spec: async () => (await import('./run-flags.js')).runCommand, run: async () => (await import('./run.js')).run },
-  simulate: { spec: async () => (await import('./simulate.js')).simulateCommand, run: async () => (await import('./simulate.js')).simulate },
-  devices: { spec: async () => (await import('./devices.js')).devicesCommand, run: async () => { const m = await import('./devices.js'); return (args) => m.devices(args); } },
-  'setup-udev': { spec: async () => (await import('./setup-udev.js')).setupUdevCommand, run: async () => { const m = await import('./setup-udev.js'); return (args) => m.setupUdev(args); } },
+  simulate: inOneModule(() => import('./simulate.js'), (m) => m.simulateCommand, (m) => m.simulate),
+  devices: inOneModule(() => import('./devices.js'), (m) => m.devicesCommand, (m) => (args) => m.devices(args)),
+  'setup-udev': inOneModule(() => import('./setup-udev.js'), (m) => m.setupUdevCommand, (m) => (args) => m.setupUdev(args)),
   // call prints its own help: the flags and every operation.
-  call: { spec: async () => (await import('./call.js')).callCommand, run: async () => { const m = await import('./call.js'); return (args) => m.call(args); } },
-  watch: { spec: async () => (await import('./watch.js')).watchCommand, run: async () => { const m = await import('./watch.js'); return (args) => m.watch(args); } },
-  bus: { spec: async () => (await import('./bus-keys.js')).busKeygenCommand, run: async () => { const m = await import('./bus-keys.js'); return (args) => m.bus(args); } },
-  service: { spec: async () => (await import('./service.js')).serviceCommand, run: async () => { const m = await import('./service.js'); return (args) => m.service(args); } },
-  profiles: { spec: async () => (await import('./profiles-check.js')).profilesCheckCommand, run: async () => { const m = await import('./profiles-check.js'); return (args) => m.profiles(args); } },
+  call: inOneModule(() => import('./call.js'), (m) => m.callCommand, (m) => (args) => m.call(args)),
+  watch: inOneModule(() => import('./watch.js'), (m) => m.watchCommand, (m) => (args) => m.watch(args)),
+  bus: inOneModule(() => import('./bus-keys.js'), (m) => m.busKeygenCommand, (m) => (args) => m.bus(args)),
+  service: inOneModule(() => import('./service.js'), (m) => m.serviceCommand, (m) => (args) => m.service(args)),
+  profiles: inOneModule(() => import('./profiles-check.js'), (m) => m.profilesCheckCommand, (m) => (args) => m.profiles(args)),
 };
 
 /** The version in package.json (two folders up from both src/cli and dist/cli). */

@@ -11,16 +11,7 @@ import { interval } from 'rxjs';
 import type { Picture } from '../../src/engine/picture.js';
 import { PREVIEW_SLOWEST } from '../../src/engine/picture-pace.js';
 import { startBridgeFixture, type BridgeFixture } from '../support/bridge.js';
-import { VirtualTime } from '../support/virtual-time.js';
-
-/** Virtual time whose precise timer also moves by the CPU that work is said to have spent (as WorkTime). */
-class LoadedTime extends VirtualTime {
-  private spentMs = 0;
-  override readonly precise = (): number => this.scheduler.frame + this.spentMs;
-  spend(ms: number): void {
-    this.spentMs += ms;
-  }
-}
+import { WorkTime } from '../support/work-time.js';
 
 let f: BridgeFixture | null = null;
 afterEach(async () => {
@@ -32,7 +23,7 @@ const THUMBNAIL_MS = 500; // the fixture's
 
 describe('previews at the pace the bridge can afford', () => {
   it('a busy picture line spaces the previews out, the polls keep their pace, and a calm one brings the previews back', async () => {
-    const time = new LoadedTime();
+    const time = new WorkTime();
     f = await startBridgeFixture({
       time,
       profile: `
