@@ -29,6 +29,7 @@ import { holdsAt, initialLease, leaseTransition, leaseWakeAt, type LeaseEffect, 
 import { admit, MemberRates, type Refusal } from './admission.js';
 import { COOL_DOWN_MS, LEASE_TTL_POLLS, MAX_PAYLOAD_BYTES, REFRESH_RATE, REFUSAL_SUMMARY_MS } from './limits.js';
 import { RefusalReport, type RefusalDetail } from './refusal-report.js';
+import { MemberLines } from './member-lines.js';
 import { RecentCommands } from './recent-commands.js';
 import { TokenBucket } from './token-bucket.js';
 import { WorkSlices } from './work-slices.js';
@@ -110,6 +111,8 @@ export class BusPoller implements RecorderLink {
   private readonly leaseMqtt: MqttClient;
   private readonly active = new BehaviorSubject(false);
   private readonly recent = new RecentCommands<Promise<ReplyMessage>>();
+  /** Each member's reads, and its writes, run one after another (member-lines.ts). */
+  private readonly lines = new MemberLines();
   private readonly refreshBuckets = new Map<string, TokenBucket>();
   private readonly rates = new MemberRates(MAX_RATED_MEMBERS);
   private readonly refusals: RefusalReport;
@@ -536,23 +539,31 @@ export class BusPoller implements RecorderLink {
     };
     // Refused here, after admission: as many as the member's rate lets through, so each is audited (a copy sent again after a failover, a lapse).
     const refuse = (why: string) => finish({ id, ok: false, sent: false, error: `"${this.id}" refused it: ${why}` }, 'refused');
-    const now = this.time.now();
-    if (!holdsAt(this.lease, this.settings, now)) return refuse(`it no longer holds the lease it was sent under (${this.lease.seen?.holder === this.id ? 'no renewal came back in time' : `"${this.lease.seen?.holder ?? '?'}" holds it now`})`);
-    if (command.term !== this.lease.own?.term) return refuse("it was sent under another poller's lease term (the poller changed since)");
-    // The lease and the deadline last, on the clock read now: nothing is awaited from here until the
-    // request is handed to the recorder client (which sends it within its own time limit, or never).
-    const sendAt = this.time.now();
-    if (!holdsAt(this.lease, this.settings, sendAt)) return refuse('its lease has lapsed (no renewal came back in time)');
-    if (sendAt >= command.deadline) return refuse(`it arrived ${sendAt - command.deadline} ms after its deadline`);
-    requestAfterMs = this.time.precise() - arrived.precise;
-    try {
-      const value: unknown = await (this.commandLink ?? this.polling).call(call); // issue 36: commandLink
-      const readsAfter = Object.fromEntries(PARTS.map((part) => [part, this.polling.nextReadNumber(part)])) as Record<StatePart, number>;
-      const response: z.ZodType = operation.response;
-      return finish({ id, ok: true, ...(value === undefined ? {} : { value: z.encode(response, value) }), readsAfter }, 'ok');
-    } catch (error) {
-      const serviceMessage = (error as { serviceMessage?: string }).serviceMessage;
-      return finish({ id, ok: false, sent: true, error: messageOf(error), ...(serviceMessage === undefined ? {} : { serviceMessage }) }, 'failed');
-    }
+    // Its turn in the member's line for its kind (member-lines.ts): another member's commands never wait
+    // behind this member's burst, and its own run in the order admitted. Everything below is checked at the turn.
+    return this.lines.inTurn(from, operation.method === 'GET' ? 'reads' : 'writes', async () => {
+      const now = this.time.now();
+      if (!holdsAt(this.lease, this.settings, now)) return refuse(`it no longer holds the lease it was sent under (${this.lease.seen?.holder === this.id ? 'no renewal came back in time' : `"${this.lease.seen?.holder ?? '?'}" holds it now`})`);
+      if (command.term !== this.lease.own?.term) return refuse("it was sent under another poller's lease term (the poller changed since)");
+      // The lease and the deadline last, on the clock read now: nothing is awaited from here until the
+      // request is handed to the recorder client (which sends it within its own time limit, or never).
+      const sendAt = this.time.now();
+      if (!holdsAt(this.lease, this.settings, sendAt)) return refuse('its lease has lapsed (no renewal came back in time)');
+      if (sendAt >= command.deadline) {
+        // Past it when read (a loaded poller reads late), or only after waiting in the member's line.
+        const late = arrived.wall >= command.deadline ? `it arrived ${arrived.wall - command.deadline} ms after its deadline` : `its turn came ${sendAt - command.deadline} ms after its deadline (it waited ${sendAt - arrived.wall} ms behind ${from}'s earlier ${operation.method === 'GET' ? 'reads' : 'writes'})`;
+        return refuse(late);
+      }
+      requestAfterMs = this.time.precise() - arrived.precise;
+      try {
+        const value: unknown = await (this.commandLink ?? this.polling).call(call); // issue 36: commandLink
+        const readsAfter = Object.fromEntries(PARTS.map((part) => [part, this.polling.nextReadNumber(part)])) as Record<StatePart, number>;
+        const response: z.ZodType = operation.response;
+        return finish({ id, ok: true, ...(value === undefined ? {} : { value: z.encode(response, value) }), readsAfter }, 'ok');
+      } catch (error) {
+        const serviceMessage = (error as { serviceMessage?: string }).serviceMessage;
+        return finish({ id, ok: false, sent: true, error: messageOf(error), ...(serviceMessage === undefined ? {} : { serviceMessage }) }, 'failed');
+      }
+    });
   }
 }
