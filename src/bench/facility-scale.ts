@@ -277,12 +277,17 @@ export function splitOf(images: readonly Image[]): HopSplit[] {
     if (hops === undefined || hops.renderCalled === undefined || hops.rendered === undefined) return [];
     const first = firstIn.get(`${pid}/${hops.read}/${hops.readNumber}`) as number;
     const parts = [hops.read - t0, hops.sent - hops.read, first - hops.sent, hops.arrived - first, hops.believed - hops.arrived, hops.renderCalled - hops.believed, hops.rendered - hops.renderCalled, at - hops.rendered];
-    return [{ total: at - t0, parts }];
+    return [{ total: at - t0, parts, sharpCalls: hops.sharpCalls }];
   });
   const sorted = [...rows].sort((a, b) => a.total - b.total);
+  // The slowest 1 % one by one, on stderr: which hops, and whether its render called sharp.
+  for (const row of sorted.slice(Math.floor(0.99 * sorted.length))) process.stderr.write(`(j) slow image ${row.total.toFixed(0)} ms: ${row.parts.map((p, i) => `${HOPS[i]} ${p.toFixed(0)}`).join(', ')}; sharp calls ${row.sharpCalls}\n`);
   const from = (p: number) => sorted.slice(Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length)));
   const [over50, over95, over99] = [from(50), from(95), from(99)];
   const meanOf = (set: typeof rows, i: number) => mean(set.map((r) => r.parts[i] as number));
+  const sharp = rows.filter((r) => (r.sharpCalls ?? 0) > 0).length;
+  const sharpInTail = over99.filter((r) => (r.sharpCalls ?? 0) > 0).length;
+  process.stderr.write(`(j) images whose render called sharp: ${sharp} of ${rows.length}; in the slowest 1 %: ${sharpInTail} of ${over99.length}\n`);
   return [
     ...HOPS.map((hop, i) => ({ hop, p50: percentile(rows.map((r) => r.parts[i] as number), 50), p99: percentile(rows.map((r) => r.parts[i] as number), 99), meanOverP50: meanOf(over50, i), meanOverP95: meanOf(over95, i), meanOverP99: meanOf(over99, i) })),
     { hop: `whole (${rows.length} of ${images.length} images stamped)`, p50: percentile(rows.map((r) => r.total), 50), p99: percentile(rows.map((r) => r.total), 99), meanOverP50: mean(over50.map((r) => r.total)), meanOverP95: mean(over95.map((r) => r.total)), meanOverP99: mean(over99.map((r) => r.total)) },

@@ -90,7 +90,14 @@ for (const [i, [panel, recorder]] of members.entries()) {
       const hop = picture.kind === 'channel' ? hops.get((picture as ChannelPicture).channel - 1) : undefined;
       if (hop !== undefined && hop.renderCalled === undefined) {
         hop.renderCalled = preciseNow();
-        void made.then(() => (hop.rendered ??= preciseNow()), () => undefined);
+        const before = inner.stats.renders;
+        void made.then(
+          () => {
+            hop.rendered ??= preciseNow();
+            hop.sharpCalls ??= inner.stats.renders - before;
+          },
+          () => undefined,
+        );
       }
       return made;
     };
@@ -171,4 +178,6 @@ export interface Hops {
   /** The key's new picture handed to the renderer, and its image back. */
   renderCalled?: number;
   rendered?: number;
+  /** sharp calls this panel's renderer made meanwhile (a tile base or glyph atlas not yet cached), 0 for a cached or painted image. */
+  sharpCalls?: number;
 }
