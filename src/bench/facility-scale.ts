@@ -18,6 +18,7 @@ import { generatedFacilityOf, startPollerRun } from './bus.js';
 import { startBenchBridge } from './harness.js';
 import { startSimulators } from './floor-poller.js';
 import type { ShownState } from './key-frames.js';
+import type { Hops } from './panels-child.js';
 import { LeanHttp } from './lean-http.js';
 import { measureWhile, type ProcessCost } from './proc.js';
 import { cancellableSleep, mean, percentile, preciseNow, sleep } from './stats.js';
@@ -43,7 +44,32 @@ export interface FacilityScale {
   panelProcessCosts: ProcessCost[];
   /** The panels' processes' RSS beyond what each held before its first panel, per panel. */
   mbPerPanel: number;
+  /** Where each image's time went, hop by hop (HOPS): each hop's p50 and p99 alone, and its mean over the slowest images. */
+  split: HopSplit[];
+  /** The panels' processes' event loops while the changes were measured: delay p99 and max, GC pauses. */
+  panelLoops: { delayP99Ms: number; delayMaxMs: number; gcSharePercent: number; gcMaxMs: number };
 }
+
+/** One hop of a change on its way to a panel's key, over the images measured. */
+export interface HopSplit {
+  hop: string;
+  p50: number;
+  p99: number;
+  /** Its mean over the images at or above the p50 of the whole, and over the slowest 5 % and 1 %. */
+  meanOverP50: number;
+  meanOverP95: number;
+  meanOverP99: number;
+}
+
+/**
+ * The hops, from the timestamps a panels' process sends with each image (panels-child.ts, Hops): the
+ * change made in the recorder (t0, just before the PUT) to the poller's read that saw it answered (the
+ * wait for the next poll, by design, and the read itself); that read to its publication (signed); the
+ * publication to the first panel of the process having it (the broker, the socket, the process's own
+ * backlog); that to this panel having it (behind the process's other panels); the check and parse; the
+ * session's derivation until the key's picture goes to the renderer; the render; the image to the surface.
+ */
+export const HOPS = ['poll and read', 'poller publishes', 'broker to the process', 'behind its other panels', 'check and parse', 'derivation', 'render', 'to the surface'] as const;
 
 const PANELS_CHILD = fileURLToPath(new URL('./panels-child.js', import.meta.url));
 const TOKEN = 'perm:00000000-0000-4000-8000-000facility';
@@ -56,10 +82,22 @@ interface PanelLine {
   control: string;
   state: ShownState;
   at: number;
+  pid: number;
+  hops?: Hops;
+}
+
+interface LoopLine {
+  pid: number;
+  from: number;
+  to: number;
+  delayP99Ms: number;
+  delayMaxMs: number;
+  gcMs: number;
+  gcMaxMs: number;
 }
 
 /** A panels' process: its lines, the moment it said all its panels are live, and what it held before the first. */
-async function startPanels(brokerUrl: string, folder: string, pollMs: number, members: ReadonlyArray<[panel: string, recorder: string]>, seen: (line: PanelLine) => void, children: ChildProcess[]): Promise<{ child: ChildProcess; baseRssMb: number }> {
+async function startPanels(brokerUrl: string, folder: string, pollMs: number, members: ReadonlyArray<[panel: string, recorder: string]>, seen: (line: PanelLine) => void, looked: (line: LoopLine) => void, children: ChildProcess[]): Promise<{ child: ChildProcess; baseRssMb: number }> {
   // RECDECK_BENCH_PANELS_CPU_PROF=DIR: each panels' process writes a CPU profile there as it exits.
   const profile = process.env.RECDECK_BENCH_PANELS_CPU_PROF;
   const child = spawn(process.execPath, [...BRIDGE_NODE_FLAGS, ...(profile ? ['--cpu-prof', `--cpu-prof-dir=${profile}`] : []), PANELS_CHILD, '--broker', brokerUrl, '--folder', folder, '--poll-ms', String(pollMs), ...members.map(([p, r]) => `${p}=${r}`)], { stdio: ['ignore', 'pipe', 'inherit'] });
@@ -67,8 +105,9 @@ async function startPanels(brokerUrl: string, folder: string, pollMs: number, me
   const lines = createInterface({ input: child.stdout as NodeJS.ReadableStream });
   const live = new Promise<number>((resolve, reject) => {
     lines.on('line', (text) => {
-      const line = JSON.parse(text) as PanelLine | { live: true; baseRssMb: number };
+      const line = JSON.parse(text) as PanelLine | { live: true; baseRssMb: number } | { loop: LoopLine };
       if ('live' in line) resolve(line.baseRssMb);
+      else if ('loop' in line) looked(line.loop);
       else seen(line);
     });
     child.once('exit', (code) => reject(new Error(`a panels' process exited (${code}) before its panels were live`)));
@@ -129,12 +168,20 @@ export async function measureFacilityScale(panelCount: number, processCount: num
 
     // Each panel's latest state per key, and whoever waits on it.
     const recorderOf = (i: number) => recorders[i % recorders.length] as string;
-    let waiting: { recorder: string; control: string; state: ShownState; t0: number; times: Map<string, number> } | null = null;
+    let waiting: { recorder: string; control: string; state: ShownState; t0: number; times: Map<string, number>; images: Image[] } | null = null;
     const seen = (line: PanelLine) => {
-      if (waiting && line.recorder === waiting.recorder && line.control === waiting.control && line.state === waiting.state && line.at >= waiting.t0) waiting.times.set(line.panel, line.at - waiting.t0);
+      if (!waiting || line.recorder !== waiting.recorder || line.control !== waiting.control || line.state !== waiting.state || line.at < waiting.t0) return;
+      waiting.times.set(line.panel, line.at - waiting.t0);
+      waiting.images.push({ t0: waiting.t0, at: line.at, pid: line.pid, hops: line.hops });
     };
+    const loops: LoopLine[] = [];
+    let measuring: { from: number; to: number } | null = null;
+    const looked = (line: LoopLine) => {
+      if (measuring !== null && line.from >= measuring.from) loops.push(line);
+    };
+    const images: Image[] = [];
     const groups = Array.from({ length: processCount }, (_, p) => panelIds.flatMap((id, i) => (i % processCount === p ? [[id, recorderOf(i)] as [string, string]] : [])));
-    const panels = await Promise.all(groups.map((members) => startPanels(broker.url, folder, pollMs, members, seen, children)));
+    const panels = await Promise.all(groups.map((members) => startPanels(broker.url, folder, pollMs, members, seen, looked, children)));
     stage(`all ${panelCount} panels have been live`);
     await sleep(3000);
 
@@ -144,6 +191,7 @@ export async function measureFacilityScale(panelCount: number, processCount: num
     let notShown = 0;
     const pids = [broker.pid() as number, ...pollers.map((p) => p.pid as number), ...panels.map((p) => p.child.pid as number)];
     t0 = preciseNow();
+    measuring = { from: t0, to: Infinity };
     const costs = await measureWhile(pids, async () => {
       const end = preciseNow() + seconds * 1000;
       for (let i = 0; i < samples || preciseNow() < end; i++) {
@@ -153,17 +201,19 @@ export async function measureFacilityScale(panelCount: number, processCount: num
         const following = panelIds.filter((_, p) => recorderOf(p) === recorder).length;
         for (const [operation, state] of [['recStart', 'recording'], ['recStop', 'ready']] as const) {
           await sleep(Math.random() * pollMs); // any phase of the poll
-          waiting = { recorder, control: `key${channel}`, state, t0: preciseNow(), times: new Map() };
+          waiting = { recorder, control: `key${channel}`, state, t0: preciseNow(), times: new Map(), images: [] };
           await (writers[r] as LeanHttp).send('PUT', expandPath(operations[operation].path, { index: channel }));
           const deadline = preciseNow() + SHOWN_MS;
           while (waiting.times.size < following && preciseNow() < deadline) await sleep(20);
           times.push(...waiting.times.values());
+          images.push(...waiting.images);
           notShown += following - waiting.times.size;
           waiting = null;
         }
       }
     });
     const wall = (preciseNow() - t0) / 1000;
+    measuring = null;
     stage(`measured ${times.length} images`);
     const facilityReads = (await sims.readsSince()).map((reads) => sum(reads) / wall);
     const load1 = loadavg()[0] as number;
@@ -188,6 +238,8 @@ export async function measureFacilityScale(panelCount: number, processCount: num
       pollers: pollerCosts,
       panelProcessCosts,
       mbPerPanel: beyondBase / panelCount,
+      split: splitOf(images),
+      panelLoops: loopsOf(loops),
     };
   } finally {
     for (const child of children.reverse()) {
@@ -202,6 +254,54 @@ export async function measureFacilityScale(panelCount: number, processCount: num
     for (const step of cleanup.reverse()) await step().catch(() => undefined);
     stage('every process stopped');
   }
+}
+
+/** One image measured: when the change was made, when the image was handed to the surface, in which process, and its hops. */
+interface Image {
+  t0: number;
+  at: number;
+  pid: number;
+  hops: Hops | undefined;
+}
+
+/** The hops of each image (HOPS), and the split of the whole into them (images without all their stamps are left out). */
+export function splitOf(images: readonly Image[]): HopSplit[] {
+  // The first panel of each process to have each read: what is behind it is the process's other panels.
+  const firstIn = new Map<string, number>();
+  for (const { pid, hops } of images) {
+    if (hops === undefined) continue;
+    const key = `${pid}/${hops.read}/${hops.readNumber}`;
+    firstIn.set(key, Math.min(firstIn.get(key) ?? Infinity, hops.arrived));
+  }
+  const rows = images.flatMap(({ t0, at, pid, hops }) => {
+    if (hops === undefined || hops.renderCalled === undefined || hops.rendered === undefined) return [];
+    const first = firstIn.get(`${pid}/${hops.read}/${hops.readNumber}`) as number;
+    const parts = [hops.read - t0, hops.sent - hops.read, first - hops.sent, hops.arrived - first, hops.believed - hops.arrived, hops.renderCalled - hops.believed, hops.rendered - hops.renderCalled, at - hops.rendered];
+    return [{ total: at - t0, parts, sharpCalls: hops.sharpCalls }];
+  });
+  const sorted = [...rows].sort((a, b) => a.total - b.total);
+  // The slowest 1 % one by one, on stderr: which hops, and whether its render called sharp.
+  for (const row of sorted.slice(Math.floor(0.99 * sorted.length))) process.stderr.write(`(j) slow image ${row.total.toFixed(0)} ms: ${row.parts.map((p, i) => `${HOPS[i]} ${p.toFixed(0)}`).join(', ')}; sharp calls ${row.sharpCalls}\n`);
+  const from = (p: number) => sorted.slice(Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length)));
+  const [over50, over95, over99] = [from(50), from(95), from(99)];
+  const meanOf = (set: typeof rows, i: number) => mean(set.map((r) => r.parts[i] as number));
+  const sharp = rows.filter((r) => (r.sharpCalls ?? 0) > 0).length;
+  const sharpInTail = over99.filter((r) => (r.sharpCalls ?? 0) > 0).length;
+  process.stderr.write(`(j) images whose render called sharp: ${sharp} of ${rows.length}; in the slowest 1 %: ${sharpInTail} of ${over99.length}\n`);
+  return [
+    ...HOPS.map((hop, i) => ({ hop, p50: percentile(rows.map((r) => r.parts[i] as number), 50), p99: percentile(rows.map((r) => r.parts[i] as number), 99), meanOverP50: meanOf(over50, i), meanOverP95: meanOf(over95, i), meanOverP99: meanOf(over99, i) })),
+    { hop: `whole (${rows.length} of ${images.length} images stamped)`, p50: percentile(rows.map((r) => r.total), 50), p99: percentile(rows.map((r) => r.total), 99), meanOverP50: mean(over50.map((r) => r.total)), meanOverP95: mean(over95.map((r) => r.total)), meanOverP99: mean(over99.map((r) => r.total)) },
+  ];
+}
+
+function loopsOf(loops: readonly LoopLine[]): FacilityScale['panelLoops'] {
+  const wall = loops.reduce((total, l) => total + l.to - l.from, 0);
+  return {
+    delayP99Ms: percentile(loops.map((l) => l.delayP99Ms), 50),
+    delayMaxMs: Math.max(0, ...loops.map((l) => l.delayMaxMs)),
+    gcSharePercent: wall === 0 ? Number.NaN : (100 * loops.reduce((total, l) => total + l.gcMs, 0)) / wall,
+    gcMaxMs: Math.max(0, ...loops.map((l) => l.gcMaxMs)),
+  };
 }
 
 /** Mean CPU % and RSS of a kind of process. */

@@ -166,6 +166,9 @@ function facilityTable(f: FacilityScale): string {
     `    recorder change to key image on every panel following it, ms   p50 ${fixed(f.changeP50, 1)}   p99 ${fixed(f.changeP99, 1)}   target p99 <= 400: ${verdict(changeOk)} (${f.samples} images${f.notShown > 0 ? `, ${f.notShown} not shown within 10 s` : ''})`,
     `    CPU % of a core / RSS MB: broker ${fixed(f.broker.cpuPercent, 1)} / ${fixed(f.broker.rssMb, 0)}; each poller ${fixed(pollers.cpuPercent, 1)} / ${fixed(pollers.rssMb, 0)} (mean of ${f.pollers.length}); each panels' process ${fixed(panels.cpuPercent, 1)} / ${fixed(panels.rssMb, 0)} (mean of ${f.panelProcessCosts.length}, ${fixed(f.panels / f.panelProcesses, 0)} panels each)`,
     `    memory per panel: ${fixed(f.mbPerPanel, 1)} MB (the panels' processes' RSS beyond what each held before its first panel)`,
+    `    the panels' processes' event loops: delay p99 ${fixed(f.panelLoops.delayP99Ms, 1)} ms (median of 5 s windows), max ${fixed(f.panelLoops.delayMaxMs, 1)} ms; GC ${fixed(f.panelLoops.gcSharePercent, 1)} % of the time, longest pause ${fixed(f.panelLoops.gcMaxMs, 1)} ms`,
+    `    where an image's time went, ms           hop p50   hop p99   mean over images >= p50 / >= p95 / >= p99 of the whole`,
+    ...f.split.map((h) => `      ${h.hop.padEnd(36)} ${fixed(h.p50, 1).padStart(7)}   ${fixed(h.p99, 1).padStart(7)}   ${fixed(h.meanOverP50, 1).padStart(7)} / ${fixed(h.meanOverP95, 1).padStart(7)} / ${fixed(h.meanOverP99, 1).padStart(7)}`),
   ].join('\n')}\n`;
 }
 

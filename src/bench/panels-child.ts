@@ -2,9 +2,12 @@
 // follows one recorder over the bus (BusRecorder, signed with its own key from the facility's files),
 // drawing the bench's 32-key page on a memory surface. Prints one JSON line once every panel's recorder
 // has been live, then a line each time a channel key's image (keys 0-15) shows another state, read from its band
-// (key-frames.ts) and stamped as it is handed to the surface.
+// (key-frames.ts) and stamped as it is handed to the surface, with the hops of the change that made it
+// (hops below: the poller's read and publication, this process's receipt, the link's belief, the render).
+// Every few seconds a line of this process's event-loop delay and garbage-collection pauses.
 // `panels-child --broker URL --folder DIR --poll-ms N PANEL=RECORDER ...` (DIR holds facility.yaml and PANEL.pem).
 import { join } from 'node:path';
+import { monitorEventLoopDelay, PerformanceObserver } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import mqtt, { type MqttClient } from 'mqtt';
 import { BusRecorder, SharedChecks } from '../bus/bus-recorder.js';
@@ -15,9 +18,11 @@ import { loadFacility } from '../cli/facility-file.js';
 import { Bridge } from '../engine/bridge.js';
 import { realTime } from '../engine/engine-time.js';
 import type { Logger } from '../engine/log.js';
+import type { ChannelPicture } from '../engine/picture.js';
 import { freshnessOf } from '../engine/recorder-state.js';
+import { topicsOf } from '../bus/topics.js';
 import { keyGrid } from '../engine/surface.js';
-import { pictureRenderer } from '../render/picture-renderer.js';
+import { pictureRenderer, type KeyRendererOptions } from '../render/picture-renderer.js';
 import { decodeThumbnail } from '../render/thumbnail.js';
 import { MemorySurface } from '../surfaces/memory/memory-surface.js';
 import { benchProfile } from './harness.js';
@@ -45,10 +50,60 @@ connections.push(...(await Promise.all(members.map(async ([panel]) => sendWithou
 progress(`${connections.length} panels connected`);
 // One set of signature checks for the process: the panels following one recorder get the same bytes.
 const sharedChecks = new SharedChecks();
+/** Each channels payload's signed send time, read once for the process (the panels on a recorder get the same bytes). */
+const sentOf = new Map<string, { payload: Buffer; at: number }>();
+const sentAt = (topic: string, payload: Buffer): number => {
+  const known = sentOf.get(topic);
+  if (known !== undefined && known.payload.equals(payload)) return known.at;
+  const at = (JSON.parse(payload.toString()) as { at: number }).at;
+  sentOf.set(topic, { payload: Buffer.from(payload), at });
+  return at;
+};
 for (const [i, [panel, recorder]] of members.entries()) {
   const { privateKey } = readPrivateKeyFile(join(folder, `${panel}.pem`), 'the panel key');
   const connection = connections[i] as MqttClient;
-  const bridge = new Bridge({ recorders: [{ name: recorder, link: new BusRecorder(recorder, connection, { authority: BusAuthority.signed(panel, privateKey, facility), pollMs, time: realTime, sharedChecks }) }], renderer: (thumbnails) => pictureRenderer({ thumbnails }), decodeThumbnail, log: quiet, pollMs, time: realTime });
+  // The hops of the last change of each channel (0-based) this panel saw: when the poller read it (its
+  // readAt) and published it (the envelope's time), when this panel's connection handed it over, when the
+  // link believed it (checked and parsed), when the key's picture went to the renderer and came back.
+  const hops = new Map<number, Hops>();
+  const channelsTopic = topicsOf(recorder).part('channels');
+  let arrival: { arrived: number; sent: number } | null = null;
+  connection.prependListener('message', (topic: string, payload: Buffer) => {
+    if (topic === channelsTopic) arrival = { arrived: preciseNow(), sent: sentAt(topic, payload) };
+  });
+  const link = new BusRecorder(recorder, connection, { authority: BusAuthority.signed(panel, privateKey, facility), pollMs, time: realTime, sharedChecks });
+  // Subscribed before the bridge: told of a new state before the bridge derives anything from it.
+  let recording: boolean[] = [];
+  link.state$.subscribe((state) => {
+    const next = (state.channels ?? []).map((c) => c.IsRecording);
+    next.forEach((r, c) => {
+      const read = state.readAt.channels;
+      if (recording[c] !== undefined && recording[c] !== r && arrival !== null && read !== null) hops.set(c, { read, readNumber: state.readNumber.channels, ...arrival, believed: preciseNow() });
+    });
+    recording = next;
+  });
+  const renderer = (thumbnails: KeyRendererOptions['thumbnails']) => {
+    const inner = pictureRenderer({ thumbnails });
+    const render = inner.render.bind(inner);
+    inner.render = (picture, size) => {
+      const made = render(picture, size);
+      const hop = picture.kind === 'channel' ? hops.get((picture as ChannelPicture).channel - 1) : undefined;
+      if (hop !== undefined && hop.renderCalled === undefined) {
+        hop.renderCalled = preciseNow();
+        const before = inner.stats.renders;
+        void made.then(
+          () => {
+            hop.rendered ??= preciseNow();
+            hop.sharpCalls ??= inner.stats.renders - before;
+          },
+          () => undefined,
+        );
+      }
+      return made;
+    };
+    return inner;
+  };
+  const bridge = new Bridge({ recorders: [{ name: recorder, link }], renderer: (thumbnails) => renderer(thumbnails), decodeThumbnail, log: quiet, pollMs, time: realTime });
   const surface = new MemorySurface({ id: `memory:${panel}`, model: 'bench-32', controls: keyGrid(4, 8, 96), time: realTime });
   const shown = new Map<string, ShownState>();
   surface.output.drawn$.subscribe((item) => {
@@ -57,7 +112,7 @@ for (const [i, [panel, recorder]] of members.entries()) {
     const state = channelKeyState(item.image);
     if (shown.get(item.control) === state) return;
     shown.set(item.control, state);
-    say({ panel, recorder, control: item.control, state, at });
+    say({ panel, recorder, control: item.control, state, at, pid: process.pid, hops: hops.get(Number(item.control.slice(3))) });
   });
   bridge.start();
   bridge.setProfiles([{ profile: benchProfile(false), file: 'bench.yaml', origin: 'operator' }]);
@@ -65,6 +120,29 @@ for (const [i, [panel, recorder]] of members.entries()) {
   bridges.push(bridge);
 }
 progress(`${bridges.length} bridges started`);
+// This process's event-loop delay and garbage-collection pauses, a line every 5 s.
+const loop = monitorEventLoopDelay({ resolution: 5 });
+loop.enable();
+let gcMs = 0;
+let gcMaxMs = 0;
+new PerformanceObserver((list) => {
+  for (const entry of list.getEntries()) {
+    gcMs += entry.duration;
+    gcMaxMs = Math.max(gcMaxMs, entry.duration);
+  }
+}).observe({ entryTypes: ['gc'] });
+let looking = true;
+void (async () => {
+  for (let windowStart = preciseNow(); looking; ) {
+    await sleep(5000);
+    const now = preciseNow();
+    say({ loop: { pid: process.pid, from: windowStart, to: now, delayP99Ms: loop.percentile(99) / 1e6, delayMaxMs: loop.max / 1e6, gcMs, gcMaxMs } });
+    loop.reset();
+    gcMs = 0;
+    gcMaxMs = 0;
+    windowStart = now;
+  }
+})();
 // Ready once every panel has been live (all of them live at one instant may not happen on a loaded
 // machine: one stale panel among 20 at each look kept a run waiting 300 s at a load of 28; the
 // measurement counts what is not shown in time).
@@ -78,9 +156,28 @@ progress(`all ${bridges.length} panels have been live`);
 say({ live: true, baseRssMb });
 
 process.on('SIGTERM', () => {
+  looking = false;
   void (async () => {
     for (const bridge of bridges) await bridge.stop();
     await Promise.allSettled(connections.map((c) => c.endAsync(true)));
     process.exit(0);
   })();
 });
+
+/** Timestamps (ms, this machine's clock) of one channel's change on its way to one panel's key. */
+export interface Hops {
+  /** The poller's read that saw it answered (the part's readAt), and that read's number. */
+  read: number;
+  readNumber: number;
+  /** The poller signed and published it (the envelope's time). */
+  sent: number;
+  /** This panel's connection handed it over (mqtt.js's message event). */
+  arrived: number;
+  /** The link believed it (signature checked, body parsed): the new state out of the link. */
+  believed: number;
+  /** The key's new picture handed to the renderer, and its image back. */
+  renderCalled?: number;
+  rendered?: number;
+  /** sharp calls this panel's renderer made meanwhile (a tile base or glyph atlas not yet cached), 0 for a cached or painted image. */
+  sharpCalls?: number;
+}

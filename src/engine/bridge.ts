@@ -64,6 +64,8 @@ export class Bridge {
   readonly renderer: PictureRenderer;
   /** The order of work (input, state, pictures, page frames) for every session and the page's socket. */
   readonly work: WorkScheduler;
+  /** Key sizes whose warm-ups were posted (warmUp). */
+  private readonly warmed = new Set<string>();
   /** recdeck's own writes under way to each recorder (the alarm engine tells its stops from others'). */
   private readonly commandActivity: CommandActivityLog;
   /** The alarm engine the sessions show and acknowledge in (attachAlarms); null: none. */
@@ -239,6 +241,22 @@ export class Bridge {
   addSurface(surface: Surface): void {
     this.surfaces.set(surface.id, surface);
     this.bind(surface);
+    this.warmUp(surface);
+  }
+
+  /**
+   * The renderer's warm-ups for each key size the surface has not seen yet on this bridge, as picture
+   * work in line behind its first page, one step a task: so the first recording a key shows after start
+   * is drawn from a ready base instead of waiting for sharp (docs/performance.md, "(j) the tail").
+   */
+  private warmUp(surface: Surface): void {
+    for (const control of surface.controls) {
+      if (control.kind !== 'key') continue;
+      const size = `${control.pixelSize.width}x${control.pixelSize.height}`;
+      if (this.warmed.has(size)) continue;
+      this.warmed.add(size);
+      for (const [i, step] of (this.renderer.warmUps?.(control.pixelSize) ?? []).entries()) this.work.post('pictures', `warm:${size}:${i}`, () => step());
+    }
   }
 
   removeSurface(id: string): void {

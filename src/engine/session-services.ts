@@ -32,6 +32,8 @@ export interface PictureRenderer {
   reasonPages(reason: string, size: PixelSize): number;
   /** Work done so far, for metrics: image-making calls, answers from the cache, cheap repaints. */
   readonly stats?: { renders: number; cacheHits: number; fastPaths: number };
+  /** Steps that make ready what a display of this size needs for a channel's first change of meaning (KeyRenderer.warmUps). */
+  warmUps?(size: PixelSize): Array<() => Promise<void>>;
 }
 
 export interface SessionServices {

@@ -6,7 +6,7 @@
 //  - backdrops (a base laid over a preview, scaled to cover) by base and preview content, so the clock
 //    ticks of a key with a preview do not scale and blend that preview again;
 //  - glyph atlases per face and size, for that painting.
-import type { Picture } from '../engine/picture.js';
+import type { ChannelPicture, Picture } from '../engine/picture.js';
 import { pictureKey } from '../engine/picture.js';
 import type { PictureRenderer } from '../engine/session-services.js';
 import type { LedState, PixelSize, RgbImage } from '../engine/surface.js';
@@ -104,6 +104,21 @@ export class KeyRenderer implements PictureRenderer {
     );
     this.pending.set(key, made);
     return made;
+  }
+
+  /**
+   * What a key of this size needs the first time a channel on it starts or stops recording, as steps
+   * to run one at a time in the picture line (Bridge.addSurface posts them): each renders a channel key
+   * in one of those looks and drops the image, keeping the tile base and glyph atlases it made. Without
+   * them the first recording shown after start paid three sharp calls (base, clock and footer faces),
+   * about 120 ms of CPU on this 2-core machine against 1-3 ms for the next one; in the facility bench
+   * every panel paid it at the same change, 5 panels of a process at once (docs/performance.md, "(j) the
+   * tail"). A base is shared by every channel in that look (the number and source are painted on it).
+   */
+  warmUps(size: PixelSize): Array<() => Promise<void>> {
+    return WARM_LOOKS.map((look) => async () => {
+      await this.render({ ...WARM_CHANNEL, ...look }, size);
+    });
   }
 
   private async make(picture: Picture, size: PixelSize, thumbnail: RgbImage | undefined): Promise<RgbImage> {
@@ -215,6 +230,17 @@ function copyOf(pixels: Buffer, bytes: number): Buffer {
   pixels.copy(data, 0, 0, bytes);
   return data;
 }
+
+/** A channel key as warmUps() draws it: a short painted source, nothing else on it. */
+const WARM_CHANNEL: ChannelPicture = { kind: 'channel', channel: 1, state: 'idle', lastSeen: null, source: 'Cam 1', durationS: null, fps: null, drops: 0, warning: null, buffered: 0, audioPreview: false, thumbnail: null, ageS: null };
+/** The looks a channel key turns to when a take starts, pauses or stops: the clock, and the frame rate in the footer. */
+const WARM_LOOKS: ReadonlyArray<Partial<ChannelPicture>> = [
+  { state: 'recording', durationS: 0, fps: 25 },
+  { state: 'paused', durationS: 0, fps: null },
+  { state: 'idle' },
+  // The channel whose audio the recorder plays has "AUD" in its footer: another base.
+  { state: 'idle', audioPreview: true },
+];
 
 function atlasId(face: FaceName, size: number): string {
   return `${face}@${size}`;

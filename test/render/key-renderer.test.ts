@@ -298,3 +298,37 @@ describe('channel names', () => {
     expect(differingPixels(umlaut, plain)).toBeGreaterThan(0);
   });
 });
+
+describe('warm-ups', () => {
+  // What a channel's first start, pause or stop shows, on channels and sources other than the warm-up's own.
+  const firsts = [recording({ channel: 9, source: 'Studio B', durationS: 1, fps: 50 }), channel('paused', { channel: 4, source: 'Wide', durationS: 12 }), channel('idle', { channel: 12, source: 'Cam 7' })];
+
+  it('once run, a channel key that starts, pauses or stops is drawn without a sharp call', async () => {
+    const renderer = new KeyRenderer();
+    for (const step of renderer.warmUps(KEY)) await step();
+    const renders = renderer.stats.renders;
+    for (const picture of firsts) await renderer.render(picture, KEY);
+    expect(renderer.stats.renders).toBe(renders);
+    expect(renderer.stats.fastPaths).toBeGreaterThanOrEqual(firsts.length);
+  });
+
+  it('without them the first start calls sharp (what they save), and the images are the same either way', async () => {
+    const cold = new KeyRenderer();
+    const warm = new KeyRenderer();
+    for (const step of warm.warmUps(KEY)) await step();
+    for (const picture of firsts) {
+      const before = cold.stats.renders;
+      const image = await cold.render(picture, KEY);
+      if (picture === firsts[0]) expect(cold.stats.renders).toBeGreaterThan(before);
+      expect(maxDifference(await warm.render(picture, KEY), image)).toBe(0);
+    }
+  });
+
+  it('are made for the size asked: another size is still cold', async () => {
+    const renderer = new KeyRenderer();
+    for (const step of renderer.warmUps({ width: 72, height: 72 })) await step();
+    const renders = renderer.stats.renders;
+    await renderer.render(firsts[0] as Picture, KEY);
+    expect(renderer.stats.renders).toBeGreaterThan(renders);
+  });
+});
