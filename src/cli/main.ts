@@ -1,4 +1,4 @@
-#!/usr/bin/env -S node --max-semi-space-size=2 --heap-growing-percent=100 --single-threaded-gc
+#!/usr/bin/env -S node --max-semi-space-size=2 --heap-growing-percent=100
 // The `recdeck` command.
 import { readFileSync } from 'node:fs';
 import { setFlagsFromString } from 'node:v8';

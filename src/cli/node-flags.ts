@@ -9,16 +9,14 @@
 // helpers. Letting it grow by 100 % between full collections made them 2.5 times rarer (9 against 23
 // in 90 s with a page open), for 1.3 % of a core less at the same resident memory (npm run bench,
 // section f). --heap-growing-percent is V8's; it is there in the V8 of Node 20, 22 and 24.
-// V8 otherwise scavenges in parallel and marks concurrently on helper threads, and the main thread waits
-// at each scavenge's end (and at a full collection's atomic pause) until the helpers are done. On 2 busy
-// cores, or under a CPU quota where the helpers draw on the same share as the main thread, the helpers
-// are the ones starved, and a press waits for them: --single-threaded-gc does that work on the main
-// thread alone. Side by side, 4 bridges with a page open each (bench (i)'s set-up, 180 s after 60 s
-// warm-up, load 25-32), under a 15 % quota: scavenge pause p50 9.1 -> 1.1 ms, p99 89 -> 37, max 189 ->
-// 69, 7.0 -> 2.5 s of pauses in all; full collections' atomic pause 186-444 -> 29-345 ms; process CPU
-// 8.4 -> 8.1 % of a core; without a quota (load 18-43) scavenge p50 11.3 -> 1.6 ms, p99 307 -> 207
-// (docs/performance.md, "The collector's pauses"). It is V8's (checked in the V8 of Node 20; later V8s keep it).
-export const BRIDGE_NODE_FLAGS = ['--max-semi-space-size=2', '--heap-growing-percent=100', '--single-threaded-gc'] as const;
+// Not --single-threaded-gc, though it shortens the collector's pauses: V8 scavenges in parallel and marks
+// concurrently on helper threads, and on 2 busy cores or under a CPU quota the main thread waits for the
+// starved helpers; without them, side by side at load 25-56, scavenge pause p50 9-11 -> 1.0-1.6 ms and
+// their time in all halved, at the same process CPU. But the main thread then also does the marking of
+// start-up, and a bridge came live 5-10 s later at load 18-28 (keys showing the recorder 30 against 25 s,
+// 78 against 68 s after the start), enough that bench (i)'s quick warm-up failed in 4 of 5 runs with it
+// against 1 of 5 without (docs/performance.md, "The collector's pauses").
+export const BRIDGE_NODE_FLAGS = ['--max-semi-space-size=2', '--heap-growing-percent=100'] as const;
 
 // `recdeck call` sends one request and exits. Its one answer makes undici's HTTP parser (WebAssembly)
 // hot enough that V8 compiles it again with its optimising compiler on another thread: a quarter second

@@ -60,7 +60,7 @@ describe('recdeck service', () => {
 
   it('the unit runs the bridge as its own user, settings from the env file, the operator\'s profiles, reload by SIGHUP, hardened', () => {
     const unit = serviceUnit({ user: 'recdeck', createUser: true, node: '/usr/bin/node', cli: '/usr/lib/node_modules/recdeck/dist/cli/main.js', version: '0.1.0' });
-    expect(unit).toContain('ExecStart=/usr/bin/node --max-semi-space-size=2 --heap-growing-percent=100 --single-threaded-gc /usr/lib/node_modules/recdeck/dist/cli/main.js run --profile /etc/recdeck/profiles --audit-file /var/lib/recdeck/audit.jsonl $RECDECK_OPTIONS\n');
+    expect(unit).toContain('ExecStart=/usr/bin/node --max-semi-space-size=2 --heap-growing-percent=100 /usr/lib/node_modules/recdeck/dist/cli/main.js run --profile /etc/recdeck/profiles --audit-file /var/lib/recdeck/audit.jsonl $RECDECK_OPTIONS\n');
     for (const line of ['User=recdeck', 'SupplementaryGroups=plugdev audio', 'EnvironmentFile=/etc/recdeck/recdeck.env', 'ExecReload=/bin/kill -HUP $MAINPID', 'Restart=on-failure', 'CPUWeight=200', 'NoNewPrivileges=yes', 'ProtectSystem=strict', 'ProtectHome=yes', 'PrivateTmp=yes', 'ReadWritePaths=/var/lib/recdeck']) {
       expect(unit.split('\n')).toContain(line);
     }
