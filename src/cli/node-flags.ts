@@ -9,6 +9,13 @@
 // helpers. Letting it grow by 100 % between full collections made them 2.5 times rarer (9 against 23
 // in 90 s with a page open), for 1.3 % of a core less at the same resident memory (npm run bench,
 // section f). --heap-growing-percent is V8's; it is there in the V8 of Node 20, 22 and 24.
+// Not --single-threaded-gc, though it shortens the collector's pauses: V8 scavenges in parallel and marks
+// concurrently on helper threads, and on 2 busy cores or under a CPU quota the main thread waits for the
+// starved helpers; without them, side by side at load 25-56, scavenge pause p50 9-11 -> 1.0-1.6 ms and
+// their time in all halved, at the same process CPU. But the main thread then also does the marking of
+// start-up, and a bridge came live 5-10 s later at load 18-28 (keys showing the recorder 30 against 25 s,
+// 78 against 68 s after the start), enough that bench (i)'s quick warm-up failed in 4 of 5 runs with it
+// against 1 of 5 without (docs/performance.md, "The collector's pauses").
 export const BRIDGE_NODE_FLAGS = ['--max-semi-space-size=2', '--heap-growing-percent=100'] as const;
 
 // `recdeck call` sends one request and exits. Its one answer makes undici's HTTP parser (WebAssembly)
