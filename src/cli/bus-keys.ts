@@ -8,13 +8,13 @@ import { publicKeyText } from '../bus/facility.js';
 import { readPrivateKeyFile as readBusKeyFile } from '../bus/key-file.js';
 import { BusId } from '../bus/topics.js';
 import { HELP_FLAG, parseFlags, type CommandSpec } from './flags.js';
+import { COMMAND_OVERVIEW } from './command-overview.js';
 import { usageErrorOfSync } from './bus-file-usage.js';
 import { UsageError } from './usage-error.js';
 
 export const busKeygenCommand = {
-  name: 'bus keygen',
+  ...COMMAND_OVERVIEW.bus,
   positionals: 'ID',
-  summary: "Makes the key pair of one poller or panel on the state bus: writes its private key to FILE (mode 0600; an existing file is never overwritten) and prints the facility file's entry with the public key.",
   flags: {
     out: { type: 'string', value: 'FILE', description: 'where to write the private key (PEM); give it to that process as --mqtt-key-file' },
     ...HELP_FLAG,

@@ -9,6 +9,7 @@ import { messageOf, RecorderError } from '../api/errors.js';
 import { describeIssues } from '../api/issues.js';
 import { operations, pathParamNames, type Operation, type OperationId, type RequestBody } from '../api/operations.js';
 import { HELP_FLAG, helpText, parseFlags, wholeNumber, type CommandSpec } from './flags.js';
+import { COMMAND_OVERVIEW } from './command-overview.js';
 import { recordersFrom, type RecorderConfig } from './recorder-config.js';
 import { UsageError } from './usage-error.js';
 import { realClock } from '../api/clock.js';
@@ -21,9 +22,8 @@ export const RECORDER_FLAGS = {
 } satisfies CommandSpec['flags'];
 
 export const callCommand = {
-  name: 'call',
+  ...COMMAND_OVERVIEW.call,
   positionals: 'OPERATION [PARAM …]',
-  summary: "Sends one of the interface's operations to the recorder and prints the answer.",
   flags: {
     body: { type: 'string', value: 'FILE|JSON|-', description: 'the request body: a file, inline JSON or - for stdin, written as on the wire' },
     json: { type: 'boolean', default: false, description: 'print the answer on one line' },

@@ -7,11 +7,11 @@ import type { MidiBackendLoader } from '../surfaces/midi/midi-port.js';
 import { loadRtMidi } from '../surfaces/midi/rtmidi.js';
 import { midiUnavailableReason } from '../surfaces/midi/unavailable.js';
 import { HELP_FLAG, parseFlags, type CommandSpec } from './flags.js';
+import { COMMAND_OVERVIEW } from './command-overview.js';
 import { realTime } from '../engine/engine-time.js';
 
 export const devicesCommand = {
-  name: 'devices',
-  summary: 'Lists the Stream Decks (model, serial, firmware), X-keys panels (model, unit id, firmware) and MIDI ports this machine can see, or why it cannot see them.',
+  ...COMMAND_OVERVIEW.devices,
   flags: { ...HELP_FLAG },
 } satisfies CommandSpec;
 

@@ -4,6 +4,7 @@ import { readFileSync } from 'node:fs';
 import { setFlagsFromString } from 'node:v8';
 import { messageOf } from '../api/errors.js';
 import { HELP_WIDTH, helpText, usageLine, wrap, type CommandSpec } from './flags.js';
+import { COMMAND_OVERVIEW, type CommandName } from './command-overview.js';
 import { CALL_V8_FLAGS } from './node-flags.js';
 import { UsageError } from './usage-error.js';
 
@@ -26,8 +27,8 @@ function inOneModule<M>(load: () => Promise<M>, spec: (module: M) => CommandSpec
 // of CPU, paid by every script and test that calls the CLI (npm run bench:cli). `run`'s spec is in a
 // module of its own: printing the overview, `run --help` or a usage error for an unknown command no
 // longer loads the bridge (run.js: about 1.7 s of CPU against 0.7 s for run-flags.js, measured by the
-// browserspeed engineer at load ~20).
-const commands: Record<string, Command> = {
+// browserspeed engineer at load ~20). The overview loads none of them: its lines are command-overview.ts's.
+const commands: Record<CommandName, Command> = {
   run: { spec: async () => (await import('./run-flags.js')).runCommand, run: async () => (await import('./run.js')).run },
   simulate: inOneModule(() => import('./simulate.js'), (m) => m.simulateCommand, (m) => m.simulate),
   devices: inOneModule(() => import('./devices.js'), (m) => m.devicesCommand, (m) => (args) => m.devices(args)),
@@ -46,9 +47,9 @@ function version(): string {
   return (JSON.parse(text) as { version: string }).version;
 }
 
-/** The overview: every command's summary, so it loads every command (only when asked for). */
-async function usage(): Promise<string> {
-  const specs = await Promise.all(Object.values(commands).map((command) => command.spec()));
+/** The overview: every command's summary, in the table's order, without loading any command. */
+function usage(): string {
+  const specs = Object.keys(commands).map((name) => COMMAND_OVERVIEW[name as CommandName]);
   return [
     'usage: recdeck COMMAND [OPTION …]   (recdeck COMMAND --help: its options, their meaning and defaults)',
     '       recdeck --version',
@@ -68,16 +69,16 @@ function asksForHelp(args: readonly string[]): boolean {
 async function main(argv: string[]): Promise<number> {
   const [name, ...args] = argv;
   if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
-    process.stdout.write(await usage());
+    process.stdout.write(usage());
     return 0;
   }
   if (name === '--version' || name === '-v') {
     process.stdout.write(`recdeck ${version()}\n`);
     return 0;
   }
-  const command = Object.hasOwn(commands, name) ? commands[name] : undefined;
+  const command = Object.hasOwn(commands, name) ? commands[name as CommandName] : undefined;
   if (!command) {
-    process.stderr.write(`recdeck: unknown command ${JSON.stringify(name)}\n${await usage()}`);
+    process.stderr.write(`recdeck: unknown command ${JSON.stringify(name)}\n${usage()}`);
     return 2;
   }
   if (name !== 'call' && asksForHelp(args)) {

@@ -8,12 +8,12 @@ import { formatProfileError, type ProfileProblem } from '../profiles/load.js';
 import { loadProfileSet } from '../profiles/watch.js';
 import { loadMidiMapFolder } from '../surfaces/midi/load-midi-map.js';
 import { HELP_FLAG, parseFlags, type CommandSpec } from './flags.js';
+import { COMMAND_OVERVIEW } from './command-overview.js';
 import { UsageError } from './usage-error.js';
 
 export const profilesCheckCommand = {
-  name: 'profiles check',
+  ...COMMAND_OVERVIEW.profiles,
   positionals: 'DIR …',
-  summary: 'Checks a folder of profiles (and the MIDI maps in its midi/ folder) as recdeck run reads them, without starting anything: prints each problem as file:line:column: where: what, and exits 1 if there is any.',
   flags: { ...HELP_FLAG },
   notes: ['Exit status: 0 when every file loads, 1 when any has a problem, 2 on a usage error.'],
 } satisfies CommandSpec;

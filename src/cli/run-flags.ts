@@ -11,6 +11,7 @@ import { ALARM_FLAGS, alarmSetup } from './alarm-setup.js';
 import { BUS_FLAGS } from './bus-flags.js';
 import { busSettings } from './bus-setup.js';
 import { HELP_FLAG, parseFlags, wholeNumber, type CommandSpec } from './flags.js';
+import { COMMAND_OVERVIEW } from './command-overview.js';
 import { LOG_FORMATS, LOG_LEVELS, type LogFormat, type LogLevel } from './log-options.js';
 import { recorderGroupsFrom } from './recorder-groups.js';
 import { SATELLITE_FLAGS, satelliteSettings } from './satellite-flags.js';
@@ -21,8 +22,7 @@ import { UsageError } from './usage-error.js';
 
 /** `recdeck run`'s flags: what it parses, its usage line and its --help. */
 export const runCommand = {
-  name: 'run',
-  summary: 'Runs the bridge: binds the profiles to every Stream Deck, X-keys panel, MIDI controller and web deck it finds, and drives them from the recorder. With no recorder given it starts the embedded simulator.',
+  ...COMMAND_OVERVIEW.run,
   flags: {
     recorder: { type: 'string', multiple: true, default: [], value: '[NAME=]URL', description: 'a recorder to drive (NAME defaults to main)', shownDefault: 'RECDECK_RECORDER, else the embedded simulator' },
     'token-file': { type: 'string', multiple: true, default: [], value: '[NAME=]FILE', description: "a file holding a recorder's token", shownDefault: 'RECDECK_TOKEN[_FILE], RECDECK_TOKEN_<NAME>[_FILE]' },

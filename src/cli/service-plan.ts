@@ -1,6 +1,7 @@
 // What `recdeck service install` and `uninstall` do, as data: the files written (path, mode, text), the
 // folders made and the commands run, in order. The command prints this plan and then carries it out, so
 // --dry-run shows exactly what would be written; the tests check the unit with systemd-analyze.
+import { SERVICE_NAME } from './command-overview.js';
 import { BRIDGE_NODE_FLAGS } from './node-flags.js';
 import { streamDeckUdevRules } from '../surfaces/streamdeck/udev.js';
 import { UDEV_RELOAD_COMMANDS } from '../surfaces/udev.js';
@@ -9,7 +10,6 @@ import { xkeysUdevRules } from '../surfaces/xkeys/udev.js';
 /** The USB device families' udev rules, for the service's group. */
 const udevFiles = () => [streamDeckUdevRules('headless'), xkeysUdevRules('headless')];
 
-export const SERVICE_NAME = 'recdeck';
 export const UNIT_PATH = `/etc/systemd/system/${SERVICE_NAME}.service`;
 export const CONFIG_FOLDER = '/etc/recdeck';
 export const ENV_FILE = `${CONFIG_FOLDER}/recdeck.env`;

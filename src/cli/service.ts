@@ -7,13 +7,13 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { HELP_FLAG, parseFlags, type CommandSpec } from './flags.js';
-import { describePlan, installPlan, SERVICE_NAME, uninstallPlan, type ServicePlan } from './service-plan.js';
+import { COMMAND_OVERVIEW, SERVICE_NAME } from './command-overview.js';
+import { describePlan, installPlan, uninstallPlan, type ServicePlan } from './service-plan.js';
 import { UsageError } from './usage-error.js';
 
 export const serviceCommand = {
-  name: 'service',
+  ...COMMAND_OVERVIEW.service,
   positionals: 'install|uninstall',
-  summary: `Installs recdeck run as the systemd service "${SERVICE_NAME}" (a unit with its settings in /etc/recdeck/recdeck.env, your profiles in /etc/recdeck/profiles, a dedicated user, the Stream Deck udev rules), or removes it (Linux; run with sudo).`,
   flags: {
     user: { type: 'string', value: 'NAME', description: 'run the service as this existing user (added to plugdev and audio) instead of making the system user recdeck' },
     'dry-run': { type: 'boolean', default: false, description: 'only print what would be written and run, change nothing' },

@@ -7,11 +7,11 @@ import { streamDeckUdevRules } from '../surfaces/streamdeck/udev.js';
 import { UDEV_RELOAD_COMMANDS } from '../surfaces/udev.js';
 import { xkeysUdevRules } from '../surfaces/xkeys/udev.js';
 import { HELP_FLAG, parseFlags, type CommandSpec } from './flags.js';
+import { COMMAND_OVERVIEW } from './command-overview.js';
 import { UsageError } from './usage-error.js';
 
 export const setupUdevCommand = {
-  name: 'setup-udev',
-  summary: 'Writes the udev rules that let recdeck open Stream Decks and X-keys without root (Linux; run with sudo) and reloads udev.',
+  ...COMMAND_OVERVIEW['setup-udev'],
   flags: {
     headless: { type: 'boolean', default: false, description: 'rules for a machine without a desktop session (group plugdev instead of uaccess)' },
     'dry-run': { type: 'boolean', default: false, description: 'only print the rules and the commands, change nothing' },

@@ -3,12 +3,12 @@ import { isGridSize } from '../api/channel.js';
 import { startSimulator } from '../simulator/server.js';
 import { interrupted } from './interrupted.js';
 import { HELP_FLAG, parseFlags, wholeNumber, type CommandSpec } from './flags.js';
+import { COMMAND_OVERVIEW } from './command-overview.js';
 import { UsageError } from './usage-error.js';
 import { realClock } from '../api/clock.js';
 
 export const simulateCommand = {
-  name: 'simulate',
-  summary: 'Runs a simulated Recording Control Service (the whole REST interface, recording in real time) until Ctrl+C, and prints its URL and token.',
+  ...COMMAND_OVERVIEW.simulate,
   flags: {
     port: { type: 'string', default: '9000', value: 'PORT', description: 'port to listen on (0: any free port)' },
     host: { type: 'string', default: '127.0.0.1', value: 'HOST', description: 'address to listen on' },

@@ -7,12 +7,12 @@ import { RecorderPoller } from '../engine/recorder-poller.js';
 import { FAST_PARTS, type RecorderState } from '../engine/recorder-state.js';
 import { RECORDER_FLAGS, oneRecorder } from './call.js';
 import { HELP_FLAG, parseFlags, wholeNumber, type CommandSpec } from './flags.js';
+import { COMMAND_OVERVIEW } from './command-overview.js';
 import { interrupted } from './interrupted.js';
 import { realClock } from '../api/clock.js';
 
 export const watchCommand = {
-  name: 'watch',
-  summary: "Polls the recorder like the bridge and prints each change of its state as one JSON line (connected, error, channels, channel, sync, dialog, schedule, conversion, sources).",
+  ...COMMAND_OVERVIEW.watch,
   flags: {
     ...RECORDER_FLAGS,
     'poll-ms': { type: 'string', default: '250', value: 'N', description: 'poll every N ms (50 to 60000)' },

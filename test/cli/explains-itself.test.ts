@@ -9,7 +9,7 @@ import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { readFileSync } from 'node:fs';
 import { Writable } from 'node:stream';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -33,8 +33,11 @@ const main = fileURLToPath(new URL('../../dist/cli/main.js', import.meta.url));
 /** Help text with each wrapped description joined back onto its first line (continuations are deeply indented). */
 const unwrapped = (help: string) => help.replace(/\n {14,}/g, ' ');
 
-function recdeck(args: string[]) {
-  const child = spawn(process.execPath, [main, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+function recdeck(args: string[], traceFile?: string) {
+  // With a trace file, the process writes there every module it loaded (test/support/module-trace.mjs).
+  const preload = traceFile === undefined ? [] : [`--import=${new URL('../support/module-trace.mjs', import.meta.url).href}`];
+  const env = traceFile === undefined ? process.env : { ...process.env, MODULE_TRACE_FILE: traceFile };
+  const child = spawn(process.execPath, [...preload, main, ...args], { stdio: ['ignore', 'pipe', 'pipe'], env });
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
@@ -51,6 +54,8 @@ let runs: { overview: Run; commandHelp: Run; callHelp: Run; version: Run; mistak
 /** What holds the port the busy-port run is given, until that run has ended. */
 let blocker: Server;
 let busyPort: number;
+/** Where the overview's run lists the modules it loaded. */
+let traceFolder: string;
 
 // The bin's runs are started at once, before the tests, and each test waits on its own: each run is a
 // Node start and a command's module load (a second of CPU or more for the overview and run's, which load
@@ -59,12 +64,13 @@ beforeAll(async () => {
   blocker = createServer();
   await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));
   busyPort = (blocker.address() as { port: number }).port;
+  traceFolder = await mkdtemp(join(tmpdir(), 'recdeck-overview-'));
   runs = {
-    overview: recdeck(['--help']),
+    overview: recdeck(['--help'], join(traceFolder, 'modules.txt')),
     commandHelp: recdeck(['devices', '--help']),
     callHelp: recdeck(['call', '--help']),
     version: recdeck(['--version']),
-    mistake: recdeck(['watch', '--poll-ms', '-1']),
+    mistake: recdeck(['devices', '--bogus']),
     busyPort: recdeck(['run', '--web-port', String(busyPort), '--log-format', 'json']),
   };
 });
@@ -76,21 +82,33 @@ afterAll(async () => {
     await exit;
   }
   await new Promise((resolve) => blocker?.close(resolve));
+  if (traceFolder) await rm(traceFolder, { recursive: true, force: true });
 });
 
 // Each spawn of the built CLI costs a Node start and a command's module load (about a second of CPU
 // here), so the bin itself is run where the bin is the point (the overview, one command's help, call's
 // own help, --version, a mistake's exit status and wording, a busy port) and every command's flag table
 // and every mistake's message are checked in this process against the same functions the bin calls.
-// The command help and the mistake the bin is run for are a light command's (devices, watch: a third of
-// a second of CPU each): run's module loads the whole bridge (1.7 s of CPU), and the bin's way to a
-// command's help and to a usage error is the same for every command; run's own are checked in this
-// process, and the bin loads run's module for the busy port below.
+// The command help and the mistake the bin is run for are the lightest command's (devices: a third of a
+// second of CPU each, against twice that for watch's, which loads zod and the recorder client, and 1.7 s
+// for run's, which loads the whole bridge): the bin's way to a command's help and to a usage error is the
+// same for every command; each command's own flags and messages are checked in this process, and the bin
+// loads run's module for the busy port below.
 describe('--help and --version', () => {
   it('recdeck --help lists every command with what it does', async () => {
     const { code, stdout } = await runs.overview.exit;
     expect(code).toBe(0);
     for (const spec of [...COMMANDS, profilesCheckCommand]) expect(unwrapped(stdout)).toContain(`  ${spec.name.padEnd(14)}  ${spec.summary}`);
+  });
+
+  // The overview is what an unknown command and a bare `recdeck` print too: it needs each command's one
+  // line (command-overview.ts), not the command. Loading every command's module for it cost 1.2 s of CPU.
+  it('recdeck --help loads no command\'s module and no package', async () => {
+    expect((await runs.overview.exit).code).toBe(0);
+    const files = (await readFile(join(traceFolder, 'modules.txt'), 'utf8')).split('\n').filter((url) => url.startsWith('file:'));
+    const dist = new URL('../../dist/', import.meta.url).href;
+    expect(files.filter((url) => !url.startsWith(dist))).toEqual([]);
+    expect(files.map((url) => url.slice(dist.length)).sort()).toEqual(['api/errors.js', 'cli/command-overview.js', 'cli/flags.js', 'cli/main.js', 'cli/node-flags.js', 'cli/usage-error.js']);
   });
 
   it('the bin prints a command\'s help, exit 0 (call --help its own); run --help says what the defaults are, e.g. --poll-ms and --web-port', async () => {
@@ -136,10 +154,10 @@ describe('mistakes on the command line', () => {
     expect(`recdeck ${name}: ${(refusal as UsageError).message}`).toBe(message);
   });
 
-  it('the bin exits 2 with that message first and the usage line after', async () => {
+  it('the bin exits 2 with the message first and the usage line after', async () => {
     const { code, stderr } = await runs.mistake.exit;
     expect(code).toBe(2);
-    expect(stderr).toBe(`recdeck watch: --poll-ms: expected a whole number of ms from 50 to 60000, got -1\nusage: ${usageLine(watchCommand)}\n`);
+    expect(stderr).toBe(`recdeck devices: Unknown option '--bogus'; recdeck devices --help lists the options\nusage: ${usageLine(devicesCommand)}\n`);
   });
 });
 

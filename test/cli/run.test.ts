@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { request } from 'undici';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, onTestFinished } from 'vitest';
 import type { Logger } from '../../src/engine/log.js';
 import type { StateView } from '../../src/remote/state-view.js';
 import { parseRunArgs, startBridge, type RunningBridge } from '../../src/cli/run.js';
@@ -207,6 +207,12 @@ describe('recdeck run as a process', () => {
     child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
     child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
     const exit = once(child, 'exit') as Promise<[number | null, string | null]>;
+    // A failed check below must not leave the bridge running (polling and serving for the rest of the suite).
+    onTestFinished(async () => {
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      child.kill('SIGKILL');
+      await exit;
+    });
     await until(() => output.includes('open http://'), 'the URL to open');
     expect(output).toContain('using the embedded simulator');
     expect(output).toMatch(/web:web-15 \(Web deck, 15 keys\): Web 15 keys/);

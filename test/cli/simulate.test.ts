@@ -1,9 +1,9 @@
 // e2e because the point is the built command as a process: what it prints (URL, token), and its exit.
 // `recdeck simulate` as a user runs it: the built command, a real process, its printed URL and token.
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { RecorderClient } from '../../src/api/client.js';
 import { simulate } from '../../src/cli/simulate.js';
 import { UsageError } from '../../src/cli/usage-error.js';
@@ -12,8 +12,17 @@ import { realClock } from '../../src/api/clock.js';
 
 const main = fileURLToPath(new URL('../../dist/cli/main.js', import.meta.url));
 
+/** Every process a test started: one a failed test did not stop is stopped after the file (a simulator left running takes CPU from the rest of the suite). */
+const children = new Set<ChildProcess>();
+afterAll(async () => {
+  const running = [...children].filter((child) => child.exitCode === null && child.signalCode === null);
+  for (const child of running) child.kill('SIGKILL');
+  await Promise.all(running.map((child) => once(child, 'exit')));
+});
+
 function run(args: string[]) {
   const child = spawn(process.execPath, [main, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+  children.add(child);
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));

@@ -4,7 +4,7 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, onTestFinished } from 'vitest';
 import { initialRecorderState, type RecorderState } from '../../src/engine/recorder-state.js';
 import { startWatch, stateChanges, type WatchEvent } from '../../src/cli/watch.js';
 import { RequestCounter, VirtualTime, advanceWithIo } from '../support/virtual-time.js';
@@ -79,6 +79,12 @@ describe('watching the simulator', () => {
     let stdout = '';
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
     const exit = once(child, 'exit');
+    // A failed check below must not leave the watch polling for the rest of the suite.
+    onTestFinished(async () => {
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      child.kill('SIGKILL');
+      await exit;
+    });
     await until(() => stdout.includes('"event":"channels"'), 'the first lines');
     await f.client.recStart(1);
     await until(() => stdout.includes('"index":1,"changed":{"IsRecording":true}'), 'the change');
