@@ -56,13 +56,17 @@ export type YamlFileResult<T> = { ok: true; value: T } | { ok: false; problems: 
 
 /** Reads and checks a YAML file of some kind: its value, or every problem located at file:line:column. */
 export async function loadYamlFile<S extends z.ZodType>(file: string, kind: YamlFileKind<S>): Promise<YamlFileResult<z.output<S>>> {
-  let text: string;
+  const read = await readYamlText(file);
+  return read.ok ? parseYamlFile(read.text, file, kind) : read;
+}
+
+/** A YAML file's text, or the problem that it cannot be read (what loadYamlFile reports for it). */
+export async function readYamlText(file: string): Promise<{ ok: true; text: string } | { ok: false; problems: ProfileProblem[] }> {
   try {
-    text = await readFile(file, 'utf8');
+    return { ok: true, text: await readFile(file, 'utf8') };
   } catch (error) {
     return { ok: false, problems: [{ file, line: null, column: null, path: '', message: `cannot read the file: ${readFailure(error)}` }] };
   }
-  return parseYamlFile(text, file, kind);
 }
 
 export function parseYamlFile<S extends z.ZodType>(text: string, file: string, kind: YamlFileKind<S>): YamlFileResult<z.output<S>> {

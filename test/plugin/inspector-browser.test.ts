@@ -52,15 +52,28 @@ const fromInspector = (event: string) => app.fromInspector.filter((m) => m.event
 /** The token's secret part: what must never be in the page, the log or an action's settings. */
 const secret = () => sim.token.replace('perm:', '');
 
-/** The inspector of K1, opened as the app opens it. */
-async function openInspector(): Promise<Page> {
-  const page = await context.newPage();
+/**
+ * The app's inspector column: a tab in which each test opens the inspector afresh (a new document, as the
+ * app loads one each time it shows the inspector), and a second beside it for the test that has two open
+ * at once. A new tab costs chromium two renderer processes (its about:blank, then the page: 10 for this
+ * file's 5 openings), a new document in the same tab none.
+ */
+const tabs: Page[] = [];
+
+/** The inspector of K1, opened as the app opens it, in tab 0 (or another tab, for two at once). */
+async function openInspector(tab = 0): Promise<Page> {
+  const page = (tabs[tab] ??= await context.newPage());
   await page.goto(`file://${join(plugin.folder, 'ui/inspector.html')}`);
   const reads = fromInspector('getGlobalSettings').length;
   const args = app.inspectorArguments(REC_TOGGLE, 'K1', 'DEV1');
   await page.evaluate(`window.connectElgatoStreamDeckSocket(...${JSON.stringify(args)})`);
   await until(() => fromInspector('getGlobalSettings').length > reads, 'the inspector to register and read the recorders');
   return page;
+}
+
+/** Closes the inspector as the app does: its document goes, and its socket with it; the tab is kept for the next. */
+async function closeInspector(page: Page): Promise<void> {
+  await page.goto('about:blank');
 }
 
 /** Every field's value in the page, and its whole markup: where a token could show. */
@@ -104,7 +117,7 @@ describe('the property inspector in chromium', () => {
     expect(await token.getAttribute('type')).toBe('password');
     expect(await token.getAttribute('placeholder')).toMatch(/saved/);
     expect(await pageText(page)).not.toContain(secret());
-    await page.close();
+    await closeInspector(page);
   });
 
   it('edits the action\'s recorder and channel: channel 0 refused with the schema\'s message, channel 1 saved without any token, and the key goes live', async () => {
@@ -130,7 +143,7 @@ describe('the property inspector in chromium', () => {
     expect(JSON.stringify(fromInspector('setSettings'))).not.toContain(secret());
     // The plugin takes the saved settings: the key shows channel 1 live.
     await until(() => lastTile('K1') === 'channel 1: idle', 'the key live on channel 1');
-    await page.close();
+    await closeInspector(page);
   });
 
   it('opened again with the saved recorders, shows no token; a saved token is kept when its field is left empty', async () => {
@@ -158,7 +171,7 @@ describe('the property inspector in chromium', () => {
     expect(fromInspector('setGlobalSettings')).toHaveLength(2);
     await second.locator('button.remove').click();
     await screenshot('RECDECK_SCREENSHOTS', 'plugin-inspector.png', (path) => page.screenshot({ path, fullPage: true }));
-    await page.close();
+    await closeInspector(page);
 
     // Nothing the inspector sent reached the plugin's log with its token.
     const logs = readFileSync(join(plugin.folder, 'logs', `${PLUGIN_UUID}.0.log`), 'utf8');
@@ -206,12 +219,12 @@ describe('the property inspector in chromium', () => {
     await screenshot('RECDECK_SCREENSHOTS', 'plugin-inspector-facility.png', (path) => page.screenshot({ path, fullPage: true }));
 
     // Opened again, the inspector starts on the facility, its fields as saved.
-    const again = await openInspector();
+    const again = await openInspector(1);
     await until(async () => (await again.locator('#mqtt-url').inputValue()) === good.url, 'the saved facility shown');
     expect(await again.locator('#source-facility').isChecked()).toBe(true);
     for (const [key, value] of Object.entries(good)) expect(await again.locator(`#mqtt-${key}`).inputValue()).toBe(value);
     expect(await again.locator('#mqtt-caFile').inputValue()).toBe('');
-    await again.close();
+    await closeInspector(again);
 
     // Back to the recorders: still in the form, their token kept; saving them makes the desk poll again.
     await page.getByLabel('Recorders (direct)').check();
@@ -223,6 +236,6 @@ describe('the property inspector in chromium', () => {
     expect(app.globalSettings).toEqual({ recorders: [{ name: 'main', url: sim.url.replace('127.0.0.1', 'localhost'), token: sim.token }] });
     expect(await pageText(page)).not.toContain(secret());
     await until(() => lastTile('K1') === 'channel 1: idle', 'the key live again on the recorder', 20_000);
-    await page.close();
+    await closeInspector(page);
   });
 });

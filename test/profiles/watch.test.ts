@@ -84,6 +84,10 @@ describe('watchProfiles', () => {
     await writeFile(join(directory, 'b.yaml'), profileText('B2'));
     const edited = await watched.next((set) => names(set).includes('B2'), 'the edit');
     expect(names(edited)).toEqual(['A', 'B2']);
+    // Every file is read again, but only the one whose text changed is parsed again: A is the very profile
+    // loaded before (a parse makes a new one), so a save of one file does not parse the whole folder.
+    expect(edited.profiles[0]).toBe(initial.profiles[0]);
+    expect(edited.profiles[1]).not.toBe(initial.profiles[1]);
 
     await writeFile(join(directory, 'b.yaml'), `${profileText('B3')}      key1: { press: { action: rec-strat, channel: 1 } }\n`);
     // A write may be seen half done (an empty file, say), so wait for the problem the edit makes.

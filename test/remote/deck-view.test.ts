@@ -28,7 +28,8 @@ let browser: Browser;
 beforeAll(async () => {
   // Still previews: what is checked is which decks are viewed (watched$) and a channel key's drawing; a
   // moving preview would be fetched, decoded, drawn and sent every second for each preview key in view.
-  f = await startRemoteFixture({ pollMs: 250, stillPreviews: true });
+  // Polled every 500 ms: the channel table is waited on, and no check is about how fresh it is.
+  f = await startRemoteFixture({ pollMs: 500, stillPreviews: true });
   browser = await connectChromium();
 }, TEST_MS);
 

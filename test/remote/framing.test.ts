@@ -15,7 +15,8 @@ let foreign: Server;
 let foreignUrl: string;
 
 beforeAll(async () => {
-  f = await startRemoteFixture({ pollMs: 250, stillPreviews: true });
+  // Polled once a second: the deck is only to be framed (and refused); no recorder state is checked.
+  f = await startRemoteFixture({ pollMs: 1000, stillPreviews: true });
   foreign = createServer((_request, response) => {
     response.writeHead(200, { 'content-type': 'text/html' });
     response.end(`<!doctype html><title>win a prize</title><p>Click the box!</p><iframe id="deck" src="${f.base}/" style="width:1200px;height:700px;opacity:0.5"></iframe>`);

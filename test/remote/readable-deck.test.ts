@@ -50,7 +50,9 @@ describe.concurrent.each(SIZES)('the web deck at $name size ($viewport.width x $
   let cdp: CDPSession;
 
   beforeAll(async () => {
-    f = await startRemoteFixture({ pollMs: 250, stillPreviews: true });
+    // Polled every 500 ms: what is checked is what the keys show once the bridge has read a change (waited
+    // for), never how soon; a poll costs both sides' CPU for as long as the file runs.
+    f = await startRemoteFixture({ pollMs: 500, stillPreviews: true });
     context = await browser.newContext({ viewport, isMobile, hasTouch: true });
     page = await context.newPage();
     cdp = await context.newCDPSession(page);

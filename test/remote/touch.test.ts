@@ -54,7 +54,10 @@ describe.concurrent.each(SIZES)('the web deck at $name size ($viewport.width x $
   let cdp: CDPSession;
 
   beforeAll(async () => {
-    f = await startRemoteFixture({ pollMs: 250, stillPreviews: true });
+    // Polled every 500 ms: what is checked is the page's touches and what they send, and the recorder's own
+    // state (the simulator's), never how fresh the bridge's copy is; a poll costs both sides' CPU for as
+    // long as the file runs.
+    f = await startRemoteFixture({ pollMs: 500, stillPreviews: true });
     link = await cuttableLink(f.base);
     context = await browser.newContext({ viewport, isMobile, hasTouch: true });
     page = await context.newPage();
