@@ -7,7 +7,8 @@ import { dirname, join, resolve } from 'node:path';
 import { Observable, type Subscription } from 'rxjs';
 import type { Clock } from '../api/clock.js';
 import { messageOf } from '../api/errors.js';
-import { parseProfile, readYamlText, type ProfileProblem, type ProfileResult } from './load.js';
+import { readYamlText, type ProfileProblem, type ProfileResult } from './load.js';
+import { PARSED_PROFILES } from './parsed-profiles.js';
 import type { LoadedProfile } from './schema.js';
 
 
@@ -39,7 +40,6 @@ export function watchProfiles(paths: readonly string[], options: WatchProfilesOp
   const watchDirectory = options.watchDirectory ?? watch;
   return new Observable<ProfileSet>((subscriber) => {
     const lastGood = new Map<string, LoadedProfile>();
-    const parsed: ParsedFiles = new Map();
     const watchers = new Map<string, { watcher: FSWatcher; inode: number }>();
     let closed = false;
     let timer: Subscription | undefined;
@@ -94,7 +94,7 @@ export function watchProfiles(paths: readonly string[], options: WatchProfilesOp
           reloadAgain = false;
           // Watch before reading, so that a change made while reading is not missed.
           await watchDirectories();
-          const set = await loadAll(paths, lastGood, parsed);
+          const set = await loadAll(paths, lastGood);
           if (closed) return;
           // Only a different set is news (saving a file unchanged, or a stray temp file, is not).
           const fingerprint = JSON.stringify(set);
@@ -123,25 +123,17 @@ export function watchProfiles(paths: readonly string[], options: WatchProfilesOp
 
 /** Every profile under the paths, read once (nothing watched): what `recdeck profiles check` checks. */
 export function loadProfileSet(paths: readonly string[]): Promise<ProfileSet> {
-  return loadAll(paths, new Map(), new Map());
+  return loadAll(paths, new Map());
 }
 
-/**
- * What each file's text last parsed to. A change anywhere reloads every file under the paths (a change
- * event names no file reliably), but only a file whose text changed is parsed again: parsing is most of
- * a reload's time (the shipped folder's twenty-odd profiles each time an operator saves one of their own).
- */
-type ParsedFiles = Map<string, { text: string; result: ProfileResult }>;
-
-/** Reads every profile under the paths; `lastGood` is updated in place and fills in for bad files; `parsed` is updated in place. */
-async function loadAll(paths: readonly string[], lastGood: Map<string, LoadedProfile>, parsed: ParsedFiles): Promise<ProfileSet> {
+/** Reads every profile under the paths; `lastGood` is updated in place and fills in for bad files. */
+async function loadAll(paths: readonly string[], lastGood: Map<string, LoadedProfile>): Promise<ProfileSet> {
   const { files, problems } = await listProfileFiles(paths);
   const listed = new Set(files);
   for (const file of lastGood.keys()) if (!listed.has(file)) lastGood.delete(file);
-  for (const file of parsed.keys()) if (!listed.has(file)) parsed.delete(file);
 
   for (const file of files) {
-    const result = await parsedProfile(file, parsed);
+    const result = await parsedProfile(file);
     if (result.ok) {
       lastGood.set(file, result.loaded);
     } else if (!(await exists(file))) {
@@ -154,18 +146,14 @@ async function loadAll(paths: readonly string[], lastGood: Map<string, LoadedPro
   return { profiles: sortedByFile([...lastGood.values()]), problems };
 }
 
-/** A file's profile: parsed from the text read now, or what that same text parsed to last time. */
-async function parsedProfile(file: string, parsed: ParsedFiles): Promise<ProfileResult> {
+/** A file's profile: parsed from the text read now, or what that same text parsed to before (parsed-profiles.ts). */
+async function parsedProfile(file: string): Promise<ProfileResult> {
   const read = await readYamlText(file);
   if (!read.ok) {
-    parsed.delete(file);
+    PARSED_PROFILES.forget(file);
     return read;
   }
-  const last = parsed.get(file);
-  if (last !== undefined && last.text === read.text) return last.result;
-  const result = parseProfile(read.text, file);
-  parsed.set(file, { text: read.text, result });
-  return result;
+  return PARSED_PROFILES.parse(file, read.text);
 }
 
 /** The profile files under the paths (a directory's *.yaml and *.yml), each once; a missing path is a problem. */
