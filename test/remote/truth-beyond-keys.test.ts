@@ -40,9 +40,10 @@ async function stateNow(remote: VirtualRemote): Promise<StateView> {
 const KEY0 = profile('      key0: { show: { channel: 1 } }');
 /**
  * The bridge with key0 showing channel 1 and the remote server, as `r` (closed after each test). The
- * simulator has the smallest grid that has channel 1 (4): what is told about channel 1 is the point.
+ * simulator has the smallest grid that has channel 1 (4): what is told about channel 1 is the point. The
+ * keys are drawn as pictures (bridge.ts, draws): the tests read pictures, /state, /metrics, never an image.
  */
-const start = async (more: Omit<Parameters<typeof startVirtualRemote>[0], 'profile'> = {}): Promise<VirtualRemote> => (r = await startVirtualRemote({ profile: KEY0, simulator: { grid: 4 }, ...more }));
+const start = async (more: Omit<Parameters<typeof startVirtualRemote>[0], 'profile'> = {}): Promise<VirtualRemote> => (r = await startVirtualRemote({ profile: KEY0, simulator: { grid: 4 }, draws: 'pictures', ...more }));
 /** Channel 1 recording for 5 s of virtual time. */
 async function recordFiveSeconds(remote: VirtualRemote): Promise<void> {
   await remote.f.client.recStart(0);
