@@ -26,8 +26,11 @@ describe('previews at the pace the bridge can afford', () => {
   it('a busy picture line spaces the previews out, the polls keep their pace, and a calm one brings the previews back', async () => {
     const time = new WorkTime();
     // The smallest grid the keys fit (they show channels 1 and 2), polled every 250 ms: the polls' pace is checked at that.
+    // Drawn as pictures (bridge.ts, draws): what is drawn is read from the renderer's calls, never an
+    // image, and drawing costs no virtual time here (only the test's load and what WorkTime is told).
     f = await startBridgeFixture({
       time,
+      draws: 'pictures',
       pollMs: POLL_MS,
       simulator: { grid: 4 },
       profile: `
