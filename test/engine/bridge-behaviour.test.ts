@@ -7,6 +7,11 @@ import { colourShare, parseTestProfile, startBridgeFixture, type BridgeFixture }
 import { realClock } from '../../src/api/clock.js';
 
 const RECORDING = '#D55E00';
+/**
+ * Tests that read the keys' pictures (or requests, logs, brightness), never an image, draw them as
+ * pictures (bridge.ts, draws); the four that look at pixels or draws have the real images.
+ */
+const PICTURES = 'pictures' as const;
 
 let f: BridgeFixture | undefined;
 afterEach(async () => {
@@ -23,6 +28,7 @@ const channelState = (fixture: BridgeFixture, control: string) => {
 describe('pages, selection, brightness and macros', () => {
   it('page keys move between pages and the page indicator follows', async () => {
     f = await startBridgeFixture({
+      draws: PICTURES,
       profile: `
 name: paged
 match: { kind: memory }
@@ -79,6 +85,7 @@ pages:
 
   it('brightness comes from the profile and brightness keys set and step it within 0..100', async () => {
     f = await startBridgeFixture({
+      draws: PICTURES,
       profile: `
 name: bright
 match: { kind: memory }
@@ -103,6 +110,7 @@ pages:
 
   it('a macro sends its steps in order with its waits, and a failed step stops the rest', async () => {
     f = await startBridgeFixture({
+      draws: PICTURES,
       profile: `
 name: macro
 match: { kind: memory }
@@ -146,6 +154,7 @@ pages:
 describe('truth on the keys', () => {
   it('toggles are refused, visibly and without a request, while the state is stale; they work again once it is live', async () => {
     f = await startBridgeFixture({
+      draws: PICTURES,
       profile: `
 name: stale
 match: { kind: memory }
@@ -211,6 +220,7 @@ pages:
 
   it('previews are fetched only for channels a visible key shows, and follow the page', async () => {
     f = await startBridgeFixture({
+      draws: PICTURES,
       profile: `
 name: previews
 match: { kind: memory }
@@ -243,7 +253,7 @@ pages:
 
   it('previews never pile up: two under way at most, one per channel at a time, slower as the recorder slows, and the state polls keep their pace', async () => {
     const keys = Array.from({ length: 15 }, (_, i) => `      key${i}: { show: { channel: ${i + 1}, thumbnail: true } }`).join('\n');
-    f = await startBridgeFixture({ profile: `name: many\nmatch: { kind: memory }\npages:\n  - name: all\n    controls:\n${keys}\n` });
+    f = await startBridgeFixture({ draws: PICTURES, profile: `name: many\nmatch: { kind: memory }\npages:\n  - name: all\n    controls:\n${keys}\n` });
     const fixture = f;
     fixture.requests.latencyMs = 150; // every answer arrives 150 ms after its request left
     await fixture.advance(1000);
@@ -266,7 +276,7 @@ pages:
   });
 
   it('a clock ticks every second even when the recorder is polled every 2 s', async () => {
-    f = await startBridgeFixture({ profile: 'name: slow\nmatch: { kind: memory }\npages:\n  - name: main\n    controls:\n      key0: { show: { channel: 1 } }\n', pollMs: 2000 });
+    f = await startBridgeFixture({ draws: PICTURES, profile: 'name: slow\nmatch: { kind: memory }\npages:\n  - name: main\n    controls:\n      key0: { show: { channel: 1 } }\n', pollMs: 2000 });
     const fixture = f;
     await fixture.client.recStart(0);
     await fixture.until(() => channelState(fixture, 'key0') === 'recording', 'recording', 5000);
@@ -283,7 +293,7 @@ pages:
   }, 15_000);
 
   it('a recorder answering in a form the bridge cannot read turns the keys stale and says what was wrong', async () => {
-    f = await startBridgeFixture({ profile: 'name: m\nmatch: { kind: memory }\npages:\n  - name: main\n    controls:\n      key0: { show: { channel: 1 } }\n' });
+    f = await startBridgeFixture({ draws: PICTURES, profile: 'name: m\nmatch: { kind: memory }\npages:\n  - name: main\n    controls:\n      key0: { show: { channel: 1 } }\n' });
     const fixture = f;
     await fixture.until(() => channelState(fixture, 'key0') === 'idle', 'idle');
     fixture.sim.faults.set([{ kind: 'malformed', method: 'GET', path: '/api/channels', probability: 1, latencyMs: 0, status: 500 }]);
@@ -300,6 +310,7 @@ pages:
 
   it('the dialog overlay page replaces the page while a dialog is up and the page comes back after', async () => {
     f = await startBridgeFixture({
+      draws: PICTURES,
       profile: `
 name: overlay
 match: { kind: memory }
@@ -367,7 +378,7 @@ pages:
   });
 
   it('a profile reloaded with a new page keeps the surface running on the new bindings', async () => {
-    f = await startBridgeFixture({ profile: 'name: a\nmatch: { kind: memory }\npages:\n  - name: main\n    controls:\n      key0: { show: { label: A } }\n' });
+    f = await startBridgeFixture({ draws: PICTURES, profile: 'name: a\nmatch: { kind: memory }\npages:\n  - name: main\n    controls:\n      key0: { show: { label: A } }\n' });
     const fixture = f;
     fixture.bridge.setProfiles([parseTestProfile('name: a\nmatch: { kind: memory }\npages:\n  - name: main\n    controls:\n      key0: { press: { action: rec-start, channel: 2 } }\n')]);
     const sent = fixture.nextCommand('key0');

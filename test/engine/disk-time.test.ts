@@ -2,6 +2,9 @@
 // channels record: the estimate converges on the simulator's true time left and the resources key turns
 // amber and red at the thresholds (given here as 4 and 2 minutes, so the disk fills through both in
 // a few minutes of virtual time; the second test has the defaults, 30 and 10).
+// The resources are read at the bridge's default slow interval (5 s) and the channels every 5 s too: the
+// estimate is the product's from the readings it gets in life, and the channels only say which write.
+// The simulator has the 4 channels that record (no more: each poll would carry 12 idle ones).
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ResourcesPicture } from '../../src/engine/picture.js';
 import { stateView } from '../../src/remote/state-view.js';
@@ -28,7 +31,7 @@ pages:
 describe('disk time left', () => {
   it('converges within 10 % of the true time left while the disk fills, and the key turns amber and red at the thresholds', async () => {
     // 600 GB, 80 % used; four channels at 100 MB/s each fill 4 % a minute: 5 minutes left.
-    f = await startBridgeFixture({ profile: PROFILE, pollMs: 1000, slowMs: 1000, diskTime: { amberS: 4 * 60, redS: 2 * 60 }, simulator: { disk: { label: 'D:', sizeMb: 600_000, usedMb: 480_000, mbPerSecondPerChannel: 100 } } });
+    f = await startBridgeFixture({ profile: PROFILE, pollMs: 5000, slowMs: 5000, diskTime: { amberS: 4 * 60, redS: 2 * 60 }, simulator: { grid: 4, disk: { label: 'D:', sizeMb: 600_000, usedMb: 480_000, mbPerSecondPerChannel: 100 } } });
     const fixture = f;
     const disk = fixture.sim.disk;
     if (disk === null) throw new Error('the simulator has no disk');
@@ -74,16 +77,16 @@ describe('disk time left', () => {
 
   it('shows amber between the thresholds, and nothing once the channels stop', async () => {
     // 25 minutes left at the start: amber as soon as the rate is steady.
-    f = await startBridgeFixture({ profile: PROFILE, pollMs: 1000, slowMs: 5000, simulator: { disk: { label: 'D:', sizeMb: 600_000, usedMb: 450_000, mbPerSecondPerChannel: 25 } } });
+    f = await startBridgeFixture({ profile: PROFILE, pollMs: 5000, slowMs: 5000, simulator: { grid: 4, disk: { label: 'D:', sizeMb: 600_000, usedMb: 450_000, mbPerSecondPerChannel: 25 } } });
     const fixture = f;
     for (const channel of [0, 1, 2, 3]) await fixture.client.recStart(channel);
     const picture = () => fixture.bridge.session('memory:test')?.describeControls().find((c) => c.control.id === 'key0')?.picture as ResourcesPicture;
     // The key is drawn a moment after its picture is derived (changes coalesce): waited for as the operator
-    // sees it, amber, once there is an estimate. Polled every second: looked at every 100 ms of it.
-    await fixture.until(() => picture().timeLeft !== null && colourShare(fixture.surface, 'key0', AMBER) > 0.1, 'an estimate, and the key amber', 8 * 60_000, 100);
+    // sees it, amber, once there is an estimate. Polled every 5 s: looked at every 500 ms of it.
+    await fixture.until(() => picture().timeLeft !== null && colourShare(fixture.surface, 'key0', AMBER) > 0.1, 'an estimate, and the key amber', 8 * 60_000, 500);
     expect(picture().timeLeft?.level).toBe('amber');
     for (const channel of [0, 1, 2, 3]) await fixture.client.recStop(channel);
-    await fixture.until(() => picture().timeLeft === null, 'the estimate to go', 30_000, 100);
+    await fixture.until(() => picture().timeLeft === null, 'the estimate to go', 30_000, 500);
     expect(fixture.bridge.diskTimesLeft('main')).toEqual([]);
   }, 120_000);
 });

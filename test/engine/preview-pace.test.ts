@@ -20,12 +20,19 @@ afterEach(async () => {
 });
 
 const THUMBNAIL_MS = 500; // the fixture's
+const POLL_MS = 250;
 
 describe('previews at the pace the bridge can afford', () => {
   it('a busy picture line spaces the previews out, the polls keep their pace, and a calm one brings the previews back', async () => {
     const time = new WorkTime();
+    // The smallest grid the keys fit (they show channels 1 and 2), polled every 250 ms: the polls' pace is checked at that.
+    // Drawn as pictures (bridge.ts, draws): what is drawn is read from the renderer's calls, never an
+    // image, and drawing costs no virtual time here (only the test's load and what WorkTime is told).
     f = await startBridgeFixture({
       time,
+      draws: 'pictures',
+      pollMs: POLL_MS,
+      simulator: { grid: 4 },
       profile: `
 name: previews
 match: { kind: memory }
@@ -84,7 +91,7 @@ pages:
     expect(busyPreviews).toBeLessThanOrEqual(Math.ceil(8000 / (PREVIEW_SLOWEST * THUMBNAIL_MS)) + 1);
     expect(busyPreviews).toBeGreaterThanOrEqual(2); // slowed, never stopped
     expect(thumbnail()).not.toBeNull(); // the key still shows its preview (the channel's state is live)
-    expect(within(channelReads, busyFrom, busyFrom + 8000)).toBeGreaterThanOrEqual(8000 / 100 - 2); // polls: 100 ms
+    expect(within(channelReads, busyFrom, busyFrom + 8000)).toBeGreaterThanOrEqual(8000 / POLL_MS - 2); // polls: every POLL_MS
     load.unsubscribe();
 
     // Calm again: the pace eases (by a fifth a second) and previews come every interval once more.

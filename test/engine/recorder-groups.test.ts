@@ -33,7 +33,8 @@ async function start(): Promise<{ f: BridgeFixture; backup: SimulatorFixture }> 
   // The backup's simulator runs on the bridge's virtual time too.
   const time = new VirtualTime();
   backup = await startFixture({ clock: time, grid: 16 });
-  f = await startBridgeFixture({ profile: PROFILE, moreRecorders: [{ name: 'backup', url: backup.sim.url, token: backup.sim.token }], time });
+  // The test reads the keys' pictures, never their images: drawn as pictures (bridge.ts, draws).
+  f = await startBridgeFixture({ profile: PROFILE, moreRecorders: [{ name: 'backup', url: backup.sim.url, token: backup.sim.token }], time, draws: 'pictures' });
   const fixture = f;
   await fixture.until(() => fixture.bridge.recorderStates().every((s) => s.channels !== null), 'both recorders to be read');
   return { f: fixture, backup };

@@ -6,6 +6,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { Picture } from '../../src/engine/picture.js';
 import { startBridgeFixture, type BridgeFixture } from '../support/bridge.js';
 
+// Every test reads the keys' pictures, never their images: the keys are drawn as pictures (bridge.ts, draws).
 let f: BridgeFixture | undefined;
 afterEach(async () => {
   await f?.close();
@@ -18,7 +19,7 @@ const profile = (controls: string) => `name: t\nmatch: { kind: memory }\npages:\
 describe('reads that cannot starve', () => {
   it('16 preview keys and a recorder 500 ms away: live more than 95 % of the time, never offline', async () => {
     const keys = Array.from({ length: 16 }, (_, i) => `      key${i}: { show: { channel: ${i + 1}, thumbnail: true } }`).join('\n');
-    f = await startBridgeFixture({ profile: profile(keys), pollMs: 250, controls: Array.from({ length: 16 }, (_, i) => ({ kind: 'key' as const, id: `key${i}`, row: Math.floor(i / 4), column: i % 4, pixelSize: { width: 72, height: 72 } })) });
+    f = await startBridgeFixture({ draws: 'pictures', profile: profile(keys), pollMs: 250, controls: Array.from({ length: 16 }, (_, i) => ({ kind: 'key' as const, id: `key${i}`, row: Math.floor(i / 4), column: i % 4, pixelSize: { width: 72, height: 72 } })) });
     const fixture = f;
     fixture.requests.latencyMs = 500;
     await fixture.advance(3000);
@@ -36,7 +37,7 @@ describe('reads that cannot starve', () => {
   });
 
   it('a streak of 500 answers does not slow the poll: stale with the error, live again at the first good answer', async () => {
-    f = await startBridgeFixture({ profile: profile('      key0: { show: { channel: 1 } }') });
+    f = await startBridgeFixture({ draws: 'pictures', profile: profile('      key0: { show: { channel: 1 } }') });
     const fixture = f;
     await fixture.advance(300);
     fixture.sim.faults.set([{ kind: 'status', method: 'GET', path: '/api/channels', status: 500, probability: 1, latencyMs: 0, count: 15 }]);
@@ -51,7 +52,7 @@ describe('reads that cannot starve', () => {
   });
 
   it('no key shows live what is older than 3 polls: a slow dialog read ages the dialog keys only', async () => {
-    f = await startBridgeFixture({ profile: profile('      key0: { show: { channel: 1 } }\n      key1: { show: dialog }') });
+    f = await startBridgeFixture({ draws: 'pictures', profile: profile('      key0: { show: { channel: 1 } }\n      key1: { show: dialog }') });
     const fixture = f;
     fixture.requests.latencyByPath.set('/api/app/dialog', 1000);
     await fixture.advance(2000);
@@ -72,7 +73,7 @@ describe('reads that cannot starve', () => {
   });
 
   it('a meter is as old as its own reads: slowed down (backed off) they age it, however fresh the channels are', async () => {
-    f = await startBridgeFixture({ profile: profile('      key0: { show: { channel: 1 } }\n      key1: { show: { meter: 1 } }') });
+    f = await startBridgeFixture({ draws: 'pictures', profile: profile('      key0: { show: { channel: 1 } }\n      key1: { show: { meter: 1 } }') });
     const fixture = f;
     const LATENCY_MS = 500; // meters every 100 ms; backed off, a read leaves every 1000 ms and answers 500 ms later
     fixture.requests.latencyByPath.set('/api/sources/{index}', LATENCY_MS);
@@ -97,6 +98,7 @@ describe('reads that cannot starve', () => {
 describe('old data is shown as old', () => {
   it('the last known dialog stays on its keys and its overlay when the dialog reads fail, marked with its age', async () => {
     f = await startBridgeFixture({
+      draws: 'pictures',
       profile: `name: t\nmatch: { kind: memory }\noverlays: { dialog: Dialog }\npages:\n  - name: main\n    controls:\n      key0: { show: { channel: 1 } }\n  - name: Dialog\n    controls:\n      key1: { show: dialog }\n`,
     });
     const fixture = f;
@@ -109,7 +111,7 @@ describe('old data is shown as old', () => {
   });
 
   it('a take\'s duration freezes at the last confirmed value when the data is old, and counts on when it is live again', async () => {
-    f = await startBridgeFixture({ profile: profile('      key0: { show: { channel: 1 } }') });
+    f = await startBridgeFixture({ draws: 'pictures', profile: profile('      key0: { show: { channel: 1 } }') });
     const fixture = f;
     await fixture.client.recStart(0);
     await fixture.advance(5000);
@@ -127,7 +129,7 @@ describe('old data is shown as old', () => {
 
 describe('toggles and writes checked against fresh data', () => {
   it('schedule-toggle reads the schedule at the press: an outside change a moment ago is not undone', async () => {
-    f = await startBridgeFixture({ profile: profile('      key0: { press: { action: schedule-toggle } }') });
+    f = await startBridgeFixture({ draws: 'pictures', profile: profile('      key0: { press: { action: schedule-toggle } }') });
     const fixture = f;
     await fixture.client.setSchedule({ StartTime: '23:00', StopTime: '23:30', IsEnabled: false });
     await fixture.advance(600); // the slow group has read it disabled
@@ -140,7 +142,7 @@ describe('toggles and writes checked against fresh data', () => {
   });
 
   it('a recorder that answers OK and does not do it: the key flashes failed with the reason', async () => {
-    f = await startBridgeFixture({ profile: profile('      key0: { press: { action: schedule-on } }\n      key1: { press: { action: rec-start, channel: 2 } }') });
+    f = await startBridgeFixture({ draws: 'pictures', profile: profile('      key0: { press: { action: schedule-on } }\n      key1: { press: { action: rec-start, channel: 2 } }') });
     const fixture = f;
     await fixture.advance(600);
     fixture.sim.faults.set([{ kind: 'ignore', method: 'PUT', probability: 1, latencyMs: 0, status: 500 }]);

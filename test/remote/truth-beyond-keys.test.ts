@@ -38,14 +38,20 @@ async function stateNow(remote: VirtualRemote): Promise<StateView> {
 }
 
 const KEY0 = profile('      key0: { show: { channel: 1 } }');
-/** The bridge with key0 showing channel 1 and the remote server, as `r` (closed after each test). */
-const start = async (more: Omit<Parameters<typeof startVirtualRemote>[0], 'profile'> = {}): Promise<VirtualRemote> => (r = await startVirtualRemote({ profile: KEY0, ...more }));
+/**
+ * The bridge with key0 showing channel 1 and the remote server, as `r` (closed after each test). The
+ * simulator has the smallest grid that has channel 1 (4): what is told about channel 1 is the point. The
+ * keys are drawn as pictures (bridge.ts, draws): the tests read pictures, /state, /metrics, never an image.
+ */
+const start = async (more: Omit<Parameters<typeof startVirtualRemote>[0], 'profile'> = {}): Promise<VirtualRemote> => (r = await startVirtualRemote({ profile: KEY0, simulator: { grid: 4 }, draws: 'pictures', ...more }));
 /** Channel 1 recording for 5 s of virtual time. */
 async function recordFiveSeconds(remote: VirtualRemote): Promise<void> {
   await remote.f.client.recStart(0);
   await remote.f.advance(5000);
 }
 
+// The waits for a recorder to go offline or come back look every 100 ms of virtual time (what falls due in
+// between runs all the same; no figure read after them depends on the moment they are seen).
 const channelErrors = { kind: 'status', method: 'GET', path: '/api/channels', status: 500, probability: 1, latencyMs: 0 } as const;
 const unreachable = { kind: 'reset', path: '/api', probability: 1, latencyMs: 0, status: 500 } as const;
 
@@ -76,7 +82,7 @@ describe("a take's duration beyond the keys", () => {
     const remote = await start();
     await recordFiveSeconds(remote);
     remote.f.sim.faults.set([unreachable]);
-    await remote.f.until(() => (pictureOf(remote, 'key0') as { state?: string }).state === 'offline', 'the key to show offline', 10_000);
+    await remote.f.until(() => (pictureOf(remote, 'key0') as { state?: string }).state === 'offline', 'the key to show offline', 10_000, 100);
     for (const later of [8000, 5000]) {
       await remote.f.advance(later);
       const key = pictureOf(remote, 'key0') as { durationS: number; ageS: number };
@@ -104,7 +110,7 @@ describe('GET /readyz and recdeck_recorder_up', () => {
     expect(await remote.get('/healthz')).toMatchObject({ status: 200, json: { ok: true } });
 
     remote.f.sim.faults.set([unreachable]);
-    await remote.f.until(() => freshness(remote) === 'offline', 'the recorder to count as offline', 10_000);
+    await remote.f.until(() => freshness(remote) === 'offline', 'the recorder to count as offline', 10_000, 100);
     const offline = await remote.get('/readyz');
     expect(offline).toMatchObject({ status: 503, json: { ready: false, recorders: [{ name: 'main', freshness: 'offline' }] } });
     expect((offline.json as { recorders: Array<{ reason: string }> }).recorders[0]?.reason).toMatch(/^offline: not reachable: GET \/api\/\S+ failed \(network\)/);
@@ -112,7 +118,7 @@ describe('GET /readyz and recdeck_recorder_up', () => {
     expect(await remote.get('/healthz')).toMatchObject({ status: 200, json: { ok: true, recorders: [{ name: 'main', freshness: 'offline' }] } });
 
     remote.f.sim.faults.set([]);
-    await remote.f.until(() => freshness(remote) === 'live', 'the recorder back', 10_000);
+    await remote.f.until(() => freshness(remote) === 'live', 'the recorder back', 10_000, 100);
     expect(await remote.get('/readyz')).toMatchObject({ status: 200, json: { ready: true } });
     expect(await metric(remote, 'recdeck_recorder_up')).toBe(1);
   }, 30_000);

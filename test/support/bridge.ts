@@ -11,7 +11,7 @@ import { Bridge, type BridgeOptions } from '../../src/engine/bridge.js';
 import type { CommandRecord, Logger } from '../../src/engine/log.js';
 import type { ControlDefinition } from '../../src/engine/surface.js';
 import { parseProfile } from '../../src/profiles/load.js';
-import { pictureRenderer } from '../../src/render/picture-renderer.js';
+import { pictureRenderer, type KeyRenderer, type KeyRendererOptions } from '../../src/render/picture-renderer.js';
 import { decodeThumbnail } from '../../src/render/thumbnail.js';
 import { MemorySurface } from '../../src/surfaces/memory/memory-surface.js';
 import { keyGrid } from '../../src/engine/surface.js';
@@ -62,6 +62,13 @@ export interface BridgeFixtureOptions {
   moreRecorders?: ReadonlyArray<{ name: string; url: string; token: string }>;
   /** The virtual time to run on, when another simulator (a more recorder's) runs on it too. */
   time?: VirtualTime;
+  /**
+   * What the renderer draws: 'images' (the default) the real key images, as a deck shows them; 'pictures'
+   * each picture as its own JSON in place of pixels, for a test that reads the engine's pictures and never
+   * an image (rasterising keys nobody looks at, glyph atlases first, was a sixth of such a file's CPU).
+   * LEDs and the pages a reason needs are the real renderer's either way, so the pictures are the same.
+   */
+  draws?: 'images' | 'pictures';
 }
 
 export function parseTestProfile(text: string, file = 'test-profile.yaml') {
@@ -97,7 +104,7 @@ export async function startBridgeFixture(options: BridgeFixtureOptions): Promise
       decoding--;
     }
   };
-  const bridge = new Bridge({ recorders: [{ name: 'main', client }, ...more], renderer: (thumbnails) => (made.renderer = pictureRenderer({ thumbnails })), decodeThumbnail: decode, log, pollMs: options.pollMs ?? 100, slowMs: options.slowMs ?? 500, ...(options.diskTime ? { diskTime: options.diskTime } : {}), meterMs: 100, thumbnailMs: 500, time });
+  const bridge = new Bridge({ recorders: [{ name: 'main', client }, ...more], renderer: (thumbnails) => (made.renderer = rendererFor(options.draws ?? 'images', thumbnails)), decodeThumbnail: decode, log, pollMs: options.pollMs ?? 100, slowMs: options.slowMs ?? 500, ...(options.diskTime ? { diskTime: options.diskTime } : {}), meterMs: 100, thumbnailMs: 500, time });
   const commands: CommandRecord[] = [];
   bridge.commands$.subscribe((record) => commands.push(record));
   const surface = new MemorySurface({ time: realTime, id: 'memory:test', model: 'test-15', controls: options.controls ?? keyGrid(3, 5, 96) });
@@ -146,6 +153,13 @@ export async function startBridgeFixture(options: BridgeFixtureOptions): Promise
       await fixture.close();
     },
   };
+}
+
+/** The real renderer; drawing each picture as its JSON (see BridgeFixtureOptions.draws) where no test reads an image. */
+function rendererFor(draws: 'images' | 'pictures', thumbnails: KeyRendererOptions['thumbnails']): KeyRenderer {
+  const renderer = pictureRenderer({ thumbnails });
+  if (draws === 'pictures') renderer.render = (picture, size) => Promise.resolve({ ...size, data: Buffer.from(JSON.stringify(picture)) });
+  return renderer;
 }
 
 /** The share of a control's pixels within `tolerance` of a colour (0..1). */
