@@ -31,7 +31,7 @@
 // RECDECK_INSIDERS_DEFAULT_POLL=1 runs it at run's default, the issue's done-when.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { writeFile } from 'node:fs/promises';
+import { mkdtemp } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
@@ -60,46 +60,41 @@ describe('a flood of refused commands on a secure facility', () => {
   it('30,000 refused commands from a read-only panel: the poller keeps its lease and its memory, the panel stays live, a few lines say it', async () => {
     const { poller, panel, log, members, auditLines, sampler } = f();
     const pid = poller.pid ?? 0;
-    const term = termOf(panel);
     const topic = MAIN.cmd('gallery');
-    const signer = members.authority('gallery');
     const now = Date.now();
-    // Signed beforehand, and written for the publisher: each message after its length (4 bytes).
-    const payloads = Array.from({ length: FLOOD }, (_, i) => {
-      const command: CommandMessage = { id: `${String(i).padStart(6, '0')}-${'x'.repeat(93)}`, call: { method: 'newSession', args: [] }, term, sentAt: now, deadline: now + 3_600_000 };
-      const sealed = signer.seal(topic, now, command);
-      const length = Buffer.alloc(4);
-      length.writeUInt32BE(sealed.length);
-      return Buffer.concat([length, sealed]);
-    });
-    const payloadFile = join(f().folder, 'flood.bin');
-    await writeFile(payloadFile, Buffer.concat(payloads));
-    // Signing held this process (and the simulator in it) for seconds: the panel live again first.
+    // Each copy's id is NNNNNN (the publisher numbers them) and 94 characters more: 100 characters.
+    const command: CommandMessage = { id: `NNNNNN-${'x'.repeat(93)}`, call: { method: 'newSession', args: [] }, term: termOf(panel), sentAt: now, deadline: now + 3_600_000 };
+    // gallery's own key, in a folder of its own (the poller's facility file is left as it read it).
+    const { keyFile } = await members.writeFiles(await mkdtemp(join(f().folder, 'gallery-')), 'gallery');
     await until(() => channelState(panel, 'key0') === 'idle', 'the panel live before the flood', WAIT_MS);
     const before = { rss: rssMb(pid), log: log.length, audit: auditLines().length, samples: 0 };
     const { samples, take } = sampler();
-    // Settled first: the poller caught up with the reads the simulator could not answer while this process
-    // signed, the panel live for a second of samples (a stale one starts the second again).
-    let liveSince = Date.now();
-    const settled = () => {
-      take();
-      if (!LIVE.has(samples.at(-1) ?? 'none')) [samples.length, liveSince] = [0, Date.now()];
-      return samples.length >= 10 && Date.now() - liveSince >= SETTLED_MS;
-    };
-    await until(settled, 'the panel live for a second before the flood', WAIT_MS);
-    before.samples = samples.length;
     // At the issue's own rate: 30,000 in 20 s, a chunk every 100 ms (each chunk's acknowledgements
     // awaited), the panel sampled every 10 ms meanwhile. The publisher is a process of its own, in a
     // session of its own (see the header): published from this process, which hosts the panel and the
-    // simulator, the flood took their turns (and the poller's, in one session).
+    // simulator, the flood took their turns (and the poller's, in one session). It signs them first,
+    // while the panel settles here (support/flood-publisher.mjs).
     const chunk = FLOOD / (FLOOD_S * 10);
-    const flood = spawn(process.execPath, [PUBLISHER, f().broker.url, 'gallery', LOGINS.gallery, `gallery-${randomUUID()}`, topic, payloadFile, String(chunk), '100'], { stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+    const flood = spawn(process.execPath, [PUBLISHER, f().broker.url, 'gallery', LOGINS.gallery, `gallery-${randomUUID()}`, topic, keyFile, 'gallery', JSON.stringify(command), String(FLOOD), String(chunk), '100'], { stdio: ['pipe', 'pipe', 'pipe'], detached: true });
     publisher = flood;
     let printed = '';
     flood.stdout?.on('data', (data: Buffer) => (printed += data.toString()));
     flood.stderr?.on('data', (data: Buffer) => (printed += data.toString()));
     let exit: string | null = null;
     flood.once('exit', (code, signal) => (exit = signal ?? String(code)));
+    // Settled first: the publisher signed and connected, the panel live for a second of samples (a stale
+    // one starts the second again) up to then.
+    let liveSince = Date.now();
+    const settled = () => {
+      take();
+      if (!LIVE.has(samples.at(-1) ?? 'none')) [samples.length, liveSince] = [0, Date.now()];
+      if (exit !== null) throw new Error(`the publisher ended before the flood (${exit}): ${printed}`);
+      return printed.startsWith('ready\n') && samples.length >= 10 && Date.now() - liveSince >= SETTLED_MS;
+    };
+    await until(settled, 'the publisher ready and the panel live for a second before the flood', WAIT_MS);
+    before.samples = samples.length;
+    printed = '';
+    flood.stdin?.end('go\n');
     await until(() => (take(), exit !== null), 'the flood published', WAIT_MS);
     expect(exit, printed).toBe('0');
     const published = JSON.parse(printed) as { published: number; seconds: number; slowestChunkMs: number };

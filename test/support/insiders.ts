@@ -10,6 +10,13 @@
 // other work it waited, runnable, 0.9-1.2 s at a stretch on the run queue (its /proc/PID/schedstat, with
 // its renewal path traced: the renewal timer fired 0.8 s late, after which the echo came back in ms),
 // and lost its lease for the test's own load.
+//
+// What a file waits for before its first test is the poller's start: on 2 cores loaded 20-40 by others'
+// work, `recdeck run` took 15-20 s to load before its first log line (2.3-2.5 s of its CPU). So what
+// need not wait for it goes beside it: the broker and the simulator start together; while the poller
+// loads, the standby's login hands the lease over (handLeaseOver, as the rig and deploy/mosquitto's
+// test do), so the poller claims as soon as it reads the lease instead of a TTL (3 polls) after its
+// start (a fresh poller cannot know sooner that nobody holds it); the panel connects meanwhile.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -20,7 +27,7 @@ import type { MqttClient } from 'mqtt';
 import { afterAll, beforeAll } from 'vitest';
 import { BRIDGE_NODE_FLAGS } from '../../src/cli/node-flags.js';
 import { runCommand } from '../../src/cli/run-flags.js';
-import { channelState, generatedFacility, startPanel, startSimulator, until, type Panel } from './facility.js';
+import { channelState, generatedFacility, handLeaseOver, startPanel, startSimulator, until, type Panel } from './facility.js';
 import { startDeployedBroker, type RestartableBroker } from './mosquitto.js';
 import type { SimulatorFixture } from './simulator.js';
 
@@ -83,9 +90,7 @@ export function useInsiders(pollMs: number, beforeClose?: () => void): () => Ins
 
 /** The facility, with the poller at `pollMs` (run's default when it is DEFAULT_POLL_MS) and the panel live from it. */
 export async function startInsiders(pollMs: number): Promise<InsidersRig> {
-  const folder = await mkdtemp(join(tmpdir(), 'recdeck-insiders-'));
-  const broker = await startDeployedBroker(LOGINS);
-  const sim = await startSimulator();
+  const [folder, broker, sim] = await Promise.all([mkdtemp(join(tmpdir(), 'recdeck-insiders-')), startDeployedBroker(LOGINS), startSimulator()]);
   const members = generatedFacility('main', ['poller-main', 'poller-main-standby'], ['desk-1', 'gallery'], { gallery: ['read'] });
   const files = await members.writeFiles(folder, 'poller-main');
   const audit = join(folder, 'audit.jsonl');
@@ -106,23 +111,32 @@ export async function startInsiders(pollMs: number): Promise<InsidersRig> {
   const clients: MqttClient[] = [];
   let panel: Panel | null = null;
   const close = async () => {
-    if (poller.exitCode === null && poller.signalCode === null) {
+    // The poller, the panel and the test's connections end side by side; the simulator and the broker after them.
+    const pollerExited = async () => {
+      if (poller.exitCode !== null || poller.signalCode !== null) return;
       const exited = new Promise((resolve) => poller.once('exit', resolve));
       poller.kill('SIGTERM');
       await exited;
-    }
-    if (panel !== null) {
+    };
+    const panelStopped = async () => {
+      if (panel === null) return;
       await panel.bridge.stop();
       await panel.mqtt.endAsync(true);
-    }
-    for (const client of clients) await client.endAsync(true);
-    await sim.close();
-    await broker.close();
+    };
+    await Promise.all([pollerExited(), panelStopped(), ...clients.map((client) => client.endAsync(true))]);
+    await Promise.all([sim.close(), broker.close()]);
     await rm(folder, { recursive: true, force: true });
   };
   try {
-    panel = await startPanel(broker, pollMs, { authority: members.authority('desk-1'), connect: login('desk-1'), reconnectPeriod: 500 });
-    const live = panel;
+    // While the poller loads (see the file's comment): the lease handed over, the panel connected.
+    // Both settled before either's failure is thrown, so that close() ends a panel that did start.
+    const [handedOver, started] = await Promise.allSettled([
+      handLeaseOver(broker, sim, pollMs, { authority: members.authority('poller-main-standby'), connect: login('poller-main-standby') }),
+      startPanel(broker, pollMs, { authority: members.authority('desk-1'), connect: login('desk-1'), reconnectPeriod: 500 }),
+    ]);
+    if (started.status === 'fulfilled') panel = started.value;
+    for (const result of [handedOver, started]) if (result.status === 'rejected') throw result.reason;
+    const live = panel as Panel;
     await until(() => channelState(live, 'key0') === 'idle', 'the panel live from the poller process', WAIT_MS);
     return {
       folder,
