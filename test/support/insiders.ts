@@ -90,7 +90,16 @@ export function useInsiders(pollMs: number, beforeClose?: () => void): () => Ins
 
 /** The facility, with the poller at `pollMs` (run's default when it is DEFAULT_POLL_MS) and the panel live from it. */
 export async function startInsiders(pollMs: number): Promise<InsidersRig> {
-  const [folder, broker, sim] = await Promise.all([mkdtemp(join(tmpdir(), 'recdeck-insiders-')), startDeployedBroker(LOGINS), startSimulator()]);
+  const starting = [mkdtemp(join(tmpdir(), 'recdeck-insiders-')), startDeployedBroker(LOGINS), startSimulator()] as const;
+  const settled = await Promise.allSettled(starting);
+  if (settled.some((started) => started.status === 'rejected')) {
+    // What did start is ended before the failure is thrown.
+    const [folderStarted, brokerStarted, simStarted] = settled;
+    if (simStarted.status === 'fulfilled') await simStarted.value.close();
+    if (brokerStarted.status === 'fulfilled') await brokerStarted.value.close();
+    if (folderStarted.status === 'fulfilled') await rm(folderStarted.value, { recursive: true, force: true });
+  }
+  const [folder, broker, sim] = await Promise.all(starting);
   const members = generatedFacility('main', ['poller-main', 'poller-main-standby'], ['desk-1', 'gallery'], { gallery: ['read'] });
   const files = await members.writeFiles(folder, 'poller-main');
   const audit = join(folder, 'audit.jsonl');
