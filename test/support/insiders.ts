@@ -73,10 +73,10 @@ export interface InsidersRig {
  * A file's facility, called in its describe: started before its tests, closed after them (`beforeClose`
  * first: what a test started beside it). The function returned gives it to a test.
  */
-export function useInsiders(pollMs: number, beforeClose?: () => void): () => InsidersRig {
+export function useInsiders(pollMs: number, beforeClose?: () => void, beside?: Beside): () => InsidersRig {
   let rig: InsidersRig | null = null;
   beforeAll(async () => {
-    rig = await startInsiders(pollMs);
+    rig = await startInsiders(pollMs, beside);
   }, 2 * WAIT_MS);
   afterAll(async () => {
     beforeClose?.();
@@ -88,8 +88,15 @@ export function useInsiders(pollMs: number, beforeClose?: () => void): () => Ins
   };
 }
 
+/**
+ * What a file starts beside the facility once its broker and members are there, as the poller process is
+ * spawned (insiders-flood.test.ts: the flood's publisher, which signs while the poller loads); the file
+ * ends it (useInsiders' beforeClose).
+ */
+export type Beside = (facility: { broker: RestartableBroker; members: ReturnType<typeof generatedFacility>; folder: string }) => Promise<void>;
+
 /** The facility, with the poller at `pollMs` (run's default when it is DEFAULT_POLL_MS) and the panel live from it. */
-export async function startInsiders(pollMs: number): Promise<InsidersRig> {
+export async function startInsiders(pollMs: number, beside?: Beside): Promise<InsidersRig> {
   const starting = [mkdtemp(join(tmpdir(), 'recdeck-insiders-')), startDeployedBroker(LOGINS), startSimulator()] as const;
   const settled = await Promise.allSettled(starting);
   if (settled.some((started) => started.status === 'rejected')) {
@@ -108,6 +115,13 @@ export async function startInsiders(pollMs: number): Promise<InsidersRig> {
   const monitorPassword = join(folder, 'monitor-password');
   await writeFile(monitorPassword, LOGINS['poller-main-monitor'], { mode: 0o600 });
   const env = { PATH: process.env.PATH, RECDECK_TOKEN: sim.sim.token, RECDECK_MQTT_USER: 'poller-main', RECDECK_MQTT_PASSWORD: LOGINS['poller-main'], RECDECK_MQTT_MONITOR_USER: 'poller-main-monitor', RECDECK_MQTT_MONITOR_PASSWORD_FILE: monitorPassword };
+  try {
+    await beside?.({ broker, members, folder });
+  } catch (error) {
+    await Promise.all([sim.close(), broker.close()]);
+    await rm(folder, { recursive: true, force: true });
+    throw error;
+  }
   // A session of its own (see the file's comment); ended by close(), or by the test that kills it.
   const poller = spawn(process.execPath, [...BRIDGE_NODE_FLAGS, CLI, ...args], { stdio: ['ignore', 'ignore', 'pipe'], env, detached: true });
   const log: string[] = [];
