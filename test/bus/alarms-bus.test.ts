@@ -106,8 +106,11 @@ let raw: MqttClient;
 const published: Buffer[] = [];
 
 beforeAll(async () => {
-  broker = await startBroker();
-  sim = await startSimulator();
+  // Side by side: each waits on a process or a socket, not on the other (each kept for afterAll as it
+  // starts, so that it is closed also when the other failed).
+  const starting = [startBroker().then((started) => (broker = started)), startSimulator().then((started) => (sim = started))] as const;
+  await Promise.allSettled(starting);
+  await Promise.all(starting);
   await handLeaseOver(broker, sim, POLL_MS, { authority: members.authority('poller-handover') });
   const client = new RecorderClient({ url: sim.sim.url, token: sim.sim.token, clock: realClock });
   const pollerAuthority = members.authority('poller-a');

@@ -41,12 +41,16 @@ interface Poller {
 
 describe('a hung poller', () => {
   it('SIGSTOPped holder: the standby holds within 3 polls of its last renewal, presses go through, and the woken holder runs nothing', async () => {
-    const broker = await startBroker();
-    cleanups.push(() => broker.close());
-    const sim = await startSimulator();
-    cleanups.push(() => sim.close());
-    const folder = await mkdtemp(join(tmpdir(), 'recdeck-hung-'));
-    cleanups.push(() => rm(folder, { recursive: true, force: true }));
+    // Broker, simulator and folder side by side (each waits on a process or a socket, not on the others);
+    // each cleaned up after the test, also when another failed to start.
+    const cleaned = <T>(cleanup: (thing: T) => Promise<unknown>) => (thing: T): T => (cleanups.push(() => cleanup(thing)), thing);
+    const starting = [
+      startBroker().then(cleaned((broker) => broker.close())),
+      startSimulator().then(cleaned((sim) => sim.close())),
+      mkdtemp(join(tmpdir(), 'recdeck-hung-')).then(cleaned((folder) => rm(folder, { recursive: true, force: true }))),
+    ] as const;
+    await Promise.allSettled(starting);
+    const [broker, sim, folder] = await Promise.all(starting);
     const keys = Object.fromEntries(['poller-a', 'poller-b', 'panel-a'].map((id) => [id, generateKeyPairSync('ed25519')]));
     const key = (id: string) => publicKeyText((keys[id] as ReturnType<typeof generateKeyPairSync>).publicKey);
     const data = { pollers: { 'poller-a': { publicKey: key('poller-a'), recorders: ['main'] }, 'poller-b': { publicKey: key('poller-b'), recorders: ['main'] } }, panels: { 'panel-a': { publicKey: key('panel-a'), may: { main: ['read', 'control'] } } } };

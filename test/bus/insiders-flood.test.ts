@@ -31,13 +31,13 @@
 // RECDECK_INSIDERS_DEFAULT_POLL=1 runs it at run's default, the issue's done-when.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { writeFile } from 'node:fs/promises';
+import { mkdtemp } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { topicsOf, type CommandMessage } from '../../src/bus/topics.js';
 import { channelState, until, type Panel } from '../support/facility.js';
-import { DEFAULT_POLL_MS, LIVE, LOGINS, rssMb, useInsiders, WAIT_MS } from '../support/insiders.js';
+import { DEFAULT_POLL_MS, LIVE, LOGINS, rssMb, useInsiders, WAIT_MS, type Beside } from '../support/insiders.js';
 
 const MAIN = topicsOf('main');
 // A poll of 1 s in the suite, run's default with RECDECK_INSIDERS_DEFAULT_POLL=1 (see the header).
@@ -52,54 +52,59 @@ const SETTLED_MS = 1000;
 const termOf = (panel: Panel): string => (panel.link as unknown as { lease: { term: string } }).lease.term;
 
 describe('a flood of refused commands on a secure facility', () => {
+  // At the issue's own rate: 30,000 in 20 s, a chunk every 100 ms (each chunk's acknowledgements
+  // awaited). The publisher is a process of its own, in a session of its own (see the header): published
+  // from this process, which hosts the panel and the simulator, the flood took their turns (and the
+  // poller's, in one session). Started as the poller is, it reads the lease's term from the broker (as
+  // any member can) and signs the flood while the poller starts and the panel settles (support/flood-publisher.mjs).
   let publisher: ChildProcess | null = null;
-  const f = useInsiders(POLL_MS, () => {
-    if (publisher !== null && publisher.exitCode === null && publisher.signalCode === null) publisher.kill('SIGKILL');
-  });
+  let printed = '';
+  let exit: string | null = null;
+  const startPublisher: Beside = async ({ broker, members, folder }) => {
+    const now = Date.now();
+    // Each copy's id is NNNNNN (the publisher numbers them) and 94 characters more: 100 characters; the
+    // term is the lease's, which the publisher reads.
+    const command: Omit<CommandMessage, 'term'> = { id: `NNNNNN-${'x'.repeat(93)}`, call: { method: 'newSession', args: [] }, sentAt: now, deadline: now + 3_600_000 };
+    // gallery's own key, in a folder of its own (the poller's facility file is left as it reads it).
+    const { keyFile } = await members.writeFiles(await mkdtemp(join(folder, 'gallery-')), 'gallery');
+    const chunk = FLOOD / (FLOOD_S * 10);
+    const flood = spawn(process.execPath, [PUBLISHER, broker.url, 'gallery', LOGINS.gallery, `gallery-${randomUUID()}`, MAIN.cmd('gallery'), keyFile, 'gallery', JSON.stringify(command), String(FLOOD), String(chunk), '100', MAIN.lease, 'poller-main'], { stdio: ['pipe', 'pipe', 'pipe'], detached: true });
+    publisher = flood;
+    flood.stdout?.on('data', (data: Buffer) => (printed += data.toString()));
+    flood.stderr?.on('data', (data: Buffer) => (printed += data.toString()));
+    flood.once('exit', (code, signal) => (exit = signal ?? String(code)));
+  };
+  const f = useInsiders(
+    POLL_MS,
+    () => {
+      if (publisher !== null && publisher.exitCode === null && publisher.signalCode === null) publisher.kill('SIGKILL');
+    },
+    startPublisher,
+  );
 
   it('30,000 refused commands from a read-only panel: the poller keeps its lease and its memory, the panel stays live, a few lines say it', async () => {
-    const { poller, panel, log, members, auditLines, sampler } = f();
+    const { poller, panel, log, auditLines, sampler } = f();
     const pid = poller.pid ?? 0;
-    const term = termOf(panel);
-    const topic = MAIN.cmd('gallery');
-    const signer = members.authority('gallery');
-    const now = Date.now();
-    // Signed beforehand, and written for the publisher: each message after its length (4 bytes).
-    const payloads = Array.from({ length: FLOOD }, (_, i) => {
-      const command: CommandMessage = { id: `${String(i).padStart(6, '0')}-${'x'.repeat(93)}`, call: { method: 'newSession', args: [] }, term, sentAt: now, deadline: now + 3_600_000 };
-      const sealed = signer.seal(topic, now, command);
-      const length = Buffer.alloc(4);
-      length.writeUInt32BE(sealed.length);
-      return Buffer.concat([length, sealed]);
-    });
-    const payloadFile = join(f().folder, 'flood.bin');
-    await writeFile(payloadFile, Buffer.concat(payloads));
-    // Signing held this process (and the simulator in it) for seconds: the panel live again first.
+    const flood = publisher as ChildProcess | null;
+    if (flood === null) throw new Error('the publisher has not started');
     await until(() => channelState(panel, 'key0') === 'idle', 'the panel live before the flood', WAIT_MS);
     const before = { rss: rssMb(pid), log: log.length, audit: auditLines().length, samples: 0 };
     const { samples, take } = sampler();
-    // Settled first: the poller caught up with the reads the simulator could not answer while this process
-    // signed, the panel live for a second of samples (a stale one starts the second again).
+    // Settled first: the publisher signed, the panel live for a second of samples (a stale one starts the
+    // second again) up to then, sampled every 10 ms from here on.
     let liveSince = Date.now();
     const settled = () => {
       take();
       if (!LIVE.has(samples.at(-1) ?? 'none')) [samples.length, liveSince] = [0, Date.now()];
-      return samples.length >= 10 && Date.now() - liveSince >= SETTLED_MS;
+      if (exit !== null) throw new Error(`the publisher ended before the flood (${exit}): ${printed}`);
+      return printed.startsWith('ready ') && samples.length >= 10 && Date.now() - liveSince >= SETTLED_MS;
     };
-    await until(settled, 'the panel live for a second before the flood', WAIT_MS);
+    await until(settled, 'the publisher ready and the panel live for a second before the flood', WAIT_MS);
+    // Signed under the term the panel sends under now: the lease the poller holds.
+    expect(/^ready (\S+)\n/.exec(printed)?.[1]).toBe(termOf(panel));
     before.samples = samples.length;
-    // At the issue's own rate: 30,000 in 20 s, a chunk every 100 ms (each chunk's acknowledgements
-    // awaited), the panel sampled every 10 ms meanwhile. The publisher is a process of its own, in a
-    // session of its own (see the header): published from this process, which hosts the panel and the
-    // simulator, the flood took their turns (and the poller's, in one session).
-    const chunk = FLOOD / (FLOOD_S * 10);
-    const flood = spawn(process.execPath, [PUBLISHER, f().broker.url, 'gallery', LOGINS.gallery, `gallery-${randomUUID()}`, topic, payloadFile, String(chunk), '100'], { stdio: ['ignore', 'pipe', 'pipe'], detached: true });
-    publisher = flood;
-    let printed = '';
-    flood.stdout?.on('data', (data: Buffer) => (printed += data.toString()));
-    flood.stderr?.on('data', (data: Buffer) => (printed += data.toString()));
-    let exit: string | null = null;
-    flood.once('exit', (code, signal) => (exit = signal ?? String(code)));
+    printed = '';
+    flood.stdin?.end('go\n');
     await until(() => (take(), exit !== null), 'the flood published', WAIT_MS);
     expect(exit, printed).toBe('0');
     const published = JSON.parse(printed) as { published: number; seconds: number; slowestChunkMs: number };

@@ -28,11 +28,12 @@ const bare = (url: string): BusSettings => ({ url, facility: null, id: 'x', tls:
 // The tests start their own brokers and bridges, and run side by side.
 describe.concurrent('recdeck run --mqtt', () => {
   it('a panel run with main@mqtt shows and drives the recorder a poller run publishes; the poller audits the command', async (test) => {
-    const broker = await startBroker();
-    test.onTestFinished(() => broker.close());
-    const sim = await startSimulator();
-    test.onTestFinished(() => sim.close());
-    const folder = await tempFolder(test);
+    // Broker, simulator and folder side by side (each waits on a process or a socket, not on the others);
+    // each closed when the test finishes, also when another failed to start.
+    const closedAtEnd = <T extends { close: () => Promise<void> }>(thing: T): T => (test.onTestFinished(() => thing.close()), thing);
+    const starting = [startBroker().then(closedAtEnd), startSimulator().then(closedAtEnd), tempFolder(test)] as const;
+    await Promise.allSettled(starting);
+    const [broker, sim, folder] = await Promise.all(starting);
     await writeFile(join(folder, 'panel.yaml'), PANEL_PROFILE);
     const pollerKey = await keygen(folder, 'poller-main');
     const panelKey = await keygen(folder, 'desk-1');
@@ -51,9 +52,12 @@ describe.concurrent('recdeck run --mqtt', () => {
       test.onTestFinished(() => running.stop());
       return running;
     };
-    await start(['--recorder', sim.sim.url, '--mqtt-id', 'poller-main', '--mqtt-key-file', join(folder, 'poller-main.pem'), '--audit-file', audit], { RECDECK_TOKEN: sim.sim.token }, []);
     const surface = new MemorySurface({ time: realTime, id: 'memory:panel', model: 'test-15', controls: keyGrid(3, 5, 72) });
-    const panel = await start(['--recorder', 'main@mqtt'], { RECDECK_MQTT_ID: 'desk-1', RECDECK_MQTT_KEY_FILE: join(folder, 'desk-1.pem') }, [surface]);
+    // Started side by side: the panel shows what the poller publishes whenever it comes.
+    const [, panel] = await Promise.all([
+      start(['--recorder', sim.sim.url, '--mqtt-id', 'poller-main', '--mqtt-key-file', join(folder, 'poller-main.pem'), '--audit-file', audit], { RECDECK_TOKEN: sim.sim.token }, []),
+      start(['--recorder', 'main@mqtt'], { RECDECK_MQTT_ID: 'desk-1', RECDECK_MQTT_KEY_FILE: join(folder, 'desk-1.pem') }, [surface]),
+    ]);
     expect(panel.simulator).toBeNull();
     const channel = () => {
       const picture = panel.bridge.session('memory:panel')?.describeControls().find((c) => c.control.id === 'key0')?.picture;

@@ -4,10 +4,11 @@
 // `recdeck run` with --mqtt mqtts:// --mqtt-ca --mqtt-cert --mqtt-key drives the recorder through it; a
 // client without a certificate, or with one another CA signed, is refused; a bridge that does not trust
 // the broker's CA says why it cannot connect.
-import { execFileSync } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { chmod, copyFile, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { connectAsync, type IClientOptions } from 'mqtt';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseRunArgs, startBridge, type RunningBridge } from '../../src/cli/run.js';
@@ -17,18 +18,23 @@ import { PANEL_PROFILE, handLeaseOverAs, keygen, keptLog, startSimulator, until 
 import { DEPLOY, startBroker, type RestartableBroker } from '../support/mosquitto.js';
 import { realTime } from '../../src/engine/engine-time.js';
 
-const openssl = (folder: string, args: string[]) => execFileSync('openssl', args, { cwd: folder, stdio: ['ignore', 'ignore', 'pipe'] });
+const execFileAsync = promisify(execFile);
+/** openssl in the folder; several run side by side (each a process of its own, waited on). */
+const openssl = async (folder: string, args: string[]): Promise<void> => {
+  await execFileAsync('openssl', args, { cwd: folder });
+};
 
 /** A CA (ca.pem, ca.key) in the folder, named `name`. */
-function makeCa(folder: string, name: string): void {
-  openssl(folder, ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-days', '2', '-subj', `/CN=${name}`, '-keyout', `${name}.key`, '-out', `${name}.pem`]);
+async function makeCa(folder: string, name: string): Promise<void> {
+  await openssl(folder, ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-days', '2', '-subj', `/CN=${name}`, '-keyout', `${name}.key`, '-out', `${name}.pem`]);
 }
 
 /** A certificate for `cn` signed by the CA `ca`: cn.pem and cn.key; the broker's names 127.0.0.1. */
-function makeCert(folder: string, ca: string, cn: string, ip = false): void {
-  openssl(folder, ['req', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-subj', `/CN=${cn}`, '-keyout', `${cn}.key`, '-out', `${cn}.csr`]);
-  if (ip) execFileSync('sh', ['-c', `printf 'subjectAltName=IP:127.0.0.1\\n' > ${cn}.ext`], { cwd: folder });
-  openssl(folder, ['x509', '-req', '-in', `${cn}.csr`, '-CA', `${ca}.pem`, '-CAkey', `${ca}.key`, '-CAcreateserial', '-days', '2', '-out', `${cn}.pem`, ...(ip ? ['-extfile', `${cn}.ext`] : [])]);
+async function makeCert(folder: string, ca: string, cn: string, ip = false): Promise<void> {
+  await openssl(folder, ['req', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-subj', `/CN=${cn}`, '-keyout', `${cn}.key`, '-out', `${cn}.csr`]);
+  if (ip) await writeFile(join(folder, `${cn}.ext`), 'subjectAltName=IP:127.0.0.1\n');
+  // A serial file of its own per certificate: two signings by one CA at once would race on a shared one.
+  await openssl(folder, ['x509', '-req', '-in', `${cn}.csr`, '-CA', `${ca}.pem`, '-CAkey', `${ca}.key`, '-CAserial', `${cn}.srl`, '-CAcreateserial', '-days', '2', '-out', `${cn}.pem`, ...(ip ? ['-extfile', `${cn}.ext`] : [])]);
 }
 
 interface TlsRig {
@@ -41,11 +47,9 @@ interface TlsRig {
 /** Mosquitto on TLS only, with the shipped ACL, a certificate required and its common name the login; `close` ends it and removes its files. */
 async function tlsBroker(): Promise<TlsRig & { close: () => Promise<void> }> {
   const folder = await mkdtemp(join(tmpdir(), 'recdeck-tls-'));
-  makeCa(folder, 'facility-ca');
-  makeCa(folder, 'stranger-ca');
-  makeCert(folder, 'facility-ca', 'broker', true);
-  for (const id of ['poller-main', 'desk-1']) makeCert(folder, 'facility-ca', id);
-  makeCert(folder, 'stranger-ca', 'desk-2');
+  // The two CAs, then every certificate, side by side.
+  await Promise.all([makeCa(folder, 'facility-ca'), makeCa(folder, 'stranger-ca')]);
+  await Promise.all([makeCert(folder, 'facility-ca', 'broker', true), ...['poller-main', 'desk-1'].map((id) => makeCert(folder, 'facility-ca', id)), makeCert(folder, 'stranger-ca', 'desk-2')]);
   const file = (name: string) => join(folder, name);
   const broker = await startBroker(async (port, brokerFolder) => {
     await copyFile(join(DEPLOY, 'acl'), join(brokerFolder, 'acl'));
@@ -119,9 +123,9 @@ describe.concurrent('the state bus over TLS', () => {
       test.onTestFinished(() => running.stop());
       return running;
     };
-    await start('poller-main', ['--recorder', sim.sim.url], { RECDECK_TOKEN: sim.sim.token }, []);
     const surface = new MemorySurface({ time: realTime, id: 'memory:panel', model: 'test-15', controls: keyGrid(3, 5, 72) });
-    const panel = await start('desk-1', ['--recorder', 'main@mqtt'], {}, [surface]);
+    // Started side by side: the panel shows what the poller publishes whenever it comes.
+    const [, panel] = await Promise.all([start('poller-main', ['--recorder', sim.sim.url], { RECDECK_TOKEN: sim.sim.token }, []), start('desk-1', ['--recorder', 'main@mqtt'], {}, [surface])]);
     const channel = () => {
       const picture = panel.bridge.session('memory:panel')?.describeControls().find((c) => c.control.id === 'key0')?.picture;
       return picture?.kind === 'channel' ? picture.state : undefined;

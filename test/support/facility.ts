@@ -257,15 +257,28 @@ export interface Rig {
 export async function startFacility(options: FacilityOptions): Promise<Rig> {
   const { pollMs } = options;
   const cleanups: Array<() => Promise<unknown> | void> = [];
-  const broker = options.broker ?? (await startBroker());
-  cleanups.push(() => broker.close());
-  const sim = await startSimulator();
-  cleanups.push(() => sim.close());
+  // The broker and the simulator start side by side (each waits on a process or a socket, not on the other).
+  const [brokerStarted, simStarted] = await Promise.allSettled([options.broker ?? startBroker(), startSimulator()]);
+  for (const started of [brokerStarted, simStarted]) if (started.status === 'fulfilled') cleanups.push(() => started.value.close());
+  if (brokerStarted.status === 'rejected' || simStarted.status === 'rejected') {
+    for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+    throw brokerStarted.status === 'rejected' ? brokerStarted.reason : (simStarted as PromiseRejectedResult).reason;
+  }
+  const [broker, sim] = [brokerStarted.value, simStarted.value];
   const pollerIds = options.pollers ?? ['poller-a'];
   const panelIds = options.panels ?? ['panel-a', 'panel-b'];
   const firstTtlMs = options.poller?.(pollerIds[0] ?? '').ttlMs ?? LEASE_TTL_POLLS * pollMs;
   const handover = options.handover === null || pollerIds.length === 0 || firstTtlMs < HANDED_OVER_FROM_TTL_MS ? null : (options.handover ?? 'poller-handover');
   const members = generatedFacility('main', [...pollerIds, ...(options.more ?? []), ...(handover === null ? [] : [handover])], panelIds, options.groups);
+  /** A panel started and closed with the rig, not yet in rig.panels (the rig's own are listed in their order). */
+  const connectPanel = async (id: string, more: Partial<PanelOptions> = {}): Promise<Panel> => {
+    const panel = await startPanel(broker, pollMs, { authority: members.authority(id), ...options.panel?.(id), ...more });
+    cleanups.push(async () => {
+      await panel.bridge.stop();
+      await panel.mqtt.endAsync(true);
+    });
+    return panel;
+  };
   const rig: Rig = {
     broker,
     sim,
@@ -287,11 +300,7 @@ export async function startFacility(options: FacilityOptions): Promise<Rig> {
       return p;
     },
     startPanel: async (id, more = {}) => {
-      const panel = await startPanel(broker, pollMs, { authority: members.authority(id), ...options.panel?.(id), ...more });
-      cleanups.push(async () => {
-        await panel.bridge.stop();
-        await panel.mqtt.endAsync(true);
-      });
+      const panel = await connectPanel(id, more);
       rig.panels.push(panel);
       return panel;
     },
@@ -307,12 +316,18 @@ export async function startFacility(options: FacilityOptions): Promise<Rig> {
   };
   try {
     if (handover !== null) await handOver(broker, sim, pollMs, { authority: members.authority(handover), ...options.poller?.(handover), ttlMs: HANDOVER_TTL_MS });
-    for (const id of pollerIds) {
-      const p = await rig.startPoller(id);
-      // The first holds the lease before the next one starts, so which one polls is known.
-      if (rig.pollers.length === 1) await until(() => p.poller.state.lastGoodAt !== null, 'the first poller polling', RIG_START_MS);
-    }
-    for (const id of panelIds) await rig.startPanel(id);
+    const pollersStarted = async () => {
+      for (const id of pollerIds) {
+        const p = await rig.startPoller(id);
+        // The first holds the lease before the next one starts, so which one polls is known.
+        if (rig.pollers.length === 1) await until(() => p.poller.state.lastGoodAt !== null, 'the first poller polling', RIG_START_MS);
+      }
+    };
+    // The panels connect while the pollers start (a panel shows what a poller publishes whenever it
+    // comes), all settled before a failure is thrown, so that close() ends whatever did start.
+    const [pollers, ...panels] = await Promise.allSettled([pollersStarted(), ...panelIds.map((id) => connectPanel(id))]);
+    for (const panel of panels) if (panel.status === 'fulfilled') rig.panels.push(panel.value);
+    for (const started of [pollers, ...panels]) if (started.status === 'rejected') throw started.reason;
     await until(() => rig.panels.every((panel) => channelState(panel, 'key0') === 'idle'), 'every panel live', RIG_START_MS);
   } catch (error) {
     await rig.close();

@@ -3,33 +3,61 @@
 // watch, so its publishing must not take their turns (on 2 busy cores it held them for hundreds of ms
 // and the panel went stale on the test's own starvation). Spawned in a session of its own (detached),
 // so that Linux's autogroup scheduling gives it its own share of the machine instead of the test's.
-// Plain JavaScript because it runs outside vitest.
+// Plain JavaScript because it runs outside vitest; it seals with the built product (dist/, `npm run
+// build` first), as the member whose key it is would.
 //
-// node flood-publisher.mjs URL USER PASSWORD CLIENT_ID TOPIC PAYLOAD_FILE CHUNK INTERVAL_MS
+// node flood-publisher.mjs URL USER PASSWORD CLIENT_ID TOPIC KEY_FILE FROM COMMAND_JSON COUNT CHUNK INTERVAL_MS LEASE_TOPIC HOLDER
 //
-// PAYLOAD_FILE holds the messages as they go on the wire, each after its length (4 bytes, big-endian).
-// They go at QoS 1, CHUNK at a time (each chunk's acknowledgements awaited), a chunk every INTERVAL_MS.
-// At the end it prints one JSON line on stdout: { published, seconds, slowestChunkMs }.
-import { readFileSync } from 'node:fs';
+// It reads the lease on LEASE_TOPIC (retained, readable by every member: an attacker with a panel's
+// login learns the term as a panel does) until HOLDER holds it, and signs COUNT copies of the command
+// COMMAND_JSON under that lease's term, as FROM with the private key in KEY_FILE, each sealed at the
+// command's sentAt, copy i with the leading NNNNNN of its id replaced by i (6 digits). Signing 30,000
+// takes 3 s of CPU (15 s at load 39): done here beforehand, in this process's own session, while the
+// poller starts and the test's panel settles, instead of in the test's process, which it held (and the
+// simulator and panel in it) for that long. When all are signed it prints `ready TERM` and waits for a
+// line on stdin; then they go at QoS 1, CHUNK at a time (each chunk's acknowledgements awaited), a
+// chunk every INTERVAL_MS. At the end it prints one JSON line on stdout: { published, seconds,
+// slowestChunkMs }.
+import { createInterface } from 'node:readline';
 import mqtt from 'mqtt';
+import { sealEnvelope } from '../../dist/bus/envelope.js';
+import { readPrivateKeyFile } from '../../dist/bus/key-file.js';
 
-const [url, username, password, clientId, topic, file, chunkText, intervalText] = process.argv.slice(2);
+const [url, username, password, clientId, topic, keyFile, from, commandJson, countText, chunkText, intervalText, leaseTopic, holder] = process.argv.slice(2);
+const count = Number(countText);
 const chunk = Number(chunkText);
 const intervalMs = Number(intervalText);
-if (!url || !username || !password || !clientId || !topic || !file || !(chunk > 0) || !(intervalMs > 0)) {
-  process.stderr.write('usage: flood-publisher.mjs URL USER PASSWORD CLIENT_ID TOPIC PAYLOAD_FILE CHUNK INTERVAL_MS\n');
+if (!url || !username || !password || !clientId || !topic || !keyFile || !from || !commandJson || !(count > 0) || !(chunk > 0) || !(intervalMs > 0) || !leaseTopic || !holder) {
+  process.stderr.write('usage: flood-publisher.mjs URL USER PASSWORD CLIENT_ID TOPIC KEY_FILE FROM COMMAND_JSON COUNT CHUNK INTERVAL_MS LEASE_TOPIC HOLDER\n');
+  process.exit(2);
+}
+const command = JSON.parse(commandJson);
+if (typeof command.id !== 'string' || !command.id.startsWith('NNNNNN') || typeof command.sentAt !== 'number') {
+  process.stderr.write('COMMAND_JSON: a command whose id starts with NNNNNN and that has a sentAt\n');
   process.exit(2);
 }
 
-const bytes = readFileSync(file);
-const payloads = [];
-for (let offset = 0; offset < bytes.length; ) {
-  const length = bytes.readUInt32BE(offset);
-  payloads.push(bytes.subarray(offset + 4, offset + 4 + length));
-  offset += 4 + length;
-}
+const { privateKey } = readPrivateKeyFile(keyFile, 'the flood key');
 
 const client = await mqtt.connectAsync(url, { protocolVersion: 5, username, password, clientId, clean: true, reconnectPeriod: 0 });
+const term = await new Promise((resolve) => {
+  const onLease = (leaseTopicHeard, payload) => {
+    if (leaseTopicHeard !== leaseTopic) return;
+    const body = JSON.parse(payload.toString()).body;
+    if (body?.holder !== holder) return;
+    client.off('message', onLease);
+    resolve(body.term);
+  };
+  client.on('message', onLease);
+  client.subscribe(leaseTopic, { qos: 1 });
+});
+await client.unsubscribeAsync(leaseTopic);
+const payloads = Array.from({ length: count }, (_, i) => sealEnvelope(topic, from, command.sentAt, { ...command, id: `${String(i).padStart(6, '0')}${command.id.slice(6)}`, term }, privateKey));
+process.stdout.write(`ready ${term}\n`);
+const lines = createInterface({ input: process.stdin });
+await new Promise((resolve) => lines.once('line', resolve));
+lines.close();
+process.stdin.destroy();
 const startedAt = performance.now();
 let slowestChunkMs = 0;
 for (let first = 0; first < payloads.length; first += chunk) {

@@ -1,17 +1,19 @@
 // The tests start the same real broker as the benchmarks: anonymous by default, or as deployed (the
 // files in deploy/mosquitto/ as they are, only the port and folders changed), and reach it directly
 // or through a link they can freeze or cut.
-import { execFileSync } from 'node:child_process';
-import { chmod, copyFile, readFile } from 'node:fs/promises';
+import { execFile } from 'node:child_process';
+import { chmod, copyFile, readFile, writeFile } from 'node:fs/promises';
 import { createServer, connect as connectTcp, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
 import { startBroker, type RestartableBroker } from '../../src/bench/broker.js';
 
 export { mosquittoBinary, startBroker, type Broker, type RestartableBroker } from '../../src/bench/broker.js';
 
 export const DEPLOY = fileURLToPath(new URL('../../deploy/mosquitto/', import.meta.url));
 export const MOSQUITTO_PASSWD = '/usr/bin/mosquitto_passwd';
+const execFileAsync = promisify(execFile);
 
 /** The shipped mosquitto.conf for a broker on `port` whose files are in `folder`: the listener's port and the folders are all that change. */
 export function deployedConfig(text: string, port: number, folder: string): string {
@@ -25,7 +27,16 @@ export function deployedConfig(text: string, port: number, folder: string): stri
 export async function startDeployedBroker(logins: Record<string, string>): Promise<RestartableBroker> {
   return startBroker(async (port, folder) => {
     const passwd = join(folder, 'passwd');
-    for (const [index, [user, password]] of Object.entries(logins).entries()) execFileSync(MOSQUITTO_PASSWD, [...(index === 0 ? ['-c'] : []), '-b', passwd, user, password]);
+    // One mosquitto_passwd per login, side by side, each into a file of its own (one edits its file in
+    // place, so two on one file would race), joined in the order given: the file one run per login makes.
+    const lines = await Promise.all(
+      Object.entries(logins).map(async ([user, password], index) => {
+        const own = `${passwd}.${index}`;
+        await execFileAsync(MOSQUITTO_PASSWD, ['-c', '-b', own, user, password]);
+        return readFile(own, 'utf8');
+      }),
+    );
+    await writeFile(passwd, lines.join(''));
     await copyFile(join(DEPLOY, 'acl'), join(folder, 'acl'));
     // Started as root, Mosquitto drops to its own user, which must read these and write its store here.
     await Promise.all([chmod(folder, 0o777), chmod(passwd, 0o644), chmod(join(folder, 'acl'), 0o644)]);
