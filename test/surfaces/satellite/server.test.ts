@@ -2,13 +2,10 @@
 // profiles, driven by a Satellite client written from the protocol's documentation over real TCP and
 // WebSocket on 127.0.0.1. Socket traffic is waited for in real time (bounded); the engine's timing
 // (polls, holds) only moves when the test moves virtual time.
-import { readdirSync } from 'node:fs';
-import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { LoadedProfile } from '../../../src/profiles/schema.js';
-import { loadProfileFile } from '../../../src/profiles/load.js';
 import { SatelliteServer, startSatelliteServer } from '../../../src/surfaces/satellite/satellite-server.js';
 import { deviceBridge } from '../../support/device-bridge.js';
+import { shippedProfiles } from '../../support/shipped-profiles.js';
 import { WAIT_MS, until as untilSocket } from '../../support/until.js';
 import { bitmapOf, manifestParam, SatelliteTestClient } from './satellite-client.js';
 
@@ -19,23 +16,6 @@ afterEach(async () => {
 
 /** Socket traffic, asked after every 2 ms (a line on loopback comes within one), bounded as any until(). */
 const until = (check: () => boolean, what: string) => untilSocket(check, what, WAIT_MS, 2);
-
-const PROFILES = join(import.meta.dirname, '../../../profiles');
-
-/** The shipped profiles, read once for the file: each test's bridge is given the same (unchanging) list. */
-let shipped: Promise<LoadedProfile[]> | undefined;
-function shippedProfiles(): Promise<LoadedProfile[]> {
-  shipped ??= (async () => {
-    const loaded: LoadedProfile[] = [];
-    for (const file of readdirSync(PROFILES).filter((f) => f.endsWith('.yaml'))) {
-      const result = await loadProfileFile(join(PROFILES, file));
-      if (!result.ok) throw new Error(JSON.stringify(result.problems));
-      loaded.push(result.loaded);
-    }
-    return loaded;
-  })();
-  return shipped;
-}
 
 /** The bridge with the shipped profiles, and a Satellite server on free ports feeding it. */
 async function setup(options: { idleMs?: number | null; allow?: string[]; followLater?: boolean } = {}) {
