@@ -18,8 +18,8 @@ afterEach(async () => {
 const until = (check: () => boolean, what: string) => untilSocket(check, what, WAIT_MS, 2);
 
 /** The bridge with the shipped profiles, and a Satellite server on free ports feeding it. */
-async function setup(options: { idleMs?: number | null; allow?: string[]; followLater?: boolean } = {}) {
-  const d = await deviceBridge();
+async function setup(options: { idleMs?: number | null; allow?: string[]; followLater?: boolean; pollMs?: number } = {}) {
+  const d = await deviceBridge({ pollMs: options.pollMs });
   cleanups.push(d.close);
   d.bridge.setProfiles(await shippedProfiles());
   const server = await startSatelliteServer({ host: '127.0.0.1', tcpPort: 0, wsPort: 0, allow: options.allow ?? [], log: d.log, time: d.time, version: 'test', idleMs: options.idleMs ?? null });
@@ -239,7 +239,9 @@ describe('the Companion Satellite server', { timeout: 60_000 }, () => {
   });
 
   it('hangs up on a client silent past the idle time, and refuses addresses outside --satellite-allow', async () => {
-    const { d, server, connect } = await setup({ idleMs: 5000 });
+    // Polled each second, not each 100 ms: the 9.5 s moved on here are about the client's silence, and
+    // at 100 ms they were ~190 real HTTP polls and meter reads.
+    const { d, server, connect } = await setup({ idleMs: 5000, pollMs: 1000 });
     const client = await connect('tcp');
     const from = client.received.length;
     client.send('ADD-DEVICE', { DEVICEID: 'quiet', ...FIFTEEN });
