@@ -4,21 +4,15 @@
 // The poller is a `recdeck run` process of its own, as a facility runs it: in the panels' process its
 // lease renewals waited behind 20 panels' drawing, and the lease flapped under load.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { generateKeyPairSync } from 'node:crypto';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import mqtt, { type MqttClient } from 'mqtt';
-import { stringify } from 'yaml';
-import type * as z from 'zod';
 import { filter, firstValueFrom } from 'rxjs';
 import { BusRecorder, SharedChecks } from '../bus/bus-recorder.js';
 import { busClientOptions, sendWithoutDelay } from '../bus/connection.js';
-import { BusAuthority, publicKeyText, type Facility, type FacilityPanel, type FacilityPoller } from '../bus/facility.js';
-import { operationsIn, type OperationGroup } from '../bus/operation-groups.js';
-import type { FacilityFile } from '../cli/facility-file.js';
 import { BRIDGE_NODE_FLAGS } from '../cli/node-flags.js';
 import { Bridge } from '../engine/bridge.js';
 import { realTime } from '../engine/engine-time.js';
@@ -30,6 +24,7 @@ import { decodeThumbnail } from '../render/thumbnail.js';
 import { startSimulator, type RunningSimulator } from '../simulator/server.js';
 import { MemorySurface } from '../surfaces/memory/memory-surface.js';
 import { startBroker } from './broker.js';
+import { generatedFacility } from './generated-facility.js';
 import { benchProfile, startBenchBridge } from './harness.js';
 import { percentile, preciseNow, sleep } from './stats.js';
 import { realClock } from '../api/clock.js';
@@ -50,70 +45,11 @@ export interface BusFacility {
   samples: number;
 }
 
+// The in-memory facility lives in a module of its own, so that a test of the envelope need not load the
+// bench's broker, bridge and simulator to make one; it is still offered here, where the bench's users find it.
+export { generatedFacility, generatedFacilityOf, type GeneratedFacility } from './generated-facility.js';
+
 const quiet: Logger = { info: () => undefined, warn: () => undefined, error: (m) => process.stderr.write(`${m}\n`) };
-
-/**
- * A facility made in memory, with a fresh key pair per member: pollers that may poll `recorder`, and
- * panels that may read and control it (or call the groups given for them). Each member's authority signs
- * with its own key.
- */
-export function generatedFacility(
-  recorder: string,
-  pollerIds: readonly string[],
-  panelIds: readonly string[],
-  groups: Readonly<Record<string, readonly OperationGroup[]>> = {},
-): GeneratedFacility {
-  return generatedFacilityOf(Object.fromEntries(pollerIds.map((id) => [id, recorder])), panelIds, groups);
-}
-
-export interface GeneratedFacility {
-  facility: Facility;
-  authority: (id: string) => BusAuthority;
-  writeFiles: (folder: string, id: string) => Promise<{ facility: string; keyFile: string }>;
-}
-
-/**
- * The same with several recorders: each poller polls the one `pollers` names for it; every panel may read
- * and control every one of them (or call the groups given for it).
- */
-export function generatedFacilityOf(
-  pollers: Readonly<Record<string, string>>,
-  panelIds: readonly string[],
-  groups: Readonly<Record<string, readonly OperationGroup[]>> = {},
-): GeneratedFacility {
-  const pollerIds = Object.keys(pollers);
-  const recorders = [...new Set(Object.values(pollers))];
-  const keys = new Map([...pollerIds, ...panelIds].map((id) => [id, generateKeyPairSync('ed25519')]));
-  const pairOf = (id: string) => {
-    const pair = keys.get(id);
-    if (!pair) throw new Error(`no member "${id}"`);
-    return pair;
-  };
-  const publicKey = (id: string) => pairOf(id).publicKey;
-  const recorderOf = (poller: string) => pollers[poller] as string;
-  const may = (id: string) => new Map(recorders.map((recorder) => [recorder, new Set((groups[id] ?? ['read', 'control']).flatMap(operationsIn))]));
-  const facility: Facility = {
-    pollers: new Map<string, FacilityPoller>(pollerIds.map((id) => [id, { publicKey: publicKey(id), recorders: new Set([recorderOf(id)]) }])),
-    panels: new Map<string, FacilityPanel>(panelIds.map((id) => [id, { publicKey: publicKey(id), may: may(id) }])),
-  };
-  return {
-    facility,
-    authority: (id) => BusAuthority.signed(id, pairOf(id).privateKey, facility),
-    // The facility file and one member's key file, as `recdeck run --mqtt-facility --mqtt-key-file` reads them.
-    writeFiles: async (folder, id) => {
-      const file: z.input<typeof FacilityFile> = {
-        pollers: Object.fromEntries(pollerIds.map((poller) => [poller, { publicKey: publicKeyText(publicKey(poller)), recorders: [recorderOf(poller)] }])),
-        panels: Object.fromEntries(
-          panelIds.map((panel) => [panel, { publicKey: publicKeyText(publicKey(panel)), may: Object.fromEntries(recorders.map((recorder) => [recorder, [...(groups[panel] ?? ['read', 'control'])]])) }]),
-        ),
-      };
-      const files = { facility: join(folder, 'facility.yaml'), keyFile: join(folder, `${id}.pem`) };
-      await writeFile(files.facility, stringify(file));
-      await writeFile(files.keyFile, pairOf(id).privateKey.export({ type: 'pkcs8', format: 'pem' }), { mode: 0o600 });
-      return files;
-    },
-  };
-}
 
 const CLI = fileURLToPath(new URL('../cli/main.js', import.meta.url));
 

@@ -5,7 +5,7 @@
 //    meter level, a hold-ring frame or a flash is a copy of the base plus a little JS painting;
 //  - backdrops (a base laid over a preview, scaled to cover) by base and preview content, so the clock
 //    ticks of a key with a preview do not scale and blend that preview again;
-//  - glyph atlases per face and size, for that painting.
+//  - glyph atlases per face and size, for that painting, kept for the process (see `atlases` below).
 import type { ChannelPicture, Picture } from '../engine/picture.js';
 import { pictureKey } from '../engine/picture.js';
 import type { PictureRenderer } from '../engine/session-services.js';
@@ -35,7 +35,7 @@ export interface KeyRendererOptions {
 }
 
 export interface RenderStats {
-  /** sharp calls: tile bases and glyph atlases. */
+  /** sharp calls: tile bases, and the glyph atlases this renderer was the first in the process to need. */
   renders: number;
   /** Pictures answered with an image already made. */
   cacheHits: number;
@@ -50,14 +50,21 @@ interface CachedBase {
   bytes: number;
 }
 
+/**
+ * Glyph atlases by face and size, for every renderer in the process. An atlas depends on nothing but its
+ * face and size and is never changed once built (its kerning memo only remembers what the face says),
+ * so a second renderer (a bench's, a test's fresh one to compare against) need not rasterise the same
+ * ~96 glyphs again: 15-45 ms of CPU each, a handful of sizes per key size. Atlases are few and small,
+ * so they are kept for good, like the parsed faces in font.ts.
+ */
+const atlases = new Map<string, Promise<GlyphAtlas>>();
+
 export class KeyRenderer implements PictureRenderer {
   readonly stats: RenderStats = { renders: 0, cacheHits: 0, fastPaths: 0, backdropHits: 0 };
   private readonly images: Lru<RgbImage>;
   private readonly bases = new Lru<CachedBase>(600, 16 * 1024 * 1024, (base) => base.bytes);
   /** Previews change every second or so: a few per key are enough to serve that second's ticks. */
   private readonly backdrops = new Lru<Buffer>(64, 4 * 1024 * 1024, (backdrop) => backdrop.length);
-  /** Atlases are few (a handful of sizes per key size) and small, so they are kept for good. */
-  private readonly atlases = new Map<string, Promise<GlyphAtlas>>();
   private readonly pending = new Map<string, Promise<RgbImage>>();
   private readonly colours = new Map<string, Rgb>();
   private readonly thumbnails: (key: string) => RgbImage | undefined;
@@ -201,11 +208,12 @@ export class KeyRenderer implements PictureRenderer {
 
   private atlas(face: FaceName, size: number): { data: Promise<GlyphAtlas>; fresh: boolean } {
     const id = atlasId(face, size);
-    const cached = this.atlases.get(id);
+    const cached = atlases.get(id);
     if (cached !== undefined) return { data: cached, fresh: false };
     const data = buildAtlas(face, size, (svg, pixelSize, layers) => this.rasterise(svg, pixelSize, layers));
-    this.atlases.set(id, data);
-    data.catch(() => this.atlases.delete(id));
+    atlases.set(id, data);
+    // A failed build is not kept: the next render, by this renderer or another, tries again.
+    data.catch(() => atlases.delete(id));
     return { data, fresh: true };
   }
 

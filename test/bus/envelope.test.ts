@@ -2,7 +2,7 @@
 // body, topic), what an insecure bus accepts, and the topic checks every poller publication passes.
 import { generateKeyPairSync, sign } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { generatedFacility } from '../../src/bench/bus.js';
+import { generatedFacility } from '../../src/bench/generated-facility.js';
 import { ClockOffset } from '../../src/bus/clock-offset.js';
 import { BusAuthority } from '../../src/bus/facility.js';
 import { TokenBucket } from '../../src/bus/token-bucket.js';

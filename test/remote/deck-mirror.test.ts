@@ -2,17 +2,16 @@
 // comes into the page's view it is sent what the device shows, then every change the device takes. The
 // bridge runs on virtual time against the simulator; the page is a socket at the transport whose view
 // messages arrive in the turn the test chooses, and the page model applies the frames as the page does.
-import { join } from 'node:path';
 import type { WebSocket } from 'ws';
 import { afterEach, expect, it } from 'vitest';
 import type { Logger } from '../../src/engine/log.js';
-import { loadProfileFile } from '../../src/profiles/load.js';
 import { DeckSocket } from '../../src/remote/deck-socket.js';
 import { MemorySurface } from '../../src/surfaces/memory/memory-surface.js';
 import { WEB_LAYOUTS } from '../../src/surfaces/web/layouts.js';
 import { WebSurface } from '../../src/surfaces/web/web-surface.js';
 import { parseTestProfile, startBridgeFixture, type BridgeFixture } from '../support/bridge.js';
 import { FakePageSocket } from '../support/deck-socket.js';
+import { shippedProfile } from '../support/shipped-profiles.js';
 import { realTime } from '../../src/engine/engine-time.js';
 
 const MEMORY_PROFILE = 'name: memory\nmatch: { kind: memory }\npages:\n  - name: main\n    controls:\n      key0: { show: { channel: 2 } }\n';
@@ -35,10 +34,11 @@ async function webPlus() {
   const f = await startBridgeFixture({ profile: MEMORY_PROFILE });
   cleanups.push(() => f.close());
   const layout = WEB_LAYOUTS['web-plus'];
-  const shipped = await loadProfileFile(join(import.meta.dirname, '../../profiles/web-plus.yaml'));
-  if (!layout || !shipped.ok) throw new Error('no web-plus deck');
+  // Loaded once per worker by loadProfileFile (test/support/shipped-profiles.ts); this test's copy.
+  const shipped = await shippedProfile('web-plus.yaml');
+  if (!layout) throw new Error('no web-plus deck');
   const web = new WebSurface(layout, f.time);
-  f.bridge.setProfiles([parseTestProfile(MEMORY_PROFILE, 'memory.yaml'), shipped.loaded]);
+  f.bridge.setProfiles([parseTestProfile(MEMORY_PROFILE, 'memory.yaml'), shipped]);
   f.bridge.addSurface(web);
   const deck = socketFor(f);
   return { f, web, deck };

@@ -11,14 +11,19 @@ import { lastSeq, startFixture, writesSince } from './simulator.js';
 import { RequestCounter, VirtualTime, advanceWithIo, untilWithIo } from './virtual-time.js';
 import { realClock } from '../../src/api/clock.js';
 
-/** Starts it; `close` stops the bridge and closes the recorder client and the simulator. */
-export async function deviceBridge() {
+/**
+ * Starts it; `close` stops the bridge and closes the recorder client and the simulator. The recorder is
+ * polled and its meters read every `pollMs` of virtual time (100 by default); a test that moves the clock
+ * on by many seconds for something else (an idle bound) may poll less, since each poll is real HTTP.
+ */
+export async function deviceBridge(options: { pollMs?: number } = {}) {
+  const pollMs = options.pollMs ?? 100;
   const time = new VirtualTime();
   const fixture = await startFixture({ clock: time, grid: 16 });
   const log = recordingLogger();
   const client = new RecorderClient({ clock: realClock, url: fixture.sim.url, token: fixture.sim.token });
   const requests = new RequestCounter(client, time);
-  const bridge = new Bridge({ recorders: [{ name: 'main', client }], renderer: (thumbnails) => pictureRenderer({ thumbnails }), decodeThumbnail, log, pollMs: 100, slowMs: 500, meterMs: 100, thumbnailMs: 500, time });
+  const bridge = new Bridge({ recorders: [{ name: 'main', client }], renderer: (thumbnails) => pictureRenderer({ thumbnails }), decodeThumbnail, log, pollMs, slowMs: Math.max(500, pollMs), meterMs: pollMs, thumbnailMs: Math.max(500, pollMs), time });
   const commands: CommandRecord[] = [];
   bridge.commands$.subscribe((record) => commands.push(record));
   const quiet = () => requests.quiet() && bridge.surfaceSessions().every((s) => s.idle);

@@ -3,11 +3,9 @@
 // message when MIDI is not available on the machine. Time is virtual: the periodic checks and the
 // checks after a USB event run when the test moves the clock.
 import { existsSync } from 'node:fs';
-import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Logger } from '../../../src/engine/log.js';
 import type { SurfaceInput } from '../../../src/engine/surface.js';
-import { loadMidiMapFolder } from '../../../src/surfaces/midi/load-midi-map.js';
 import { alsaPortIdentity, type UsbAddress } from '../../../src/surfaces/midi/port-identity.js';
 import type { UsbEvent, WatchUsbEvents } from '../../../src/surfaces/usb-events.js';
 import { MidiManager, type MidiSurfaceEvent } from '../../../src/surfaces/midi/midi-manager.js';
@@ -15,18 +13,17 @@ import type { MidiMap } from '../../../src/surfaces/midi/midi-map.js';
 import type { MidiSurface } from '../../../src/surfaces/midi/midi-surface.js';
 import type { OutputItem } from '../../../src/engine/device-output.js';
 import { FakeMidiSystem, RTMIDI_INIT_FAILURE, rtMidiOver } from '../../support/fake-midi.js';
+import { shippedMidiMaps } from '../../support/shipped-profiles.js';
 import { VirtualTime, advanceWithIo } from '../../support/virtual-time.js';
 import { realTime } from '../../../src/engine/engine-time.js';
 
-const MAPS = join(import.meta.dirname, '../../../profiles/midi');
 const PROGRAMMER_MODE = [0xf0, 0x00, 0x20, 0x29, 0x02, 0x0d, 0x0e, 0x01, 0xf7];
 const NOT_AVAILABLE =
   'MIDI is not available: Failed to initialise RtMidi (no ALSA sequencer: /dev/snd/seq is missing; load the snd-seq kernel module, or give the container /dev/snd); MIDI controllers are ignored, everything else keeps running';
 
-async function shippedMaps(): Promise<MidiMap[]> {
-  const { maps, problems } = await loadMidiMapFolder(MAPS);
-  expect(problems).toEqual([]);
-  return maps.map((m) => m.map);
+/** The shipped maps, read once per worker (a folder with a problem fails here, naming it); a copy each. */
+function shippedMaps(): Promise<MidiMap[]> {
+  return shippedMidiMaps();
 }
 
 function recordingLog(): Logger & { lines: string[] } {

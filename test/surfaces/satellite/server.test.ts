@@ -2,13 +2,10 @@
 // profiles, driven by a Satellite client written from the protocol's documentation over real TCP and
 // WebSocket on 127.0.0.1. Socket traffic is waited for in real time (bounded); the engine's timing
 // (polls, holds) only moves when the test moves virtual time.
-import { readdirSync } from 'node:fs';
-import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { LoadedProfile } from '../../../src/profiles/schema.js';
-import { loadProfileFile } from '../../../src/profiles/load.js';
 import { SatelliteServer, startSatelliteServer } from '../../../src/surfaces/satellite/satellite-server.js';
 import { deviceBridge } from '../../support/device-bridge.js';
+import { shippedProfiles } from '../../support/shipped-profiles.js';
 import { WAIT_MS, until as untilSocket } from '../../support/until.js';
 import { bitmapOf, manifestParam, SatelliteTestClient } from './satellite-client.js';
 
@@ -20,26 +17,9 @@ afterEach(async () => {
 /** Socket traffic, asked after every 2 ms (a line on loopback comes within one), bounded as any until(). */
 const until = (check: () => boolean, what: string) => untilSocket(check, what, WAIT_MS, 2);
 
-const PROFILES = join(import.meta.dirname, '../../../profiles');
-
-/** The shipped profiles, read once for the file: each test's bridge is given the same (unchanging) list. */
-let shipped: Promise<LoadedProfile[]> | undefined;
-function shippedProfiles(): Promise<LoadedProfile[]> {
-  shipped ??= (async () => {
-    const loaded: LoadedProfile[] = [];
-    for (const file of readdirSync(PROFILES).filter((f) => f.endsWith('.yaml'))) {
-      const result = await loadProfileFile(join(PROFILES, file));
-      if (!result.ok) throw new Error(JSON.stringify(result.problems));
-      loaded.push(result.loaded);
-    }
-    return loaded;
-  })();
-  return shipped;
-}
-
 /** The bridge with the shipped profiles, and a Satellite server on free ports feeding it. */
-async function setup(options: { idleMs?: number | null; allow?: string[]; followLater?: boolean } = {}) {
-  const d = await deviceBridge();
+async function setup(options: { idleMs?: number | null; allow?: string[]; followLater?: boolean; pollMs?: number } = {}) {
+  const d = await deviceBridge({ pollMs: options.pollMs });
   cleanups.push(d.close);
   d.bridge.setProfiles(await shippedProfiles());
   const server = await startSatelliteServer({ host: '127.0.0.1', tcpPort: 0, wsPort: 0, allow: options.allow ?? [], log: d.log, time: d.time, version: 'test', idleMs: options.idleMs ?? null });
@@ -259,7 +239,9 @@ describe('the Companion Satellite server', { timeout: 60_000 }, () => {
   });
 
   it('hangs up on a client silent past the idle time, and refuses addresses outside --satellite-allow', async () => {
-    const { d, server, connect } = await setup({ idleMs: 5000 });
+    // Polled each second, not each 100 ms: the 9.5 s moved on here are about the client's silence, and
+    // at 100 ms they were ~190 real HTTP polls and meter reads.
+    const { d, server, connect } = await setup({ idleMs: 5000, pollMs: 1000 });
     const client = await connect('tcp');
     const from = client.received.length;
     client.send('ADD-DEVICE', { DEVICEID: 'quiet', ...FIFTEEN });

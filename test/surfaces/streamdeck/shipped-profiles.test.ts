@@ -1,25 +1,20 @@
 // Each shipped Stream Deck profile fits the real control layout of every model it names: every bound
 // control exists there and takes what it is bound to (no turn on a key, no touch on a pedal).
 import { readdirSync } from 'node:fs';
-import { join } from 'node:path';
 import { DeviceModelId } from '@elgato-stream-deck/core';
 import { describe, expect, it } from 'vitest';
-import { loadProfileFile } from '../../../src/profiles/load.js';
 import { chooseProfile, checkBindings } from '../../../src/engine/profile-match.js';
+import { SHIPPED_PROFILES, shippedProfile } from '../../support/shipped-profiles.js';
 import { fakeSurface } from './helpers.js';
 
-const FOLDER = join(import.meta.dirname, '../../../profiles');
 const MODELS: DeviceModelId[] = [DeviceModelId.MINI, DeviceModelId.ORIGINALMK2, DeviceModelId.ORIGINAL, DeviceModelId.XL, DeviceModelId.PLUS, DeviceModelId.NEO, DeviceModelId.PEDAL, DeviceModelId.STUDIO];
 
 describe('shipped Stream Deck profiles', () => {
   it.each(MODELS)('model %s gets one shipped profile (no tie) whose bindings all fit it', async (model) => {
-    const files = readdirSync(FOLDER).filter((f) => f.startsWith('streamdeck-') && f.endsWith('.yaml'));
-    const loaded = [];
-    for (const file of files) {
-      const result = await loadProfileFile(join(FOLDER, file));
-      if (!result.ok) throw new Error(JSON.stringify(result.problems));
-      loaded.push(result.loaded);
-    }
+    // Each file loaded by loadProfileFile once per worker (a file with problems fails here, naming
+    // them), not once per model: every model's test gets copies of its own.
+    const files = readdirSync(SHIPPED_PROFILES).filter((f) => f.startsWith('streamdeck-') && f.endsWith('.yaml'));
+    const loaded = await Promise.all(files.map((file) => shippedProfile(file)));
     const { surface } = await fakeSurface(model);
     const choice = chooseProfile(surface, loaded);
     expect(choice, `a profile for ${surface.model}`).toBeDefined();

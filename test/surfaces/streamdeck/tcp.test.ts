@@ -13,24 +13,21 @@
 import { createRequire } from 'node:module';
 import { filter, firstValueFrom, timeout } from 'rxjs';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { join } from 'node:path';
 import { realClock } from '../../../src/api/clock.js';
 import { RecorderClient } from '../../../src/api/client.js';
 import { Bridge } from '../../../src/engine/bridge.js';
 import { realTime } from '../../../src/engine/engine-time.js';
 import type { Logger } from '../../../src/engine/log.js';
-import { loadProfileFile } from '../../../src/profiles/load.js';
 import { pictureRenderer } from '../../../src/render/picture-renderer.js';
 import { decodeThumbnail } from '../../../src/render/thumbnail.js';
 import { StreamDeckTcpSource, type FoundTcpDeck, type TcpDiscovery, loadTcpDeckLibrary } from '../../../src/surfaces/streamdeck/tcp-source.js';
 import { parseTcpDeckAddress, type TcpDeckAddress } from '../../../src/surfaces/streamdeck/tcp-address.js';
 import { startFakeDock, startFakeStudio, type FakeDeckPort } from '../../support/fake-dock.js';
+import { shippedProfile } from '../../support/shipped-profiles.js';
 import { lastSeq, startFixture, writesSince } from '../../support/simulator.js';
 import { TEST_MS, until } from '../../support/until.js';
 import { gen2KeyImages } from './reports.js';
 import { EventEmitter } from 'node:events';
-
-const PROFILES = join(import.meta.dirname, '../../../profiles');
 
 /** The library's timing constants (@elgato-stream-deck/tcp 7.3.2 dist/constants.js), as its socket reads them. */
 const libraryTimers = createRequire(import.meta.url)('@elgato-stream-deck/tcp/dist/constants.js') as { RECONNECT_INTERVAL: number; TIMEOUT_DURATION: number };
@@ -61,10 +58,10 @@ async function start(profileFile: string, options: { decks?: TcpDeckAddress[]; d
   const log: Logger = { info: (m) => lines.push(m), warn: (m) => lines.push(`warn ${m}`), error: (m) => lines.push(`error ${m}`) };
   const client = new RecorderClient({ url: fixture.sim.url, token: fixture.sim.token, clock: realClock });
   const bridge = new Bridge({ recorders: [{ name: 'main', client }], renderer: (thumbnails) => pictureRenderer({ thumbnails }), decodeThumbnail, log, pollMs: 500, slowMs: 500, meterMs: 100, thumbnailMs: 500, time: realTime });
-  const profile = await loadProfileFile(join(PROFILES, profileFile));
-  if (!profile.ok) throw new Error(JSON.stringify(profile.problems));
+  // Loaded once per worker by loadProfileFile (test/support/shipped-profiles.ts); this test's copy.
+  const profile = await shippedProfile(profileFile);
   bridge.start();
-  bridge.setProfiles([profile.loaded]);
+  bridge.setProfiles([profile]);
   const discovery = options.discovery;
   const source = new StreamDeckTcpSource({
     decks: options.decks ?? [],
