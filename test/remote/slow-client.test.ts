@@ -5,6 +5,7 @@
 // the transport (its unsent bytes are set by the test); the bridge and the deck socket (pings, drain
 // checks) are real, on virtual time, against the simulator.
 import type { WebSocket } from 'ws';
+import type { Picture } from '../../src/engine/picture.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { DeckSocket, type DeckSocketLimits } from '../../src/remote/deck-socket.js';
 import { startBridgeFixture, type BridgeFixture } from '../support/bridge.js';
@@ -45,9 +46,14 @@ describe('a page on a slow link', () => {
       return device !== undefined && page.shows(0, 0)?.equals(device) === true;
     };
     await f.until(pageShowsDevice, 'the page to show the key as the deck does');
-    const idle = Buffer.from(page.shows(0, 0) as Buffer);
     await f.client.recStart(0);
-    await f.until(() => pageShowsDevice() && !shown()?.equals(idle), 'the page to show the take');
+    // The take as the key draws it: the session's picture of the key once it says recording, rendered.
+    // (Any image other than the first one was once taken for it: a hint drawn on the idle key passed for
+    // the take, and the stop then changed nothing on the key; seen after other files in the same worker.)
+    const keyPicture = () => f.bridge.surfaceSessions()[0]?.describeControls().find((c) => c.control.id === 'key0')?.picture;
+    await f.until(() => { const picture = keyPicture(); return picture?.kind === 'channel' && picture.state === 'recording'; }, 'the key to say recording');
+    const take = await f.renderer.render(keyPicture() as Picture, { width: 96, height: 96 });
+    await f.until(() => pageShowsDevice() && shown()?.equals(take.data) === true, 'the page to show the take');
     const recording = Buffer.from(page.shows(0, 0) as Buffer);
 
     page.bufferedAmount = 5000; // over the bound: the link is not keeping up
