@@ -8,7 +8,7 @@
 //
 // The results are shared by everything in the process that loads the same file, so each is frozen
 // whole: a caller that tried to change a loaded profile would throw, not change it for the others.
-import { parseProfile, type ProfileResult } from './load.js';
+import { parseProfile, readYamlText, type ProfileResult } from './load.js';
 
 /** Files kept; past it the longest unused goes (a process reads tens; a test process reads temporary folders by the hundred). */
 const MAX_FILES = 256;
@@ -48,4 +48,14 @@ function deepFrozen<T>(value: T): T {
     for (const inner of Object.values(value)) deepFrozen(inner);
   }
   return value;
+}
+
+/** A profile file read now: parsed, or what that same text parsed to before in this process. */
+export async function loadParsedProfile(file: string): Promise<ProfileResult> {
+  const read = await readYamlText(file);
+  if (!read.ok) {
+    PARSED_PROFILES.forget(file);
+    return read;
+  }
+  return PARSED_PROFILES.parse(file, read.text);
 }

@@ -7,8 +7,8 @@ import { dirname, join, resolve } from 'node:path';
 import { Observable, type Subscription } from 'rxjs';
 import type { Clock } from '../api/clock.js';
 import { messageOf } from '../api/errors.js';
-import { readYamlText, type ProfileProblem, type ProfileResult } from './load.js';
-import { PARSED_PROFILES } from './parsed-profiles.js';
+import type { ProfileProblem } from './load.js';
+import { loadParsedProfile } from './parsed-profiles.js';
 import type { LoadedProfile } from './schema.js';
 
 
@@ -133,7 +133,7 @@ async function loadAll(paths: readonly string[], lastGood: Map<string, LoadedPro
   for (const file of lastGood.keys()) if (!listed.has(file)) lastGood.delete(file);
 
   for (const file of files) {
-    const result = await parsedProfile(file);
+    const result = await loadParsedProfile(file);
     if (result.ok) {
       lastGood.set(file, result.loaded);
     } else if (!(await exists(file))) {
@@ -144,16 +144,6 @@ async function loadAll(paths: readonly string[], lastGood: Map<string, LoadedPro
     }
   }
   return { profiles: sortedByFile([...lastGood.values()]), problems };
-}
-
-/** A file's profile: parsed from the text read now, or what that same text parsed to before (parsed-profiles.ts). */
-async function parsedProfile(file: string): Promise<ProfileResult> {
-  const read = await readYamlText(file);
-  if (!read.ok) {
-    PARSED_PROFILES.forget(file);
-    return read;
-  }
-  return PARSED_PROFILES.parse(file, read.text);
 }
 
 /** The profile files under the paths (a directory's *.yaml and *.yml), each once; a missing path is a problem. */

@@ -1,5 +1,6 @@
-// The profiles and MIDI maps shipped in profiles/, loaded as `recdeck run` loads them (loadProfileFile,
-// loadMidiMapFolder: read, YAML, schema), each once per test worker. Test files share a worker's modules
+// The profiles and MIDI maps shipped in profiles/, loaded as `recdeck run` loads them (loadParsedProfile,
+// loadMidiMapFolder: read, YAML, schema), each parsed once per test worker (profiles through the
+// product's own once-per-process record, src/profiles/parsed-profiles.ts). Test files share a worker's modules
 // (`isolate: false`), and several of them bind the bridge to the same shipped profiles in every test:
 // parsing the YAML again each time was much of what they spent besides waiting (all 20 profiles: ~0.9 s
 // of CPU cold, ~0.2 s warm). Only the load is shared: every caller gets a deep copy of its own, so no
@@ -7,28 +8,19 @@
 // its problems, by name.
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { formatProfileError, loadProfileFile } from '../../src/profiles/load.js';
+import { formatProfileError } from '../../src/profiles/load.js';
+import { loadParsedProfile } from '../../src/profiles/parsed-profiles.js';
 import type { LoadedProfile } from '../../src/profiles/schema.js';
 import { loadMidiMapFolder } from '../../src/surfaces/midi/load-midi-map.js';
 import type { MidiMap } from '../../src/surfaces/midi/midi-map.js';
 
 export const SHIPPED_PROFILES = join(import.meta.dirname, '../../profiles');
 
-/** Loads by path, as loaded: never handed out (see shippedProfile). */
-const loads = new Map<string, Promise<LoadedProfile>>();
-
 /** A shipped profile by its file name in profiles/ (e.g. 'web-plus.yaml'), as a copy of its own. */
 export async function shippedProfile(file: string): Promise<LoadedProfile> {
-  const path = join(SHIPPED_PROFILES, file);
-  let load = loads.get(path);
-  if (load === undefined) {
-    load = loadProfileFile(path).then((result) => {
-      if (!result.ok) throw new Error(`shipped profile ${file} does not load: ${result.problems.map(formatProfileError).join('; ')}`);
-      return result.loaded;
-    });
-    loads.set(path, load);
-  }
-  return structuredClone(await load);
+  const result = await loadParsedProfile(join(SHIPPED_PROFILES, file));
+  if (!result.ok) throw new Error(`shipped profile ${file} does not load: ${result.problems.map(formatProfileError).join('; ')}`);
+  return structuredClone(result.loaded);
 }
 
 /** Every profile in profiles/ itself (not its sub-folders), in the folder's order, each a copy of its own. */
