@@ -69,6 +69,7 @@ describe('recdeck run --satellite-port, as a process', () => {
     const start = lastSeq(sim);
     const client = await SatelliteTestClient.tcp(tcpPort);
     cleanups.push(() => client.drop());
+    client.keepAlive();
     client.arrivalMark = () => lastSeq(sim);
     await client.expect((m) => m.name === 'CAPS', 'BEGIN and CAPS');
     expect(client.received[0]).toMatchObject({ name: 'BEGIN', params: { ApiVersion: '1.14.0' } });

@@ -22,6 +22,7 @@ export class SatelliteTestClient {
   /** Read as each line arrives, and kept with it; by default nothing to stamp (0). */
   arrivalMark: () => number = () => 0;
   private buffer = '';
+  private pings: ReturnType<typeof setInterval> | undefined;
 
   private constructor(private readonly write: (text: string) => void, private readonly hangUp: () => void) {}
 
@@ -63,9 +64,28 @@ export class SatelliteTestClient {
     this.write(`${parts.join(' ')}\n`);
   }
 
+  /**
+   * PINGs every `everyMs` until the link ends, as a real Satellite client does: a server (Companion, and
+   * recdeck against a real process) hangs up on a client silent for 5 s. A test that waits seconds for a
+   * busy recdeck's first bitmaps without a word was hung up on (run-satellite, at load 14-34) and never
+   * got them. Not for tests on virtual time, whose servers watch no silence.
+   */
+  keepAlive(everyMs = 1000): void {
+    this.pings ??= setInterval(() => {
+      if (this.closed) this.stopPinging();
+      else this.write('PING\n');
+    }, everyMs);
+  }
+
   /** Drops the link without a word (a cable pulled, a Pi losing power). */
   drop(): void {
+    this.stopPinging();
     this.hangUp();
+  }
+
+  private stopPinging(): void {
+    clearInterval(this.pings);
+    this.pings = undefined;
   }
 
   /**
