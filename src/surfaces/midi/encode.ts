@@ -1,10 +1,11 @@
-// Outgoing MIDI from LED states and levels, without side effects. Every byte is checked here, because
+// Outgoing MIDI from LED states, levels and MMC transport commands, without side effects. Every byte is checked here, because
 // nothing below does: RtMidi sends what it is given, so a channel of 16 would silently become another
 // message type and a value of 128 would corrupt the stream (a Buffer wraps it). A value out of range is
 // a MidiValueError naming the control and the value; nothing is sent.
 import type { LedState } from '../../engine/surface.js';
 import { hex, isInt, show } from './bytes.js';
 import { wholeMessageProblem, type Led, type LedValue, type MidiControl } from './midi-map.js';
+import { MMC_ALL_DEVICES, MMC_COMMAND_SUB_ID, MMC_TRANSPORT, UNIVERSAL_REAL_TIME, type MmcCommand } from './mmc.js';
 
 export class MidiValueError extends Error {
   constructor(
@@ -82,6 +83,18 @@ export function encodeLevel(control: MidiControl, level: number): number[] {
 /** A level as the device takes it: 14 bits for pitch bend, else 7. Two levels with one value are one to the device. */
 export function levelValue(control: MidiControl, level: number): number {
   return Math.round(level * (control.type === 'pitchbend' ? 16383 : 127));
+}
+
+/**
+ * The MMC message that sends one transport command to `device` (0–126, or 7F for every device): F0 7F
+ * <device> 06 <command> F7. One command a message, though MMC allows several: a DAW that reads only the
+ * first is as common as one that reads them all.
+ */
+export function encodeMmc(control: string, device: number, command: MmcCommand): number[] {
+  if (!isInt(device, 0, MMC_ALL_DEVICES)) throw new MidiValueError(control, `MMC device ${show(device)} is not 0–127 (7F: every device)`);
+  const byte = MMC_TRANSPORT[command] as number | undefined;
+  if (byte === undefined) throw new MidiValueError(control, `${show(command)} is not an MMC transport command`);
+  return checkedMessage(control, `MMC ${command}`, [0xf0, UNIVERSAL_REAL_TIME, device, MMC_COMMAND_SUB_ID, byte, 0xf7]);
 }
 
 /** A whole message from the map (init), checked the same way. */

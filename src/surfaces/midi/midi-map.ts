@@ -165,6 +165,28 @@ export const MmcControl = z.strictObject({
 });
 export type MmcControl = z.output<typeof MmcControl>;
 
+/** MMC commands sent, in order, one message each, at one change of what a control shows. */
+const MmcCommandList = z
+  .array(z.enum(MMC_COMMANDS))
+  .max(4)
+  .superRefine((commands, context) => {
+    commands.forEach((command, i) => {
+      if (commands.indexOf(command) !== i) context.addIssue({ code: 'custom', path: [i], message: `"${command}" is already sent at [${commands.indexOf(command)}]; each command once` });
+    });
+  });
+
+/**
+ * MMC out: a control the profile gives a show (a channel, the sync group, a recorder group), whose
+ * changes of meaning are sent to the DAW as transport commands, so its transport follows the recorder.
+ */
+export const MmcSend = z.strictObject({
+  id: ControlId.describe('The id a profile binds with a show (a channel, sync, a recorder group); nothing is lit, the DAW\'s transport follows it'),
+  recording: MmcCommandList.default(['record-strobe']).describe('Sent when it starts recording (a take, alone or synchronous), e.g. [play, record-strobe]; [] sends nothing'),
+  paused: MmcCommandList.default(['pause']).describe('Sent when it pauses, e.g. [stop] for a DAW that takes Pause as play/pause; [] sends nothing'),
+  stopped: MmcCommandList.default(['stop']).describe('Sent when it stops (idle, armed, no source, a fault), e.g. [record-exit, stop]; [] sends nothing'),
+});
+export type MmcSend = z.output<typeof MmcSend>;
+
 export const MmcSection = z
   .strictObject({
     device: z
@@ -173,22 +195,28 @@ export const MmcSection = z
       .min(0)
       .max(MMC_ALL_DEVICES - 1)
       .optional()
-      .describe('The MMC device id recdeck answers as (0–126); MMC to all devices (7F) is always answered. Without it, only MMC to all'),
-    controls: z.array(MmcControl).min(1),
+      .describe('The MMC device id of this link (0–126): MMC to it and to all devices (7F) is answered, and what send sends goes to it. Without it, only MMC to all is answered, and sent to all'),
+    controls: z.array(MmcControl).default([]).describe('MMC commands read from the DAW, each a button'),
+    send: z.array(MmcSend).default([]).describe('Controls whose changes are sent to the DAW as MMC (its transport follows the recorder)'),
   })
   .superRefine((mmc, context) => {
+    if (mmc.controls.length === 0 && mmc.send.length === 0) context.addIssue({ code: 'custom', path: [], message: 'an mmc section needs commands to read (controls) or controls to send from (send)' });
     const first = new Map<string, number>();
-    const ids = new Map<string, number>();
+    const ids = new Map<string, string>();
+    const claim = (id: string, where: string, path: Array<string | number>) => {
+      const same = ids.get(id);
+      if (same !== undefined) context.addIssue({ code: 'custom', path, message: `id "${id}" is already used by ${same}` });
+      else ids.set(id, where);
+    };
     mmc.controls.forEach((control, i) => {
-      const sameId = ids.get(control.id);
-      if (sameId !== undefined) context.addIssue({ code: 'custom', path: ['controls', i, 'id'], message: `id "${control.id}" is already used by mmc.controls[${sameId}]` });
-      else ids.set(control.id, i);
+      claim(control.id, `mmc.controls[${i}]`, ['controls', i, 'id']);
       const same = first.get(control.command);
       if (same !== undefined) context.addIssue({ code: 'custom', path: ['controls', i, 'command'], message: `"${control.command}" is already bound by mmc.controls[${same}]` });
       else first.set(control.command, i);
     });
+    mmc.send.forEach((send, i) => claim(send.id, `mmc.send[${i}]`, ['send', i, 'id']));
   })
-  .describe('MIDI Machine Control commands from a DAW\'s transport (F0 7F <device> 06 <command> F7), as buttons');
+  .describe('MIDI Machine Control (F0 7F <device> 06 <command> F7): commands from a DAW\'s transport as buttons, and commands sent to it as a control\'s state changes');
 export type MmcSection = z.output<typeof MmcSection>;
 
 export const MidiMap = z
@@ -216,7 +244,7 @@ export const MidiMap = z
     mmc: MmcSection.optional(),
   })
   .superRefine((map, context) => {
-    if (map.controls.length === 0 && map.mmc === undefined) context.addIssue({ code: 'custom', path: ['controls'], message: 'a map needs at least one control (under controls, or MMC commands under mmc)' });
+    if (map.controls.length === 0 && map.mmc === undefined) context.addIssue({ code: 'custom', path: ['controls'], message: 'a map needs at least one control (under controls, or MMC under mmc)' });
     const styles = Object.keys(map.leds);
     map.controls.forEach((control, i) => {
       if (typeof control.led === 'string' && !styles.includes(control.led)) {
@@ -232,6 +260,8 @@ export const MidiMap = z
       else ids.set(control.id, i);
       const mmcSame = map.mmc?.controls.findIndex((mmc) => mmc.id === control.id) ?? -1;
       if (mmcSame >= 0) context.addIssue({ code: 'custom', path: ['controls', i, 'id'], message: `id "${control.id}" is already used by mmc.controls[${mmcSame}]` });
+      const sendSame = map.mmc?.send.findIndex((send) => send.id === control.id) ?? -1;
+      if (sendSame >= 0) context.addIssue({ code: 'custom', path: ['controls', i, 'id'], message: `id "${control.id}" is already used by mmc.send[${sendSame}]` });
       const key = inputKey(control);
       const same = inputs.get(key);
       if (same !== undefined) context.addIssue({ code: 'custom', path: ['controls', i], message: `sends the same messages as controls[${same}] (${describeInput(control)}); the bridge could not tell them apart` });

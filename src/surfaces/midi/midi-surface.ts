@@ -1,5 +1,6 @@
 // One MIDI controller as a Surface: raw messages in, checked bytes out (over a MidiPort), with the
-// device's wiring taken from its MIDI map (MMC commands from a DAW among them, mmc.ts). No MIDI input can crash the process: raw input is screened
+// device's wiring taken from its MIDI map (MMC commands from a DAW among them, mmc.ts, and MMC sent to
+// it as a control's state changes, mmc-follow.ts). No MIDI input can crash the process: raw input is screened
 // (input-guard.ts) and decoded inside a try/catch, and garbage is dropped with a (rate-limited) log line.
 // LEDs, motors and rings go out through its DeviceOutput, which writes only what the device does not
 // show: a level comes again at every meter read with the gain unchanged, and sends nothing. The hand
@@ -15,11 +16,12 @@ import type { ControlDefinition, LedState, Surface, SurfaceInput } from '../../e
 import { controlDefinitions } from './controls.js';
 import { ControlIndex, decode, fromBytes } from './decode.js';
 import { hex, hexByte } from './bytes.js';
-import { checkedMessage, encodeLed, encodeLevel, levelValue, MidiValueError } from './encode.js';
+import { checkedMessage, encodeLed, encodeLevel, encodeMmc, levelValue, MidiValueError } from './encode.js';
 import { RawScreen } from './input-guard.js';
-import type { MidiControl, MidiMap } from './midi-map.js';
+import type { MidiControl, MidiMap, MmcSend } from './midi-map.js';
 import type { MidiInputPort, MidiOutputPort } from './midi-port.js';
-import { mmcFromSysex, mmcIsFor, type MmcCommand } from './mmc.js';
+import { MMC_ALL_DEVICES, mmcFromSysex, mmcIsFor, type MmcCommand } from './mmc.js';
+import { followStep, type TransportMeaning } from './mmc-follow.js';
 import { DEFAULT_GRACE_MS, SoftTakeover } from './soft-takeover.js';
 
 export interface MidiSurfaceOptions {
@@ -48,6 +50,13 @@ export class MidiSurface implements Surface {
   private readonly index: ControlIndex;
   /** MMC command → the id of the control bound to it. */
   private readonly mmcControls: ReadonlyMap<MmcCommand, string>;
+  /** The controls MMC is sent from, by id. */
+  private readonly mmcSends: ReadonlyMap<string, MmcSend>;
+  /**
+   * What the DAW was last told through each of them (or was taken to follow from): the one record of
+   * the DAW's transport, owned here; what the control shows is the output's (a stale state among them).
+   */
+  private readonly told = new Map<string, TransportMeaning>();
   private readonly takeovers = new Map<string, SoftTakeover>();
   private readonly garbage: LogLimiter;
   private readonly screen = new RawScreen();
@@ -65,6 +74,7 @@ export class MidiSurface implements Surface {
     this.byId = new Map(map.controls.map((control) => [control.id, control]));
     this.index = new ControlIndex(map);
     this.mmcControls = new Map((map.mmc?.controls ?? []).map((control) => [control.command, control.id]));
+    this.mmcSends = new Map((map.mmc?.send ?? []).map((send) => [send.id, send]));
     this.time = options.time;
     this.graceMs = options.graceMs ?? DEFAULT_GRACE_MS;
     this.garbage = new LogLimiter((message) => options.log.warn(message), this.time.now);
@@ -223,22 +233,47 @@ export class MidiSurface implements Surface {
     return midi;
   }
 
-  /** Sends checked bytes; without an output port there is nowhere to send them. */
-  private send(what: string, bytes: number[]): void {
+  /** Sends checked bytes; without an output port there is nowhere to send them (false). */
+  private send(what: string, bytes: number[]): boolean {
     const output = this.options.output;
-    if (output === null || this.closed) return;
+    if (output === null || this.closed) return false;
     try {
       output.send(bytes);
     } catch (error) {
       throw new Error(`${this.id}: ${what}: sending ${hex(bytes)} failed: ${messageOf(error)}`);
     }
+    return true;
   }
 
   private light(control: string, state: LedState): void {
+    const follow = this.mmcSends.get(control);
+    if (follow !== undefined) return this.followed(follow, state);
     const midi = this.controlOf(control);
     if (midi.led === undefined) return;
     // Encoded (and checked) even without an output, so a bad map shows up before the device is plugged.
     this.send(control, encodeLed(midi, state));
+  }
+
+  /**
+   * A control MMC is sent from was given a state: its meaning's commands go to the DAW when it changed
+   * (mmc-follow.ts has the rule). Told only once the port took every command: a send that throws leaves
+   * the output not knowing what the control shows, so the next state is written and tried again.
+   */
+  private followed(follow: MmcSend, state: LedState): void {
+    const step = followStep(this.told.get(follow.id), state);
+    if (step.type === 'none') return;
+    if (step.type === 'send') {
+      const device = this.options.map.mmc?.device ?? MMC_ALL_DEVICES;
+      // Encoded (and checked) before the first is sent, so a bad one sends none of them.
+      const messages = follow[step.meaning].map((command) => ({ command, bytes: encodeMmc(follow.id, device, command) }));
+      for (const { command, bytes } of messages) {
+        // Without an output port there is no DAW to tell: nothing is taken as told.
+        if (!this.send(`${follow.id}: MMC ${command} (${step.meaning})`, bytes)) return;
+      }
+      // Rare (a take starting or ending) and what a DAW's engineer asks about first: said each time.
+      if (messages.length > 0) this.options.log.info(`${this.id}: ${follow.id} ${step.meaning}: sent MMC ${messages.map((m) => m.command).join(', ')} to device ${hexByte(device)}`);
+    }
+    this.told.set(follow.id, step.meaning);
   }
 
   /** A motor or ring is moved there; a fader without a motor takes it as the gain to pick up (soft takeover). */

@@ -1,5 +1,5 @@
 // MIDI Machine Control in, without side effects: a whole SysEx message (reassembled by the raw screen,
-// input-guard.ts) read as MMC commands. A DAW's transport sends them (`F0 7F <device> 06 <commands> F7`),
+// input-guard.ts) read as MMC commands (MMC out: mmc-follow.ts decides, encode.ts writes). A DAW's transport sends them (`F0 7F <device> 06 <commands> F7`),
 // so a map can bind Record Strobe, Stop and the rest to recorder actions like any button.
 //
 // The message's command string may hold several commands (MMC allows it); commands 01–3F are one byte,
@@ -47,8 +47,8 @@ const OTHER_COMMANDS: ReadonlyMap<number, string> = new Map([
 ]);
 
 /** Universal real-time SysEx (7F), sub-id 06: an MMC command. 7F as the device means every device. */
-const UNIVERSAL_REAL_TIME = 0x7f;
-const MMC_COMMAND_SUB_ID = 0x06;
+export const UNIVERSAL_REAL_TIME = 0x7f;
+export const MMC_COMMAND_SUB_ID = 0x06;
 export const MMC_ALL_DEVICES = 0x7f;
 /** Commands from here on carry a count byte and data. */
 const FIRST_WITH_DATA = 0x40;

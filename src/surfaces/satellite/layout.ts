@@ -190,6 +190,9 @@ const STREAM_DECK_SHAPES: ReadonlyArray<Partial<Shape> & { model: string }> = [
   { keys: 15, perRow: 5, model: 'mk2' },
   { keys: 32, perRow: 8, model: 'xl' },
   { keys: 8, perRow: 4, dials: 4, strips: 4, model: 'plus' },
+  // 36 keys in rows of 9 over a strip nine keys wide, six dials under it (columns 0, 2, 3, 5, 6, 8): its
+  // Satellite plugin cuts the strip into six cells, one above each dial, as the USB adapter does.
+  { keys: 36, perRow: 9, dials: 6, strips: 6, model: 'plus-xl' },
   { keys: 32, perRow: 16, dials: 2, model: 'studio' },
   { keys: 8, perRow: 4, lit: 2, displays: 1, model: 'neo' },
   { plain: 3, model: 'pedal' },

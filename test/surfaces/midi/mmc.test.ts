@@ -1,11 +1,14 @@
 // MIDI Machine Control in: SysEx from a DAW through the REAL @julusian/midi over a fake RtMidi, read by
 // the MIDI surface as presses of the map's MMC controls. Bad MMC (another device, an unknown command,
 // data that runs past the end, a SysEx cut off) fires nothing and says why in one line.
+// MMC out: the states the engine lights a `mmc.send` control with, through the surface's own output,
+// reach the DAW's port as transport commands, once per change of meaning, never from stale data.
 import { describe, expect, it } from 'vitest';
 import type { Logger } from '../../../src/engine/log.js';
-import type { SurfaceInput } from '../../../src/engine/surface.js';
+import type { LedState, SurfaceInput } from '../../../src/engine/surface.js';
 import { formatMidiMapProblem, parseMidiMap } from '../../../src/surfaces/midi/load-midi-map.js';
 import type { MidiMap } from '../../../src/surfaces/midi/midi-map.js';
+import type { MidiOutputPort } from '../../../src/surfaces/midi/midi-port.js';
 import { MidiSurface } from '../../../src/surfaces/midi/midi-surface.js';
 import { FakeMidiSystem, rtMidiOver } from '../../support/fake-midi.js';
 import { VirtualTime } from '../../support/virtual-time.js';
@@ -160,6 +163,151 @@ describe('MMC in the MIDI map schema', () => {
     expect(problemsOf(`${withMmc('  controls:\n    - {id: pad0, command: stop}\n')}controls:\n  - {id: pad0, type: note, channel: 1, number: 0, role: button}\n`)).toEqual([
       'controls[0].id: id "pad0" is already used by mmc.controls[0]',
     ]);
-    expect(problemsOf('name: DAW\nmodel: daw\nports: {input: x}\n')).toEqual(['controls: a map needs at least one control (under controls, or MMC commands under mmc)']);
+    expect(problemsOf('name: DAW\nmodel: daw\nports: {input: x}\n')).toEqual(['controls: a map needs at least one control (under controls, or MMC under mmc)']);
+  });
+});
+
+const DAW_IN = 'ardour:MMC in 130:1';
+const SEND_MAP = `name: DAW
+model: daw
+ports: {input: ${PORT}, output: ${DAW_IN}}
+mmc:
+  device: 0x10
+  controls:
+    - {id: stop, command: stop}
+  send:
+    - {id: follow}
+`;
+
+/** A surface on the DAW's two ports (its MMC out read, its MMC in written), and a way to light a control as the painter does. */
+function setupOut(map: MidiMap = parse(SEND_MAP), wrap: (port: MidiOutputPort) => MidiOutputPort = (port) => port) {
+  const system = new FakeMidiSystem();
+  system.plug(PORT, { output: false });
+  system.plug(DAW_IN, { input: false });
+  const midi = rtMidiOver(system);
+  const lines: string[] = [];
+  const log: Logger = { info: (m) => lines.push(`info ${m}`), warn: (m) => lines.push(`warn ${m}`), error: (m) => lines.push(`error ${m}`) };
+  const surface = new MidiSurface({ map, portName: PORT, input: midi.openInput(PORT), output: wrap(midi.openOutput(DAW_IN)), log, time: new VirtualTime() });
+  /** Each state in turn, as the painter hands them to the output, each written before the next. */
+  const show = async (control: string, ...states: LedState[]) => {
+    for (const state of states) {
+      surface.output.show({ type: 'led', control, state });
+      await surface.output.flushed();
+    }
+  };
+  return { surface, system, lines, show, sent: () => system.sent(DAW_IN) };
+}
+
+const out = (device: number, command: number) => [0xf0, 0x7f, device, 0x06, command, 0xf7];
+const PAUSE = 0x09;
+const PLAY = 0x02;
+const RECORD_EXIT = 0x07;
+
+describe('MMC out', () => {
+  it('a change of meaning sends its command once to the map\'s device: Record Strobe, Pause, Stop; the same meaning again sends nothing', async () => {
+    const { show, sent, lines } = setupOut();
+    await show('follow', 'idle');
+    expect(sent()).toEqual([]); // the first live state: where the DAW follows from
+    await show('follow', 'recording', 'recording', 'sync-recording');
+    expect(sent()).toEqual([out(0x10, RECORD_STROBE)]);
+    await show('follow', 'paused', 'paused');
+    await show('follow', 'idle', 'armed', 'no-source');
+    expect(sent()).toEqual([out(0x10, RECORD_STROBE), out(0x10, PAUSE), out(0x10, STOP)]);
+    expect(lines).toEqual([
+      'info midi:DAW: follow recording: sent MMC record-strobe to device 10',
+      'info midi:DAW: follow paused: sent MMC pause to device 10',
+      'info midi:DAW: follow stopped: sent MMC stop to device 10',
+    ]);
+  });
+
+  it('stale or offline data sends nothing; back live it sends only a meaning the DAW was not told', async () => {
+    const { show, sent } = setupOut();
+    await show('follow', 'offline', 'stale', 'idle', 'recording');
+    expect(sent()).toEqual([out(0x10, RECORD_STROBE)]);
+    // The link drops and comes back with the take still running: the DAW already has it.
+    await show('follow', 'stale', 'offline', 'stale', 'recording');
+    expect(sent()).toEqual([out(0x10, RECORD_STROBE)]);
+    // The take stopped while the data was stale: told once the stop is seen live, not before.
+    await show('follow', 'stale');
+    expect(sent()).toHaveLength(1);
+    await show('follow', 'idle');
+    expect(sent()).toEqual([out(0x10, RECORD_STROBE), out(0x10, STOP)]);
+  });
+
+  it('a blank control (another page), a dialog or a hold say nothing of the transport; the first live state after open sends nothing, even a take', async () => {
+    const { show, sent } = setupOut();
+    await show('follow', 'stale', 'recording', 'off', 'dialog', 'holding', 'active', 'recording');
+    expect(sent()).toEqual([]);
+    await show('follow', 'off', 'idle');
+    expect(sent()).toEqual([out(0x10, STOP)]);
+  });
+
+  it('sends every command the map lists for a meaning, in order, one message each, to all devices (7F) without mmc.device; [] sends nothing', async () => {
+    const map = parse(SEND_MAP.replace('  device: 0x10\n', '').replace('{id: follow}', '{id: follow, recording: [play, record-strobe], paused: [], stopped: [record-exit, stop]}'));
+    const { show, sent } = setupOut(map);
+    await show('follow', 'idle', 'recording', 'paused', 'recording', 'idle');
+    expect(sent()).toEqual([out(0x7f, PLAY), out(0x7f, RECORD_STROBE), out(0x7f, PLAY), out(0x7f, RECORD_STROBE), out(0x7f, RECORD_EXIT), out(0x7f, STOP)]);
+  });
+
+  it('a send that fails is logged and not taken as told: the next state sends it again', async () => {
+    let failing = true;
+    const { show, sent, lines } = setupOut(parse(SEND_MAP), (port) => ({
+      name: port.name,
+      close: () => port.close(),
+      send: (bytes) => {
+        if (failing) throw new Error('the port is gone');
+        port.send(bytes);
+      },
+    }));
+    await show('follow', 'idle', 'recording');
+    expect(sent()).toEqual([]);
+    expect(lines).toEqual(['warn midi:DAW: lighting follow failed: midi:DAW: follow: MMC record-strobe (recording): sending F0 7F 10 06 06 F7 failed: the port is gone']);
+    failing = false;
+    await show('follow', 'stale', 'recording');
+    expect(sent()).toEqual([out(0x10, RECORD_STROBE)]);
+  });
+
+  it('blanking the device sends no MMC and forgets nothing the DAW was told', async () => {
+    const { surface, show, sent } = setupOut();
+    await show('follow', 'idle', 'recording');
+    await surface.output.clear();
+    await show('follow', 'recording');
+    expect(sent()).toEqual([out(0x10, RECORD_STROBE)]);
+  });
+
+  it('without an output port nothing is sent or taken as told, and nothing fails', async () => {
+    const system = new FakeMidiSystem();
+    system.plug(PORT);
+    const surface = new MidiSurface({ map: parse(SEND_MAP), portName: PORT, input: rtMidiOver(system).openInput(PORT), output: null, log: { info: () => {}, warn: (m) => expect.fail(m), error: (m) => expect.fail(m) }, time: new VirtualTime() });
+    for (const state of ['idle', 'recording', 'idle'] as const) surface.output.show({ type: 'led', control: 'follow', state });
+    await surface.output.flushed();
+    expect(system.sent(PORT)).toEqual([]);
+  });
+
+  it('offers each send control to profiles as a button lit like an LED', () => {
+    const { surface } = setupOut();
+    expect(surface.controls).toEqual([
+      { kind: 'button', id: 'stop', feedback: 'none' },
+      { kind: 'button', id: 'follow', feedback: 'led' },
+    ]);
+  });
+});
+
+describe('MMC out in the MIDI map schema', () => {
+  const withMmc = (mmcYaml: string) => `name: DAW\nmodel: daw\nports: {input: x}\nmmc:\n${mmcYaml}`;
+
+  it('takes a send control alone, with the commands of each meaning by default', () => {
+    expect(parse(withMmc('  send:\n    - {id: follow}\n')).mmc?.send).toEqual([{ id: 'follow', recording: ['record-strobe'], paused: ['pause'], stopped: ['stop'] }]);
+  });
+
+  it('refuses an id used twice anywhere in the map, a command listed twice, an unknown command, too many, and an empty mmc section', () => {
+    expect(problemsOf(withMmc('  controls:\n    - {id: stop, command: stop}\n  send:\n    - {id: stop}\n'))).toEqual(['mmc.send[0].id: id "stop" is already used by mmc.controls[0]']);
+    expect(problemsOf(withMmc('  send:\n    - {id: a}\n    - {id: a}\n'))).toEqual(['mmc.send[1].id: id "a" is already used by mmc.send[0]']);
+    expect(problemsOf(`${withMmc('  send:\n    - {id: pad0}\n')}controls:\n  - {id: pad0, type: note, channel: 1, number: 0, role: button}\n`)).toEqual(['controls[0].id: id "pad0" is already used by mmc.send[0]']);
+    expect(problemsOf(withMmc('  send:\n    - {id: a, stopped: [stop, record-exit, stop]}\n'))).toEqual(['mmc.send[0].stopped[2]: "stop" is already sent at [0]; each command once']);
+    expect(problemsOf(withMmc('  send:\n    - {id: a, recording: [locate]}\n'))[0]).toMatch(/^mmc\.send\[0\]\.recording\[0\]: .*record-strobe/);
+    expect(problemsOf(withMmc('  send:\n    - {id: a, recording: [play, record-strobe, stop, pause, eject]}\n'))[0]).toMatch(/^mmc\.send\[0\]\.recording: .*4/);
+    expect(problemsOf(withMmc('  send:\n    - {id: a, record: [play]}\n'))).toEqual(['mmc.send[0].record: unknown field "record"']);
+    expect(problemsOf(withMmc('  device: 3\n'))).toEqual(['mmc: an mmc section needs commands to read (controls) or controls to send from (send)']);
   });
 });

@@ -2,10 +2,11 @@
 // gets the profile recdeck ships for that deck, with every binding fitting and the same control ids as
 // the deck has over USB. The deck's controls come from the real Stream Deck library (over a fake HID
 // device); the layout manifest is written from them the way Companion Satellite's Stream Deck plugin
-// describes a deck (read in bitfocus/companion-surface-elgato-stream-deck, src/surface-schema.ts: keys
-// with a bitmap of their size, LCD segments cut into one cell per column when the library draws them by
-// region, whole otherwise, buttons and encoders with an LED as "hex" colours, the rest showing nothing),
-// for a server whose CAPS says NONSQUARE=1 as ours does.
+// describes a deck (read in bitfocus/companion-surface-elgato-stream-deck, src/surface-schema.ts as of
+// 39f34ec "fix: plus xl": keys with a bitmap of their size; an LCD segment the library draws by region
+// cut into cells of equal width, one above each encoder's column (one a column on a deck without
+// encoders), whole otherwise; buttons and encoders with an LED as "hex" colours, the rest showing
+// nothing), for a server whose CAPS says NONSQUARE=1 as ours does.
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { DeviceModelId, type StreamDeckControlDefinition } from '@elgato-stream-deck/core';
@@ -50,9 +51,12 @@ function manifestOf(definitions: readonly StreamDeckControlDefinition[]) {
         place(control.column, control.hasLed || control.ledRingSteps > 0 ? 'rgb' : 'empty');
         break;
       case 'lcd-segment': {
-        const cells = control.drawRegions ? control.columnSpan : 1;
-        const preset = bitmapPreset('lcd', control.pixelSize.width / cells, control.pixelSize.height);
-        for (let i = 0; i < cells; i++) place(control.column + i, preset);
+        // Drawn by region: one cell above each encoder's column (the Plus XL's six dials stand under a
+        // strip nine keys wide), else one a column; whole otherwise.
+        const dials = definitions.filter((c) => c.type === 'encoder').map((c) => c.column);
+        const cells = !control.drawRegions ? [0] : dials.length > 0 ? dials : Array.from({ length: control.columnSpan }, (_, i) => i);
+        const preset = bitmapPreset('lcd', control.drawRegions ? Math.floor(control.pixelSize.width / cells.length) : control.pixelSize.width, control.pixelSize.height);
+        for (const column of cells) place(control.column + column, preset);
         break;
       }
     }
@@ -80,7 +84,7 @@ function profileFor(layout: SatelliteLayout, productName: string) {
 const shapeOf = (controls: readonly ControlDefinition[]) =>
   controls.map((c) => ({ id: c.id, kind: c.kind, ...(c.kind === 'lcd' ? { touch: c.touch } : {}) })).sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
 
-const MODELS: DeviceModelId[] = [DeviceModelId.MINI, DeviceModelId.ORIGINALMK2, DeviceModelId.ORIGINAL, DeviceModelId.XL, DeviceModelId.PLUS, DeviceModelId.NEO, DeviceModelId.PEDAL, DeviceModelId.STUDIO];
+const MODELS: DeviceModelId[] = [DeviceModelId.MINI, DeviceModelId.ORIGINALMK2, DeviceModelId.ORIGINAL, DeviceModelId.XL, DeviceModelId.PLUS, DeviceModelId.PLUS_XL, DeviceModelId.NEO, DeviceModelId.PEDAL, DeviceModelId.STUDIO];
 
 describe('Stream Decks offered by a Satellite client', () => {
   it.each(MODELS)('%s, from its layout manifest: the shipped profile of that deck, no tie, every binding fits, the USB control ids', async (model) => {
@@ -91,6 +95,14 @@ describe('Stream Decks offered by a Satellite client', () => {
     const overSatellite = profileFor(layout, deck.PRODUCT_NAME);
     expect(overSatellite).toEqual({ name: overUsb?.winner.profile.name, ties: [], problems: [] });
     expect(shapeOf(layout.definitions)).toEqual(shapeOf(usb.surface.controls));
+  });
+
+  it.each([DeviceModelId.PLUS, DeviceModelId.PLUS_XL])('%s: each dial turns under the strip cell above it, the cells of the USB size', async (model) => {
+    const { deck } = await openFakeStreamDeck(model);
+    const layout = added({ DEVICEID: `streamdeck:${model}`, PRODUCT_NAME: deck.PRODUCT_NAME, LAYOUT_MANIFEST: Buffer.from(JSON.stringify(manifestOf(deck.CONTROLS))).toString('base64') });
+    const usb = await fakeSurface(model);
+    const dialsAndStrip = (controls: readonly ControlDefinition[]) => controls.filter((c) => c.kind === 'encoder' || c.kind === 'lcd').sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+    expect(dialsAndStrip(layout.definitions)).toEqual(dialsAndStrip(usb.surface.controls));
   });
 
   it.each([
