@@ -3,6 +3,8 @@
 // its MMC in written, as Ardour names them). Takes started, paused and stopped at the recorder reach the
 // DAW as one MMC command each, byte for byte; nothing is sent from stale data, and the return of live
 // data sends only what the DAW was not told.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { LoadedProfile } from '../../../src/profiles/schema.js';
 import { MidiManager } from '../../../src/surfaces/midi/midi-manager.js';
@@ -10,7 +12,7 @@ import { alsaPortIdentity } from '../../../src/surfaces/midi/port-identity.js';
 import { parseTestProfile } from '../../support/bridge.js';
 import { deviceBridge } from '../../support/device-bridge.js';
 import { FakeMidiSystem, rtMidiOver } from '../../support/fake-midi.js';
-import { shippedMidiMaps, shippedProfile } from '../../support/shipped-profiles.js';
+import { SHIPPED_PROFILES, shippedMidiMaps, shippedProfile } from '../../support/shipped-profiles.js';
 
 const DAW_OUT = 'ardour:MMC out 130:0';
 const DAW_IN = 'ardour:MMC in 130:1';
@@ -48,9 +50,28 @@ async function start(profile: LoadedProfile) {
   return { ...rig, follows, sent };
 }
 
+/** The shipped midi-daw-mmc profile with its `follow` line uncommented, as its comment tells an operator to. */
+function followingProfile(): LoadedProfile {
+  const shipped = readFileSync(join(SHIPPED_PROFILES, 'midi-daw-mmc.yaml'), 'utf8');
+  const text = shipped.replace('# follow: { show: sync }', 'follow: { show: sync }');
+  if (text === shipped) throw new Error('midi-daw-mmc.yaml has no commented follow line to turn on');
+  return parseTestProfile(text, 'midi-daw-mmc-following.yaml');
+}
+
 describe('MMC out to a DAW, under the bridge', () => {
-  it('the shipped profile: the InSync group starting, pausing and stopping at the recorder sends Record Strobe, Pause and Stop, each exactly once', async () => {
-    const { fixture, until, advance, follows, sent } = await start(await shippedProfile('midi-daw-mmc.yaml'));
+  it('the shipped profile as shipped sends nothing: an upgrade never moves a DAW by itself', async () => {
+    const { fixture, advance, follows, sent } = await start(await shippedProfile('midi-daw-mmc.yaml'));
+    await advance(500);
+    expect(follows()).toBe('off'); // nothing bound: an unbound LED is off
+    await fixture.client.syncRecStart();
+    await advance(1000); // ten polls that say the group records
+    await fixture.client.syncRecStop();
+    await advance(1000);
+    expect(sent()).toEqual([]);
+  });
+
+  it('the shipped profile with follow on: the InSync group starting, pausing and stopping at the recorder sends Record Strobe, Pause and Stop, each exactly once', async () => {
+    const { fixture, until, advance, follows, sent } = await start(followingProfile());
     await until(() => follows() === 'armed', 'the group shown live, armed');
     await advance(500);
     expect(sent()).toEqual([]); // what the recorder did before recdeck saw it is no change
