@@ -7,7 +7,8 @@
 // a flood of refusals is as limited as a flood of presses), then what the facility file lets it call,
 // then a deadline no further ahead than MAX_DEADLINE_AHEAD_MS and not past, then the arguments its
 // operation takes. The id's length is the command schema's (topics.ts). Only a command admitted here
-// is remembered for de-duplication (recent-commands.ts) and may run.
+// is remembered for de-duplication (recent-commands.ts) and may run. A panel's acknowledgement of alarms
+// (admitAck) takes the same checks: a write's token, the facility's leave (control), its deadline.
 //
 // A member that keeps sending over its rate is not answered at all for a cool-down (COOL_DOWN_MS): its
 // messages are dropped on arrival, before their signature is checked, so it costs the poller nothing.

@@ -6,7 +6,8 @@
 // A command runs only if a panel the facility allows that operation on this recorder signed it on its
 // own command topic, under this holder's lease term, before its deadline on this poller's clock (checked
 // immediately before the request leaves), within the panel's rate, and once per id. Every command is
-// answered on the sender's reply topic and audited: run or refused, by whom, with what result.
+// answered on the sender's reply topic and audited: run or refused, by whom, with what result. A panel's
+// acknowledgement of alarms is such a command too, run in this process's alarm engine (bus-alarm-ack.ts).
 //
 // For its own bridge it is a RecorderLink: the polling one while it holds the lease, the bus view
 // while it stands by.

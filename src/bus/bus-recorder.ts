@@ -271,7 +271,8 @@ export class BusRecorder implements RecorderLink {
 
   /**
    * Sends a command (a call or an acknowledgement) to the lease holder under its term, with a deadline on
-   * its clock, and waits for its answer; null-free: no answer by the time it can no longer start throws.
+   * its clock, and waits for its answer; throws a BusCallError when no holder is heard (not sent) or no
+   * answer comes by the time it can no longer start.
    */
   private async send(what: string, body: (fields: Pick<CommandMessage, 'id' | 'term' | 'sentAt' | 'deadline'>) => CommandMessage | AlarmAckMessage): Promise<AnyReply> {
     const lease = this.lease;
