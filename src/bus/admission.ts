@@ -7,7 +7,8 @@
 // a flood of refusals is as limited as a flood of presses), then what the facility file lets it call,
 // then a deadline no further ahead than MAX_DEADLINE_AHEAD_MS and not past, then the arguments its
 // operation takes. The id's length is the command schema's (topics.ts). Only a command admitted here
-// is remembered for de-duplication (recent-commands.ts) and may run.
+// is remembered for de-duplication (recent-commands.ts) and may run. A panel's acknowledgement of alarms
+// (admitAck) takes the same checks: a write's token, the facility's leave (control), its deadline.
 //
 // A member that keeps sending over its rate is not answered at all for a cool-down (COOL_DOWN_MS): its
 // messages are dropped on arrival, before their signature is checked, so it costs the poller nothing.
@@ -21,7 +22,7 @@ import { argumentError, isClientCall } from './command-args.js';
 import { COOL_DOWN_MS, MAX_DEADLINE_AHEAD_MS, MESSAGE_RATE, READ_RATE, WRITE_RATE } from './limits.js';
 import { OPERATION_GROUP } from './operation-groups.js';
 import { TokenBucket } from './token-bucket.js';
-import type { CommandMessage } from './topics.js';
+import type { AlarmAckMessage, CommandMessage } from './topics.js';
 
 /** Why a command was refused: `kind` groups refusals for the counted summary, `why` is said to the sender. */
 export interface Refusal {
@@ -123,8 +124,35 @@ export function admit(from: string, command: CommandMessage, context: AdmissionC
   if (over !== null) return over;
   const refuse = (kind: string, why: string): Admission => ({ verdict: 'refuse', refusal: { kind, why } });
   if (!context.mayCall(from, call.method)) return refuse(`not allowed to call ${call.method}`, `the facility file does not let "${from}" call ${call.method} on "${recorder}"`);
-  if (deadline - now > MAX_DEADLINE_AHEAD_MS) return refuse('deadline too far ahead', `its deadline is ${deadline - now} ms ahead of this poller's clock (more than ${MAX_DEADLINE_AHEAD_MS}): the sender's clock is off`);
-  if (deadline <= now) return refuse('arrived after its deadline', `it arrived ${now - deadline} ms after its deadline`);
+  const late = deadlineRefusal(deadline, now);
+  if (late !== null) return { verdict: 'refuse', refusal: late };
   if (!isClientCall(call)) return refuse(`wrong arguments to ${call.method}`, argumentError(call) ?? `wrong arguments to ${call.method}`);
   return { verdict: 'admit', call };
+}
+
+/** A deadline too far ahead (a clock that is off, or a forger) or past. */
+function deadlineRefusal(deadline: number, now: number): Refusal | null {
+  if (deadline - now > MAX_DEADLINE_AHEAD_MS) return { kind: 'deadline too far ahead', why: `its deadline is ${deadline - now} ms ahead of this poller's clock (more than ${MAX_DEADLINE_AHEAD_MS}): the sender's clock is off` };
+  if (deadline <= now) return { kind: 'arrived after its deadline', why: `it arrived ${now - deadline} ms after its deadline` };
+  return null;
+}
+
+export interface AckAdmissionContext {
+  recorder: string;
+  /** Whether the facility lets `member` acknowledge this recorder's alarms (BusAuthority.mayAckAlarms). */
+  mayAck: (member: string) => boolean;
+  rates: MemberRates;
+  now: number;
+}
+
+/**
+ * The same checks for a panel's acknowledgement of alarms (bus-alarm-ack.ts): it takes a write's token
+ * (it changes what every panel shows), then the facility's leave, then its deadline.
+ */
+export function admitAck(from: string, command: AlarmAckMessage, context: AckAdmissionContext): Exclude<Admission, { verdict: 'admit' }> | { verdict: 'admit' } {
+  const over = context.rates.take(from, 'writes', context.now);
+  if (over !== null) return over;
+  if (!context.mayAck(from)) return { verdict: 'refuse', refusal: { kind: 'not allowed to acknowledge alarms', why: `the facility file does not let "${from}" acknowledge the alarms of "${context.recorder}" (it needs control there)` } };
+  const late = deadlineRefusal(command.deadline, context.now);
+  return late === null ? { verdict: 'admit' } : { verdict: 'refuse', refusal: late };
 }

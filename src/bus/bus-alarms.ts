@@ -13,9 +13,9 @@
 // stale with their age (followed-alarms.ts), never a live calm.
 //
 // Acknowledging: an alarm is acknowledged where it is judged, once for everyone (the poller's monitor
-// audits it, and every panel sees it acknowledged in the next message). A panel does not send
-// acknowledgements over the bus (no message for it yet: it would need a command of its own that the
-// broker's ACL and the poller's admission take); it refuses them, saying where to acknowledge.
+// audits it, and every panel sees it acknowledged in the next message). A panel's acknowledgement (its
+// POST /alarms/{id}/ack, its alarm-ack key) is sent to the lease holder as a signed command of its own
+// (bus-alarm-ack.ts) and done there; this panel shows it when the holder's list comes back, never sooner.
 import type { MqttClient } from 'mqtt';
 import { Subject, Subscription, combineLatest, startWith, type Observable } from 'rxjs';
 import type { Clock } from '../api/clock.js';
@@ -23,13 +23,15 @@ import { messageOf } from '../api/errors.js';
 import { alarmWire, type Alarm } from '../engine/alarms/alarm.js';
 import type { AlarmReading } from '../engine/alarms/alarm-picture.js';
 import { alarmFromWire, mergedReading, type FollowedAck, type FollowedAlarms } from '../engine/alarms/followed-alarms.js';
+import { BusCallError } from './bus-recorder.js';
 import type { Logger } from '../engine/log.js';
 import { LogLimiter } from '../engine/log-limit.js';
 import type { BusPoller } from './bus-poller.js';
 import type { BusRecorder } from './bus-recorder.js';
+import { describeAcks } from './bus-alarm-ack.js';
 import type { BusAuthority } from './facility.js';
 import { MAX_PAYLOAD_BYTES } from './limits.js';
-import { AlarmsMessage, MAX_BUS_ALARMS, checkedTopic, parseBody, topicsOf } from './topics.js';
+import { AlarmsMessage, MAX_ACKED_ALARMS, MAX_BUS_ALARMS, checkedTopic, parseBody, topicsOf, type AlarmAckReply } from './topics.js';
 import { NewestOnly } from './newest-only.js';
 
 /** An alarms message is at most as large as a state part (500 alarms of about 450 bytes fit). */
@@ -176,25 +178,57 @@ export class BusAlarms implements FollowedAlarms {
     return this.clearedList;
   }
 
-  ack(id: string): FollowedAck | null {
+  /** Sent to the lease holder of the alarm's recorder (null: no recorder followed here lists it). */
+  ack(id: string, by: string): Promise<FollowedAck> | FollowedAck | null {
     for (const link of this.links) {
-      const believed = this.believed.get(link.name);
-      if (believed?.active.some((alarm) => alarm.id === id)) return { ok: false, reason: this.elsewhere(`alarm ${id}`, link.name, believed.from), judgedElsewhere: true };
+      const alarm = this.believed.get(link.name)?.active.find((a) => a.id === id);
+      if (alarm === undefined) continue;
+      const refused = this.mayNotAck(link.name);
+      if (refused !== null) return { ok: false, reason: `alarm ${id} not acknowledged: ${refused}`, refusal: 'not-allowed' };
+      return link.ackAlarms([{ id, raisedAt: alarm.raisedAt }], by).then(
+        ([done]) => ackOutcome(id, link.name, done),
+        (error: unknown) => ({ ok: false, reason: `alarm ${id} not acknowledged: ${messageOf(error)}`, refusal: error instanceof BusCallError && error.notRun ? 'not-run' : 'no-answer' }),
+      );
     }
     return null;
   }
 
-  ackAll(): number {
+  /**
+   * The alarm-ack key: each followed recorder's alarms waiting for an acknowledgement (the worst
+   * MAX_ACKED_ALARMS) sent to its lease holder in one command; how many were sent. What became of them
+   * is logged when the holder answers, and shown when its list comes back.
+   */
+  ackAll(by: string): number {
+    let sent = 0;
     for (const link of this.links) {
-      const believed = this.believed.get(link.name);
-      const waiting = believed?.active.filter((alarm) => alarm.ackedAt === null).length ?? 0;
-      if (believed && waiting > 0) this.options.log.warn(this.elsewhere(`${waiting === 1 ? '1 alarm' : `${waiting} alarms`} of "${link.name}"`, link.name, believed.from));
+      const waiting = this.believed.get(link.name)?.active.filter((alarm) => alarm.ackedAt === null) ?? [];
+      if (waiting.length === 0) continue;
+      const what = `${waiting.length === 1 ? '1 alarm' : `${waiting.length} alarms`} of "${link.name}"`;
+      const refused = this.mayNotAck(link.name);
+      if (refused !== null) {
+        this.options.log.warn(`${by}: ${what} not acknowledged: ${refused}`);
+        continue;
+      }
+      const asked = waiting.slice(0, MAX_ACKED_ALARMS);
+      if (asked.length < waiting.length) this.options.log.warn(`${by}: ${what} wait: the worst ${asked.length} are acknowledged now, the rest at the next press`);
+      sent += asked.length;
+      void link.ackAlarms(asked.map(({ id, raisedAt }) => ({ id, raisedAt })), by).then(
+        (acks) => {
+          const undone = acks.filter((a) => a.outcome === 'raised-again' || a.outcome === 'not-active');
+          const line = `${by}: ${what}: ${describeAcks(acks)} (its poller's answer; shown when its list comes back)`;
+          if (undone.length === 0) this.options.log.info(line);
+          else this.options.log.warn(line);
+        },
+        (error: unknown) => this.options.log.warn(`${by}: ${what} not acknowledged: ${messageOf(error)}`),
+      );
     }
-    return 0;
+    return sent;
   }
 
-  private elsewhere(what: string, recorder: string, poller: string): string {
-    return `${what} not acknowledged: it is judged by the poller "${poller}" of "${recorder}", and acknowledged there, once for every panel (its keys, its page or POST /alarms/{id}/ack on it); this panel does not acknowledge over the state bus`;
+  /** Why this panel may not acknowledge a recorder's alarms (the facility's leave), or null. */
+  private mayNotAck(recorder: string): string | null {
+    const { authority } = this.options;
+    return authority.mayAckAlarms(authority.id, recorder) ? null : `the facility file does not let "${authority.id}" acknowledge the alarms of "${recorder}" (it needs control there); acknowledge them at its poller or on a panel that may`;
   }
 
   private readonly onMessage = (topic: string, payload: Buffer): void => {
@@ -228,4 +262,13 @@ export class BusAlarms implements FollowedAlarms {
     const ended = before.filter((alarm) => !still.has(alarm.id)).map((alarm) => ({ ...alarm, clearedAt: at }));
     if (ended.length > 0) this.clearedList = [...ended, ...this.clearedList].slice(0, CLEARED_KEPT);
   }
+}
+
+/** One alarm's outcome at the holder, as the panel's engine says it (the alarm as the holder holds it; ok when nothing more is to be done). */
+function ackOutcome(id: string, recorder: string, done: AlarmAckReply['acks'][number] | undefined): FollowedAck {
+  if (done === undefined || done.id !== id) return { ok: false, reason: `alarm ${id} not acknowledged: the poller of "${recorder}" answered for another alarm`, refusal: 'no-answer' };
+  const { outcome, alarm } = done;
+  if (alarm === null || outcome === 'not-active') return { ok: false, reason: `alarm ${id} not acknowledged: the poller of "${recorder}" has no such active alarm (it may have cleared before this panel heard)`, refusal: 'not-active' };
+  if (outcome === 'raised-again') return { ok: false, reason: `alarm ${id} not acknowledged: it was raised again at ${alarm.raisedAt}, after the raise this panel showed; look again`, refusal: 'raised-again' };
+  return { ok: true, alarm: alarmFromWire(alarm) };
 }

@@ -6,7 +6,8 @@
 // A command runs only if a panel the facility allows that operation on this recorder signed it on its
 // own command topic, under this holder's lease term, before its deadline on this poller's clock (checked
 // immediately before the request leaves), within the panel's rate, and once per id. Every command is
-// answered on the sender's reply topic and audited: run or refused, by whom, with what result.
+// answered on the sender's reply topic and audited: run or refused, by whom, with what result. A panel's
+// acknowledgement of alarms is such a command too, run in this process's alarm engine (bus-alarm-ack.ts).
 //
 // For its own bridge it is a RecorderLink: the polling one while it holds the lease, the bus view
 // while it stands by.
@@ -26,16 +27,22 @@ import { FAST_PARTS, SLOW_PARTS, type RecorderState, type StatePart } from '../e
 import { BusRecorder, SharedChecks } from './bus-recorder.js';
 import type { BusAuthority } from './facility.js';
 import { holdsAt, initialLease, leaseTransition, leaseWakeAt, type LeaseEffect, type LeaseEvent, type LeaseSettings, type LeaseState } from './lease.js';
-import { admit, MemberRates, type Refusal } from './admission.js';
+import { admit, admitAck, MemberRates, type Refusal } from './admission.js';
+import { acknowledgeFromBus, describeAck, describeAcks, type AckableAlarms } from './bus-alarm-ack.js';
 import { COOL_DOWN_MS, LEASE_TTL_POLLS, MAX_PAYLOAD_BYTES, REFRESH_RATE, REFUSAL_SUMMARY_MS } from './limits.js';
 import { RefusalReport, type RefusalDetail } from './refusal-report.js';
 import { MemberLines } from './member-lines.js';
 import { RecentCommands } from './recent-commands.js';
 import { TokenBucket } from './token-bucket.js';
 import { WorkSlices } from './work-slices.js';
-import { CommandMessage, HEALTH_HEARTBEAT_MS, LeaseMessage, PART_VALUES, RefreshMessage, checkedTopic, commandSender, describeCommand, parseBody, topicsOf, type HealthMessage, type RecorderIdentity, type ReplyMessage } from './topics.js';
+import { AlarmAckMessage, CommandMessage, HEALTH_HEARTBEAT_MS, LeaseMessage, PART_VALUES, RefreshMessage, checkedTopic, commandSender, describeCommand, parseBody, topicsOf, type AnyReply, type HealthMessage, type RecorderIdentity, type ReplyMessage } from './topics.js';
 
 const PARTS: readonly StatePart[] = [...FAST_PARTS, ...SLOW_PARTS];
+/** An acknowledgement of alarms as the audit and the refusal report name it (next to the operations' names). */
+const ALARM_ACK = 'alarmAck';
+
+/** Whether a command topic's body is an acknowledgement of alarms (AlarmAckMessage) rather than a call. */
+const isAck = (body: unknown): boolean => typeof body === 'object' && body !== null && 'ack' in body;
 const silent: Logger = { info: () => undefined, warn: () => undefined, error: () => undefined };
 
 export interface BusPollerOptions {
@@ -110,7 +117,7 @@ export class BusPoller implements RecorderLink {
   /** Where the lease is renewed and heard (options.leaseConnection, else the main connection). */
   private readonly leaseMqtt: MqttClient;
   private readonly active = new BehaviorSubject(false);
-  private readonly recent = new RecentCommands<Promise<ReplyMessage>>();
+  private readonly recent = new RecentCommands<Promise<AnyReply>>();
   /** Each member's reads, and its writes, run one after another (member-lines.ts). */
   private readonly lines = new MemberLines();
   private readonly refreshBuckets = new Map<string, TokenBucket>();
@@ -138,6 +145,8 @@ export class BusPoller implements RecorderLink {
   private started = false;
   /** Issue 36: the link panels' commands run through (the bridge's, which counts recdeck's own commands for the alarm engine); the polling one until given. */
   private commandLink: RecorderLink | null = null;
+  /** The alarm engine that judges this recorder while this poller holds its lease: panels' acknowledgements run in it (bus-alarm-ack.ts); none until given. */
+  private alarms: AckableAlarms | null = null;
 
   constructor(
     readonly name: string,
@@ -238,6 +247,11 @@ export class BusPoller implements RecorderLink {
    */
   runCommandsThrough(link: RecorderLink): void {
     this.commandLink = link;
+  }
+
+  /** Panels' acknowledgements of this recorder's alarms are run in `alarms` (this process's alarm engine, which judges it while this poller holds the lease). */
+  ackAlarmsIn(alarms: AckableAlarms): void {
+    this.alarms = alarms;
   }
 
   /**
@@ -476,7 +490,8 @@ export class BusPoller implements RecorderLink {
     if (!opened.ok) return this.bad.say(`${opened.error}; not run`);
     const { from, body } = opened.message;
     if (from !== sender) return this.bad.say(`${topic}: signed by "${from}" on "${sender}"'s command topic; not run`);
-    const message = parseBody(CommandMessage, topic, body);
+    // An acknowledgement of alarms is told from a call by its one member: `ack` (bus-alarm-ack.ts).
+    const message = isAck(body) ? parseBody(AlarmAckMessage, topic, body) : parseBody(CommandMessage, topic, body);
     if (!message.ok) {
       this.refusals.refused(from, { kind: 'not a command', why: message.error }, { id: null, method: null, request: 'a message' }, now);
       return;
@@ -494,6 +509,7 @@ export class BusPoller implements RecorderLink {
       this.log.info(`${topic}: command ${command.id} delivered again; answered as before, not run again`);
       return this.answer(topic, from, command.id, known);
     }
+    if ('ack' in command) return this.admitAck(topic, from, command, arrivedAt, now);
     const admission = admit(from, command, { recorder: this.name, mayCall: (member, method) => this.options.authority.mayCall(member, this.name, method), rates: this.rates, now: arrivedAt });
     const detail = { id: command.id, method: command.call.method, request: describeCommand(command.call) };
     if (admission.verdict === 'cool-down') return this.startCoolDown(from, admission.refusal, admission.until, now);
@@ -504,13 +520,53 @@ export class BusPoller implements RecorderLink {
     this.answer(topic, from, command.id, taken.result);
   }
 
+  /** An acknowledgement of alarms: admitted as a write (admission.ts: admitAck), run once per id. */
+  private admitAck(topic: string, from: string, command: AlarmAckMessage, arrivedAt: number, now: number): void {
+    const admission = admitAck(from, command, { recorder: this.name, mayAck: (member) => this.options.authority.mayAckAlarms(member, this.name), rates: this.rates, now: arrivedAt });
+    const detail = { id: command.id, method: ALARM_ACK, request: describeAck(command.ack) };
+    if (admission.verdict === 'cool-down') return this.startCoolDown(from, admission.refusal, admission.until, now);
+    if (admission.verdict === 'refuse') return this.refuse(topic, from, admission.refusal, detail, now);
+    const arrived = { wall: now, precise: this.time.precise() };
+    const taken = this.recent.once(command.id, command.deadline, now, () => Promise.resolve(this.runAck(from, command, arrived)));
+    if (taken === null) return this.refuse(topic, from, { kind: 'too many commands in flight', why: `it has ${this.recent.size} commands in flight (at most ${this.recent.maxEntries})` }, detail, now);
+    this.answer(topic, from, command.id, taken.result);
+  }
+
+  /**
+   * An admitted acknowledgement, run in the alarm engine in this turn: the lease it was sent under, the
+   * lease and its deadline on the clock read now, then every alarm at once (nothing awaited in between,
+   * so none is acknowledged by a poller that no longer holds the lease, and none is half done). It waits
+   * in no member's line: it does not reach the recorder, so a slow or offline recorder (when alarms matter
+   * most) does not hold it.
+   */
+  private runAck(from: string, command: AlarmAckMessage, arrived: { wall: number; precise: number }): AnyReply {
+    const { id } = command;
+    const request = describeAck(command.ack);
+    const finish = (reply: AnyReply, result: CommandRecord['result'], message: string): AnyReply => {
+      const latencyMs = this.time.precise() - arrived.precise;
+      this.options.audit?.({ at: arrived.wall, surface: `bus:${from}`, control: `command ${id}`, action: ALARM_ACK, recorder: this.name, request: result === 'ok' ? request : null, result, message, requestAfterMs: null, latencyMs });
+      const line = `recorder "${this.name}": ${request} for "${from}" (${command.ack.by}; command ${id}): ${result}: ${message}`;
+      if (result === 'ok') this.log.info(line);
+      else this.log.warn(line);
+      return reply;
+    };
+    const refuse = (why: string) => finish({ id, ok: false, sent: false, error: `"${this.id}" refused it: ${why}` }, 'refused', why);
+    const now = this.time.now();
+    if (!holdsAt(this.lease, this.settings, now)) return refuse(`it no longer holds the lease it was sent under (${this.lease.seen?.holder === this.id ? 'no renewal came back in time' : `"${this.lease.seen?.holder ?? '?'}" holds it now`})`);
+    if (command.term !== this.lease.own?.term) return refuse("it was sent under another poller's lease term (the poller changed since)");
+    if (now >= command.deadline) return refuse(arrived.wall >= command.deadline ? `it arrived ${arrived.wall - command.deadline} ms after its deadline` : `it was read ${now - command.deadline} ms after its deadline`);
+    if (this.alarms === null) return refuse('this poller runs no alarm engine');
+    const acks = acknowledgeFromBus(this.alarms, this.name, from, command.ack);
+    return finish({ id, ok: true, acks }, 'ok', describeAcks(acks));
+  }
+
   private startCoolDown(member: string, refusal: Refusal, until: number, now: number): void {
     this.log.warn(`recorder "${this.name}": ${refusal.why}, refused ones included: its commands are dropped unanswered for ${COOL_DOWN_MS / 1000} s`);
     this.coolDown(member, until);
     this.refusals.counted(member, refusal.kind, now);
   }
 
-  private answer(topic: string, from: string, id: string, result: Promise<ReplyMessage>): void {
+  private answer(topic: string, from: string, id: string, result: Promise<AnyReply>): void {
     void result.then(
       (reply) => this.send(this.topics.reply(from), reply, 1, false),
       (error: unknown) => this.log.error(`${topic}: command ${id}: ${messageOf(error)}`),

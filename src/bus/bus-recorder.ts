@@ -26,7 +26,8 @@ import { ClockOffset } from './clock-offset.js';
 import type { BusAuthority } from './facility.js';
 import { isNewer } from './lease.js';
 import { COMMAND_DEADLINE_MS, LEASE_TTL_POLLS, MAX_PAYLOAD_BYTES, RECORDER_REQUEST_LIMIT_MS, REPLY_MARGIN_MS } from './limits.js';
-import { HealthMessage, LeaseMessage, PART_MESSAGES, ReplyMessage, describeCommand, parseBody, topicsOf, type CommandMessage } from './topics.js';
+import { describeAck } from './bus-alarm-ack.js';
+import { AnyReply, HealthMessage, LeaseMessage, PART_MESSAGES, describeCommand, parseBody, topicsOf, type AlarmAckMessage, type AlarmAckReply, type CommandMessage } from './topics.js';
 import { NewestOnly } from './newest-only.js';
 
 export interface BusRecorderOptions {
@@ -61,7 +62,7 @@ export class BusCallError extends Error {
   }
 }
 
-type Settle = (reply: ReplyMessage | null) => void;
+type Settle = (reply: AnyReply | null) => void;
 
 /** The recent checks kept per topic: 4 s of the busiest topic (a part, 4 a second at the default poll). */
 const CHECKS_KEPT_PER_TOPIC = 16;
@@ -239,17 +240,49 @@ export class BusRecorder implements RecorderLink {
     const what = `${describeCommand(call)} on "${this.name}"`;
     const notSent = (why: string) => new BusCallError(`not sent: ${why}; ${what} did not run`, true);
     if (!this.mqtt.connected) throw notSent('this panel is not connected to the state bus');
-    const now = this.time.now();
-    if (freshnessOf(this.state, now) === 'offline') throw notSent(`the recorder is offline${this.state.lastError ? ` (${this.state.lastError})` : ''}`);
-    const lease = this.lease;
-    if (lease === null || this.gone !== null) throw notSent(`no poller holds the lease of "${this.name}"`);
+    if (freshnessOf(this.state, this.time.now()) === 'offline') throw notSent(`the recorder is offline${this.state.lastError ? ` (${this.state.lastError})` : ''}`);
     const wire = commandArgsOf(call);
     if (!wire.ok) throw notSent(wire.error);
+    const answer = await this.send(what, (fields) => ({ ...fields, call: { method: call.method, args: wire.args } }));
+    if (!answer.ok) throw new BusCallError(answer.sent ? answer.error : `${answer.error}; ${what} did not run`, !answer.sent, answer.serviceMessage);
+    if ('acks' in answer) throw new BusCallError(`the poller answered ${call.method} as an acknowledgement of alarms`, false);
+    for (const part of PARTS) this.readsAfter[part] = Math.max(this.readsAfter[part], answer.readsAfter[part]);
+    const response: z.ZodType = operations[call.method].response;
+    const parsed = response.safeParse(answer.value);
+    if (!parsed.success) throw new BusCallError(`the poller's answer to ${call.method} is not what the recorder answers: ${parsed.error.issues[0]?.message ?? 'invalid'}`, false);
+    return parsed.data as CallResult<C>;
+  }
+
+  /**
+   * Acknowledges alarms of this recorder in its lease holder's alarm engine (bus-alarm-ack.ts): each with
+   * the raise this panel showed, `by` who at this panel. What became of each, as the holder answers; a
+   * BusCallError when it did not run (notRun) or no answer came. Sent whether the recorder answers its
+   * poller or not (its alarms matter most then); only a lease holder heard from can take it.
+   */
+  async ackAlarms(alarms: AlarmAckMessage['ack']['alarms'], by: string): Promise<AlarmAckReply['acks']> {
+    const ack = { alarms, by };
+    const what = `${describeAck(ack)} on "${this.name}"`;
+    if (!this.mqtt.connected) throw new BusCallError(`not sent: this panel is not connected to the state bus; ${what} was not done`, true);
+    const answer = await this.send(what, (fields) => ({ ...fields, ack }));
+    if (!answer.ok) throw new BusCallError(`${answer.error}; ${what} was not done`, true);
+    if (!('acks' in answer)) throw new BusCallError(`the poller answered ${what} as a call on the recorder`, false);
+    return answer.acks;
+  }
+
+  /**
+   * Sends a command (a call or an acknowledgement) to the lease holder under its term, with a deadline on
+   * its clock, and waits for its answer; throws a BusCallError when no holder is heard (not sent) or no
+   * answer comes by the time it can no longer start.
+   */
+  private async send(what: string, body: (fields: Pick<CommandMessage, 'id' | 'term' | 'sentAt' | 'deadline'>) => CommandMessage | AlarmAckMessage): Promise<AnyReply> {
+    const lease = this.lease;
+    if (lease === null || this.gone !== null) throw new BusCallError(`not sent: no poller holds the lease of "${this.name}"; ${what} did not run`, true);
+    const now = this.time.now();
     const id = randomUUID();
     const deadlineMs = this.options.deadlineMs ?? COMMAND_DEADLINE_MS;
     // On the poller's clock: ours less the measured offset.
     const sentAt = now - this.offset.ms;
-    const command: CommandMessage = { id, call: { method: call.method, args: wire.args }, term: lease.term, sentAt, deadline: sentAt + deadlineMs };
+    const command = body({ id, term: lease.term, sentAt, deadline: sentAt + deadlineMs });
     // The latest moment it can start, on our clock: its deadline, then the recorder client's own limit.
     const lastStart = command.deadline + this.offset.ms + RECORDER_REQUEST_LIMIT_MS;
     const topic = this.topics.cmd(this.options.authority.id);
@@ -257,7 +290,7 @@ export class BusRecorder implements RecorderLink {
       // The broker's refusal (an MQTT 5 reason code) or a client already closing: it reached nobody.
       if (error && (typeof (error as { code?: unknown }).code === 'number' || this.mqtt.disconnecting)) this.pending.get(id)?.({ id, ok: false, sent: false, error: `the broker did not take it (${error.message})` });
     };
-    const reply = new Promise<ReplyMessage | null>((resolve) => {
+    const reply = new Promise<AnyReply | null>((resolve) => {
       const timeout = timer(lastStart - now + REPLY_MARGIN_MS, this.time.scheduler).subscribe(() => settle(null));
       const settle: Settle = (value) => {
         timeout.unsubscribe();
@@ -272,12 +305,7 @@ export class BusRecorder implements RecorderLink {
     this.mqtt.publish(topic, this.options.authority.seal(topic, sentAt, command), { qos: 1, properties: { messageExpiryInterval: Math.ceil(deadlineMs / 1000) } }, published);
     const answer = await reply;
     if (answer === null) throw new BusCallError(`no answer by its deadline: it did not start after ${clockTime(lastStart)}; check the state (${what})`, false);
-    if (!answer.ok) throw new BusCallError(answer.sent ? answer.error : `${answer.error}; ${what} did not run`, !answer.sent, answer.serviceMessage);
-    for (const part of PARTS) this.readsAfter[part] = Math.max(this.readsAfter[part], answer.readsAfter[part]);
-    const response: z.ZodType = operations[call.method].response;
-    const parsed = response.safeParse(answer.value);
-    if (!parsed.success) throw new BusCallError(`the poller's answer to ${call.method} is not what the recorder answers: ${parsed.error.issues[0]?.message ?? 'invalid'}`, false);
-    return parsed.data as CallResult<C>;
+    return answer;
   }
 
   /** Removes a publication from the client's store of those waiting for the broker's acknowledgement. */
@@ -347,7 +375,7 @@ export class BusRecorder implements RecorderLink {
   }
 
   private onReply(topic: string, body: unknown): void {
-    const reply = parseBody(ReplyMessage, topic, body);
+    const reply = parseBody(AnyReply, topic, body);
     if (!reply.ok) return this.bad.say(reply.error);
     this.pending.get(reply.value.id)?.(reply.value);
   }

@@ -7,6 +7,10 @@
 import { createPublicKey, type KeyObject } from 'node:crypto';
 import type { OperationId } from '../api/operations.js';
 import { openEnvelope, sealEnvelope, type Keyring, type OpenResult } from './envelope.js';
+import { operationsIn } from './operation-groups.js';
+
+/** The operations of the control group (mayAckAlarms). */
+const CONTROL = operationsIn('control');
 
 /** Every recorder, in a facility's lists. */
 export const ANY_RECORDER = '*';
@@ -85,6 +89,15 @@ export class BusAuthority implements Keyring {
     if (this.facility === null) return true;
     const may = this.facility.panels.get(id)?.may;
     return may !== undefined && [recorder, ANY_RECORDER].some((name) => may.get(name)?.has(operation) === true);
+  }
+
+  /**
+   * Whether a panel may acknowledge a recorder's alarms over the bus (bus-alarm-ack.ts): when the facility
+   * lets it call every operation of `control` there (a desk that runs the takes; a gallery that only
+   * reads, or a panel granted a few operations, may not silence what every panel shows).
+   */
+  mayAckAlarms(id: string, recorder: string): boolean {
+    return CONTROL.every((operation) => this.mayCall(id, recorder, operation));
   }
 
   /**

@@ -214,6 +214,70 @@ export const AlarmsMessage = z.strictObject({
 });
 export type AlarmsMessage = z.output<typeof AlarmsMessage>;
 
+// Acknowledging a followed alarm from a panel (bus-alarm-ack.ts): a command of its own on the panel's
+// command topic (so the broker's ACL and the poller's admission take it as they take the others), run by
+// the lease holder's alarm engine, the one owner of the alarm, and answered on the panel's reply topic.
+/** At most this many alarms in one acknowledgement (a panel's alarm-ack key sends the worst waiting ones of a recorder): 50 of the longest ids fit a command (MAX_PAYLOAD_BYTES.cmd). */
+export const MAX_ACKED_ALARMS = 50;
+
+/** An alarm's id (alarm.ts: alarmId: kind, recorder, channel, disk). */
+const AlarmIdOnBus = z.string().min(1).max(200);
+
+/** Who acknowledged at the panel, as its alarm engine names them (a key, "memory:desk-1 key0"; the web API's client): no control characters, so a log line stays one line. */
+export const AcknowledgedBy = z
+  .string()
+  .min(1)
+  .max(200)
+  .regex(/^[^\p{Cc}]*$/u, { error: 'who acknowledged is named without control characters' });
+
+/** A panel's acknowledgement (QoS 1, on recdeck/<recorder>/cmd/<panel>): run at most once, only under the lease term it names and only before its deadline. */
+export const AlarmAckMessage = z.strictObject({
+  id: z.string().min(8).max(100),
+  ack: z.strictObject({
+    /** Each alarm with the raise the panel showed (raisedAt, the poller's clock): one raised again since is not acknowledged unseen. */
+    alarms: z
+      .array(z.strictObject({ id: AlarmIdOnBus, raisedAt: when }))
+      .min(1)
+      .max(MAX_ACKED_ALARMS),
+    /** Who at the panel (the panel itself is the envelope's signer). */
+    by: AcknowledgedBy,
+  }),
+  term: z.string().min(8).max(64),
+  sentAt: when,
+  deadline: when,
+});
+export type AlarmAckMessage = z.output<typeof AlarmAckMessage>;
+
+/**
+ * What the holder's alarm engine did with each alarm: acked now by this acknowledgement; already-acked
+ * (by whoever its ackedBy names) or cleared: nothing more to do, the same answer as a second press; not
+ * acknowledged: raised-again (it was raised again since the raise the panel showed: look again) or
+ * not-active (the poller knows no such alarm of this recorder).
+ */
+export const AlarmAckOutcome = z.enum(['acked', 'already-acked', 'cleared', 'raised-again', 'not-active']);
+export type AlarmAckOutcome = z.output<typeof AlarmAckOutcome>;
+
+/** The holder's answer to an acknowledgement it ran (one it refused is answered as a refused command: ReplyMessage, ok false). */
+export const AlarmAckReply = z.strictObject({
+  id: z.string(),
+  ok: z.literal(true),
+  acks: z
+    .array(
+      z.strictObject({
+        id: AlarmIdOnBus,
+        outcome: AlarmAckOutcome,
+        /** The alarm as the poller's engine holds it after this acknowledgement (null: not-active). */
+        alarm: AlarmWire.nullable(),
+      }),
+    )
+    .max(MAX_ACKED_ALARMS),
+});
+export type AlarmAckReply = z.output<typeof AlarmAckReply>;
+
+/** Everything a poller answers on reply/<panel>. */
+export const AnyReply = z.union([ReplyMessage, AlarmAckReply]);
+export type AnyReply = z.output<typeof AnyReply>;
+
 /** Checks a message body, naming what is wrong. */
 export function parseBody<S extends z.ZodType>(schema: S, topic: string, body: unknown): { ok: true; value: z.output<S> } | { ok: false; error: string } {
   const result = schema.safeParse(body);
@@ -236,6 +300,8 @@ export function busMessageSchemas(): Array<{ file: string; topic: string; descri
     { file: 'cmd.schema.json', topic: 'recdeck/<recorder>/cmd/<panel>', description: "QoS 1, signed by the panel the topic names: a call on the recorder (a recdeck client method and its arguments), run at most once, only under the lease term it names and only before its deadline (the poller's clock).", schema: CommandMessage },
     { file: 'reply.schema.json', topic: 'recdeck/<recorder>/reply/<panel>', description: "QoS 1, signed by the lease holder: a command's answer: ok with the recorder's answer and the read numbers that show its effect, or not ok with why and whether the request was sent.", schema: ReplyMessage },
     { file: 'alarms.schema.json', topic: 'recdeck/<recorder>/alarms', description: "Retained, signed by the lease holder, sent at every raise, acknowledgement and clear and when it takes the lease: the recorder's active alarms as its alarm engine judges them (as GET /alarms lists them), and how often it judges; an empty list when there are none.", schema: AlarmsMessage }, // issue 36
+    { file: 'alarm-ack.schema.json', topic: 'recdeck/<recorder>/cmd/<panel>', description: "QoS 1, signed by the panel the topic names: acknowledges alarms of the recorder in the lease holder's alarm engine (each with the raise the panel showed, and who at the panel), run at most once, only under the lease term it names and only before its deadline (the poller's clock); the facility file must let the panel call every control operation on the recorder.", schema: AlarmAckMessage },
+    { file: 'alarm-ack-reply.schema.json', topic: 'recdeck/<recorder>/reply/<panel>', description: "QoS 1, signed by the lease holder: what its alarm engine did with each alarm of an acknowledgement it ran (a refused one is answered as reply.schema.json's not ok).", schema: AlarmAckReply },
     { file: 'refresh.schema.json', topic: 'recdeck/<recorder>/refresh', description: 'Signed by a panel: asks the poller to read the state again now (after a command; slow: the slow group too).', schema: RefreshMessage },
   ];
 }

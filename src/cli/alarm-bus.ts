@@ -1,7 +1,8 @@
 // Alarms on the state bus (issue 36), wired for `recdeck run --mqtt`: each recorder this process polls
 // for the bus has its alarms published while it holds the lease, and runs its panels' commands through
 // the bridge's link (so a stop a panel commands is recdeck's own: no unexpected-stop); each recorder it
-// follows has its alarms taken from its poller and merged into this process's alarm engine.
+// follows has its alarms taken from its poller and merged into this process's alarm engine, and its
+// acknowledgements sent there (bus-alarm-ack.ts).
 import type { AlarmMonitor } from '../engine/alarms/alarm-monitor.js';
 import type { Bridge } from '../engine/bridge.js';
 import type { Logger } from '../engine/log.js';
@@ -19,6 +20,8 @@ export function startBusAlarms(bus: Pick<BusRecorders, 'recorders' | 'connection
     if (link) poller.runCommandsThrough(link);
   }
   if (monitor === null) return () => undefined;
+  // Panels' acknowledgements of a recorder's alarms run in the engine that judges them (bus-alarm-ack.ts).
+  for (const poller of pollers) poller.ackAlarmsIn(monitor);
   const options = { authority: bus.authority, clock: bridge.time, log };
   const publisher = new BusAlarmPublisher(monitor, pollers, bus.connection, options);
   const alarms = followed.length === 0 ? null : new BusAlarms(followed, bus.connection, options);

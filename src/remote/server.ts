@@ -198,7 +198,7 @@ export async function startRemoteServer(options: RemoteServerOptions): Promise<R
     if (page && method === 'GET') return sendFile(response, page.file, page.type, 200);
     if (options.profileEditing && url.pathname.split('/')[1] === 'profiles') return editProfiles(request, response, url, options.profileEditing);
     try {
-      const alarmAnswer = options.alarms ? answerAlarms(method, url.pathname.split('/').slice(1).map(decodePart), options.alarms, `${addresses.of(request)} (remote API)`) : null;
+      const alarmAnswer = options.alarms ? await answerAlarms(method, url.pathname.split('/').slice(1).map(decodePart), options.alarms, `${addresses.of(request)} (remote API)`) : null;
       const answer = alarmAnswer ?? (await answerApi(request, url, { bridge: options.bridge, metricsText, warnings: options.warnings }));
       if (answer === null) return sendJson(response, 404, { error: `no route ${method} ${url.pathname}` });
       send(response, answer.status, answer.type, answer.body);

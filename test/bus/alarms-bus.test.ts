@@ -1,8 +1,10 @@
 // Alarms on the state bus, end to end. e2e because the parts are real processes' parts on a real
 // Mosquitto: the poller polls the simulator over HTTP, its alarm engine judges and publishes (retained,
 // signed) what the panel, which knows only `main@mqtt`, shows on its alarms key and lists on its real
-// GET /alarms; and what is forged or replayed is published on the broker by a bare client. Real time
-// (the broker and the simulator's HTTP are real), so every wait is a bounded until().
+// GET /alarms; the panel's acknowledgements (its POST /alarms/{id}/ack, its alarm-ack key) travel to the
+// poller's engine as signed commands; and what is forged or replayed is published on the broker by a bare
+// client. Real time (the broker and the simulator's HTTP are real), so every wait is a bounded until().
+import { randomUUID } from 'node:crypto';
 import type { MqttClient } from 'mqtt';
 import { request } from 'undici';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -12,12 +14,13 @@ import { BusPoller, newInstance, pollerWill, recorderIdentity } from '../../src/
 import { BusRecorder } from '../../src/bus/bus-recorder.js';
 import { busClientOptions, sendWithoutDelay } from '../../src/bus/connection.js';
 import type { BusAuthority } from '../../src/bus/facility.js';
-import { AlarmsMessage, topicsOf } from '../../src/bus/topics.js';
+import { AlarmsMessage, AnyReply, LeaseMessage, topicsOf, type AlarmAckMessage } from '../../src/bus/topics.js';
 import { startBusAlarms } from '../../src/cli/alarm-bus.js';
 import { startAlarms, type RunningAlarms } from '../../src/cli/alarm-setup.js';
 import { AlarmList, type AlarmAuditRecord } from '../../src/engine/alarms/alarm.js';
 import { AlarmSettings } from '../../src/engine/alarms/alarm-settings.js';
 import { Bridge } from '../../src/engine/bridge.js';
+import type { CommandRecord } from '../../src/engine/log.js';
 import { realTime } from '../../src/engine/engine-time.js';
 import type { RecorderLink } from '../../src/engine/recorder-link.js';
 import type { AlarmsPicture } from '../../src/engine/picture.js';
@@ -62,11 +65,11 @@ interface Member {
 }
 
 /** A recdeck as `run` wires it: the bridge over the link, its alarm engine, and the alarms' bus ends. */
-async function member(broker: Broker, authority: BusAuthority, link: (mqtt: MqttClient) => RecorderLink, options: { will?: (instance: string) => object; surface?: boolean }): Promise<Member & { surface: MemorySurface | null }> {
+async function member(broker: Broker, authority: BusAuthority, link: (mqtt: MqttClient, log: Member['log']) => RecorderLink, options: { will?: (instance: string) => object; surface?: boolean }): Promise<Member & { surface: MemorySurface | null }> {
   const instance = newInstance();
   const mqtt = sendWithoutDelay(await connect(broker.url, { ...busClientOptions(authority.id), ...options.will?.(instance), reconnectPeriod: 200 }));
   const log = keptLog();
-  const recorder = link(mqtt);
+  const recorder = link(mqtt, log);
   const bridge = new Bridge({ recorders: [{ name: 'main', link: recorder }], renderer: (thumbnails) => pictureRenderer({ thumbnails }), decodeThumbnail, log, pollMs: POLL_MS, time: realTime });
   bridge.start();
   const audit: AlarmAuditRecord[] = [];
@@ -98,12 +101,20 @@ async function member(broker: Broker, authority: BusAuthority, link: (mqtt: Mqtt
 let broker: Broker;
 let sim: SimulatorFixture;
 /** poller-handover hands the lease to poller-a as it starts (handLeaseOver), so that it need not wait out a TTL. */
-const members = generatedFacility('main', ['poller-a', 'poller-handover'], ['panel-a']);
+/** gallery may only read: it may not acknowledge. */
+const members = generatedFacility('main', ['poller-a', 'poller-handover'], ['panel-a', 'gallery'], { gallery: ['read'] });
 let poller: Member & { client: RecorderClient; link: BusPoller };
 let panel: Member & { surface: MemorySurface; remote: RunningRemoteServer };
 let raw: MqttClient;
 /** Every alarms message the poller published, as it arrived. */
 const published: Buffer[] = [];
+/** Every command the poller ran or refused (its --audit-file records). */
+const pollerCommands: CommandRecord[] = [];
+const MAIN = topicsOf('main');
+/** What the bare client heard: the lease as last renewed, the poller's answers by id, and panel-a's commands. */
+let lease: LeaseMessage | null = null;
+const replies = new Map<string, AnyReply>();
+const panelCommands: Buffer[] = [];
 
 beforeAll(async () => {
   // Side by side: each waits on a process or a socket, not on the other (each kept for afterAll as it
@@ -118,9 +129,9 @@ beforeAll(async () => {
   const p = await member(
     broker,
     pollerAuthority,
-    (mqtt) => {
+    (mqtt, log) => {
       const polling = pollingLink(new RecorderPoller('main', client, { pollMs: POLL_MS, slowMs: 1000, time: realTime }));
-      busPoller = new BusPoller('main', polling, mqtt, { authority: pollerAuthority, identity: recorderIdentity(sim.sim.url, sim.sim.token), instance: newInstance(), pollMs: POLL_MS, ttlMs: TTL_MS, time: realTime });
+      busPoller = new BusPoller('main', polling, mqtt, { authority: pollerAuthority, identity: recorderIdentity(sim.sim.url, sim.sim.token), instance: newInstance(), pollMs: POLL_MS, ttlMs: TTL_MS, time: realTime, log, audit: (record) => pollerCommands.push(record) });
       return busPoller;
     },
     { will: (instance) => pollerWill(pollerAuthority, 'main', instance, Date.now()) },
@@ -131,8 +142,17 @@ beforeAll(async () => {
   const remote = await startRemoteServer({ time: realTime, bridge: q.bridge, log: q.log, port: 0, alarms: q.alarms.monitor });
   panel = { ...q, surface: q.surface as MemorySurface, remote };
   raw = await connect(broker.url);
-  raw.on('message', (topic, payload) => topic === topicsOf('main').alarms && published.push(payload));
-  await raw.subscribeAsync(topicsOf('main').alarms, { qos: 1 });
+  raw.on('message', (topic, payload) => {
+    const body = () => (JSON.parse(payload.toString()) as { body: unknown }).body;
+    if (topic === MAIN.alarms) published.push(payload);
+    else if (topic === MAIN.lease) lease = LeaseMessage.parse(body());
+    else if (topic === MAIN.cmd('panel-a')) panelCommands.push(payload);
+    else if (topic.startsWith(`${MAIN.base}/reply/`)) {
+      const reply = AnyReply.parse(body());
+      replies.set(reply.id, reply);
+    }
+  });
+  await raw.subscribeAsync([MAIN.alarms, MAIN.lease, MAIN.cmd('panel-a'), MAIN.reply('+')], { qos: 1 });
   // The lease is claimed as soon as the poller sees it handed over; then the panel sees the state and the alarms.
   await until(() => shown().freshness === 'live' && shown().count === 0, 'the panel showing the alarms, none', WAIT_MS);
 }, 60_000);
@@ -188,15 +208,47 @@ async function calm(): Promise<void> {
 
 const FAULT = 'channel-fault:main:ch3';
 
+/** Channel 3 recording with a fault, until the panel shows its alarm. */
+async function raiseFault(): Promise<void> {
+  // Seen stopped first (calm() stops it): a recording seen from before would let the fault be marked
+  // before the start arrives, and the simulator's start clears it.
+  await until(() => channel3(poller)?.IsRecording === false, 'channel 3 seen stopped', WAIT_MS);
+  press('key2');
+  await until(() => channel3(poller)?.IsRecording === true, 'channel 3 recording', WAIT_MS);
+  await markWrong(true);
+  await until(() => shown().count === 1, "the panel's alarms key to count the fault", WAIT_MS);
+}
+
+/** The fault as the poller's engine holds it. */
+const pollerFault = () => poller.alarms.monitor.active().find((alarm) => alarm.id === FAULT);
+
+/**
+ * An acknowledgement as a panel sends it (AlarmAckMessage), from the bare client: signed by `panel` on its
+ * command topic under the lease's term with a deadline 2 s ahead, unless `over` says otherwise; the
+ * poller's answer (bounded wait).
+ */
+async function sendAck(panel: string, alarms: AlarmAckMessage['ack']['alarms'], over: Partial<AlarmAckMessage> = {}): Promise<AnyReply> {
+  const topic = MAIN.cmd(panel);
+  const now = Date.now();
+  const body: AlarmAckMessage = { id: randomUUID(), ack: { alarms, by: 'a test' }, term: lease?.term ?? 'no lease heard', sentAt: now, deadline: now + 2000, ...over };
+  await raw.publishAsync(topic, members.authority(panel).seal(topic, now, body), { qos: 1 });
+  await until(() => replies.has(body.id), `the poller's answer to ${body.id}`, WAIT_MS);
+  return replies.get(body.id) as AnyReply;
+}
+
+/** Waits for the poller's record of a command, by its id. */
+async function pollerRecordOf(id: string): Promise<CommandRecord> {
+  await until(() => pollerCommands.some((record) => record.control === `command ${id}`), `the poller's record of ${id}`, WAIT_MS);
+  return pollerCommands.find((record) => record.control === `command ${id}`) as CommandRecord;
+}
+
 describe('alarms on the state bus', () => {
   beforeEach(() => calm(), 30_000);
 
-  it("a fault at the recorder: the panel lists the poller's alarm and its key shows it; the panel's ack is refused, saying where; acknowledged at the poller, it shows so on the panel; cleared, cleared there too", async () => {
+  it("a fault at the recorder: the panel lists the poller's alarm and its key shows it; acknowledged from the panel's web API, the poller's engine acknowledges it, naming the panel and who, and the panel shows it only when the poller's list comes back; again, the same answer; cleared, cleared there too", async () => {
     const audited = poller.audit.length;
-    press('key2');
-    await until(() => channel3(poller)?.IsRecording === true, 'channel 3 recording', WAIT_MS);
-    await markWrong(true);
-    await until(() => shown().count === 1, "the panel's alarms key to count the fault", WAIT_MS);
+    const commandsBefore = pollerCommands.length;
+    await raiseFault();
     expect(shown()).toMatchObject({ waiting: 1, flashing: true, freshness: 'live', worst: { word: 'FAULT', recorder: 'main', channel: 3, severity: 'critical', acked: false } });
     const listed = await panelList();
     expect(listed.active.map((a) => [a.id, a.state])).toEqual([[FAULT, 'raised']]);
@@ -204,18 +256,25 @@ describe('alarms on the state bus', () => {
     expect(panel.audit).toEqual([]);
     expect(poller.audit.slice(audited).map((r) => `${r.alarm} ${r.id}`)).toEqual([`raised ${FAULT}`]);
 
-    // Acknowledged where it is judged only: the panel says where, and nothing is acknowledged anywhere.
-    const refused = await panelApi('POST', `/alarms/${encodeURIComponent(FAULT)}/ack`);
-    expect(refused.status).toBe(409);
-    expect(JSON.stringify(refused.json)).toContain('judged by the poller \\"poller-a\\" of \\"main\\"');
-    press('key0');
-    await until(() => panel.log.lines.some((line) => /1 alarm of "main" not acknowledged: it is judged by the poller "poller-a"/.test(line)), "the panel's alarm-ack key to say where");
-    expect(poller.alarms.monitor.active()[0]?.ackedAt).toBeNull();
-
-    expect(poller.alarms.monitor.ack(FAULT, 'the poller’s page')).toMatchObject({ ok: true });
+    // Acknowledged from the panel: sent to the poller, done in its engine (the one owner), which names
+    // the panel (its signature) and who at the panel (the web API's client).
+    const acked = await panelApi('POST', `/alarms/${encodeURIComponent(FAULT)}/ack`);
+    expect(acked.status).toBe(200);
+    const by = pollerFault()?.ackedBy;
+    expect(by).toMatch(/^bus:panel-a: \S+ \(remote API\)$/);
+    expect(acked.json).toMatchObject({ ok: true, alarm: { id: FAULT, state: 'acked', ackedBy: by } });
+    expect(poller.audit.slice(audited).map((r) => `${r.alarm} ${r.id} ${r.by ?? ''}`)).toEqual([`raised ${FAULT} `, `acked ${FAULT} ${by}`]);
+    expect(pollerCommands.slice(commandsBefore).filter((r) => r.action === 'alarmAck')).toMatchObject([{ surface: 'bus:panel-a', recorder: 'main', request: `acknowledge alarm ${FAULT}`, result: 'ok', message: `${FAULT} acked` }]);
+    // Shown on the panel when the poller's list comes back: derived, the panel's engine set nothing.
     await until(() => shown().waiting === 0, 'the acknowledgement to reach the panel', WAIT_MS);
     expect(shown()).toMatchObject({ count: 1, flashing: false, worst: { acked: true } });
-    expect((await panelList()).active[0]).toMatchObject({ id: FAULT, state: 'acked', ackedBy: 'the poller’s page' });
+    expect((await panelList()).active[0]).toMatchObject({ id: FAULT, state: 'acked', ackedBy: by });
+    expect(panel.audit).toEqual([]);
+
+    // Again (a second click, another page): the same answer, and nothing more at the poller.
+    const again = await panelApi('POST', `/alarms/${encodeURIComponent(FAULT)}/ack`);
+    expect(again).toMatchObject({ status: 200, json: { ok: true, alarm: { id: FAULT, state: 'acked', ackedBy: by } } });
+    expect(pollerCommands.slice(commandsBefore).filter((r) => r.action === 'alarmAck').map((r) => r.message)).toEqual([`${FAULT} acked`, `${FAULT} already-acked`]);
 
     await markWrong(false);
     await until(() => shown().count === 0, 'the clear to reach the panel', WAIT_MS);
@@ -223,6 +282,79 @@ describe('alarms on the state bus', () => {
     expect(after.active).toEqual([]);
     expect(after.cleared[0]).toMatchObject({ id: FAULT, state: 'cleared' });
     expect(poller.audit.slice(audited).map((r) => `${r.alarm} ${r.id}`)).toEqual([`raised ${FAULT}`, `acked ${FAULT}`, `cleared ${FAULT}`]);
+  });
+
+  it("the panel's alarm-ack key acknowledges at the poller, naming the key; the key stops flashing when the poller's list comes back", async () => {
+    await raiseFault();
+    press('key0');
+    await until(() => shown().waiting === 0, "the key's acknowledgement to come back from the poller", WAIT_MS);
+    expect(shown()).toMatchObject({ count: 1, flashing: false, worst: { acked: true } });
+    expect(pollerFault()).toMatchObject({ ackedBy: 'bus:panel-a: memory:panel-a key0' });
+    await until(() => panel.log.lines.some((line) => line.includes(`memory:panel-a key0: 1 alarm of "main": ${FAULT} acked`)), "the panel's log of the poller's answer", WAIT_MS);
+    expect(panel.audit).toEqual([]);
+  });
+
+  it('an acknowledgement that cannot be done is refused with why, audited at the poller, and acknowledges nothing: another lease term, a panel without control, past its deadline, forged; a raise not shown is not acknowledged unseen', async () => {
+    await raiseFault();
+    const fault = pollerFault();
+    if (fault === undefined) throw new Error('no fault at the poller');
+    const alarms = [{ id: FAULT, raisedAt: fault.raisedAt }];
+    const refusedWith = async (reply: AnyReply, why: RegExp) => {
+      expect(reply).toMatchObject({ ok: false, sent: false });
+      expect(!reply.ok && reply.error).toMatch(why);
+      const record = await pollerRecordOf(reply.id);
+      expect(record).toMatchObject({ action: 'alarmAck', result: 'refused' });
+      expect(record.message).toMatch(why);
+    };
+
+    // The lease moved since the panel saw it: another term is never run.
+    await refusedWith(await sendAck('panel-a', alarms, { term: 'another-term-0000' }), /sent under another poller's lease term/);
+    // A panel the facility lets only read.
+    await refusedWith(await sendAck('gallery', alarms), /does not let "gallery" acknowledge the alarms of "main" \(it needs control there\)/);
+    // A copy that arrives after its deadline (held back, or replayed under a new id).
+    const now = Date.now();
+    await refusedWith(await sendAck('panel-a', alarms, { sentAt: now - 3000, deadline: now - 1000 }), /after its deadline/);
+    // Raised again since the raise the panel showed: not acknowledged unseen. And an alarm the poller does not have.
+    const unseen = await sendAck('panel-a', [{ id: FAULT, raisedAt: fault.raisedAt - 1 }, { id: 'channel-fault:main:ch9', raisedAt: fault.raisedAt }]);
+    expect(unseen).toMatchObject({ ok: true, acks: [{ id: FAULT, outcome: 'raised-again', alarm: { state: 'raised' } }, { id: 'channel-fault:main:ch9', outcome: 'not-active', alarm: null }] });
+
+    // Forged: signed by someone else on panel-a's topic, or not signed at all. Not run, not answered, logged.
+    const topic = MAIN.cmd('panel-a');
+    const forged: AlarmAckMessage = { id: randomUUID(), ack: { alarms, by: 'a forger' }, term: lease?.term ?? '', sentAt: Date.now(), deadline: Date.now() + 2000 };
+    await raw.publishAsync(topic, members.authority('gallery').seal(topic, Date.now(), forged), { qos: 1 });
+    await raw.publishAsync(topic, Buffer.from(JSON.stringify({ from: 'panel-a', at: Date.now(), body: { ...forged, id: randomUUID() } })), { qos: 1 });
+    await until(() => poller.log.lines.some((line) => line.includes(`signed by "gallery" on "panel-a"'s command topic; not run`)), 'the forgery to be refused', WAIT_MS);
+    await until(() => poller.log.lines.some((line) => line.includes('recdeck/main/cmd/panel-a: unsigned (said to be from "panel-a"); not run')), 'the unsigned one to be refused', WAIT_MS);
+
+    // Nothing of it acknowledged anything, at the poller or on the panel.
+    expect(pollerFault()).toMatchObject({ ackedAt: null, ackedBy: null });
+    expect(replies.has(forged.id)).toBe(false);
+    expect(shown()).toMatchObject({ count: 1, waiting: 1 });
+  });
+
+  it('a genuine acknowledgement replayed after the alarm was raised again acknowledges nothing; one for an alarm cleared meanwhile is answered as done', async () => {
+    await raiseFault();
+    const from = panelCommands.length;
+    expect((await panelApi('POST', `/alarms/${encodeURIComponent(FAULT)}/ack`)).status).toBe(200);
+    const genuine = panelCommands.slice(from).find((payload) => 'ack' in ((JSON.parse(payload.toString()) as { body: object }).body));
+    if (genuine === undefined) throw new Error("the panel's acknowledgement was not heard on its command topic");
+    const firstRaise = pollerFault()?.raisedAt as number;
+
+    // Cleared at the poller; an acknowledgement of that raise now (one the panel sent before it heard the clear): done, idempotent.
+    await markWrong(false);
+    await until(() => pollerFault() === undefined, 'the fault to clear at the poller', WAIT_MS);
+    expect(await sendAck('panel-a', [{ id: FAULT, raisedAt: firstRaise }])).toMatchObject({ ok: true, acks: [{ id: FAULT, outcome: 'cleared', alarm: { state: 'cleared' } }] });
+
+    // Raised again; the captured acknowledgement replayed, byte for byte.
+    await markWrong(true);
+    await until(() => shown().count === 1 && shown().waiting === 1, 'the fault raised again on the panel', WAIT_MS);
+    const { id } = (JSON.parse(genuine.toString()) as { body: AlarmAckMessage }).body;
+    const lines = poller.log.lines.length;
+    await raw.publishAsync(MAIN.cmd('panel-a'), genuine, { qos: 1 });
+    // Remembered until its deadline has passed (answered as before), then past its deadline (refused): never run again.
+    await until(() => poller.log.lines.slice(lines).some((line) => line.includes(`command ${id} delivered again; answered as before, not run again`) || (line.includes(`(command ${id})`) && line.includes('refused'))), 'the replay to be turned away', WAIT_MS);
+    expect(pollerFault()).toMatchObject({ ackedAt: null, ackedBy: null });
+    expect(shown()).toMatchObject({ count: 1, waiting: 1 });
   });
 
   it('a stop pressed on the panel is recdeck’s own: no unexpected-stop on the poller; a take that stops by itself raises one, shown on the panel', async () => {
@@ -251,13 +383,20 @@ describe('alarms on the state bus', () => {
     expect(poller.audit.slice(audited).filter((r) => r.kind === 'unexpected-stop').map((r) => `${r.alarm} ${r.id}`)).toEqual(['raised unexpected-stop:main:ch3']);
   });
 
-  it('the poller gone silent: its alarms are shown old, not as a live calm', async () => {
+  it('the poller gone silent: its alarms are shown old, not as a live calm, and cannot be acknowledged from the panel', async () => {
+    await raiseFault();
     await until(() => shown().freshness === 'live', 'the alarms live');
     // As the process stalling would: nothing more from it (its connection frozen is its silence).
     poller.link.stop();
     await until(() => shown().freshness !== 'live', 'the alarms key to say the alarms are old', WAIT_MS);
     expect(shown().freshness).toBe('stale');
     expect(shown().ageS).not.toBeNull();
+    // Its alarm cannot be acknowledged from the panel meanwhile: not sent, said why, nothing done anywhere.
+    const refused = await panelApi('POST', `/alarms/${encodeURIComponent(FAULT)}/ack`);
+    expect(refused.status).toBe(503);
+    expect(JSON.stringify(refused.json)).toContain('not sent: no poller holds the lease of \\"main\\"');
+    expect(pollerFault()?.ackedAt ?? null).toBeNull();
+    expect(panel.audit).toEqual([]);
     // Back as a restarted process comes back: subscribed afresh to the lease, so the broker sends it the
     // lease it handed over on stopping and it claims at once. (On the same connection mqtt.js would not
     // send the same subscription again, nor the broker the retained lease: it would wait out its TTL, 2 s.)

@@ -21,6 +21,9 @@ describe("the bus messages' JSON Schemas", () => {
     const byFile = Object.fromEntries(busJsonSchemas().map((s) => [s.file, s.schema]));
     expect(JSON.stringify(byFile['resources.schema.json'])).toContain('"array"');
     expect(byFile['cmd.schema.json']).toMatchObject({ required: ['from', 'at', 'body'], properties: { body: { required: ['id', 'call', 'term', 'sentAt', 'deadline'] } } });
+    // A panel's acknowledgement of alarms: a command of its own on the same topic, with its term and deadline too.
+    expect(byFile['alarm-ack.schema.json']).toMatchObject({ title: 'recdeck bus: recdeck/<recorder>/cmd/<panel>', properties: { body: { required: ['id', 'ack', 'term', 'sentAt', 'deadline'], properties: { ack: { required: ['alarms', 'by'], properties: { alarms: { maxItems: 50 } } } } } } });
+    expect(byFile['alarm-ack-reply.schema.json']).toMatchObject({ properties: { body: { required: ['id', 'ok', 'acks'] } } });
   });
 });
 

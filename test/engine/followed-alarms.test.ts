@@ -100,7 +100,7 @@ describe('a monitor following alarms judged elsewhere', () => {
       reading: () => followedReading.value,
       cleared: () => [],
       changed$: changes.asObservable(),
-      ack: (id) => (followedReading.value.active.some((a) => a.id === id) ? { ok: false, reason: `alarm ${id} is judged by its poller`, judgedElsewhere: true } : null),
+      ack: (id) => (followedReading.value.active.some((a) => a.id === id) ? { ok: false, reason: `alarm ${id} is judged by its poller`, refusal: 'not-run' } : null),
       ackAll: () => 0,
     };
     const monitor = new AlarmMonitor(source, AlarmSettings.parse({ raisePolls: 2, clearPolls: 2 }));
@@ -128,7 +128,7 @@ describe('a monitor following alarms judged elsewhere', () => {
     expect(monitor.reading()).toMatchObject({ judgedAt: time.now(), judgeEveryMs: POLL });
     expect(monitor.activeJudgedHere().map((a) => a.id)).toEqual(['recorder-offline:local']);
 
-    expect(monitor.ack('channel-fault:main:ch3', 'a page')).toEqual({ ok: false, reason: 'alarm channel-fault:main:ch3 is judged by its poller', judgedElsewhere: true });
+    expect(monitor.ack('channel-fault:main:ch3', 'a page')).toEqual({ ok: false, reason: 'alarm channel-fault:main:ch3 is judged by its poller', refusal: 'not-run' });
     expect(monitor.ack('recorder-offline:local', 'a page')).toMatchObject({ ok: true, alarm: { ackedBy: 'a page' } });
     expect(monitor.ack('nothing:here', 'a page')).toEqual({ ok: false, reason: 'no active alarm nothing:here' });
     monitor.stop();

@@ -14,7 +14,7 @@ import { alarmWire, worstFirst, type Alarm, type AlarmEvent, type AlarmList } fr
 import type { AlarmObservation, CommandActivity } from './alarm-conditions.js';
 import { EMPTY_BOOK, acknowledge, acknowledgeAll, evaluate, type AlarmBook, type AlarmDecision } from './alarm-decision.js';
 import type { AlarmReading } from './alarm-picture.js';
-import { mergedReading, type FollowedAlarms } from './followed-alarms.js';
+import { mergedReading, type AckRefusal, type FollowedAlarms } from './followed-alarms.js';
 import type { AlarmSettings } from './alarm-settings.js';
 
 /** What the alarm engine reads (the bridge has all of it). */
@@ -26,6 +26,9 @@ export interface AlarmSource {
   diskTimesLeft(recorder: string): DiskTimeLeft[];
   loadedProfiles(): readonly LoadedProfile[];
 }
+
+/** An acknowledgement done (the alarm as it is now), or why not (refusal: of a followed alarm, where it is judged). */
+export type AckOutcome = { ok: true; alarm: Alarm } | { ok: false; reason: string; refusal?: AckRefusal };
 
 export class AlarmMonitor {
   private book: AlarmBook = EMPTY_BOOK;
@@ -112,14 +115,23 @@ export class AlarmMonitor {
     return [{ active: this.activeJudgedHere(), judgedAt: this.judgedAt, judgeEveryMs: this.judgeEveryMs }, ...this.followed.map((f) => f.reading())];
   }
 
-  /** Acknowledges one alarm; the reason when it cannot (no such alarm, cleared already, or judged elsewhere and not acknowledged from here). */
-  ack(id: string, by: string): { ok: true; alarm: Alarm } | { ok: false; reason: string; judgedElsewhere?: true } {
+  /**
+   * Acknowledges one alarm: here when it is judged here, else where it is judged (a poller on the bus;
+   * then the outcome comes once it answers). The reason when it cannot (no such alarm, cleared already;
+   * for a followed alarm, its refusal).
+   */
+  ack(id: string, by: string): AckOutcome | Promise<AckOutcome> {
     if (!this.book.active.has(id)) {
       for (const followed of this.followed) {
         const outcome = followed.ack(id, by);
         if (outcome !== null) return outcome;
       }
     }
+    return this.ackJudgedHere(id, by);
+  }
+
+  /** Acknowledges one alarm this monitor judges (a poller, for a panel's acknowledgement from the bus). */
+  ackJudgedHere(id: string, by: string): AckOutcome {
     const decision = acknowledge(this.book, id, by, this.source.time.now());
     if ('error' in decision) return { ok: false, reason: decision.error };
     this.apply(decision);

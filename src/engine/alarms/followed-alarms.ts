@@ -10,8 +10,16 @@ import { STALE_AFTER_INTERVALS } from '../recorder-state.js';
 import { worstFirst, type Alarm, type AlarmWire } from './alarm.js';
 import type { AlarmReading } from './alarm-picture.js';
 
-/** An acknowledgement of a followed alarm: done, or why not (judgedElsewhere: it can only be acknowledged where it is judged). */
-export type FollowedAck = { ok: true; alarm: Alarm } | { ok: false; reason: string; judgedElsewhere: true };
+/**
+ * Why an acknowledgement of a followed alarm was not done where it is judged: not-active (no such alarm
+ * there), raised-again (raised again since the raise shown here: look again), not-allowed (this panel may
+ * not acknowledge it), not-run (not sent, or refused: it did not run and never will), no-answer (none by
+ * its deadline: it may have run; the alarm's state, as it comes back, says).
+ */
+export type AckRefusal = 'not-active' | 'raised-again' | 'not-allowed' | 'not-run' | 'no-answer';
+
+/** An acknowledgement of a followed alarm where it is judged: the alarm as it holds it now, or why not. */
+export type FollowedAck = { ok: true; alarm: Alarm } | { ok: false; reason: string; refusal: AckRefusal };
 
 export interface FollowedAlarms {
   /** The recorders whose alarms come from here: the local engine does not judge them. */
@@ -25,9 +33,9 @@ export interface FollowedAlarms {
   cleared(): readonly Alarm[];
   /** Emits whenever what reading() or cleared() give changes. */
   readonly changed$: Observable<void>;
-  /** Acknowledges one of its alarms (null: not one of them). */
-  ack(id: string, by: string): FollowedAck | null;
-  /** Acknowledges all of its alarms waiting for one: how many. */
+  /** Acknowledges one of its alarms where it is judged, at once or once that answers (null: not one of them). */
+  ack(id: string, by: string): FollowedAck | Promise<FollowedAck> | null;
+  /** Acknowledges all of its alarms waiting for one (sent to where they are judged): how many it asked for. */
   ackAll(by: string): number;
 }
 
