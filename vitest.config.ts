@@ -13,6 +13,7 @@ const PURE = [
   'test/api/wire.test.ts',
   'test/architecture/*.test.ts',
   'test/bus/admission.test.ts',
+  'test/bus/alarm-ack.test.ts',
   'test/bus/envelope.test.ts',
   'test/bus/json-schemas.test.ts',
   'test/bus/lease.test.ts',

@@ -280,8 +280,10 @@ export class SurfaceSession {
         return;
       case 'ack-alarms': {
         // The monitor acknowledges, emits each ack (audit, webhooks, pages) and its change redraws the keys.
-        const acked = this.services.alarms?.ackAll(`${this.surface.id} ${effect.control}`) ?? 0;
-        this.services.log.info(`${this.surface.id}: ${effect.control}: alarm-ack acknowledged ${acked === 0 ? 'no alarm (none was waiting)' : acked === 1 ? '1 alarm' : `${acked} alarms`}`);
+        const { acked, asked } = this.services.alarms?.ackAll(`${this.surface.id} ${effect.control}`) ?? { acked: 0, asked: 0 };
+        const count = (n: number) => (n === 1 ? '1 alarm' : `${n} alarms`);
+        const what = acked === 0 && asked === 0 ? 'acknowledged no alarm (none was waiting)' : [acked > 0 ? `acknowledged ${count(acked)}` : '', asked > 0 ? `asked the pollers that judge them to acknowledge ${count(asked)}` : ''].filter((part) => part !== '').join(', and ');
+        this.services.log.info(`${this.surface.id}: ${effect.control}: alarm-ack ${what}`);
         return;
       }
     }

@@ -138,11 +138,15 @@ export class AlarmMonitor {
     return { ok: true, alarm: this.book.active.get(id) as Alarm };
   }
 
-  /** Acknowledges every active alarm (a key or pedal); how many were waiting for it. */
-  ackAll(by: string): number {
+  /**
+   * Acknowledges every active alarm (a key or pedal): how many were acknowledged here, and how many were
+   * asked of pollers that judge followed recorders (their answer comes later, over the bus, and is
+   * logged there; the keys change when their alarm lists come back).
+   */
+  ackAll(by: string): { acked: number; asked: number } {
     const decision = acknowledgeAll(this.book, by, this.source.time.now());
     this.apply(decision);
-    return decision.events.length + this.followed.reduce((sum, followed) => sum + followed.ackAll(by), 0);
+    return { acked: decision.events.length, asked: this.followed.reduce((sum, followed) => sum + followed.ackAll(by), 0) };
   }
 
   private evaluate(): void {
