@@ -253,7 +253,9 @@ pages:
 
   it('previews never pile up: two under way at most, one per channel at a time, slower as the recorder slows, and the state polls keep their pace', async () => {
     const keys = Array.from({ length: 15 }, (_, i) => `      key${i}: { show: { channel: ${i + 1}, thumbnail: true } }`).join('\n');
-    f = await startBridgeFixture({ draws: PICTURES, profile: `name: many\nmatch: { kind: memory }\npages:\n  - name: all\n    controls:\n${keys}\n` });
+    // Still previews: fetched as often (what this is about), and what they show is not read; a moving one
+    // was encoded by the simulator at every fetch and decoded by the bridge.
+    f = await startBridgeFixture({ draws: PICTURES, simulator: { stillPreviews: true }, profile: `name: many\nmatch: { kind: memory }\npages:\n  - name: all\n    controls:\n${keys}\n` });
     const fixture = f;
     fixture.requests.latencyMs = 150; // every answer arrives 150 ms after its request left
     await fixture.advance(1000);

@@ -19,7 +19,10 @@ const profile = (controls: string) => `name: t\nmatch: { kind: memory }\npages:\
 describe('reads that cannot starve', () => {
   it('16 preview keys and a recorder 500 ms away: live more than 95 % of the time, never offline', async () => {
     const keys = Array.from({ length: 16 }, (_, i) => `      key${i}: { show: { channel: ${i + 1}, thumbnail: true } }`).join('\n');
-    f = await startBridgeFixture({ draws: 'pictures', profile: profile(keys), pollMs: 250, controls: Array.from({ length: 16 }, (_, i) => ({ kind: 'key' as const, id: `key${i}`, row: Math.floor(i / 4), column: i % 4, pixelSize: { width: 72, height: 72 } })) });
+    // Still previews (a camera on a still scene): they are fetched as often (the load on the reads), and
+    // what they show is not read here; a moving one was encoded by the simulator at every fetch and
+    // decoded by the bridge.
+    f = await startBridgeFixture({ draws: 'pictures', simulator: { stillPreviews: true }, profile: profile(keys), pollMs: 250, controls: Array.from({ length: 16 }, (_, i) => ({ kind: 'key' as const, id: `key${i}`, row: Math.floor(i / 4), column: i % 4, pixelSize: { width: 72, height: 72 } })) });
     const fixture = f;
     fixture.requests.latencyMs = 500;
     await fixture.advance(3000);

@@ -18,6 +18,7 @@ import { keyGrid } from '../../src/engine/surface.js';
 import type { SimulatorOptions } from '../../src/simulator/server.js';
 import { lastSeq, startFixture, writesSince, type SimulatorFixture } from './simulator.js';
 import { RequestCounter, VirtualTime, advanceWithIo, settle, untilWithIo } from './virtual-time.js';
+import { WAIT_MS } from './until.js';
 import { realClock } from '../../src/api/clock.js';
 import { realTime } from '../../src/engine/engine-time.js';
 
@@ -39,7 +40,10 @@ export interface BridgeFixture extends SimulatorFixture {
   time: VirtualTime;
   /** The bridge's requests under way, and the most under way at once per operation. */
   requests: RequestCounter;
-  /** Resolves with the next command record for a control. */
+  /**
+   * Resolves with the next command record for a control, within `ms` of real time (WAIT_MS by default: the
+   * command is a real request, and the first of a process on a loaded machine took over 3 s).
+   */
   nextCommand: (control: string, ms?: number) => Promise<CommandRecord>;
   /** The requests the simulator received on /api after a mark, without the polls (GETs). */
   writesSince: (mark: number) => string[];
@@ -121,7 +125,7 @@ export async function startBridgeFixture(options: BridgeFixtureOptions): Promise
     await advanceWithIo(time, ms, quiet);
   };
   const until: BridgeFixture['until'] = (check, what, ms, stepMs) => untilWithIo(time, quiet, check, what, ms, stepMs);
-  const nextCommand: BridgeFixture['nextCommand'] = (control, ms = 3000) =>
+  const nextCommand: BridgeFixture['nextCommand'] = (control, ms = WAIT_MS) =>
     firstValueFrom(running.commands$.pipe(filter((r) => r.control === control), timeout(ms)));
   let stopped = false;
   const stopBridge = async () => {
