@@ -8,7 +8,7 @@ import { DeviceModelId } from '@elgato-stream-deck/core';
 import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Browser, Page } from 'playwright-core';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, it } from 'vitest';
 import { freshnessOf, initialRecorderState } from '../../src/engine/recorder-state.js';
 import { StreamDeckSurface } from '../../src/surfaces/streamdeck/streamdeck-surface.js';
@@ -24,6 +24,7 @@ const quiet = { info: () => undefined, warn: () => undefined, error: () => undef
 const SERIAL = 'CL00EDITXL';
 let f: RemoteFixture;
 let browser: Browser;
+let context: BrowserContext;
 let page: Page;
 let root: string;
 let folder: string;
@@ -41,7 +42,10 @@ beforeAll(async () => {
   const xl = new StreamDeckSurface(deck, { time: realTime, serial: SERIAL, log: quiet, onFailure: () => undefined });
   f = await startRemoteFixture({ ownProfiles: folder, allowEdit: true, surfaces: [xl], pollMs: 250, stillPreviews: true });
   browser = await connectChromium();
-  page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+  // One context for the file: the phone's page is a second page in it (a new context costs chromium two
+  // renderer processes more than a page does).
+  context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+  page = await context.newPage();
   await page.goto(f.base);
   await until(() => page.locator('canvas[data-surface="web:web-15"][data-control="key0"]').isVisible(), 'the decks', WAIT_MS);
   await page.locator('#edit-toggle').click();
@@ -161,7 +165,8 @@ describe.concurrent('the profile editor in a browser, at desk size', { timeout: 
 
 describe.concurrent('the profile editor in a browser, on a phone', { timeout: TEST_MS }, () => {
   it('a phone views the decks but is offered no editor', async ({ expect }) => {
-    const phone = await browser.newPage({ viewport: { width: 390, height: 844 } });
+    const phone = await context.newPage();
+    await phone.setViewportSize({ width: 390, height: 844 });
     try {
       await phone.goto(f.base);
       await until(() => phone.locator('canvas[data-surface="web:web-15"][data-control="key0"]').isVisible(), 'the deck on the phone', WAIT_MS);
