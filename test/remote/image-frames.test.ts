@@ -1,10 +1,21 @@
 // Key images to the page: a full frame when the page has nothing (or another size), the changed
 // rectangle when it has the previous image, nothing when nothing changed; applied as the page applies
 // them, the page ends with exactly the new image.
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { describe, expect, it } from 'vitest';
 import type { RgbImage } from '../../src/engine/surface.js';
 import { SharedFrames, imageUpdate } from '../../src/remote/image-frames.js';
 import { PageModel } from '../support/page-model.js';
+
+/** V8's full collection, made callable at run time (a context made after the flag gets `gc`). */
+function collector(): () => void {
+  setFlagsFromString('--expose-gc');
+  return runInNewContext('gc') as () => void;
+}
+
+/** Ends the current job: a WeakRef's target is kept alive until then, whatever the collector does. */
+const jobEnd = () => new Promise((resolve) => setImmediate(resolve));
 
 function image(width: number, height: number, paint: (x: number, y: number) => number = () => 40): RgbImage {
   const data = Buffer.alloc(width * height * 3);
@@ -65,5 +76,41 @@ describe('SharedFrames', () => {
     const other = frames.update(1, 5, a, b) as Buffer;
     expect([other.readUInt16BE(2), other.readUInt16BE(4)]).toEqual([1, 5]);
     expect(frames.update(0, 2, a, a)).toBeNull();
+  });
+
+  it('keeps no image a page no longer shows: a key\'s earlier images are collected while its latest is held', async () => {
+    const gc = collector();
+    const frames = new SharedFrames();
+    // A key whose preview changes: each frame goes from the image the page shows to the next one.
+    let shown = image(20, 10, () => 0);
+    const firstRef = new WeakRef(shown);
+    for (let i = 1; i <= 30; i++) {
+      const next = image(20, 10, (x) => (x === i % 20 ? i : 0));
+      frames.update(0, 0, shown, next);
+      shown = next;
+    }
+    // Held strongly, each image's entry kept the one before it, back to the first: 30 images for one key.
+    await jobEnd();
+    gc();
+    expect(firstRef.deref()).toBeUndefined();
+    expect(frames.update(0, 0, undefined, shown)?.readUInt16BE(0)).toBe(1);
+  });
+
+  it('a page that shows nothing gets the whole image, also once the image a frame was made from is gone', async () => {
+    const gc = collector();
+    const frames = new SharedFrames();
+    const b = image(20, 10, (x, y) => (x === 3 && y === 4 ? 200 : 40));
+    let a: RgbImage | undefined = image(20, 10);
+    const aRef = new WeakRef(a);
+    expect(frames.update(0, 2, a, b)?.readUInt16BE(0)).toBe(2);
+    a = undefined;
+    await jobEnd();
+    gc();
+    expect(aRef.deref()).toBeUndefined();
+    const whole = frames.update(0, 2, undefined, b) as Buffer;
+    expect(whole.readUInt16BE(0)).toBe(1);
+    const page = new PageModel();
+    page.apply(whole);
+    expect(page.image(0, 2)?.data.equals(b.data)).toBe(true);
   });
 });
