@@ -44,6 +44,8 @@ export type ToRenderThread = z.infer<typeof ToRenderThread>;
 const ThreadStats = z.object({ renders: z.number().int().nonnegative(), fastPaths: z.number().int().nonnegative() });
 
 export const FromRenderThread = z.discriminatedUnion('type', [
+  /** The thread has loaded and reads requests (sent once, first). */
+  z.object({ type: z.literal('ready') }),
   z.object({ type: z.literal('image'), id: Id, image: RgbFields, stats: ThreadStats }),
   z.object({ type: z.literal('decoded'), id: Id, image: RgbFields }),
   z.object({ type: z.literal('warmed'), id: Id, stats: ThreadStats }),

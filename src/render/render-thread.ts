@@ -43,14 +43,20 @@ export interface RenderThreadOptions {
   log: Logger;
   /** The thread's entry (default RENDER_WORKER_ENTRY; a test gives a misbehaving one). */
   entry?: URL;
-  /** How long a request may wait for its answer, ms (default 10 s: a render takes 1-3 ms, a first one with sharp ~100). */
+  /**
+   * How long the thread may hold a request without answering anything, ms (default 20 s; a render takes
+   * 1-3 ms, a first one with sharp ~100, and at a load of 40 the thread's start takes seconds). Counted
+   * from the request's sending or the thread's last answer (or its start), whichever is later: a thread
+   * that answers is slow, not stuck (a 10 s limit from each request's sending killed a starting thread
+   * twice at load 43, with a page's first pictures queued behind its start).
+   */
   answerMs?: number;
   /** Told of each thread started (for a test that stops one as a crash would). */
   started?: (thread: Worker) => void;
 }
 
 type Request = ToRenderThread extends infer M ? (M extends { id: number } ? Omit<M, 'id'> : never) : never;
-type Answer = Exclude<FromRenderThread, { type: 'failed' }>;
+type Answer = Exclude<FromRenderThread, { type: 'failed' | 'ready' }>;
 
 interface Pending {
   what: string;
@@ -76,6 +82,8 @@ export class RenderThread {
   /** Restarts since the last answer: one is allowed; a second death with no answer between gives up. */
   private restartsUnanswered = 0;
   private watchdog: Subscription | null = null;
+  /** When the present thread last showed it was working: its start, its ready, its last answer. */
+  private lifeSign = 0;
   private closed = false;
   /** The thread was given up (it died again right after its restart): its users draw on the main thread. */
   private gaveUp = false;
@@ -86,7 +94,7 @@ export class RenderThread {
   private readonly entry: URL;
 
   constructor(private readonly options: RenderThreadOptions) {
-    this.answerMs = options.answerMs ?? 10_000;
+    this.answerMs = options.answerMs ?? 20_000;
     this.entry = options.entry ?? RENDER_WORKER_ENTRY;
     this.start();
   }
@@ -150,6 +158,7 @@ export class RenderThread {
     this.stopping = null;
     this.held = new HeldThumbnails<true>(THUMBNAILS_HELD);
     this.current = { renders: 0, fastPaths: 0 };
+    this.lifeSign = this.options.time.now();
     let failure: string | null = null;
     thread.on('message', (raw: unknown) => this.receive(raw));
     thread.on('messageerror', (error) => this.options.log.warn(`the render thread sent a message that could not be read: ${error.message}`));
@@ -190,19 +199,19 @@ export class RenderThread {
     });
   }
 
-  /** Checks, `inMs` from now, that the oldest request under way is not older than answerMs. */
+  /** Checks, `inMs` from now, that the oldest request under way has not waited answerMs with no answer from the thread. */
   private watch(inMs: number): void {
     this.watchdog = this.options.time.scheduler.schedule(() => {
       this.watchdog = null;
       const oldest = this.pending.values().next();
       if (oldest.done === true) return;
-      const waited = this.options.time.now() - oldest.value.sentAt;
+      const waited = this.options.time.now() - Math.max(oldest.value.sentAt, this.lifeSign);
       if (waited < this.answerMs) return this.watch(this.answerMs - waited);
-      // A thread that holds a request this long is stuck (a render takes milliseconds): it is stopped,
+      // A thread that answers nothing this long is stuck (a render takes milliseconds): it is stopped,
       // which fails what it holds and starts another.
       const thread = this.thread;
       if (thread === null) return;
-      this.stopping = `did not answer ${oldest.value.what} within ${this.answerMs} ms`;
+      this.stopping = `answered nothing for ${this.answerMs} ms (waiting: ${oldest.value.what})`;
       void thread.terminate();
     }, inMs);
   }
@@ -221,6 +230,8 @@ export class RenderThread {
       return;
     }
     const answer = parsed.data;
+    this.lifeSign = this.options.time.now();
+    if (answer.type === 'ready') return;
     if (answer.type === 'image' || answer.type === 'warmed') this.current = answer.stats;
     if (answer.id === null) {
       if (answer.type === 'failed') this.options.log.warn(answer.message);

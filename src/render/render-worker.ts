@@ -73,3 +73,5 @@ function serve(port: MessagePort): void {
 
 if (parentPort === null) throw new Error('render-worker.js is the render thread: render-thread.ts starts it as a worker_threads Worker, it does not run on its own');
 serve(parentPort);
+// Loaded (sharp, the fonts' module, the renderer): from here on, a request that waits is one this thread is slow at.
+parentPort.postMessage({ type: 'ready' } satisfies FromRenderThread);
