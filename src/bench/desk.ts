@@ -62,6 +62,8 @@ export interface DeskOptions {
   warmUpMs: number;
   /** Write the bridge's CPU profile (node --cpu-prof) into this folder. */
   cpuProfileFolder?: string;
+  /** The bridge's --render-thread (pictures on a thread of their own, or on its main thread); absent: its default. */
+  renderThread?: 'on' | 'off';
 }
 
 const TOKEN = 'perm:00000000-0000-4000-8000-00000000desk';
@@ -150,7 +152,7 @@ export async function measureDesk(quotaPercent: number | null, options: DeskOpti
     if (group) cleanup.push(() => group.remove());
     const profileFolder = options.cpuProfileFolder ?? null;
     const run = await startRunChild(sim.url, TOKEN, {
-      args: ['--poll-ms', String(POLL_MS)],
+      args: ['--poll-ms', String(POLL_MS), ...(options.renderThread === undefined ? [] : ['--render-thread', options.renderThread])],
       nodeFlags: profileFolder === null ? [] : ['--cpu-prof', `--cpu-prof-dir=${profileFolder}`],
       started: group ? (pid) => group.add(pid) : undefined,
     });

@@ -29,7 +29,7 @@ interface Results {
 }
 
 const LOAD_CHILD = fileURLToPath(new URL('./load-child.js', import.meta.url));
-const { values } = parseArgs({ options: { json: { type: 'boolean', default: false }, only: { type: 'string' }, quick: { type: 'boolean', default: false }, panels: { type: 'string' }, 'panel-processes': { type: 'string', default: '5' }, curve: { type: 'string' }, 'cpu-quota': { type: 'string', multiple: true, default: [] }, 'cpu-prof': { type: 'string' } } });
+const { values } = parseArgs({ options: { json: { type: 'boolean', default: false }, only: { type: 'string' }, quick: { type: 'boolean', default: false }, panels: { type: 'string' }, 'panel-processes': { type: 'string', default: '5' }, curve: { type: 'string' }, 'cpu-quota': { type: 'string', multiple: true, default: [] }, 'cpu-prof': { type: 'string' }, 'render-thread': { type: 'string' } } });
 
 /** The steady-load runs by their --only names. */
 const LOADS: Record<string, LoadKind> = { 'load-none': 'no surface', 'load-off': 'thumbnails off', 'load-on': 'thumbnails on' };
@@ -143,12 +143,17 @@ function deskTable(rows: readonly DeskRun[]): string {
   return `${lines.join('\n')}\n`;
 }
 
-/** (i) without a quota, then under each; `--cpu-prof DIR` writes each bridge's CPU profile in DIR/<quota>. */
+/**
+ * (i) without a quota, then under each; `--cpu-prof DIR` writes each bridge's CPU profile in DIR/<quota>;
+ * `--render-thread on|off` is given to the bridge (to compare the two).
+ */
 async function measureDesks(quotas: readonly number[]): Promise<DeskRun[]> {
   const rows: DeskRun[] = [];
+  const thread = values['render-thread'];
+  if (thread !== undefined && thread !== 'on' && thread !== 'off') throw new Error(`--render-thread: expected on or off, got ${JSON.stringify(thread)}`);
   for (const quota of [null, ...quotas]) {
     const cpuProfileFolder = values['cpu-prof'] === undefined ? undefined : `${values['cpu-prof']}/${quota ?? 'unlimited'}`;
-    rows.push(await measureDesk(quota, { seconds: values.quick ? 20 : 90, warmUpMs: values.quick ? 10_000 : 60_000, ...(cpuProfileFolder === undefined ? {} : { cpuProfileFolder }) }));
+    rows.push(await measureDesk(quota, { seconds: values.quick ? 20 : 90, warmUpMs: values.quick ? 10_000 : 60_000, ...(cpuProfileFolder === undefined ? {} : { cpuProfileFolder }), ...(thread === undefined ? {} : { renderThread: thread }) }));
   }
   return rows;
 }

@@ -12,6 +12,7 @@ import { realTime } from '../engine/engine-time.js';
 import { standingParts } from '../engine/parts-needed.js';
 import { onDemandLink, type RecorderLink } from '../engine/recorder-link.js';
 import { pictureRenderer } from '../render/picture-renderer.js';
+import { ThreadRenderer, type RenderThread } from '../render/render-thread.js';
 import { decodeThumbnail } from '../render/thumbnail.js';
 
 /** What `recdeck run` reads of every recorder whatever is in view. */
@@ -29,7 +30,13 @@ export function onDemandRecorders(clients: ReadonlyArray<{ name: string; client:
   return clients.map(({ name, client }) => ({ name, link: onDemandLink(name, client, { time: realTime, pollMs: run.pollMs, standing }) }));
 }
 
-/** The bridge of `recdeck run` over these recorders (polled here, or followed on a bus): real time, sharp's renderer and decode. */
-export function runBridge(recorders: BridgeOptions['recorders'], options: Omit<BridgeOptions, 'recorders' | 'time' | 'renderer' | 'decodeThumbnail'>): Bridge {
-  return new Bridge({ time: realTime, recorders, renderer: (thumbnails) => pictureRenderer({ thumbnails }), decodeThumbnail, ...options });
+/**
+ * The bridge of `recdeck run` over these recorders (polled here, or followed on a bus): real time, sharp's
+ * renderer and decode, on the main thread, or on `renderThread` when one is given (--render-thread; its
+ * owner closes it after the bridge stops).
+ */
+export function runBridge(recorders: BridgeOptions['recorders'], options: Omit<BridgeOptions, 'recorders' | 'time' | 'renderer' | 'decodeThumbnail'> & { renderThread?: RenderThread | null }): Bridge {
+  const { renderThread, ...rest } = options;
+  if (renderThread === undefined || renderThread === null) return new Bridge({ time: realTime, recorders, renderer: (thumbnails) => pictureRenderer({ thumbnails }), decodeThumbnail, ...rest });
+  return new Bridge({ time: realTime, recorders, renderer: (thumbnails) => new ThreadRenderer(renderThread, { thumbnails }), decodeThumbnail: (png) => renderThread.decodeThumbnail(png), ...rest });
 }

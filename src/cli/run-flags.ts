@@ -20,6 +20,14 @@ import type { BridgeSetup, WebSetup } from './start-bridge.js';
 import { STREAMDECK_TCP_FLAGS, streamDeckTcpSetup, type StreamDeckTcpSetup } from './streamdeck-tcp-flags.js';
 import { UsageError } from './usage-error.js';
 
+/**
+ * Pictures are drawn on the main thread unless --render-thread on: side by side, the worker cut the main
+ * thread's CPU by 0.6 points and its scavenges by 16 %, but cost the process 1-3 points more, longer
+ * throttling under a CPU quota (which counts every thread) and a slower start, for no press p99 shown
+ * better (docs/performance.md, "Pictures on a thread of their own").
+ */
+const RENDER_THREAD_DEFAULT = 'off';
+
 /** `recdeck run`'s flags: what it parses, its usage line and its --help. */
 export const runCommand = {
   ...COMMAND_OVERVIEW.run,
@@ -48,6 +56,7 @@ export const runCommand = {
     'no-web': { type: 'boolean', default: false, description: 'no web deck and no remote API' },
     ...STREAMDECK_TCP_FLAGS, // network Stream Decks (issue 33): --streamdeck-tcp, --streamdeck-mdns
     'midi-maps': { type: 'string', multiple: true, default: [], value: 'DIR', description: 'folders of MIDI controller maps', shownDefault: 'the shipped profiles/midi/' },
+    'render-thread': { type: 'string', default: RENDER_THREAD_DEFAULT, value: 'on|off', description: "draw key images and decode previews on a thread of their own (off: on the bridge's main thread, beside input)" },
     'log-format': { type: 'string', default: process.stderr.isTTY ? 'pretty' : 'json', value: 'pretty|json', description: 'log lines for people or for a log shipper', shownDefault: 'pretty on a terminal, json otherwise' },
     'log-level': { type: 'string', default: 'info', value: LOG_LEVELS.join('|'), description: 'the least important messages logged' },
     'audit-file': { type: 'string', value: 'FILE', description: 'append every command as a JSON line to FILE', shownDefault: 'none' },
@@ -107,6 +116,7 @@ export function parseRunArgs(args: string[], env: NodeJS.ProcessEnv): RunOptions
     web: values['no-web']
       ? null
       : { host: values['web-host'], port: webPort(values['web-port']), ...webPassword(values['web-password'], values['web-password-file'], env), allowHosts: values['web-allow-host'], trustProxies: webTrustProxies(values['web-trust-proxy']), tls: webTls(values['web-tls-cert'], values['web-tls-key']) },
+    renderThread: oneOf('--render-thread', values['render-thread'], ['on', 'off']) === 'on',
     log: { format: oneOf('--log-format', values['log-format'], LOG_FORMATS), level: oneOf('--log-level', values['log-level'], LOG_LEVELS) },
   };
 }

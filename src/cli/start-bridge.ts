@@ -20,6 +20,7 @@ import { ProfileFiles } from '../profiles/profile-files.js';
 import type { ProfileSet } from '../profiles/watch.js';
 import type { ProfileEditRecord } from '../remote/profiles-api.js';
 import { startRemoteServer, type RunningRemoteServer } from '../remote/server.js';
+import { RenderThread } from '../render/render-thread.js';
 import { startSimulator, type RunningSimulator } from '../simulator/server.js';
 import { WEB_LAYOUTS, type WebLayout } from '../surfaces/web/layouts.js';
 import { WebSurface } from '../surfaces/web/web-surface.js';
@@ -81,6 +82,8 @@ export interface BridgeSetup {
   editing?: { allowed: boolean; ownFolder: string | null };
   /** The alarm engine's settings and webhooks (issue 36); absent or null for no alarms. */
   alarms?: AlarmSetup | null;
+  /** Draw pictures and decode previews on a thread of their own (--render-thread); absent: on the main thread. */
+  renderThread?: boolean;
 }
 
 export interface RunningBridge {
@@ -158,7 +161,10 @@ async function acquire(setup: BridgeSetup, log: Logger, teardown: Teardown): Pro
 
   // Polled here, a recorder is read on demand: what the surfaces in view need, and what the web server and the alarms read at any moment.
   const onDemand = onDemandRecorders(clients, { pollMs: setup.pollMs, web: setup.web !== null, alarms: setup.alarms?.settings ?? null });
-  const bridge = runBridge(bus?.recorders ?? onDemand, { log, pollMs: setup.pollMs, ...(setup.groups ? { groups: setup.groups } : {}), ...(setup.diskTime ? { diskTime: setup.diskTime } : {}) });
+  // Closed after the bridge has stopped (the teardown runs last first): its stop draws the blank keys.
+  const renderThread = setup.renderThread === true ? new RenderThread({ time: realTime, log }) : null;
+  if (renderThread) teardown.defer('render thread', () => renderThread.close());
+  const bridge = runBridge(bus?.recorders ?? onDemand, { log, pollMs: setup.pollMs, renderThread, ...(setup.groups ? { groups: setup.groups } : {}), ...(setup.diskTime ? { diskTime: setup.diskTime } : {}) });
   bridge.start();
   // Its stop blanks every surface: after everything acquired below has let go of the bridge, and
   // before the sources (acquired above) close the devices those surfaces draw on.

@@ -88,6 +88,7 @@ describe('one messageOf', () => {
 const PENDING_MAPS: Record<string, string> = {
   'src/bus/bus-recorder.ts': 'requests in flight waiting for their reply, each settled once: no content replaced by newer content',
   'src/render/key-renderer.ts': 'renderings in flight shared by equal requests (a de-duplication), never replaced by a newer one',
+  'src/render/render-thread.ts': "requests to the render thread waiting for its answer by id, each settled once, and renderings in flight shared by equal requests (as key-renderer's)",
 };
 
 const QUEUE_MAP = /\b(pending|waiting|queued?)\w*\s*(:\s*Map\b|=\s*new Map\b)/i;
