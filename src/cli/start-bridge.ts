@@ -19,8 +19,8 @@ import { formatProfileError } from '../profiles/load.js';
 import { ProfileFiles } from '../profiles/profile-files.js';
 import type { ProfileSet } from '../profiles/watch.js';
 import type { ProfileEditRecord } from '../remote/profiles-api.js';
-import { startRemoteServer, type RunningRemoteServer } from '../remote/server.js';
-import { startSimulator, type RunningSimulator } from '../simulator/server.js';
+import type { RunningRemoteServer } from '../remote/server.js';
+import type { RunningSimulator } from '../simulator/server.js';
 import { WEB_LAYOUTS, type WebLayout } from '../surfaces/web/layouts.js';
 import { WebSurface } from '../surfaces/web/web-surface.js';
 import { startAlarms, type AlarmSetup } from './alarm-setup.js';
@@ -141,6 +141,8 @@ async function acquire(setup: BridgeSetup, log: Logger, teardown: Teardown): Pro
   let recorders = [...flagged, ...declaredRecorders(firstSet, flagged, setup.env, log)];
   let simulator: RunningSimulator | null = null;
   if (recorders.length === 0 && onBus.followed.length === 0) {
+    // Imported only here: a bridge given its recorders does not load the simulator's 19 files.
+    const { startSimulator } = await import('../simulator/server.js');
     const started = await startSimulator({ clock: realClock, port: 0, grid: 16 }); // all 16 channels, so every shipped key has one
     teardown.defer('embedded simulator', () => started.close());
     simulator = started;
@@ -205,6 +207,9 @@ async function acquire(setup: BridgeSetup, log: Logger, teardown: Teardown): Pro
         audit?.write(record);
       },
     };
+    // Imported only here: a bridge run with --no-web (a panel's bridge, a bus poller) does not load the web
+    // server, its WebSocket library and its metrics (ws, prom-client: 63 modules, 0.3 s of CPU at start).
+    const { startRemoteServer } = await import('../remote/server.js');
     const server = await startRemoteServer({ time: realTime, bridge, log, host: web.host, port: web.port, password: web.password, allowHosts: web.allowHosts ?? [], trustProxies: web.trustProxies ?? [], tls: web.tls ?? null, profileEditing, alarms: alarms?.monitor ?? null, ...(bus ? { warnings: bus.warnings } : {}) }).catch((error: unknown) => {
       // Taken between the check above and the listen.
       if ((error as { code?: string }).code === 'EADDRINUSE') throw new UsageError(`--web-port: port ${web.port} on ${web.host} is in use; give another --web-port, or --no-web`);
