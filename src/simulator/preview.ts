@@ -3,7 +3,7 @@
 // is rasterised once per (channel, source) and each frame only paints the moving parts and encodes.
 //
 // sharp and the font code (opentype.js) are imported at the first preview, not at start: they were half
-// of `recdeck simulate`'s start-up CPU (0.93 against 0.45 s to its listening line, npm run bench:cli),
+// of `recdeck simulate`'s start-up CPU (0.62-0.67 against 0.31-0.42 s to its listening line, docs/performance.md),
 // paid by every simulator a test or script starts and never asks for a preview.
 import type sharpFactory from 'sharp';
 import type * as FontModule from '../render/font.js';

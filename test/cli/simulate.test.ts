@@ -40,8 +40,8 @@ function run(args: string[], traceFile?: string) {
 // Each test starts its own process on its own port: they run side by side.
 describe.concurrent('recdeck simulate', () => {
   // Every test and script that starts a simulator pays for what its start loads (issue 31): the server, the
-  // operation table and zod. sharp and the font code come with the first preview (0.93 against 0.45 s of
-  // CPU to the listening line, npm run bench:cli); the traced process here answers a read, no preview.
+  // operation table and zod. sharp and the font code come with the first preview (0.62-0.67 against 0.31-0.42 s of
+  // CPU to the listening line, docs/performance.md); the traced process here answers a read, no preview.
   it('prints a URL and token that work, and stops cleanly on SIGTERM; it loaded only the server, the operation table and their packages', async ({ onTestFinished }) => {
     const token = 'perm:0b5e8f52-3a4d-4c2e-9c4e-1f2a3b4c5d6e';
     const folder = await mkdtemp(join(tmpdir(), 'recdeck-simulate-'));
