@@ -1,8 +1,12 @@
 // The channel preview the simulated recorder serves: a moving test pattern per channel, or a slate when the
 // channel has no source. Clients poll every channel about once a second, so everything that does not move
 // is rasterised once per (channel, source) and each frame only paints the moving parts and encodes.
-import sharp from 'sharp';
-import { capHeight, fitFontSize, measureText, textSvg, truncateText } from '../render/font.js';
+//
+// sharp and the font code (opentype.js) are imported at the first preview, not at start: they were half
+// of `recdeck simulate`'s start-up CPU (0.62-0.67 against 0.31-0.42 s to its listening line, docs/performance.md),
+// paid by every simulator a test or script starts and never asks for a preview.
+import type sharpFactory from 'sharp';
+import type * as FontModule from '../render/font.js';
 
 const PREVIEW_WIDTH = 640;
 const PREVIEW_HEIGHT = 360;
@@ -26,6 +30,19 @@ const BOX_TOP = 88;
 /** SMPTE order: grey, yellow, cyan, green, magenta, red, blue (null is the grey bar). */
 const BAR_HUES: readonly (number | null)[] = [null, 60, 180, 120, 300, 0, 240];
 const BAR_GREY = '#bfbfbf';
+
+/** What drawing a preview needs, imported once, at the first preview (see the top of the file). */
+interface DrawingTools {
+  sharp: typeof sharpFactory;
+  font: typeof FontModule;
+}
+
+let drawingTools: Promise<DrawingTools> | undefined;
+
+function loadDrawingTools(): Promise<DrawingTools> {
+  drawingTools ??= Promise.all([import('sharp'), import('../render/font.js')]).then(([{ default: sharp }, font]) => ({ sharp, font }));
+  return drawingTools;
+}
 
 type Rgb = readonly [number, number, number];
 const BLACK: Rgb = [0, 0, 0];
@@ -60,8 +77,8 @@ export class PreviewRenderer {
     const last = this.#lastFrames.get(channelIndex);
     if (last?.key === frameKey) return last.png;
 
-    const png = this.#still(stillKey, channelIndex, sourceName).then((still) =>
-      encodePng(moving ? withMotion(still, frameTimeMs) : still),
+    const png = Promise.all([this.#still(stillKey, channelIndex, sourceName), loadDrawingTools()]).then(([still, { sharp }]) =>
+      encodePng(sharp, moving ? withMotion(still, frameTimeMs) : still),
     );
     remember(this.#lastFrames, channelIndex, { key: frameKey, png }, CACHE_LIMIT);
     png.catch(() => {
@@ -73,7 +90,7 @@ export class PreviewRenderer {
   #still(key: string, channelIndex: number, sourceName: string | null): Promise<Buffer> {
     let still = this.#stills.get(key);
     if (still === undefined) {
-      const created = rasterise(sourceName === null ? slateSvg(channelIndex) : testPatternSvg(channelIndex, sourceName));
+      const created = loadDrawingTools().then(({ sharp, font }) => rasterise(sharp, sourceName === null ? slateSvg(font, channelIndex) : testPatternSvg(font, channelIndex, sourceName)));
       // A failed rasterisation is not kept: the next request tries again.
       created.catch(() => {
         if (this.#stills.get(key) === created) this.#stills.delete(key);
@@ -95,7 +112,7 @@ function remember<K, V>(map: Map<K, V>, key: K, value: V, limit: number): void {
   }
 }
 
-async function rasterise(svg: string): Promise<Buffer> {
+async function rasterise(sharp: typeof sharpFactory, svg: string): Promise<Buffer> {
   const { data, info } = await sharp(Buffer.from(svg)).removeAlpha().raw().toBuffer({ resolveWithObject: true });
   if (info.width !== PREVIEW_WIDTH || info.height !== PREVIEW_HEIGHT || info.channels !== CHANNELS) {
     throw new Error(`preview still rasterised to ${info.width}x${info.height}x${info.channels}`);
@@ -103,7 +120,7 @@ async function rasterise(svg: string): Promise<Buffer> {
   return data;
 }
 
-async function encodePng(pixels: Buffer): Promise<Png> {
+async function encodePng(sharp: typeof sharpFactory, pixels: Buffer): Promise<Png> {
   const png = await sharp(pixels, { raw: { width: PREVIEW_WIDTH, height: PREVIEW_HEIGHT, channels: CHANNELS } })
     .png({ compressionLevel: 1, adaptiveFiltering: false })
     .toBuffer();
@@ -145,7 +162,7 @@ function fillRect(pixels: Buffer, left: number, top: number, width: number, heig
  * their hue by 0–59° (a 60° shift would only reorder the same colours): no two of the first 420 channels
  * get the same bars, and neighbours look clearly different.
  */
-function testPatternSvg(channelIndex: number, sourceName: string): string {
+function testPatternSvg(font: typeof FontModule, channelIndex: number, sourceName: string): string {
   const hueShift = (channelIndex * 23) % 60;
   const rotation = channelIndex % BAR_HUES.length;
   const hues = [...BAR_HUES.slice(rotation), ...BAR_HUES.slice(0, rotation)];
@@ -170,12 +187,12 @@ function testPatternSvg(channelIndex: number, sourceName: string): string {
     ...wedge,
     `<rect x="0" y="${WEDGE_BOTTOM}" width="${PREVIEW_WIDTH}" height="${PREVIEW_HEIGHT - WEDGE_BOTTOM}" fill="#0c0f14"/>`,
     `<rect x="0" y="${SECONDS_BOTTOM}" width="${PREVIEW_WIDTH}" height="${BAND_TOP - SECONDS_BOTTOM}" fill="${accent}"/>`,
-    ...labelBand(channelIndex, sourceName),
+    ...labelBand(font, channelIndex, sourceName),
   ]);
 }
 
 /** "CH n" on the left, the source name as large as fits on the right, both centred on their capitals. */
-function labelBand(channelIndex: number, sourceName: string): string[] {
+function labelBand({ capHeight, fitFontSize, measureText, textSvg, truncateText }: typeof FontModule, channelIndex: number, sourceName: string): string[] {
   const middle = (BAND_TOP + PREVIEW_HEIGHT) / 2;
   const label = channelLabel(channelIndex);
   const labelSize = 48;
@@ -204,7 +221,7 @@ function labelBand(channelIndex: number, sourceName: string): string[] {
   ];
 }
 
-function slateSvg(channelIndex: number): string {
+function slateSvg({ textSvg }: typeof FontModule, channelIndex: number): string {
   const centre = PREVIEW_WIDTH / 2;
   return svgDocument([
     `<rect width="${PREVIEW_WIDTH}" height="${PREVIEW_HEIGHT}" fill="#111316"/>`,

@@ -54,7 +54,7 @@ let runs: { overview: Run; commandHelp: Run; callHelp: Run; version: Run; mistak
 /** What holds the port the busy-port run is given, until that run has ended. */
 let blocker: Server;
 let busyPort: number;
-/** Where the overview's run lists the modules it loaded. */
+/** Where the overview's run and the busy-port run list the modules they loaded. */
 let traceFolder: string;
 
 // The bin's runs are started at once, before the tests, and each test waits on its own: each run is a
@@ -71,7 +71,7 @@ beforeAll(async () => {
     callHelp: recdeck(['call', '--help']),
     version: recdeck(['--version']),
     mistake: recdeck(['devices', '--bogus']),
-    busyPort: recdeck(['run', '--web-port', String(busyPort), '--log-format', 'json']),
+    busyPort: recdeck(['run', '--web-port', String(busyPort), '--log-format', 'json'], join(traceFolder, 'run-modules.txt')),
   };
 });
 
@@ -181,6 +181,28 @@ describe('a busy web port', () => {
     // refusal (how fast that is on a quiet machine is the bench's to show, not a timed test's).
     expect(stdout).toBe('');
     expect(stderr.split('\n')[0]).toBe(`recdeck run: --web-port: port ${port} on 127.0.0.1 is in use; give another --web-port, or --no-web`);
+  });
+
+  // Every `recdeck run` pays for what its start loads (2.4 s of CPU a spawned run before 2026-11-28's
+  // cuts; several times that on a Raspberry Pi, issue 35). The refused run above has loaded the whole
+  // command (run.js and everything it imports) and made its logger: what a feature or a format only some
+  // starts use is imported where it is used, not there. Which packages the bridge needs is not listed
+  // here (the renderer, the web server, the devices): only what a start must not carry.
+  it('recdeck run does not load what only some starts use: the embedded simulator, the web server, pino-pretty for JSON logs, MQTT, Satellite, network decks, other commands', async () => {
+    expect((await runs.busyPort.exit).code).toBe(2);
+    const files = (await readFile(join(traceFolder, 'run-modules.txt'), 'utf8')).split('\n').filter((url) => url.startsWith('file:'));
+    const dist = new URL('../../dist/', import.meta.url).href;
+    const ours = files.flatMap((url) => (url.startsWith(dist) ? [url.slice(dist.length)] : []));
+    expect(ours).toContain('cli/start-bridge.js'); // the trace saw the bridge's wiring: the list below is not empty by accident
+    // The simulator is imported where it starts (no recorder given), the web server where it starts (after
+    // the port check that refused this run: a --no-web bridge never loads it); no other command's module, nor the plugin's.
+    const otherCommands = /^cli\/(simulate|call|watch|devices|setup-udev|service|service-plan|profiles-check|write-json-schemas|\w+-json-schemas)\.js$/;
+    expect(ours.filter((file) => /^(simulator|plugin|surfaces\/satellite)\//.test(file) || file === 'remote/server.js' || otherCommands.test(file))).toEqual([]);
+    const packages = new Set(files.flatMap((url) => /\/node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(url)?.[1] ?? []));
+    expect(packages).toContain('pino'); // the logger was made
+    // pino-pretty: for --log-format pretty only; mqtt: --mqtt; the network Stream Deck library: --streamdeck-tcp;
+    // ws and prom-client: the web server's.
+    expect(['pino-pretty', 'mqtt', '@elgato-stream-deck/tcp', 'ws', 'prom-client'].filter((name) => packages.has(name))).toEqual([]);
   });
 });
 

@@ -2,6 +2,9 @@
 // `recdeck simulate` as a user runs it: the built command, a real process, its printed URL and token.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { RecorderClient } from '../../src/api/client.js';
@@ -20,8 +23,11 @@ afterAll(async () => {
   await Promise.all(running.map((child) => once(child, 'exit')));
 });
 
-function run(args: string[]) {
-  const child = spawn(process.execPath, [main, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+/** With a trace file, the process writes there every module it loaded, at its exit (test/support/module-trace.mjs). */
+function run(args: string[], traceFile?: string) {
+  const preload = traceFile === undefined ? [] : [`--import=${new URL('../support/module-trace.mjs', import.meta.url).href}`];
+  const env = traceFile === undefined ? process.env : { ...process.env, MODULE_TRACE_FILE: traceFile };
+  const child = spawn(process.execPath, [...preload, main, ...args], { stdio: ['ignore', 'pipe', 'pipe'], env });
   children.add(child);
   let stdout = '';
   let stderr = '';
@@ -33,9 +39,15 @@ function run(args: string[]) {
 
 // Each test starts its own process on its own port: they run side by side.
 describe.concurrent('recdeck simulate', () => {
-  it('prints a URL and token that work, and stops cleanly on SIGTERM', async () => {
+  // Every test and script that starts a simulator pays for what its start loads (issue 31): the server, the
+  // operation table and zod. sharp and the font code come with the first preview (0.62-0.67 against 0.31-0.42 s of
+  // CPU to the listening line, docs/performance.md); the traced process here answers a read, no preview.
+  it('prints a URL and token that work, and stops cleanly on SIGTERM; it loaded only the server, the operation table and their packages', async ({ onTestFinished }) => {
     const token = 'perm:0b5e8f52-3a4d-4c2e-9c4e-1f2a3b4c5d6e';
-    const p = run(['simulate', '--port', '0', '--token', `Bearer ${token}`, '--grid', '9', '--seed', '3']);
+    const folder = await mkdtemp(join(tmpdir(), 'recdeck-simulate-'));
+    onTestFinished(() => rm(folder, { recursive: true, force: true }));
+    const trace = join(folder, 'modules.txt');
+    const p = run(['simulate', '--port', '0', '--token', `Bearer ${token}`, '--grid', '9', '--seed', '3'], trace);
     await until(() => p.out().includes('Press Ctrl+C'), 'the ready line');
     const url = /listening on (http:\/\/\S+)/.exec(p.out())?.[1];
     expect(p.out()).toContain(`token:   ${token}`);
@@ -44,6 +56,14 @@ describe.concurrent('recdeck simulate', () => {
     await client.close();
     p.child.kill('SIGTERM');
     expect(await p.exit).toEqual([0, null]);
+
+    const files = (await readFile(trace, 'utf8')).split('\n').filter((url) => url.startsWith('file:'));
+    const dist = new URL('../../dist/', import.meta.url).href;
+    const ours = files.flatMap((url) => (url.startsWith(dist) ? [url.slice(dist.length)] : []));
+    expect(ours).toContain('simulator/server.js');
+    expect(ours.filter((file) => !/^(api\/|simulator\/|cli\/(main|node-flags|command-overview|flags|usage-error|interrupted|simulate)\.js$)/.test(file))).toEqual([]);
+    const packages = new Set(files.flatMap((url) => /\/node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(url)?.[1] ?? []));
+    expect([...packages].sort()).toEqual(['rxjs', 'zod']);
   });
 
   it('generates a token when none is given', async () => {
