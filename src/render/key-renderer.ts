@@ -7,13 +7,13 @@
 //    ticks of a key with a preview do not scale and blend that preview again;
 //  - glyph atlases per face and size, for that painting, kept for the process (see `atlases` below).
 import type { ChannelPicture, Picture } from '../engine/picture.js';
-import { pictureKey } from '../engine/picture.js';
 import type { PictureRenderer } from '../engine/session-services.js';
 import type { LedState, PixelSize, RgbImage } from '../engine/surface.js';
 import type { FaceName } from './font.js';
 import { ledStateOf } from './led.js';
 import { hexToRgb, type Rgb } from './palette.js';
 import { buildAtlas, type GlyphAtlas } from './raster/glyph-atlas.js';
+import { FinishedImages, undrawableSize } from './finished-images.js';
 import { Lru } from './raster/lru.js';
 import { drawCover, drawRgba, fillRect, frame } from './raster/pixels.js';
 import { rasteriseSvg, type Layers } from './raster/rasterise.js';
@@ -61,17 +61,16 @@ const atlases = new Map<string, Promise<GlyphAtlas>>();
 
 export class KeyRenderer implements PictureRenderer {
   readonly stats: RenderStats = { renders: 0, cacheHits: 0, fastPaths: 0, backdropHits: 0 };
-  private readonly images: Lru<RgbImage>;
+  private readonly images: FinishedImages;
   private readonly bases = new Lru<CachedBase>(600, 16 * 1024 * 1024, (base) => base.bytes);
   /** Previews change every second or so: a few per key are enough to serve that second's ticks. */
   private readonly backdrops = new Lru<Buffer>(64, 4 * 1024 * 1024, (backdrop) => backdrop.length);
-  private readonly pending = new Map<string, Promise<RgbImage>>();
   private readonly colours = new Map<string, Rgb>();
   private readonly thumbnails: (key: string) => RgbImage | undefined;
 
   constructor(options: KeyRendererOptions = {}) {
     this.thumbnails = options.thumbnails ?? (() => undefined);
-    this.images = new Lru<RgbImage>(options.maxImages ?? 256, options.maxImageBytes ?? 8 * 1024 * 1024, (image) => image.data.length);
+    this.images = new FinishedImages({ maxImages: options.maxImages, maxImageBytes: options.maxImageBytes, onHit: () => this.stats.cacheHits++ });
   }
 
   led(picture: Picture): LedState {
@@ -83,34 +82,11 @@ export class KeyRenderer implements PictureRenderer {
   }
 
   render(picture: Picture, size: PixelSize): Promise<RgbImage> {
-    const { width, height } = size;
-    if (!Number.isInteger(width) || !Number.isInteger(height) || width <= 0 || height <= 0) {
-      return Promise.reject(new Error(`cannot draw at ${width}x${height}: sizes are whole positive pixels`));
-    }
+    const undrawable = undrawableSize(size);
+    if (undrawable !== null) return Promise.reject(undrawable);
     const thumbnail = picture.kind === 'channel' && picture.thumbnail !== null ? this.thumbnails(picture.thumbnail) : undefined;
-    // Whether the thumbnail was there is part of the key: the same picture drawn before its preview
-    // arrived must not stand in for it afterwards.
-    const key = `${width}x${height}${thumbnail === undefined ? '' : 't'}|${pictureKey(picture)}`;
-    const cached = this.images.get(key);
-    if (cached !== undefined) {
-      this.stats.cacheHits++;
-      return Promise.resolve(cached);
-    }
-    const inFlight = this.pending.get(key);
-    if (inFlight !== undefined) return inFlight;
-    const made = this.make(picture, { width, height }, thumbnail).then(
-      (image) => {
-        this.pending.delete(key);
-        this.images.set(key, image);
-        return image;
-      },
-      (error: unknown) => {
-        this.pending.delete(key);
-        throw error;
-      },
-    );
-    this.pending.set(key, made);
-    return made;
+    const { width, height } = size;
+    return this.images.image(picture, size, thumbnail !== undefined, () => this.make(picture, { width, height }, thumbnail));
   }
 
   /**

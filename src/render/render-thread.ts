@@ -20,12 +20,12 @@ import type { Subscription } from 'rxjs';
 import type { Clock } from '../api/clock.js';
 import { describeIssues } from '../api/issues.js';
 import type { Logger } from '../engine/log.js';
-import { pictureKey, type Picture } from '../engine/picture.js';
+import type { Picture } from '../engine/picture.js';
 import type { PictureRenderer } from '../engine/session-services.js';
 import type { LedState, PixelSize, RgbImage } from '../engine/surface.js';
 import { KeyRenderer } from './key-renderer.js';
 import { ledStateOf } from './led.js';
-import { Lru } from './raster/lru.js';
+import { FinishedImages, undrawableSize } from './finished-images.js';
 import { FromRenderThread, HeldThumbnails, THUMBNAILS_HELD, asRgb, type ToRenderThread } from './render-messages.js';
 import { decodeThumbnail } from './thumbnail.js';
 import { reasonLayout } from './tiles/overlay.js';
@@ -262,8 +262,7 @@ export interface ThreadRendererOptions {
 
 /** The sessions' PictureRenderer with its drawing on a RenderThread. */
 export class ThreadRenderer implements PictureRenderer {
-  private readonly images: Lru<RgbImage>;
-  private readonly pending = new Map<string, Promise<RgbImage>>();
+  private readonly images: FinishedImages;
   private readonly thumbnails: (key: string) => RgbImage | undefined;
   private cacheHits = 0;
   /** Once the thread is given up or closed, the same renderer on the main thread. */
@@ -274,7 +273,7 @@ export class ThreadRenderer implements PictureRenderer {
     options: ThreadRendererOptions = {},
   ) {
     this.thumbnails = options.thumbnails ?? (() => undefined);
-    this.images = new Lru<RgbImage>(options.maxImages ?? 256, options.maxImageBytes ?? 8 * 1024 * 1024, (image) => image.data.length);
+    this.images = new FinishedImages({ maxImages: options.maxImages, maxImageBytes: options.maxImageBytes, onHit: () => this.cacheHits++ });
   }
 
   get stats(): { renders: number; cacheHits: number; fastPaths: number } {
@@ -293,34 +292,12 @@ export class ThreadRenderer implements PictureRenderer {
 
   render(picture: Picture, size: PixelSize): Promise<RgbImage> {
     if (!this.thread.usable) return this.onMainThread().render(picture, size);
-    const { width, height } = size;
-    if (!Number.isInteger(width) || !Number.isInteger(height) || width <= 0 || height <= 0) {
-      return Promise.reject(new Error(`cannot draw at ${width}x${height}: sizes are whole positive pixels`));
-    }
+    const undrawable = undrawableSize(size);
+    if (undrawable !== null) return Promise.reject(undrawable);
     const thumbnailKey = picture.kind === 'channel' ? picture.thumbnail : null;
     const image = thumbnailKey === null ? undefined : this.thumbnails(thumbnailKey);
-    // As KeyRenderer's key: whether the preview was there is part of it.
-    const key = `${width}x${height}${image === undefined ? '' : 't'}|${pictureKey(picture)}`;
-    const cached = this.images.get(key);
-    if (cached !== undefined) {
-      this.cacheHits++;
-      return Promise.resolve(cached);
-    }
-    const inFlight = this.pending.get(key);
-    if (inFlight !== undefined) return inFlight;
-    const made = this.thread.render(picture, { width, height }, thumbnailKey === null || image === undefined ? null : { key: thumbnailKey, image }).then(
-      (made) => {
-        this.pending.delete(key);
-        this.images.set(key, made);
-        return made;
-      },
-      (error: unknown) => {
-        this.pending.delete(key);
-        throw error;
-      },
-    );
-    this.pending.set(key, made);
-    return made;
+    const { width, height } = size;
+    return this.images.image(picture, size, image !== undefined, () => this.thread.render(picture, { width, height }, thumbnailKey === null || image === undefined ? null : { key: thumbnailKey, image }));
   }
 
   /**

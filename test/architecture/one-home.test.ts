@@ -87,8 +87,8 @@ describe('one messageOf', () => {
  */
 const PENDING_MAPS: Record<string, string> = {
   'src/bus/bus-recorder.ts': 'requests in flight waiting for their reply, each settled once: no content replaced by newer content',
-  'src/render/key-renderer.ts': 'renderings in flight shared by equal requests (a de-duplication), never replaced by a newer one',
-  'src/render/render-thread.ts': "requests to the render thread waiting for its answer by id, each settled once, and renderings in flight shared by equal requests (as key-renderer's)",
+  'src/render/finished-images.ts': 'renderings in flight shared by equal requests (a de-duplication, for KeyRenderer and ThreadRenderer), never replaced by a newer one',
+  'src/render/render-thread.ts': 'requests to the render thread waiting for its answer by id, each settled once',
 };
 
 const QUEUE_MAP = /\b(pending|waiting|queued?)\w*\s*(:\s*Map\b|=\s*new Map\b)/i;
