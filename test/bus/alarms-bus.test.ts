@@ -254,7 +254,7 @@ describe('alarms on the state bus', () => {
     expect(listed.active.map((a) => [a.id, a.state])).toEqual([[FAULT, 'raised']]);
     // Judged once, by the poller: the panel's own engine raised nothing (its audit is empty).
     expect(panel.audit).toEqual([]);
-    expect(poller.audit.slice(audited).map((r) => `${r.alarm} ${r.id}`)).toEqual([`raised ${FAULT}`]);
+    expect(poller.audit.slice(audited).filter((r) => r.id === FAULT).map((r) => `${r.alarm} ${r.id}`)).toEqual([`raised ${FAULT}`]);
 
     // Acknowledged from the panel: sent to the poller, done in its engine (the one owner), which names
     // the panel (its signature) and who at the panel (the web API's client).
@@ -263,7 +263,7 @@ describe('alarms on the state bus', () => {
     const by = pollerFault()?.ackedBy;
     expect(by).toMatch(/^bus:panel-a: \S+ \(remote API\)$/);
     expect(acked.json).toMatchObject({ ok: true, alarm: { id: FAULT, state: 'acked', ackedBy: by } });
-    expect(poller.audit.slice(audited).map((r) => `${r.alarm} ${r.id} ${r.by ?? ''}`)).toEqual([`raised ${FAULT} `, `acked ${FAULT} ${by}`]);
+    expect(poller.audit.slice(audited).filter((r) => r.id === FAULT).map((r) => `${r.alarm} ${r.id} ${r.by ?? ''}`)).toEqual([`raised ${FAULT} `, `acked ${FAULT} ${by}`]);
     expect(pollerCommands.slice(commandsBefore).filter((r) => r.action === 'alarmAck')).toMatchObject([{ surface: 'bus:panel-a', recorder: 'main', request: `acknowledge alarm ${FAULT}`, result: 'ok', message: `${FAULT} acked` }]);
     // Shown on the panel when the poller's list comes back: derived, the panel's engine set nothing.
     await until(() => shown().waiting === 0, 'the acknowledgement to reach the panel', WAIT_MS);
@@ -281,7 +281,9 @@ describe('alarms on the state bus', () => {
     const after = await panelList();
     expect(after.active).toEqual([]);
     expect(after.cleared[0]).toMatchObject({ id: FAULT, state: 'cleared' });
-    expect(poller.audit.slice(audited).map((r) => `${r.alarm} ${r.id}`)).toEqual([`raised ${FAULT}`, `acked ${FAULT}`, `cleared ${FAULT}`]);
+    // This alarm's records only: on a loaded machine a late poll may also raise and clear recorder-stale
+    // (the engine being honest about its data's age), which is not what this test is about.
+    expect(poller.audit.slice(audited).filter((r) => r.id === FAULT).map((r) => `${r.alarm} ${r.id}`)).toEqual([`raised ${FAULT}`, `acked ${FAULT}`, `cleared ${FAULT}`]);
   });
 
   it("the panel's alarm-ack key acknowledges at the poller, naming the key; the key stops flashing when the poller's list comes back", async () => {
