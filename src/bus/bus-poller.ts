@@ -552,12 +552,19 @@ export class BusPoller implements RecorderLink {
     };
     const refuse = (why: string) => finish({ id, ok: false, sent: false, error: `"${this.id}" refused it: ${why}` }, 'refused', why);
     const now = this.time.now();
-    if (!holdsAt(this.lease, this.settings, now)) return refuse(`it no longer holds the lease it was sent under (${this.lease.seen?.holder === this.id ? 'no renewal came back in time' : `"${this.lease.seen?.holder ?? '?'}" holds it now`})`);
-    if (command.term !== this.lease.own?.term) return refuse("it was sent under another poller's lease term (the poller changed since)");
+    const notUnder = this.notUnderLease(command.term, now);
+    if (notUnder !== null) return refuse(notUnder);
     if (now >= command.deadline) return refuse(arrived.wall >= command.deadline ? `it arrived ${arrived.wall - command.deadline} ms after its deadline` : `it was read ${now - command.deadline} ms after its deadline`);
     if (this.alarms === null) return refuse('this poller runs no alarm engine');
     const acks = acknowledgeFromBus(this.alarms, this.name, from, command.ack);
     return finish({ id, ok: true, acks }, 'ok', describeAcks(acks));
+  }
+
+  /** Why a command sent under lease `term` may not run here at `now` (this poller no longer holds that lease), or null. */
+  private notUnderLease(term: string, now: number): string | null {
+    if (!holdsAt(this.lease, this.settings, now)) return `it no longer holds the lease it was sent under (${this.lease.seen?.holder === this.id ? 'no renewal came back in time' : `"${this.lease.seen?.holder ?? '?'}" holds it now`})`;
+    if (term !== this.lease.own?.term) return "it was sent under another poller's lease term (the poller changed since)";
+    return null;
   }
 
   private startCoolDown(member: string, refusal: Refusal, until: number, now: number): void {
@@ -598,9 +605,8 @@ export class BusPoller implements RecorderLink {
     // Its turn in the member's line for its kind (member-lines.ts): another member's commands never wait
     // behind this member's burst, and its own run in the order admitted. Everything below is checked at the turn.
     return this.lines.inTurn(from, operation.method === 'GET' ? 'reads' : 'writes', async () => {
-      const now = this.time.now();
-      if (!holdsAt(this.lease, this.settings, now)) return refuse(`it no longer holds the lease it was sent under (${this.lease.seen?.holder === this.id ? 'no renewal came back in time' : `"${this.lease.seen?.holder ?? '?'}" holds it now`})`);
-      if (command.term !== this.lease.own?.term) return refuse("it was sent under another poller's lease term (the poller changed since)");
+      const notUnder = this.notUnderLease(command.term, this.time.now());
+      if (notUnder !== null) return refuse(notUnder);
       // The lease and the deadline last, on the clock read now: nothing is awaited from here until the
       // request is handed to the recorder client (which sends it within its own time limit, or never).
       const sendAt = this.time.now();
