@@ -10,6 +10,7 @@ import { explainIssue } from './explain.js';
 import { formatPath, offsetOf, position } from './locate.js';
 import { profileOrigin } from './origin.js';
 import { Profile, type LoadedProfile } from './schema.js';
+import { SHIPPED_PARSES, type ShippedParses } from './shipped-parses.js';
 
 export interface ProfileProblem {
   file: string;
@@ -50,7 +51,7 @@ export interface YamlFileKind<S extends z.ZodType> {
   needs: string;
 }
 
-const PROFILE_FILE: YamlFileKind<typeof Profile> = { schema: Profile, name: 'a profile', needs: 'name, match and pages' };
+export const PROFILE_FILE: YamlFileKind<typeof Profile> = { schema: Profile, name: 'a profile', needs: 'name, match and pages' };
 
 export type YamlFileResult<T> = { ok: true; value: T } | { ok: false; problems: ProfileProblem[] };
 
@@ -69,7 +70,19 @@ export async function readYamlText(file: string): Promise<{ ok: true; text: stri
   }
 }
 
-export function parseYamlFile<S extends z.ZodType>(text: string, file: string, kind: YamlFileKind<S>): YamlFileResult<z.output<S>> {
+/**
+ * The file's value, or its problems. A shipped file whose text is byte for byte what the build parsed is
+ * answered with what this same code made of it then (`parses`, shipped-parses.ts; tests give their own);
+ * any other text, a bad one included, is parsed and checked now.
+ */
+export function parseYamlFile<S extends z.ZodType>(text: string, file: string, kind: YamlFileKind<S>, parses: ShippedParses = SHIPPED_PARSES): YamlFileResult<z.output<S>> {
+  const shipped = parses.lookup(file, text, kind.name);
+  if (shipped !== undefined) return { ok: true, value: shipped as z.output<S> };
+  return parseYamlText(text, file, kind);
+}
+
+/** The file's text parsed and checked now, never answered from the shipped parses (their builder uses it). */
+export function parseYamlText<S extends z.ZodType>(text: string, file: string, kind: YamlFileKind<S>): YamlFileResult<z.output<S>> {
   const lineCounter = new LineCounter();
   // prettyErrors off: its messages quote the surrounding source, which may hold things not meant for logs.
   const doc = parseDocument(text, { lineCounter, uniqueKeys: true, prettyErrors: false });

@@ -33,7 +33,7 @@ describe('npm pack', () => {
   afterAll(() => rmSync(folder, { recursive: true, force: true }));
 
   it('holds the built CLI, the shipped profiles and maps, the page, the deploy files and docs/ (the README links it), and no tests, sources or bench', () => {
-    expect(files).toEqual(expect.arrayContaining(['package.json', 'README.md', 'dist/cli/main.js', 'dist/cli/run.js', 'profiles/streamdeck-xl.yaml', 'profiles/midi/generic.yaml', 'profiles/recdeck-profile.schema.json', 'src/remote/page/index.html', 'src/remote/page/deck.js', 'deploy/mosquitto/acl', 'docs/design.md']));
+    expect(files).toEqual(expect.arrayContaining(['package.json', 'README.md', 'dist/cli/main.js', 'dist/cli/run.js', 'profiles/streamdeck-xl.yaml', 'profiles/midi/generic.yaml', 'profiles/recdeck-profile.schema.json', 'dist/profiles/shipped-parses.json', 'src/remote/page/index.html', 'src/remote/page/deck.js', 'deploy/mosquitto/acl', 'docs/design.md']));
     expect(files.filter((file) => file.startsWith('test/') || file.endsWith('.ts') || file.endsWith('.map') || file.startsWith('dist/bench/') || file.startsWith('scripts/'))).toEqual([]);
     expect(files.filter((file) => file.startsWith('src/') && !file.startsWith('src/remote/page/'))).toEqual([]);
   });

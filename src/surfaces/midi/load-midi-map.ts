@@ -19,7 +19,7 @@ export type MidiMapResult = { ok: true; loaded: LoadedMidiMap } | { ok: false; p
 
 const MAP_FILE = /\.ya?ml$/i;
 
-const MIDI_MAP_FILE: YamlFileKind<typeof MidiMap> = { schema: MidiMap, name: 'a MIDI map', needs: 'name, model, ports and controls' };
+export const MIDI_MAP_FILE: YamlFileKind<typeof MidiMap> = { schema: MidiMap, name: 'a MIDI map', needs: 'name, model, ports and controls' };
 
 export async function loadMidiMap(file: string): Promise<MidiMapResult> {
   return loaded(await loadYamlFile(file, MIDI_MAP_FILE), file);
