@@ -1,7 +1,7 @@
 // The bridge: one poller per recorder, one session per surface, each surface bound to the profile that
 // fits it best. Surfaces come and go (hot-plug); profiles change (file edits); recorders drop out and
 // come back. None of that stops the rest.
-import { Subject, Subscription, filter, pairwise, startWith, take, type Observable } from 'rxjs';
+import { Subject, Subscription, pairwise, startWith, type Observable } from 'rxjs';
 import type { RecorderClient, RequestRecord } from '../api/client.js';
 import { messageOf } from '../api/errors.js';
 import { checkBindings, chooseProfile, tieOf, type ProfileTie } from './profile-match.js';
@@ -66,8 +66,6 @@ export class Bridge {
   readonly work: WorkScheduler;
   /** Key sizes whose warm-ups were posted (warmUp). */
   private readonly warmed = new Set<string>();
-  /** Surfaces nobody has seen yet, waiting to be seen before their warm-ups are posted (warmUpWhenSeen). */
-  private readonly unseen = new Map<string, Subscription>();
   /** recdeck's own writes under way to each recorder (the alarm engine tells its stops from others'). */
   private readonly commandActivity: CommandActivityLog;
   /** The alarm engine the sessions show and acknowledge in (attachAlarms); null: none. */
@@ -243,43 +241,7 @@ export class Bridge {
   addSurface(surface: Surface): void {
     this.surfaces.set(surface.id, surface);
     this.bind(surface);
-    this.warmUpWhenSeen(surface);
-  }
-
-  /**
-   * A device is always seen: its warm-ups are posted at once, picture work behind its first page. A web
-   * deck's wait until a page first shows it (watched$): a web deck nobody opens draws nothing, and its
-   * warm-ups were 0.54 s of CPU at every `recdeck run` start (docs/performance.md, "Start-up CPU"). Then
-   * they go last: see warmUpBehindFirstFrames.
-   */
-  private warmUpWhenSeen(surface: Surface): void {
-    if (surface.watched$ === undefined) {
-      this.warmUp(surface);
-      return;
-    }
-    this.unseen.get(surface.id)?.unsubscribe();
-    const seen = surface.watched$
-      .pipe(
-        filter((watched) => watched),
-        take(1),
-      )
-      .subscribe(() => {
-        this.unseen.delete(surface.id);
-        this.warmUpBehindFirstFrames(surface);
-      });
-    if (!seen.closed) this.unseen.set(surface.id, seen);
-  }
-
-  /**
-   * A page waits for its first frames: the warm-ups go behind them, at the end of the frames line (the
-   * least urgent work), so they delay neither its first pictures nor their frames. Two hops: frames run
-   * only once no picture waits, so at the first the page's first pictures are drawn, and the frames they
-   * made wait in line behind it; the second goes behind those, and posts the steps, in the frames line
-   * too (in the pictures line they would run before the page's frames).
-   */
-  private warmUpBehindFirstFrames(surface: Surface): void {
-    const key = `warm-behind:${surface.id}`;
-    this.work.post('frames', key, () => this.work.post('frames', key, () => this.warmUp(surface, 'frames')));
+    this.warmUp(surface);
   }
 
   /**
@@ -287,20 +249,17 @@ export class Bridge {
    * work in line behind its first page, one step a task: so the first recording a key shows after start
    * is drawn from a ready base instead of waiting for sharp (docs/performance.md, "(j) the tail").
    */
-  private warmUp(surface: Surface, line: 'pictures' | 'frames' = 'pictures'): void {
+  private warmUp(surface: Surface): void {
     for (const control of surface.controls) {
       if (control.kind !== 'key') continue;
       const size = `${control.pixelSize.width}x${control.pixelSize.height}`;
       if (this.warmed.has(size)) continue;
       this.warmed.add(size);
-      for (const [i, step] of (this.renderer.warmUps?.(control.pixelSize) ?? []).entries()) this.work.post(line, `warm:${size}:${i}`, () => step());
+      for (const [i, step] of (this.renderer.warmUps?.(control.pixelSize) ?? []).entries()) this.work.post('pictures', `warm:${size}:${i}`, () => step());
     }
   }
 
   removeSurface(id: string): void {
-    this.unseen.get(id)?.unsubscribe();
-    this.unseen.delete(id);
-    this.work.cancel(`warm-behind:${id}`);
     this.sessions.get(id)?.stop();
     this.sessions.delete(id);
     this.surfaces.delete(id);
@@ -312,8 +271,6 @@ export class Bridge {
   /** Blanks every surface and stops polling (on exit). */
   async stop(): Promise<void> {
     this.subscription.unsubscribe();
-    for (const seen of this.unseen.values()) seen.unsubscribe();
-    this.unseen.clear();
     for (const session of this.sessions.values()) session.stop();
     for (const handle of this.handles.values()) {
       handle.link.stop();

@@ -9,7 +9,7 @@ import { firstValueFrom, filter, timeout } from 'rxjs';
 import { RecorderClient } from '../../src/api/client.js';
 import { Bridge, type BridgeOptions } from '../../src/engine/bridge.js';
 import type { CommandRecord, Logger } from '../../src/engine/log.js';
-import type { ControlDefinition, RgbImage } from '../../src/engine/surface.js';
+import type { ControlDefinition } from '../../src/engine/surface.js';
 import { parseProfile } from '../../src/profiles/load.js';
 import { pictureRenderer, type KeyRenderer, type KeyRendererOptions } from '../../src/render/picture-renderer.js';
 import { decodeThumbnail } from '../../src/render/thumbnail.js';
@@ -167,7 +167,7 @@ function rendererFor(draws: 'images' | 'pictures', thumbnails: KeyRendererOption
 }
 
 /** The share of a control's pixels within `tolerance` of a colour (0..1). */
-export function colourShare(surface: { images: ReadonlyMap<string, RgbImage> }, control: string, hex: string, tolerance = 24): number {
+export function colourShare(surface: MemorySurface, control: string, hex: string, tolerance = 24): number {
   const image = surface.images.get(control);
   if (!image) return 0;
   const [r, g, b] = [1, 3, 5].map((i) => Number.parseInt(hex.slice(i, i + 2), 16)) as [number, number, number];
