@@ -55,6 +55,11 @@ export interface DeskRun {
   notLiveSamples: number;
   /** Where the bridge's CPU profile went (--cpu-prof), if one was asked for. */
   cpuProfile: string | null;
+  /** Requests the recorder saw in the window, a second, by operation (the bridge's reads and the bench's writes), most first. */
+  requestsPerS: Array<[string, number]>;
+  /** Frames (and kB) a second the page in chromium received on its sockets in the window: what the bridge sent it. */
+  pageFramesPerS: number;
+  pageKbPerS: number;
 }
 
 export interface DeskOptions {
@@ -169,6 +174,15 @@ export async function measureDesk(quotaPercent: number | null, options: DeskOpti
     cleanup.push(() => browser.close());
     // Desk size: wide enough that every deck is on screen, as on a desk monitor beside the hardware.
     const page = await browser.newPage({ viewport: { width: 1920, height: 1080 } });
+    // What the bridge sends the page, counted in the measured window only (a count, which load does not change much).
+    const pageFrames = { counting: false, frames: 0, bytes: 0 };
+    page.on('websocket', (socket) =>
+      socket.on('framereceived', ({ payload }) => {
+        if (!pageFrames.counting) return;
+        pageFrames.frames++;
+        pageFrames.bytes += typeof payload === 'string' ? Buffer.byteLength(payload) : payload.length;
+      }),
+    );
     await page.goto(run.web);
     await page.locator(`canvas[data-surface="${DECK}"][data-control="key0"]`).waitFor({ state: 'visible', timeout: 120_000 });
     const link = await DeckLink.open(run.web, DECK);
@@ -238,13 +252,24 @@ export async function measureDesk(quotaPercent: number | null, options: DeskOpti
 
     const load0 = loadavg()[0] as number;
     const throttling0 = group ? await group.throttling() : null;
+    const windowStart = preciseNow();
+    pageFrames.counting = true;
     const [cost] = await measureWhile([pid], () => Promise.all([pressing(), changing(), sampling(), reading()]));
+    pageFrames.counting = false;
+    const windowEnd = preciseNow();
+    const windowS = (windowEnd - windowStart) / 1000;
     const throttling1 = group ? await group.throttling() : null;
     const load1 = loadavg()[0] as number;
     link.check();
     await sleep(2000); // the last presses' writes
     await log.read();
     const window = log.requests.filter((r) => r.seq > from);
+    const byOperation = new Map<string, number>();
+    for (const r of window) {
+      if (r.receivedAt < windowStart || r.receivedAt > windowEnd) continue;
+      const operation = r.operation ?? `${r.method} ${r.path}`;
+      byOperation.set(operation, (byOperation.get(operation) ?? 0) + 1);
+    }
     const matched = matchPresses(presses, writesOf(window, 'recStart', PRESSED));
     if (matched.unexplained > 0) throw new Error(`(i): ${matched.unexplained} rec-start writes on channels ${PRESSED.map((c) => c + 1).join(', ')} that no press explains`);
 
@@ -268,6 +293,9 @@ export async function measureDesk(quotaPercent: number | null, options: DeskOpti
       keySamples,
       notLiveSamples,
       cpuProfile: profileFolder,
+      requestsPerS: [...byOperation].map(([operation, n]): [string, number] => [operation, n / windowS]).sort((a, b) => b[1] - a[1]),
+      pageFramesPerS: pageFrames.frames / windowS,
+      pageKbPerS: pageFrames.bytes / 1024 / windowS,
     };
   } finally {
     for (const step of cleanup.reverse()) await step().catch((error: unknown) => process.stderr.write(`(i) cleanup: ${messageOf(error)}\n`));

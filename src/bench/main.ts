@@ -137,6 +137,7 @@ function deskTable(rows: readonly DeskRun[]): string {
     const targets = `${pressTarget === null ? '' : `p99 <= ${pressTarget}, `}change p99 <= ${r.pollMs + 100}, not live 0: ${verdict(ok)}`;
     lines.push(
       `    ${label.padEnd(20)} ${press.padStart(36)} ${change.padStart(27)} ${fixed(r.cpuPercent, 1).padStart(15)} ${fixed(r.rssMb, 0).padStart(7)}   ${throttled.padEnd(18)} ${`${r.notLiveSamples}/${r.keySamples}`.padStart(9)}  ${r.loadAverage.map((l) => fixed(l, 1)).join('-').padStart(9)}   ${targets}`,
+      `${' '.repeat(25)}requests/s: ${r.requestsPerS.map(([operation, n]) => `${operation} ${fixed(n, 1)}`).join(', ')}; to the page: ${fixed(r.pageFramesPerS, 0)} frames/s, ${fixed(r.pageKbPerS, 0)} kB/s`,
     );
   }
   lines.push('    throttled: time the kernel held the bridge, in periods throttled/ran (10 ms each); not live: key samples showing a channel of the healthy recorder neither REC nor READY');

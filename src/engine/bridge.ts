@@ -21,7 +21,7 @@ import type { RgbImage, Surface } from './surface.js';
 import type { BoundProfile, PictureRenderer, RecorderHandle } from './session-services.js';
 import { SurfaceSession } from './surface-session.js';
 import { WorkScheduler } from './work-scheduler.js';
-import { previewEvery } from './picture-pace.js';
+import { meterEvery, previewEvery } from './picture-pace.js';
 import type { CommandActivity } from './alarms/alarm-conditions.js';
 import { CommandActivityLog } from './alarms/command-activity.js';
 import type { AlarmMonitor } from './alarms/alarm-monitor.js';
@@ -86,8 +86,10 @@ export class Bridge {
       // Previews are spaced out while pictures take more than their share of the time (the scheduler's
       // pace of what only moves, the one measurement of it): a held bridge spends its share on presses
       // and state, not on pictures nobody reads frame by frame.
+      // Meters too, at most half as often (picture-pace.ts meterEvery), from the same one pace.
       const thumbnailEvery = () => previewEvery(this.work.paceMs());
-      const extras = new RecorderExtras(link, { decodeThumbnail: (png) => this.decodeAsPicture(png), thumbnailMs: options.thumbnailMs ?? 1000, thumbnailEvery, meterMs: options.meterMs ?? 250, time: this.time });
+      const metersEvery = () => meterEvery(this.work.paceMs());
+      const extras = new RecorderExtras(link, { decodeThumbnail: (png) => this.decodeAsPicture(png), thumbnailMs: options.thumbnailMs ?? 1000, thumbnailEvery, meterMs: options.meterMs ?? 250, meterEvery: metersEvery, time: this.time });
       const durations = new DurationClock();
       const diskTimes = new DiskTimes({ ...DEFAULT_DISK_TIME, ...options.diskTime });
       this.handles.set(name, { name, link, extras, durations, diskTimes });

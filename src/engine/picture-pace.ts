@@ -100,8 +100,46 @@ export const PREVIEW_SLOWEST = 4;
  * whole intervals, as a new preview goes out with its key's clock second anyway (PREVIEW_MS).
  */
 export function previewEvery(stretchMs: number): number {
+  return everyAtStretch(stretchMs, PREVIEW_SLOWEST);
+}
+
+/**
+ * The most a meter's read is spaced out under load, in its nominal intervals (250 ms): two, a source's
+ * levels twice a second instead of four times. Less than a preview's, because a meter's read is also the
+ * gain a dial's step starts from (gain-truth.ts), and that read stays the step's basis for three of the
+ * intervals it is read at (meterLiveForMs): at two, a step may build on a read up to 1.5 s old while the
+ * bridge is short of time (750 ms otherwise), the same rule as every other datum's age, and a step never
+ * waits for a read of its own because the pace moved.
+ */
+export const METER_SLOWEST = 2;
+
+/**
+ * How many of its nominal intervals apart a shown meter is read (1 .. METER_SLOWEST), from the same one
+ * stretch as the previews (previewEvery): every interval while pictures take little of the time, two as
+ * soon as the scheduler stretches what only moves. The meters were the largest kind of request a held
+ * bridge made and the one with no pace (bench (i) under a 15 % quota, 2026-11-28: 13.7 source reads a
+ * second against 13 state reads and 4 previews), and each read that brings new levels is a meter key
+ * drawn again and framed for the page.
+ */
+export function meterEvery(stretchMs: number): number {
+  return everyAtStretch(stretchMs, METER_SLOWEST);
+}
+
+/**
+ * How long a meter's read is the gain and levels (ms), from how far apart its reads are meant to be now
+ * (`meterEvery` of its nominal interval): three of them (STALE_AFTER_INTERVALS), the state parts' and
+ * previews' rule. Asked when the meter is judged, from the pace then: the pace steps between 1 and 2 only
+ * at the stretch's first step and once it has eased back to nothing, and a read taken at one pace is at
+ * most one interval of the other old when it steps, well inside three of either.
+ */
+export function meterLiveForMs(meterMs: number, every: number): number {
+  return STALE_AFTER_INTERVALS * meterMs * every;
+}
+
+/** Whole intervals apart, 1 .. slowest, in step with the stretch (the slowest at MAX_STRETCH_MS). */
+function everyAtStretch(stretchMs: number, slowest: number): number {
   if (stretchMs <= 0) return 1;
-  return Math.min(PREVIEW_SLOWEST, 1 + Math.ceil(((PREVIEW_SLOWEST - 1) * stretchMs) / MAX_STRETCH_MS));
+  return Math.min(slowest, 1 + Math.ceil(((slowest - 1) * stretchMs) / MAX_STRETCH_MS));
 }
 
 /**

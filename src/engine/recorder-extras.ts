@@ -11,10 +11,10 @@ import type { EngineTime } from './engine-time.js';
 import { FetchPacer } from './fetch-pacer.js';
 import { gainTruth, stepBasis, type GainRead, type GainTruth, type GainWrites } from './gain-truth.js';
 import { endOf, stepAfter, type NextChange } from './next-change.js';
-import { previewLiveForMs } from './picture-pace.js';
+import { meterLiveForMs, previewLiveForMs } from './picture-pace.js';
 import type { RgbImage } from './surface.js';
 import type { RecorderLink } from './recorder-link.js';
-import { STALE_AFTER_INTERVALS, freshnessOf } from './recorder-state.js';
+import { freshnessOf } from './recorder-state.js';
 
 export interface ExtrasDemand {
   /** 0-based channel indexes whose preview a visible key shows. */
@@ -28,13 +28,17 @@ export interface ExtrasOptions {
   thumbnailMs?: number;
   /**
    * How many `thumbnailMs` apart previews are fetched now (default 1): the bridge spaces them out while
-   * it is short of time (picture-pace.ts previewEvery), asked at every tick. Meters keep their pace: a
-   * meter's read is what a gain step starts from, and reading it less often would make steps wait for a
-   * read of their own.
+   * it is short of time (picture-pace.ts previewEvery), asked at every tick.
    */
   thumbnailEvery?: () => number;
   /** Default 250 ms. */
   meterMs?: number;
+  /**
+   * How many `meterMs` apart a shown meter is read now (default 1): the bridge reads them at most half as
+   * often while it is short of time (picture-pace.ts meterEvery), asked at every tick and whenever a
+   * meter is judged, as a read is the gain and levels for three of the intervals it is read at.
+   */
+  meterEvery?: () => number;
   /** Fetches of each kind under way at once; default 2 (half the client's read connections). */
   concurrency?: number;
   /** Decodes a preview PNG into a small image. */
@@ -75,7 +79,7 @@ export class RecorderExtras {
   /** Orders read starts and write answers (a counter, not a clock: two events in one millisecond still have an order). */
   private order = 0;
   private readonly time: EngineTime;
-  /** How often a shown meter is read; a read stays live for 3 of these, however slow the reads get. */
+  /** How often a shown meter is read (times meterEvery); a read stays live for 3 of those, however slow the reads get. */
   private readonly meterMs: number;
   private readonly demands = new Map<string, ExtrasDemand>();
   private readonly gainWrites = new Subject<void>();
@@ -122,9 +126,9 @@ export class RecorderExtras {
     const now = () => this.time.now();
     const thumbnailMs = this.options.thumbnailMs ?? 1000;
     const { meterMs } = this;
-    const { thumbnailEvery } = this.options;
+    const { thumbnailEvery, meterEvery } = this.options;
     const thumbnails: FetchPacer<number> = new FetchPacer<number>({ intervalMs: thumbnailMs, ...(thumbnailEvery ? { every: thumbnailEvery } : {}), concurrency, now, wanted: () => this.wanted('thumbnails') as number[], fetch: (index) => this.fetchThumbnail(index, (i, tookMs) => thumbnails.paceMs(i, tookMs)) });
-    const meters = new FetchPacer<string>({ intervalMs: meterMs, concurrency, now, wanted: () => this.wanted('meters') as string[], fetch: (name) => this.fetchMeter(name) });
+    const meters = new FetchPacer<string>({ intervalMs: meterMs, ...(meterEvery ? { every: meterEvery } : {}), concurrency, now, wanted: () => this.wanted('meters') as string[], fetch: (name) => this.fetchMeter(name) });
     const { scheduler } = this.time;
     // Ticks at the interval look for due items; a backed-off item simply waits for a later tick. A kind
     // nothing shows has no ticks at all (an idle bridge wakes only for its state reads); the first
@@ -195,7 +199,7 @@ export class RecorderExtras {
       read: this.reads.get(sourceName) ?? null,
       written: this.writtenGains.get(sourceName) ?? null,
       now,
-      liveForMs: STALE_AFTER_INTERVALS * this.meterMs,
+      liveForMs: meterLiveForMs(this.meterMs, Math.max(1, this.options.meterEvery?.() ?? 1)),
       offline: freshnessOf(this.link.state, now) === 'offline',
     });
     changes?.at(truth.changesAt);

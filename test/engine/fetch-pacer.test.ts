@@ -1,11 +1,14 @@
 // The pacing of previews and meters, on a clock the test moves: every wanted item once per interval
 // (also those a round starts late, as slots free up), never two fetches of one item or more than the
 // bound at once, slower items spaced by twice their fetch time, and items no longer wanted dropped;
-// spaced by whole intervals while the owner says so (previews on a bridge short of time), and how many
-// intervals the bridge says, from its pace of what only moves.
+// spaced by whole intervals while the owner says so (previews and meters on a bridge short of time), and
+// how many intervals the bridge says, from its pace of what only moves; a meter's read live for three of
+// the intervals it is read at, across the pace's steps.
 import { describe, expect, it } from 'vitest';
 import { FetchPacer } from '../../src/engine/fetch-pacer.js';
-import { MAX_STRETCH_MS, PREVIEW_SLOWEST, nextStretchMs, previewEvery, previewLiveForMs } from '../../src/engine/picture-pace.js';
+import { MAX_STRETCH_MS, METER_SLOWEST, PREVIEW_SLOWEST, meterEvery, meterLiveForMs, nextStretchMs, previewEvery, previewLiveForMs } from '../../src/engine/picture-pace.js';
+import { WorkScheduler } from '../../src/engine/work-scheduler.js';
+import { WorkTime } from '../support/work-time.js';
 
 /** A pacer over `items` whose fetches take `tookMs(item)`, ticked every `intervalMs` for `ms`. */
 async function drive(options: { items: number[]; intervalMs: number; concurrency: number; ms: number; tookMs: (item: number, nth: number) => number; wanted?: (now: number) => number[]; every?: (now: number) => number }) {
@@ -142,6 +145,68 @@ describe("a preview's time as live, from its pace", () => {
       stretch = nextStretchMs(stretch, 1);
       const after = previewEvery(stretch);
       expect(after * intervalMs).toBeLessThanOrEqual(previewLiveForMs(before * intervalMs));
+    }
+  });
+});
+
+describe('meters at the pace the bridge can afford (meterEvery, meterLiveForMs)', () => {
+  it('every interval while nothing is stretched, two from the first stretch on, never more', () => {
+    expect(meterEvery(0)).toBe(1);
+    expect(meterEvery(1)).toBe(METER_SLOWEST);
+    expect(meterEvery(MAX_STRETCH_MS)).toBe(METER_SLOWEST);
+    expect(meterEvery(10 * MAX_STRETCH_MS)).toBe(METER_SLOWEST);
+    for (let stretch = 0; stretch <= MAX_STRETCH_MS; stretch++) expect(meterEvery(stretch)).toBeLessThanOrEqual(previewEvery(stretch));
+    // A read is the gain and levels for three of the intervals it is read at: 750 ms calm, 1.5 s slowed.
+    expect(meterLiveForMs(250, 1)).toBe(750);
+    expect(meterLiveForMs(250, METER_SLOWEST)).toBe(1500);
+  });
+
+  it("a busy picture line halves the meters' reads, a calm one brings them back, and no read is judged stale while they keep the pace", async () => {
+    // The bridge's wiring on virtual time where picture work costs time: the scheduler measures its busy
+    // share, its stretch says how many intervals apart the 4 shown meters are read (250 ms ticks).
+    const time = new WorkTime();
+    const work = new WorkScheduler(time, { sliceMs: 2, onError: (_priority, error) => expect.fail(String(error)) });
+    const meterMs = 250;
+    const t0 = time.now();
+    const every = () => meterEvery(work.paceMs());
+    const reads = new Map<string, number[]>();
+    const pacer = new FetchPacer<string>({
+      intervalMs: meterMs,
+      concurrency: 2,
+      now: () => time.now(),
+      every,
+      wanted: () => ['A', 'B', 'C', 'D'],
+      fetch: (name) => {
+        reads.set(name, [...(reads.get(name) ?? []), time.now() - t0]);
+        return Promise.resolve(0);
+      },
+    });
+    const loadFrom = 2000;
+    const loadTo = 8000;
+    const paceAt: Array<{ at: number; every: number }> = [];
+    for (let at = 0; at < 30_000; at += meterMs) {
+      // Picture work worth 200 ms of every 250 (a page's pictures on a held bridge), on the picture line.
+      if (at >= loadFrom && at < loadTo) work.post('pictures', 'load', () => time.spend(200));
+      // Just before the tick's reads, each meter's last read is as old as it ever gets: still live.
+      for (const [name, times] of reads) expect(at - (times.at(-1) as number), `${name} at ${at}`).toBeLessThanOrEqual(meterLiveForMs(meterMs, every()));
+      paceAt.push({ at, every: every() });
+      pacer.pump();
+      for (let i = 0; i < 4; i++) await Promise.resolve(); // the fetches' answers and the pacer's next look
+      time.advance(meterMs);
+    }
+    const within = (name: string, from: number, to: number) => (reads.get(name) ?? []).filter((t) => t >= from && t < to).length;
+    const slowedFrom = paceAt.find((p) => p.every === METER_SLOWEST)?.at ?? Infinity;
+    const calmAgainFrom = paceAt.find((p) => p.at > loadTo && p.every === 1)?.at ?? Infinity;
+    // The stretch rises within a couple of seconds of the load, and eases back to nothing after it ends.
+    expect(slowedFrom).toBeLessThan(loadFrom + 2500);
+    expect(calmAgainFrom).toBeLessThan(loadTo + 15_000);
+    for (const name of ['A', 'B', 'C', 'D']) {
+      expect(within(name, 0, loadFrom), `${name} calm`).toBe(loadFrom / meterMs);
+      // Slowed: one read every two intervals (500 ms), from the first tick at the slower pace.
+      const slowedMs = calmAgainFrom - (slowedFrom + meterMs);
+      expect(within(name, slowedFrom + meterMs, calmAgainFrom), `${name} slowed`).toBeLessThanOrEqual(Math.ceil(slowedMs / (2 * meterMs)) + 1);
+      expect(within(name, slowedFrom + meterMs, calmAgainFrom), `${name} slowed`).toBeGreaterThanOrEqual(Math.floor(slowedMs / (2 * meterMs)) - 1);
+      expect(within(name, calmAgainFrom + meterMs, 30_000), `${name} calm again`).toBe((30_000 - calmAgainFrom - meterMs) / meterMs);
     }
   });
 });

@@ -9,7 +9,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { interval } from 'rxjs';
 import type { Picture } from '../../src/engine/picture.js';
-import { PREVIEW_SLOWEST } from '../../src/engine/picture-pace.js';
+import { METER_SLOWEST, PREVIEW_SLOWEST } from '../../src/engine/picture-pace.js';
 import { startBridgeFixture, type BridgeFixture } from '../support/bridge.js';
 import { WorkTime } from '../support/work-time.js';
 
@@ -103,6 +103,62 @@ pages:
     const againFrom = fixture.now();
     await fixture.advance(4000);
     expect(within(previews, againFrom, againFrom + 4000)).toBeGreaterThanOrEqual(4000 / THUMBNAIL_MS - 1);
+    stopObserving();
+  });
+
+  it("a busy picture line halves the meters' reads: the meter stays live, and a dial's step builds on its read without one of its own", async () => {
+    const time = new WorkTime();
+    const meterMs = 100; // the fixture's
+    f = await startBridgeFixture({
+      time,
+      draws: 'pictures',
+      pollMs: POLL_MS,
+      profile: 'name: dial\nmatch: { kind: memory }\npages:\n  - name: main\n    controls:\n      dial0: { show: { meter: 1 }, turn: { action: gain-step, channel: 1, db: 1 } }\n',
+      controls: [{ kind: 'encoder', id: 'dial0', pressable: false, ring: true }],
+    });
+    const fixture = f;
+    const sourceReads: number[] = [];
+    const gainWrites: number[] = [];
+    const stopObserving = fixture.bridge.observeRequests((_, record) => {
+      if (record.method === 'GET' && /\/sources\/\d+$/.test(record.path)) sourceReads.push(fixture.now());
+      if (record.method !== 'GET' && /\/sources\//.test(record.path)) gainWrites.push(fixture.now());
+    });
+    // Every meter picture the session draws goes through the renderer: none may show the read as old.
+    const meterStaleDrawn: number[] = [];
+    const render = fixture.renderer.render.bind(fixture.renderer);
+    fixture.renderer.render = (picture, size) => {
+      if (picture.kind === 'meter' && picture.source !== null && (picture.levels === null || picture.freshness !== 'live')) meterStaleDrawn.push(fixture.now());
+      return render(picture, size);
+    };
+    const within = (list: number[], from: number, to: number) => list.filter((at) => at >= from && at < to).length;
+    await fixture.until(() => sourceReads.length > 2 && fixture.bridge.recorderStates()[0]?.sources !== null, 'the first meter reads');
+    await fixture.advance(500);
+    meterStaleDrawn.length = 0; // before the first read, the meter had nothing to show
+    const calmFrom = fixture.now();
+    await fixture.advance(2000);
+    expect(within(sourceReads, calmFrom, calmFrom + 2000)).toBeGreaterThanOrEqual(2000 / meterMs - 1);
+
+    // Busy as above: the pace climbs, then the meter is read every other interval.
+    const load = interval(100, time.scheduler).subscribe(() => fixture.bridge.work.post('pictures', 'test-load', () => time.spend(150)));
+    await fixture.advance(3000);
+    expect(fixture.bridge.work.paceMs()).toBeGreaterThan(0);
+    const busyFrom = fixture.now();
+    await fixture.advance(3000);
+    const busyReads = within(sourceReads, busyFrom, busyFrom + 3000);
+    // Half as many (METER_SLOWEST is 2: said here as a number, so that the test cannot follow a change of it).
+    expect(METER_SLOWEST).toBe(2);
+    expect(busyReads).toBeLessThanOrEqual(Math.ceil(3000 / (2 * meterMs)) + 1);
+    expect(busyReads).toBeGreaterThanOrEqual(3000 / (2 * meterMs) - 2);
+    expect(meterStaleDrawn).toEqual([]);
+    // A step now starts from the meter's last read (live for three of the slower intervals): its write
+    // leaves without a read of its own first.
+    const readsBefore = sourceReads.length;
+    const stepAt = fixture.now();
+    fixture.surface.rotate('dial0', 1);
+    await fixture.until(() => gainWrites.some((at) => at >= stepAt), "the step's write");
+    expect(sourceReads.filter((at, i) => i >= readsBefore && at <= (gainWrites.at(-1) as number)).length, 'reads between the step and its write').toBe(0);
+    expect(fixture.commands.find((c) => c.control === 'dial0')?.result).toBe('ok');
+    load.unsubscribe();
     stopObserving();
   });
 });
