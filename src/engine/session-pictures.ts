@@ -57,14 +57,31 @@ export class SessionPictures {
     const shownPage = pageInfo(basis.profile, state.page, page);
     const question = this.questionOn(page, basis.profile);
     const pictures = new Map<string, DerivedPicture>();
+    // Controls that show the same thing of the same recorder show the same picture (a channel's key and
+    // the keys that start and stop it): it is derived once per call, and the others take it, with the
+    // moment it next changes and whether it reads a fetch; their own marks (overlayOf) are their own.
+    const shared = new Map<string, { picture: Picture; changesAt: number | null; fetched: boolean }>();
     for (const control of controls) {
       const changes = new NextChange(now);
       const reads = { fetched: false };
       const binding = bindingOn(page, control.id, this.controlsById);
       const slot = question.indexOf(control.id);
       const show: ResolvedShow | null = slot >= 0 ? { question: { slot, slots: question.length } } : binding ? showOf(binding) : null;
-      const inputsFor = (name: string): ShowInputs => this.showInputs(name, changes, shownPage, question.length > 0, basis, reads);
-      const picture = show !== null ? this.pictureOf(show, binding?.recorder ?? this.services.defaultRecorder, inputsFor, basis.groups) : BLANK;
+      let picture: Picture = BLANK;
+      if (show !== null) {
+        const recorder = binding?.recorder ?? this.services.defaultRecorder;
+        const key = `${recorder}\n${showKey(show)}`;
+        const same = shared.get(key);
+        if (same === undefined) {
+          const inputsFor = (name: string): ShowInputs => this.showInputs(name, changes, shownPage, question.length > 0, basis, reads);
+          picture = this.pictureOf(show, recorder, inputsFor, basis.groups);
+          shared.set(key, { picture, changesAt: changes.moment, fetched: reads.fetched });
+        } else {
+          picture = same.picture;
+          changes.at(same.changesAt);
+          reads.fetched = same.fetched;
+        }
+      }
       // An LCD cell that shows its encoder's binding shows that encoder's ring and marks too.
       const marked = control.kind === 'lcd' && page.controls[control.id] === undefined ? (encoderOf(control.id, this.controlsById) ?? control.id) : control.id;
       const overlay = overlayOf(state, marked, page.name, now, binding, changes);
@@ -125,3 +142,19 @@ export class SessionPictures {
     };
   }
 }
+
+/**
+ * A show's content as a key: equal shows of one recorder are the same picture. Kept per show object (a
+ * binding's show is worked out once, show.ts showOf), so a refresh does not serialise them again.
+ */
+function showKey(show: ResolvedShow): string {
+  if (typeof show === 'string') return show;
+  let key = SHOW_KEYS.get(show);
+  if (key === undefined) {
+    key = JSON.stringify(show);
+    SHOW_KEYS.set(show, key);
+  }
+  return key;
+}
+
+const SHOW_KEYS = new WeakMap<object, string>();

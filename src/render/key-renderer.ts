@@ -3,8 +3,10 @@
 //    the session relies on to skip re-sending;
 //  - bases (the static SVG layer of a tile, one sharp call each) by what they show, so a clock tick, a new
 //    meter level, a hold-ring frame or a flash is a copy of the base plus a little JS painting;
-//  - backdrops (a base laid over a preview, scaled to cover) by base and preview content, so the clock
-//    ticks of a key with a preview do not scale and blend that preview again;
+//  - backdrops (a base laid over a preview, scaled to cover, or the base alone, with the tile's still
+//    text painted: a channel's number, source and footer) by base, preview content and that text, so a
+//    clock's tick copies its backdrop and paints the clock alone: it neither scales and blends the
+//    preview again nor repaints three lines of text that did not change;
 //  - glyph atlases per face and size, for that painting, kept for the process (see `atlases` below).
 import type { ChannelPicture, Picture } from '../engine/picture.js';
 import type { PictureRenderer } from '../engine/session-services.js';
@@ -41,7 +43,10 @@ export interface RenderStats {
   cacheHits: number;
   /** Images made without a sharp call (cached base and atlases, JS painting only). */
   fastPaths: number;
-  /** Images over a preview whose backdrop (base over the scaled preview) was already made. */
+  /**
+   * Images made over a backdrop already made: the base over the scaled preview, or the base with the
+   * still text painted (stillOps), either with that still text.
+   */
   backdropHits: number;
 }
 
@@ -65,6 +70,12 @@ export class KeyRenderer implements PictureRenderer {
   private readonly bases = new Lru<CachedBase>(600, 16 * 1024 * 1024, (base) => base.bytes);
   /** Previews change every second or so: a few per key are enough to serve that second's ticks. */
   private readonly backdrops = new Lru<Buffer>(64, 4 * 1024 * 1024, (backdrop) => backdrop.length);
+  /**
+   * Bases with their still text (a channel's number, source and footer) painted, for keys without a
+   * preview: one per key in view, each used at every tick of its clock (a deck of 32 keys at 96 px is
+   * 0.9 MB), so enough for several decks of a facility's process before one is made again.
+   */
+  private readonly layers = new Lru<Buffer>(512, 8 * 1024 * 1024, (layer) => layer.length);
   private readonly colours = new Map<string, Rgb>();
   private readonly thumbnails: (key: string) => RgbImage | undefined;
 
@@ -106,50 +117,69 @@ export class KeyRenderer implements PictureRenderer {
 
   private async make(picture: Picture, size: PixelSize, thumbnail: RgbImage | undefined): Promise<RgbImage> {
     const bytes = size.width * size.height * 3;
-    let image: RgbImage;
-    let sharpCalls = 0;
-    let ops: PaintOp[];
     if (picture.kind === 'blank') {
-      image = { width: size.width, height: size.height, data: Buffer.alloc(bytes) };
-      ops = [];
-    } else {
-      const plan = tilePlan(picture, size, thumbnail);
-      const base = this.base(plan, size);
-      if (base.fresh) sharpCalls++;
-      const pixels = await base.data;
-      // The base or backdrop, copied whole into a buffer of its own (not zeroed first: every byte is
-      // written); its tiles reach a page dozens of times a second, each a new image.
-      if (plan.thumbnail === null) image = { width: size.width, height: size.height, data: copyOf(pixels, bytes) };
-      else {
-        // The preview's content key names its pixels (see ChannelPicture.thumbnail).
-        const backdropKey = `${base.key}|${picture.kind === 'channel' ? picture.thumbnail : ''}`;
-        const backdrop = this.backdrops.get(backdropKey);
-        if (backdrop !== undefined) {
-          this.stats.backdropHits++;
-          image = { width: size.width, height: size.height, data: copyOf(backdrop, bytes) };
-        } else {
+      const image = { width: size.width, height: size.height, data: Buffer.alloc(bytes) };
+      const ops = overlayOps(picture.overlay, size);
+      const { atlases, fresh } = await this.atlasesFor(ops);
+      for (const op of ops) this.paint(image, op, atlases);
+      if (fresh === 0) this.stats.fastPaths++;
+      return image;
+    }
+    const plan = tilePlan(picture, size, thumbnail);
+    const base = this.base(plan, size);
+    const stillCount = plan.stillOps ?? 0;
+    const still = plan.ops.slice(0, stillCount);
+    const overlay = overlayOps(picture.overlay, size);
+    // What changes from one image to the next (a clock), then the overlay (flashes, rings) on top.
+    const moving = plan.ops.slice(stillCount).concat(overlay);
+    const { atlases, fresh } = await this.atlasesFor(plan.ops.concat(overlay));
+    const pixels = await base.data;
+    let image: RgbImage;
+    // The base, or its backdrop, copied whole into a buffer of its own (not zeroed first: every byte is
+    // written); its tiles reach a page dozens of times a second, each a new image.
+    if (plan.thumbnail === null && still.length === 0) image = { width: size.width, height: size.height, data: copyOf(pixels, bytes) };
+    else {
+      // The backdrop: the base (over the preview, whose content key names its pixels: see
+      // ChannelPicture.thumbnail) with the still text painted, kept by what it shows, so a clock's tick
+      // copies it and paints the clock alone. Previews change every second or so; a key's still text
+      // with its name, state or frame rate: they are kept apart, so the previews' churn evicts none of it.
+      const stillKey = still.length === 0 ? '' : JSON.stringify(still);
+      const kept = plan.thumbnail === null ? this.layers : this.backdrops;
+      const backdropKey = `${base.key}|${plan.thumbnail === null ? '' : picture.kind === 'channel' ? picture.thumbnail : ''}|${stillKey}`;
+      const backdrop = kept.get(backdropKey);
+      if (backdrop !== undefined) {
+        this.stats.backdropHits++;
+        image = { width: size.width, height: size.height, data: copyOf(backdrop, bytes) };
+      } else {
+        if (plan.thumbnail === null) image = { width: size.width, height: size.height, data: copyOf(pixels, bytes) };
+        else {
           // Black where neither the preview nor the base paints.
           image = { width: size.width, height: size.height, data: Buffer.alloc(bytes) };
           drawCover(image, plan.thumbnail.rect, plan.thumbnail.image);
           drawRgba(image, pixels);
-          this.backdrops.set(backdropKey, Buffer.from(image.data));
         }
+        for (const op of still) this.paint(image, op, atlases);
+        kept.set(backdropKey, Buffer.from(image.data));
       }
-      ops = plan.ops;
     }
-    ops = ops.concat(overlayOps(picture.overlay, size));
+    for (const op of moving) this.paint(image, op, atlases);
+    if (!base.fresh && fresh === 0) this.stats.fastPaths++;
+    return image;
+  }
+
+  /** The glyph atlases the text among `ops` needs, and how many of them this call was the first to build. */
+  private async atlasesFor(ops: readonly PaintOp[]): Promise<{ atlases: Map<string, GlyphAtlas>; fresh: number }> {
     const atlases = new Map<string, GlyphAtlas>();
+    let fresh = 0;
     for (const op of ops) {
       if (op.kind !== 'text') continue;
       const id = atlasId(op.face, op.size);
       if (atlases.has(id)) continue;
       const atlas = this.atlas(op.face, op.size);
-      if (atlas.fresh) sharpCalls++;
+      if (atlas.fresh) fresh++;
       atlases.set(id, await atlas.data);
     }
-    for (const op of ops) this.paint(image, op, atlases);
-    if (sharpCalls === 0) this.stats.fastPaths++;
-    return image;
+    return { atlases, fresh };
   }
 
   private paint(image: RgbImage, op: PaintOp, atlases: ReadonlyMap<string, GlyphAtlas>): void {

@@ -281,6 +281,39 @@ describe('thumbnails', () => {
     );
   });
 
+  it("a clock's tick repaints the clock alone over the kept still text, and draws what a fresh renderer draws", async () => {
+    // Each step against the one before it on one renderer: a tick (the kept backdrop: number, source and
+    // footer painted once), a new frame rate or warning in the footer, another channel's name and
+    // number, a stale tile's age (its footer moves each second: a backdrop of its own each time), a sync
+    // tile's clock, a flash over the tick. Each image is what a renderer that never drew before draws.
+    const steps: Array<{ picture: Picture; kept: boolean }> = [
+      { picture: recording({ durationS: 10 }), kept: false },
+      { picture: recording({ durationS: 11 }), kept: true },
+      { picture: recording({ durationS: 12, fps: 50 }), kept: false },
+      { picture: recording({ durationS: 13, fps: 50 }), kept: true },
+      { picture: recording({ durationS: 14, fps: 50, warning: 'DROP 3', drops: 3 }), kept: false },
+      { picture: recording({ durationS: 14, channel: 4, source: 'Studio B wide' }), kept: false },
+      { picture: recording({ durationS: 15, channel: 4, source: 'Studio B wide' }), kept: true },
+      { picture: recording({ durationS: 15 }), kept: true },
+      { picture: channel('stale', { lastSeen: 'recording', durationS: 15, fps: 25, ageS: 5 }), kept: false },
+      { picture: channel('stale', { lastSeen: 'recording', durationS: 15, fps: 25, ageS: 6 }), kept: false },
+      { picture: { kind: 'sync', state: 'recording', action: null, members: [1, 2], outOfSync: [], durationS: 10, ageS: null }, kept: false },
+      { picture: { kind: 'sync', state: 'recording', action: null, members: [1, 2], outOfSync: [], durationS: 11, ageS: null }, kept: true },
+      { picture: { ...recording({ durationS: 16 }), overlay: { flash: 'refused' } }, kept: true },
+    ];
+    await Promise.all(
+      SIZES.map(async (size) => {
+        const renderer = new KeyRenderer();
+        for (const { picture, kept } of steps) {
+          const hits = renderer.stats.backdropHits;
+          const image = await renderer.render(picture, size);
+          expect({ picture, size, kept: renderer.stats.backdropHits === hits + 1 }).toEqual({ picture, size, kept });
+          expect(maxDifference(image, await new KeyRenderer().render(picture, size))).toBe(0);
+        }
+      }),
+    );
+  });
+
   it('a thumbnail key with no image yet draws the tile without a preview', async () => {
     const renderer = new KeyRenderer({ thumbnails: () => undefined });
     const image = await renderer.render(channel('idle', { thumbnail: 'missing' }), KEY);

@@ -64,6 +64,6 @@ export function channelPlan(picture: ChannelPicture, size: PixelSize, thumbnail:
     baseKey: JSON.stringify(['channel', base]),
     baseSvg: () => stateTileSvg(base, size),
     thumbnail: thumbnail === undefined ? null : { image: thumbnail, rect: stateTileLayout(size).body },
-    ops: stateTileOps({ identity: painted ? { identity, faded } : null, clock, footer }, size),
+    ...stateTileOps({ identity: painted ? { identity, faded } : null, clock, footer }, size),
   };
 }

@@ -50,4 +50,10 @@ export interface TilePlan {
   /** A preview drawn first; the base is then rasterised with alpha and laid over it. */
   thumbnail: { image: RgbImage; rect: Rect } | null;
   ops: PaintOp[];
+  /**
+   * How many of `ops`, from the first, change only when the text they paint does (a channel's identity
+   * and footer, not its clock): the renderer keeps them painted over the base, by their content, so a
+   * tick repaints only the rest. Absent: none (every op is painted on every render).
+   */
+  stillOps?: number;
 }

@@ -185,17 +185,25 @@ export interface StateTileDynamic {
   footer: { text: string; colour: string; bold: boolean } | null;
 }
 
-export function stateTileOps(dynamic: StateTileDynamic, size: PixelSize): PaintOp[] {
+/**
+ * The parts painted over the base, the still ones first: the identity and the footer change with the
+ * channel's name, state or frame rate, the clock every second. `stillOps` of them, from the first, are
+ * the still ones (the renderer keeps them painted over the base, so a tick paints only the clock). The
+ * clock is painted last; its line does not meet the identity's or the footer's (stateTileLayout), so
+ * the order changes no pixel.
+ */
+export function stateTileOps(dynamic: StateTileDynamic, size: PixelSize): { ops: PaintOp[]; stillOps: number } {
   const layout = stateTileLayout(size);
   const ops: PaintOp[] = dynamic.identity === null ? [] : identityOps(dynamic.identity.identity, dynamic.identity.faded, layout);
-  if (dynamic.clock !== null) {
-    ops.push(dynamicLine({ text: dynamic.clock.text, face: 'mono', rect: layout.clock, fill: dynamic.clock.colour, anchor: 'middle', maxSize: layout.clock.height * 0.8 }));
-  }
   if (dynamic.footer !== null && dynamic.footer.text !== '') {
     const { footer } = layout;
     ops.push(dynamicLine({ text: dynamic.footer.text, face: dynamic.footer.bold ? 'bold' : 'regular', rect: footer, fill: dynamic.footer.colour, anchor: 'middle', maxSize: footer.height * 0.72 }));
   }
-  return ops;
+  const stillOps = ops.length;
+  if (dynamic.clock !== null) {
+    ops.push(dynamicLine({ text: dynamic.clock.text, face: 'mono', rect: layout.clock, fill: dynamic.clock.colour, anchor: 'middle', maxSize: layout.clock.height * 0.8 }));
+  }
+  return { ops, stillOps };
 }
 
 /** mm:ss under an hour, hh:mm:ss from then on. */

@@ -65,5 +65,5 @@ export function syncPlan(picture: SyncPicture, size: PixelSize): TilePlan {
     footer: footer === null ? 'none' : showsOut ? 'warning' : 'text',
     thumbnail: false,
   };
-  return { baseKey: JSON.stringify(['sync', base]), baseSvg: () => stateTileSvg(base, size), thumbnail: null, ops: stateTileOps({ identity: { identity, faded }, clock, footer }, size) };
+  return { baseKey: JSON.stringify(['sync', base]), baseSvg: () => stateTileSvg(base, size), thumbnail: null, ...stateTileOps({ identity: { identity, faded }, clock, footer }, size) };
 }
