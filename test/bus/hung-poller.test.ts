@@ -116,18 +116,24 @@ describe('a hung poller', () => {
     await until(() => settled() !== null, 'one poller holding the lease, the other standing by', 40_000).catch((error: unknown) => {
       throw new Error(`${messageOf(error)}; they said: ${JSON.stringify(started.map((p) => p.lines))}`);
     });
-    const [a, b] = settled() as [Poller, Poller];
-
     await until(() => channelState(panel, 'key0') === 'idle', 'the panel live', 20_000);
+    // The holder as it is now, stopped in the same turn: while the panel came up, this busy machine may
+    // have stalled the first holder past its TTL (its renewals back late), and the other claimed; the one
+    // stopped would then be the standby, with no lease to say it lost when woken (that wait timed out at
+    // load 14 and at load 20-28, the claim and presses before it having passed).
+    await until(() => settled() !== null, 'one poller holding the lease, the other standing by, before the stop');
+    const [a, b] = settled() as [Poller, Poller];
 
     const late = timersLate();
     const stoppedAt = renewals.length;
     a.child.kill('SIGSTOP');
     const since = () => renewals.slice(stoppedAt);
-    await until(() => since().some((r) => r.from === b.id), `${b.id}'s claim`, 20_000);
+    // Its claim: a new epoch, not a renewal of a lease it held before.
+    const lastEpoch = renewals.at(-1)?.epoch ?? 0;
+    await until(() => since().some((r) => r.from === b.id && r.epoch > lastEpoch), `${b.id}'s claim`, 20_000);
     // The standby is another process: how late this one ran its timers meanwhile stands for the machine's stalls.
     const stallsMs = late.stop();
-    const claim = since().find((r) => r.from === b.id) as (typeof renewals)[number];
+    const claim = since().find((r) => r.from === b.id && r.epoch > lastEpoch) as (typeof renewals)[number];
     const lastRenewal = renewals.filter((r) => r.from === a.id && r.at < claim.at).at(-1);
     // The 3-poll bound is the standby's decision, measured as it measures it (lease.ts: every duration on
     // the poller's own clock): the claim (its term starting, stamped renewedAt) comes once no renewal has
@@ -166,7 +172,9 @@ describe('a hung poller', () => {
     await press(0);
     const woken = a.lines.length;
     a.child.kill('SIGCONT');
-    await until(() => a.lines.slice(woken).some((line) => line.includes(`"${a.id}" lost the lease`)), `${a.id} saying it lost the lease`, 20_000);
+    await until(() => a.lines.slice(woken).some((line) => line.includes(`"${a.id}" lost the lease`)), `${a.id} saying it lost the lease`, 20_000).catch((error: unknown) => {
+      throw new Error(`${messageOf(error)}; it said before the stop: ${JSON.stringify(a.lines.slice(0, woken).slice(-5))}, and since: ${JSON.stringify(a.lines.slice(woken))}`);
+    });
     await press(1);
     const writes = sim.sim.log.list().filter((r) => r.method !== 'GET').map((r) => r.path);
     expect(writes).toEqual(['/api/channels/0/rec-start', '/api/channels/1/rec-start']);
