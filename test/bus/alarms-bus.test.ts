@@ -202,7 +202,9 @@ async function calm(): Promise<void> {
     await link.call({ method: 'recStart', args: [index] });
     await until(() => poller.bridge.recorderStates()[0]?.channels?.[index]?.IsRecording === true, 'the stopped channel recording again', WAIT_MS);
   }
-  for (const channel of await sim.client.listChannels()) if (channel.IsRecording) await link.call({ method: 'recStop', args: [channel.Index] });
+  // The test's own read, not a poll under test: it waits for its answer as long as a wait on a socket may
+  // (WAIT_MS), not the client's 2 s poll limit (it timed out so in an e2e run at load 20-25).
+  for (const channel of await sim.client.listChannels({ timeoutMs: WAIT_MS })) if (channel.IsRecording) await link.call({ method: 'recStop', args: [channel.Index] });
   await until(() => poller.alarms.monitor.active().length === 0 && shown().count === 0, 'no alarm on the poller nor the panel', WAIT_MS);
 }
 
@@ -216,8 +218,19 @@ async function raiseFault(): Promise<void> {
   press('key2');
   await until(() => channel3(poller)?.IsRecording === true, 'channel 3 recording', WAIT_MS);
   await markWrong(true);
-  await until(() => shown().count === 1, "the panel's alarms key to count the fault", WAIT_MS);
+  await until(faultAloneShown, "the panel's alarms key to show the fault, alone", WAIT_MS);
 }
+
+/**
+ * The panel's alarms key shows the fault and no other alarm: the fault itself, not a count of one. On a
+ * loaded machine a late poll raises recorder-stale for a moment (the engine honest about its data's
+ * age; it clears at the next poll in time), and a count of one was that alarm in an e2e run at load 25:
+ * the tests then acknowledged a fault not yet raised (404, not the 503 or 200 they check).
+ */
+const faultAloneShown = () => {
+  const picture = shown();
+  return picture.count === 1 && picture.worst?.word === 'FAULT' && picture.worst.channel === 3;
+};
 
 /** The fault as the poller's engine holds it. */
 const pollerFault = () => poller.alarms.monitor.active().find((alarm) => alarm.id === FAULT);
@@ -279,8 +292,9 @@ describe('alarms on the state bus', () => {
     await markWrong(false);
     await until(() => shown().count === 0, 'the clear to reach the panel', WAIT_MS);
     const after = await panelList();
-    expect(after.active).toEqual([]);
-    expect(after.cleared[0]).toMatchObject({ id: FAULT, state: 'cleared' });
+    // The fault's entries (a recorder-stale raised by a late poll can be active by then: seen at load 20-25).
+    expect(after.active.filter((alarm) => alarm.id === FAULT)).toEqual([]);
+    expect(after.cleared.find((alarm) => alarm.id === FAULT)).toMatchObject({ id: FAULT, state: 'cleared' });
     // This alarm's records only: on a loaded machine a late poll may also raise and clear recorder-stale
     // (the engine being honest about its data's age), which is not what this test is about.
     expect(poller.audit.slice(audited).filter((r) => r.id === FAULT).map((r) => `${r.alarm} ${r.id}`)).toEqual([`raised ${FAULT}`, `acked ${FAULT}`, `cleared ${FAULT}`]);
@@ -349,7 +363,7 @@ describe('alarms on the state bus', () => {
 
     // Raised again; the captured acknowledgement replayed, byte for byte.
     await markWrong(true);
-    await until(() => shown().count === 1 && shown().waiting === 1, 'the fault raised again on the panel', WAIT_MS);
+    await until(() => faultAloneShown() && shown().waiting === 1, 'the fault raised again on the panel', WAIT_MS);
     const { id } = (JSON.parse(genuine.toString()) as { body: AlarmAckMessage }).body;
     const lines = poller.log.lines.length;
     await raw.publishAsync(MAIN.cmd('panel-a'), genuine, { qos: 1 });
@@ -414,9 +428,9 @@ describe('alarms on the state bus', () => {
     press('key2');
     await until(() => channel3(poller)?.IsRecording === true, 'channel 3 recording', WAIT_MS);
     await markWrong(true);
-    const raised = () => published.slice(from).find((payload) => AlarmsMessage.parse((JSON.parse(payload.toString()) as { body: unknown }).body).active.length === 1);
+    const raised = () => published.slice(from).find((payload) => AlarmsMessage.parse((JSON.parse(payload.toString()) as { body: unknown }).body).active.map((alarm) => alarm.id).join() === FAULT);
     // The panel and the bare client are two subscribers: under load either may hear the raise first.
-    await until(() => shown().count === 1 && raised() !== undefined, 'the raise on the panel and on the bare client', WAIT_MS);
+    await until(() => faultAloneShown() && raised() !== undefined, 'the raise on the panel and on the bare client', WAIT_MS);
     const raise = raised() as Buffer;
     await calm();
 
@@ -437,6 +451,6 @@ describe('alarms on the state bus', () => {
     press('key2');
     await until(() => channel3(poller)?.IsRecording === true, 'channel 3 recording again', WAIT_MS);
     await markWrong(true);
-    await until(() => shown().count === 1, 'a genuine raise again', WAIT_MS);
+    await until(faultAloneShown, 'a genuine raise again', WAIT_MS);
   });
 });

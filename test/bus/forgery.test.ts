@@ -8,6 +8,7 @@ import type { MqttClient } from 'mqtt';
 import { beforeEach, describe, expect, it, type TestContext } from 'vitest';
 import * as z from 'zod';
 import { PART_VALUES, topicsOf } from '../../src/bus/topics.js';
+import { WAIT_MS } from '../support/until.js';
 import { channelState, clientFor, facilityFor, idleRecorder, sharedFacility, until, type FacilityOptions, type Panel, type PollerProcess, type Rig } from '../support/facility.js';
 
 const POLL_MS = 250;
@@ -78,7 +79,7 @@ describe.concurrent('forgery on an anonymous broker', () => {
     f.pollers[0]?.kill();
     const now = Date.now();
     // Channel 1 recording, in the recorder's own wire form: only the envelope can give it away.
-    const channels = (await f.sim.client.listChannels()).map((channel) => ({ ...channel, IsRecording: channel.Index === 0 }));
+    const channels = (await f.sim.client.listChannels({ timeoutMs: WAIT_MS })).map((channel) => ({ ...channel, IsRecording: channel.Index === 0 }));
     const forgedParts = { value: z.encode(PART_VALUES.channels, channels), readAt: now, readNumber: 1_000_000 };
     for (const from of ['poller-a', 'forger']) {
       await raw.publishAsync(MAIN.part('channels'), envelope(from, forgedParts), { qos: 1, retain: true });

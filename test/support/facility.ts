@@ -29,7 +29,7 @@ import { MemorySurface } from '../../src/surfaces/memory/memory-surface.js';
 import { parseTestProfile } from './bridge.js';
 import { startBroker, type Broker, type RestartableBroker } from './mosquitto.js';
 import { lastSeq, startFixture, type SimulatorFixture } from './simulator.js';
-import { until as waitUntil } from './until.js';
+import { until as waitUntil, WAIT_MS } from './until.js';
 import { realTime } from '../../src/engine/engine-time.js';
 
 export { generatedFacility };
@@ -397,7 +397,11 @@ export async function clientFor(test: Pick<TestContext, 'onTestFinished'>, rig: 
  * channels 1 and 2 idle: where each test on a shared rig starts.
  */
 export async function idleRecorder(rig: Rig): Promise<void> {
-  for (const channel of await rig.sim.client.listChannels()) if (channel.IsRecording) await rig.sim.client.recStop(channel.Index);
+  // The test's own set-up read and writes, not a poll under test: each waits for its answer as long as a
+  // wait on a socket may on this busy machine (WAIT_MS), not the client's 2 s poll limit (a paired run
+  // at load 8-15 had this read time out in the simulator's own starved process).
+  const setUp = { timeoutMs: WAIT_MS };
+  for (const channel of await rig.sim.client.listChannels(setUp)) if (channel.IsRecording) await rig.sim.client.recStop(channel.Index, setUp);
   await until(() => rig.panels.every((panel) => channelState(panel, 'key0') === 'idle' && channelState(panel, 'key1') === 'idle'), 'every panel showing channels 1 and 2 idle');
 }
 
