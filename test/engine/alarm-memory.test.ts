@@ -2,10 +2,14 @@
 // instead of every read, and a read that changes nothing keeping the same memory. Judged against the rule
 // it replaces, written out here as the specification (every read of the window kept, the newest read at
 // or before the window's start as the baseline): the same conditions, texts and severities at every poll,
-// over long seeded runs of counters that stay, step, rise and reset.
+// over long seeded runs of counters that stay, step, rise and reset. And the monitor's recorder groups,
+// merged once per list of profiles, not at every poll, yet afresh when the profiles change.
 import { describe, expect, it } from 'vitest';
 import type { Channel } from '../../src/api/channel.js';
 import { initialRecorderState, type RecorderState } from '../../src/engine/recorder-state.js';
+import { AlarmMonitor } from '../../src/engine/alarms/alarm-monitor.js';
+import { Profile, type LoadedProfile } from '../../src/profiles/schema.js';
+import { VirtualTime } from '../support/virtual-time.js';
 import { NO_CONDITION_MEMORY, conditionsNow, type CommandActivity, type ConditionMemory, type Condition } from '../../src/engine/alarms/alarm-conditions.js';
 import { AlarmSettings } from '../../src/engine/alarms/alarm-settings.js';
 import { channelOf } from '../support/channels.js';
@@ -144,3 +148,85 @@ describe('the alarm conditions memory', () => {
     expect(holdsAt.lastIndexOf(true)).toBe(9 + 60_000 / POLL - 1);
   });
 });
+
+describe('the alarm monitor\'s recorder groups', () => {
+  it('merges a profile\'s groups once per list of profiles, and judges a new list\'s groups from its next poll', () => {
+    const time = new VirtualTime(T0);
+    let states: RecorderState[] = [];
+    let read = 0;
+    // Both recorders read afresh before every poll: "a" records channel 1, "b" does not.
+    const readBoth = () => {
+      read += 1;
+      const at = time.now();
+      states = [stateAt(initialRecorderState('a', POLL), [channelOf(0, { IsRecording: true })], at, read), stateAt(initialRecorderState('b', POLL), [channelOf(0)], at, read)];
+    };
+    let merges = 0;
+    const parsed = Profile.parse({ name: 'p', match: { kind: 'memory' }, recorders: { a: { url: 'http://a' }, b: { url: 'http://b' }, both: ['a', 'b'] }, pages: [{ name: 'main', controls: {} }] });
+    // Counts every time the monitor reads the profile to merge its groups.
+    const grouping: LoadedProfile = {
+      get profile() {
+        merges += 1;
+        return parsed;
+      },
+      file: 'p.yaml',
+      origin: 'operator',
+    };
+    let profiles: readonly LoadedProfile[] = [];
+    const monitor = new AlarmMonitor(
+      { time, groups: new Map(), recorderStates: () => states, commandsOf: () => IDLE, diskTimesLeft: () => [], loadedProfiles: () => profiles },
+      AlarmSettings.parse({ raisePolls: 2, clearPolls: 2 }),
+    );
+    const polls = (n: number) => {
+      for (let i = 0; i < n; i++) {
+        readBoth();
+        time.advance(POLL);
+      }
+    };
+    readBoth();
+    monitor.start();
+    polls(4);
+    expect(monitor.activeJudgedHere()).toEqual([]);
+
+    profiles = [grouping];
+    polls(2);
+    expect(monitor.activeJudgedHere().map((a) => a.id)).toEqual(['group-disagree:both:ch1']);
+    polls(6);
+    expect(merges).toBe(1); // eight polls, one merge: the list did not change
+
+    // Another list (a reload gives a new one): merged again, the group gone, its alarm clears.
+    profiles = [];
+    polls(2);
+    expect(monitor.activeJudgedHere()).toEqual([]);
+    profiles = [grouping];
+    polls(1);
+    expect(merges).toBe(2);
+    monitor.stop();
+  });
+
+  it('raises a dialog at its due time from answers that change nothing', () => {
+    const time = new VirtualTime(T0);
+    const dialogAt = T0;
+    let read = 0;
+    let state = initialRecorderState('main', POLL);
+    // The same answer every poll (new read numbers, the same content): a dialog up since T0.
+    const answer = () => {
+      read += 1;
+      state = { ...stateAt(state, [channelOf(0, { IsRecording: true })], time.now(), read), dialog: { IsDialog: true, DialogContent: 'Disk full?', Buttons: 'OK' }, readAt: { ...state.readAt, channels: time.now(), sync: time.now(), dialog: read === 1 ? dialogAt : time.now() } };
+    };
+    const monitor = new AlarmMonitor(
+      { time, groups: new Map(), recorderStates: () => [state], commandsOf: () => IDLE, diskTimesLeft: () => [], loadedProfiles: () => [] },
+      AlarmSettings.parse({ raisePolls: 2, clearPolls: 2, dialogWaitS: 2 }),
+    );
+    const raised: number[] = [];
+    monitor.events$.subscribe((event) => event.state === 'raised' && raised.push(event.at));
+    answer();
+    monitor.start();
+    for (let i = 0; i < 12; i++) {
+      answer();
+      time.advance(POLL);
+    }
+    // Held from 2 s (the 8th poll) for two polls: raised at the 9th, 2.25 s after the dialog came.
+    expect(raised).toEqual([T0 + 9 * POLL]);
+  });
+});
+

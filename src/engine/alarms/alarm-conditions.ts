@@ -125,6 +125,7 @@ export function conditionsNow(memory: ConditionMemory, observation: AlarmObserva
     if (found === null) unknown.add(scopeOf('group-disagree', group));
     else holding.push(...found);
   }
+  if (settings.off.length === 0) return { memory: next, holding, unknown };
   const off = new Set(settings.off);
   return { memory: next, holding: holding.filter((c) => !off.has(c.kind)), unknown };
 }
