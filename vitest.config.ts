@@ -26,6 +26,7 @@ const PURE = [
   'test/engine/parts-needed.test.ts',
   'test/engine/alarm-decision.test.ts',
   'test/engine/alarm-key.test.ts',
+  'test/engine/alarm-memory.test.ts',
   'test/engine/followed-alarms.test.ts',
   'test/engine/device-output.test.ts',
   'test/engine/latest-wins.test.ts',

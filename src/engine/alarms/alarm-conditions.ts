@@ -65,19 +65,30 @@ interface Sample {
   value: number;
 }
 
+/**
+ * A counter's reads over a window, kept as the reads where its value changed (the first read of each run
+ * of equal values; the newest read's time is the recorder's channels read time). Judging needs only the
+ * oldest kept value and time (the baseline) and the newest value, and a run's first read stands for all
+ * of it, so a counter that does not move is judged as if every read were kept; a read that changes
+ * nothing keeps the same array (no copy of a minute of reads per channel per read, issue 35 (d)).
+ */
+type Changes = readonly Sample[];
+const NO_CHANGES: Changes = [];
+
 interface ChannelMemory {
   recording: boolean;
-  /** Drops plus breaks, per read of this take, over the last minute. */
-  losses: readonly Sample[];
-  /** Buffered frames per read, over the growth window. */
-  buffered: readonly Sample[];
+  /** Drops plus breaks of this take, over the last minute. */
+  losses: Changes;
+  /** Buffered frames, over the growth window. */
+  buffered: Changes;
   /** When the read came that showed this take stopped with no command of recdeck's around it; null otherwise. */
   stoppedAt: number | null;
 }
 
 interface RecorderMemory {
-  /** The channels read the memory was last brought up to (read numbers, poller's). */
+  /** The channels read the memory was last brought up to (read numbers, poller's), and when it was read (null: none yet). */
   channelsRead: number;
+  channelsReadAt: number | null;
   channels: ReadonlyMap<number, ChannelMemory>;
   dialog: { content: string; since: number } | null;
 }
@@ -114,6 +125,7 @@ export function conditionsNow(memory: ConditionMemory, observation: AlarmObserva
     if (found === null) unknown.add(scopeOf('group-disagree', group));
     else holding.push(...found);
   }
+  if (settings.off.length === 0) return { memory: next, holding, unknown };
   const off = new Set(settings.off);
   return { memory: next, holding: holding.filter((c) => !off.has(c.kind)), unknown };
 }
@@ -134,25 +146,26 @@ function judgeRecorder(before: RecorderMemory | undefined, observed: RecorderObs
   if (freshness === 'stale') condition('recorder-stale', 'warning', `Recorder ${name}: its data is stale${state.lastError ? ` (${state.lastError})` : ''}`);
 
   const channelsLive = state.channels !== null && freshnessOf(state, now, ['channels']) === 'live';
-  const memory = channelsLive ? rememberChannels(before, state, commands, settings) : (before ?? { channelsRead: 0, channels: new Map(), dialog: null });
+  const memory = channelsLive ? rememberChannels(before, state, commands, settings) : (before ?? { channelsRead: 0, channelsReadAt: null, channels: new Map(), dialog: null });
   if (!channelsLive) unknown.push(...CHANNEL_KINDS);
   else {
     const syncLive = state.sync !== null && freshnessOf(state, now, ['sync']) === 'live';
     if (!syncLive) unknown.push('sync-channel-idle');
     for (const channel of state.channels ?? []) {
       const number = channel.Index + 1;
-      const label = channelLabel(name, channel);
+      // The label only for a condition that holds: a calm channel costs no text (it is judged at every poll).
+      const label = () => channelLabel(name, channel);
       const remembered = memory.channels.get(channel.Index);
-      if (channel.IsRecording && channel.IsSomethingWrong) condition('channel-fault', 'critical', `${label}: the recorder reports a fault while recording`, number);
-      const lost = rise(remembered?.losses ?? []);
+      if (channel.IsRecording && channel.IsSomethingWrong) condition('channel-fault', 'critical', `${label()}: the recorder reports a fault while recording`, number);
+      const lost = rise(remembered?.losses ?? NO_CHANGES);
       if (channel.IsRecording && lost >= settings.dropsPerMinute) {
-        condition('drops-rising', lost >= settings.dropsPerMinuteCritical ? 'critical' : 'warning', `${label}: ${lost} frames dropped or broken in the last minute (${channel.RecordingDrops} drops, ${channel.RecordingBreaks} breaks this take)`, number);
+        condition('drops-rising', lost >= settings.dropsPerMinuteCritical ? 'critical' : 'warning', `${label()}: ${lost} frames dropped or broken in the last minute (${channel.RecordingDrops} drops, ${channel.RecordingBreaks} breaks this take)`, number);
       }
-      if (channel.IsRecording && channel.RecordingBuffered >= settings.bufferedFrames && grewOver(remembered?.buffered ?? [], settings.bufferGrowingS * 1000 - state.pollMs)) {
-        condition('buffer-growing', 'warning', `${label}: ${channel.RecordingBuffered} frames buffered and growing (the recorder is not keeping up)`, number);
+      if (channel.IsRecording && channel.RecordingBuffered >= settings.bufferedFrames && grewOver(remembered?.buffered ?? NO_CHANGES, memory.channelsReadAt, settings.bufferGrowingS * 1000 - state.pollMs)) {
+        condition('buffer-growing', 'warning', `${label()}: ${channel.RecordingBuffered} frames buffered and growing (the recorder is not keeping up)`, number);
       }
-      if (!channel.IsRecording && remembered?.stoppedAt != null) condition('unexpected-stop', 'critical', `${label}: the take stopped without a command from recdeck`, number);
-      if (syncLive && state.sync?.IsSyncRecording && channel.IsInSync && !channel.IsRecording) condition('sync-channel-idle', 'critical', `${label}: in sync mode but not recording while sync-rec runs`, number);
+      if (!channel.IsRecording && remembered?.stoppedAt != null) condition('unexpected-stop', 'critical', `${label()}: the take stopped without a command from recdeck`, number);
+      if (syncLive && state.sync?.IsSyncRecording && channel.IsInSync && !channel.IsRecording) condition('sync-channel-idle', 'critical', `${label()}: in sync mode but not recording while sync-rec runs`, number);
     }
   }
 
@@ -173,7 +186,11 @@ function judgeRecorder(before: RecorderMemory | undefined, observed: RecorderObs
   return { memory: { ...memory, dialog }, holding, unknown, liveChannels: channelsLive ? state.channels : null };
 }
 
-/** The channel memory brought up to the latest channels read (once per read: ticks between reads change nothing). */
+/**
+ * The channel memory brought up to the latest channels read (once per read: ticks between reads change
+ * nothing). A channel whose memory this read does not change keeps the same object, and when none
+ * changes, the same map.
+ */
 function rememberChannels(before: RecorderMemory | undefined, state: RecorderState, commands: CommandActivity, settings: AlarmSettings): RecorderMemory {
   const read = state.readNumber.channels;
   const at = state.readAt.channels as number;
@@ -181,40 +198,46 @@ function rememberChannels(before: RecorderMemory | undefined, state: RecorderSta
   // A take that stops within the settle time of a write of recdeck's about it (or while one is under way) is recdeck's.
   const settle = { ms: settings.commandSettlePolls * state.pollMs, polls: settings.commandSettlePolls };
   const channels = new Map<number, ChannelMemory>();
+  let same = before !== undefined && before.channels.size === (state.channels ?? []).length;
   for (const channel of state.channels ?? []) {
     const old = before?.channels.get(channel.Index);
     const stoppedNow = old !== undefined && old.recording && !channel.IsRecording;
     const stoppedAt = channel.IsRecording ? null : stoppedNow ? (commandedStop(commands, channel.Index, { at, read }, settle) ? null : at) : (old?.stoppedAt ?? null);
-    const losses = channel.IsRecording ? windowed(old?.recording ? old.losses : [], { at, value: channel.RecordingDrops + channel.RecordingBreaks }, LOSS_WINDOW_MS) : [];
-    const buffered = channel.IsRecording ? windowed(old?.recording ? old.buffered : [], { at, value: channel.RecordingBuffered }, settings.bufferGrowingS * 1000) : [];
-    channels.set(channel.Index, { recording: channel.IsRecording, losses, buffered, stoppedAt });
+    const losses = channel.IsRecording ? windowed(old?.recording ? old.losses : NO_CHANGES, { at, value: channel.RecordingDrops + channel.RecordingBreaks }, LOSS_WINDOW_MS) : NO_CHANGES;
+    const buffered = channel.IsRecording ? windowed(old?.recording ? old.buffered : NO_CHANGES, { at, value: channel.RecordingBuffered }, settings.bufferGrowingS * 1000) : NO_CHANGES;
+    const kept = old !== undefined && old.recording === channel.IsRecording && old.losses === losses && old.buffered === buffered && old.stoppedAt === stoppedAt;
+    if (!kept) same = false;
+    channels.set(channel.Index, kept ? old : { recording: channel.IsRecording, losses, buffered, stoppedAt });
   }
-  return { channelsRead: read, channels, dialog: before?.dialog ?? null };
+  return { channelsRead: read, channelsReadAt: at, channels: same && before ? before.channels : channels, dialog: before?.dialog ?? null };
 }
 
 /**
- * The samples within the window before the newest, plus the newest; a counter that fell (a new take,
- * a reset) starts afresh. The oldest kept is the baseline the rise is measured from.
+ * The changes within the window before the newest read, plus the newest read when its value differs
+ * from the last change; a counter that fell (a new take, a reset) starts afresh. The newest change at or
+ * before the window's start is kept as the baseline the rise is measured from, so a rise just inside
+ * counts. (The same value and, for the growth rule, the same "a read at or before the window's start"
+ * as keeping every read: see Changes.) Nothing changed: the same array.
  */
-function windowed(samples: readonly Sample[], sample: Sample, windowMs: number): Sample[] {
-  const last = samples.at(-1);
+function windowed(changes: Changes, sample: Sample, windowMs: number): Changes {
+  const last = changes.at(-1);
   if (last !== undefined && sample.value < last.value) return [sample];
-  // Keep the newest sample at or before the window's start as the baseline, so a rise just inside counts.
   const from = sample.at - windowMs;
-  const firstInside = samples.findIndex((s) => s.at > from);
-  const kept = firstInside === -1 ? samples.slice(-1) : samples.slice(Math.max(0, firstInside - 1));
-  return [...kept, sample];
+  const firstInside = changes.findIndex((s) => s.at > from);
+  const start = firstInside === -1 ? Math.max(0, changes.length - 1) : Math.max(0, firstInside - 1);
+  const kept = start === 0 ? changes : changes.slice(start);
+  return last !== undefined && sample.value === last.value ? kept : [...kept, sample];
 }
 
-function rise(samples: readonly Sample[]): number {
-  return samples.length < 2 ? 0 : (samples.at(-1) as Sample).value - (samples[0] as Sample).value;
+function rise(changes: Changes): number {
+  return changes.length < 2 ? 0 : (changes.at(-1) as Sample).value - (changes[0] as Sample).value;
 }
 
-/** Rose, over readings that span at least `spanMs` (a single step up is not growth). */
-function grewOver(samples: readonly Sample[], spanMs: number): boolean {
-  const first = samples[0];
-  const last = samples.at(-1);
-  return first !== undefined && last !== undefined && last.value > first.value && last.at - first.at >= spanMs;
+/** Rose, over reads that span at least `spanMs` up to the newest (read at `newestAt`); a single step up is not growth. */
+function grewOver(changes: Changes, newestAt: number | null, spanMs: number): boolean {
+  const first = changes[0];
+  const last = changes.at(-1);
+  return first !== undefined && last !== undefined && newestAt !== null && last.value > first.value && newestAt - first.at >= spanMs;
 }
 
 /** Members of a group recording differently on a channel; null when any member's channels are not live (cannot tell). */

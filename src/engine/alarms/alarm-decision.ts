@@ -38,6 +38,8 @@ export interface AlarmDecision {
 export function evaluate(book: AlarmBook, observation: AlarmObservation, settings: AlarmSettings): AlarmDecision {
   const { now } = observation;
   const found = conditionsNow(book.conditions, observation, settings);
+  // The calm poll: nothing holds, nothing is counted or active, so nothing is judged (no maps copied).
+  if (found.holding.length === 0 && book.counts.size === 0 && book.active.size === 0) return { book: { ...book, conditions: found.memory }, events: [] };
   const counts = new Map(book.counts);
   const active = new Map(book.active);
   let cleared = book.cleared;
@@ -47,7 +49,8 @@ export function evaluate(book: AlarmBook, observation: AlarmObservation, setting
   for (const condition of found.holding) {
     holdingIds.add(condition.id);
     const count = counts.get(condition.id);
-    const next = { holds: (count?.holds ?? 0) + 1, misses: 0, firstSeen: count?.firstSeen ?? now, scope: scopeOf(condition.kind, condition.recorder) };
+    // An id names its kind and recorder, so a count's scope stays what it was.
+    const next = { holds: (count?.holds ?? 0) + 1, misses: 0, firstSeen: count?.firstSeen ?? now, scope: count?.scope ?? scopeOf(condition.kind, condition.recorder) };
     counts.set(condition.id, next);
     const alarm = active.get(condition.id);
     if (alarm) {

@@ -41,6 +41,8 @@ export class AlarmMonitor {
   /** Alarms judged elsewhere (a poller on the bus), for recorders this monitor does not judge. */
   private readonly followed: FollowedAlarms[] = [];
   private readonly following = new Subscription();
+  /** The groups last merged, and from which lists (groups()). */
+  private merged: { groups: RecorderGroups; profiles: readonly LoadedProfile[]; merged: RecorderGroups } | null = null;
 
   constructor(
     private readonly source: AlarmSource,
@@ -158,10 +160,17 @@ export class AlarmMonitor {
     this.apply(evaluate(this.book, observation, this.settings));
   }
 
-  /** The command line's groups and every loaded profile's (a profile's own win, as in the bridge). */
+  /**
+   * The command line's groups and every loaded profile's (a profile's own win, as in the bridge). Kept
+   * while neither list is another (the bridge replaces its profiles' list whole on a reload), so a poll
+   * does not merge them again.
+   */
   private groups(): RecorderGroups {
-    const groups = new Map(this.source.groups);
-    for (const { profile } of this.source.loadedProfiles()) for (const [name, members] of declaredGroups(profile.recorders)) groups.set(name, members);
+    const from = { groups: this.source.groups, profiles: this.source.loadedProfiles() };
+    if (this.merged?.groups === from.groups && this.merged.profiles === from.profiles) return this.merged.merged;
+    const groups = new Map(from.groups);
+    for (const { profile } of from.profiles) for (const [name, members] of declaredGroups(profile.recorders)) groups.set(name, members);
+    this.merged = { ...from, merged: groups };
     return groups;
   }
 
