@@ -127,8 +127,12 @@ describe.concurrent.each(SIZES)('the web deck at $name size ($viewport.width x $
     await page.evaluate(() => window.scrollTo(0, 0));
     const before = writes().length;
     const start = await centre('web:web-15', 'key0');
-    await touch('touchStart', start);
-    for (let dy = 10; dy <= 200; dy += 10) await touch('touchMove', { x: start.x, y: start.y - dy });
+    // The finger's moves follow its touch without waiting for the browser's answer to each (they stay in
+    // order on the CDP session): those answers come back through the run's playwright server, and under
+    // load a finger that waited for them rested on the key past the page's 150 ms and the bridge's 1 s
+    // hold, and the swipe stopped channel 1.
+    const moves = Array.from({ length: 20 }, (_, i) => ({ x: start.x, y: start.y - 10 * (i + 1) }));
+    await Promise.all([touch('touchStart', start), ...moves.map((at) => touch('touchMove', at))]);
     await touch('touchEnd');
     await expect.poll(() => page.evaluate(() => window.scrollY), { timeout: WAIT_MS }).toBeGreaterThan(50);
     // Whatever the swipe sent would reach the bridge before the tap below: the tap's request is the first write.
