@@ -76,6 +76,20 @@ describe.concurrent.each(SIZES)('the web deck at $name size ($viewport.width x $
   /** How far the hold ring on a key has filled (0 when not held), as the bridge draws it. */
   const holdOf = (control: string) =>
     (f.running.bridge.session('web:web-15')?.describeControls().find((c) => c.control.id === control)?.picture as { overlay?: { hold?: number } } | undefined)?.overlay?.hold ?? 0;
+  /**
+   * Watches for the hold ring on a control from the moment a touch that presses it is sent, and then does
+   * what comes next (if anything), without waiting for the browser's answer to the touch first. That
+   * answer comes back through the run's playwright server, in the vitest main process, and under load
+   * it can come after the whole 1 s hold: busy loops beside chromium throttled 12x, 2026-11-28, the page
+   * pressed key2 and the bridge began the hold 1.3 s after the touch was sent, but the answer came 6.2 s
+   * later still, the channel stopped by then; a ring looked for only after the answer was never seen.
+   * The ring is the bridge's, checked in this process: looked for every 20 ms from before the press, it
+   * cannot be missed (the bridge's hold timer, 1 s out, never runs before the next look).
+   */
+  const heldFrom = async (touching: Promise<unknown>, control: string, then?: () => Promise<unknown>) => {
+    const held = until(() => holdOf(control) > 0, `the hold ring on ${control}`, WAIT_MS).then(then);
+    await Promise.all([touching, held]);
+  };
   const noSidewaysScroll = () => page.evaluate(() => document.documentElement.scrollWidth <= document.documentElement.clientWidth);
 
   it.sequential('fits the width: no sideways scroll, keys of at least 56 px, one deck filling a phone', async ({ expect }) => {
@@ -113,8 +127,12 @@ describe.concurrent.each(SIZES)('the web deck at $name size ($viewport.width x $
     await page.evaluate(() => window.scrollTo(0, 0));
     const before = writes().length;
     const start = await centre('web:web-15', 'key0');
-    await touch('touchStart', start);
-    for (let dy = 10; dy <= 200; dy += 10) await touch('touchMove', { x: start.x, y: start.y - dy });
+    // The finger's moves follow its touch without waiting for the browser's answer to each (they stay in
+    // order on the CDP session): those answers come back through the run's playwright server, and under
+    // load a finger that waited for them rested on the key past the page's 150 ms and the bridge's 1 s
+    // hold, and the swipe stopped channel 1.
+    const moves = Array.from({ length: 20 }, (_, i) => ({ x: start.x, y: start.y - 10 * (i + 1) }));
+    await Promise.all([touch('touchStart', start), ...moves.map((at) => touch('touchMove', at))]);
     await touch('touchEnd');
     await expect.poll(() => page.evaluate(() => window.scrollY), { timeout: WAIT_MS }).toBeGreaterThan(50);
     // Whatever the swipe sent would reach the bridge before the tap below: the tap's request is the first write.
@@ -149,21 +167,32 @@ describe.concurrent.each(SIZES)('the web deck at $name size ($viewport.width x $
   it.sequential('a hold by touch shows the ring, then stops the channel', async ({ expect }) => {
     await until(() => f.sim.sim.recorder().channels()[0]?.IsRecording === true, 'channel 1 to record', WAIT_MS);
     const before = writes().length;
-    await touch('touchStart', await centre('web:web-15', 'key0'));
-    await until(() => holdOf('key0') > 0, 'the hold ring on key0', WAIT_MS);
-    await until(() => writes().length > before, 'the stop', WAIT_MS);
-    await touch('touchEnd');
+    const at = await centre('web:web-15', 'key0');
+    expect(holdOf('key0')).toBe(0);
+    // The ring is looked for from the moment the finger goes down, not from the browser's answer (heldFrom).
+    // The finger is lifted whatever happens: one left down spoils the next test's touches (a failed key0
+    // hold that left it down made the key2 hold below fail too).
+    try {
+      await heldFrom(touch('touchStart', at), 'key0');
+      await until(() => writes().length > before, 'the stop', WAIT_MS);
+    } finally {
+      await touch('touchEnd');
+    }
     expect(writes().slice(before).map((r) => `${r.method} ${r.path}`)).toEqual(['PUT /api/channels/0/rec-stop']);
   });
 
   it.sequential('a hold that then moves lets the key go without firing', async ({ expect }) => {
     const before = writes().length;
     const at = await centre('web:web-15', 'key2');
-    await touch('touchStart', at);
-    await until(() => holdOf('key2') > 0, 'the hold ring on key2', WAIT_MS);
-    await touch('touchMove', { x: at.x + 40, y: at.y });
-    await until(() => holdOf('key2') === 0, 'key2 to be let go', WAIT_MS);
-    await touch('touchEnd');
+    expect(holdOf('key2')).toBe(0);
+    // The finger moves as soon as the ring shows, without waiting for the browser's answer to the touch
+    // (see heldFrom): the move must reach the page within the 1 s hold, and that answer alone can take longer.
+    try {
+      await heldFrom(touch('touchStart', at), 'key2', () => touch('touchMove', { x: at.x + 40, y: at.y }));
+      await until(() => holdOf('key2') === 0, 'key2 to be let go', WAIT_MS);
+    } finally {
+      await touch('touchEnd');
+    }
     // Had it been held on, its hold would stop channel 3 and its release start it: neither happens.
     const key3 = await centre('web:web-15', 'key3');
     await page.touchscreen.tap(key3.x, key3.y);
