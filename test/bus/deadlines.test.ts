@@ -146,11 +146,13 @@ describe.concurrent('deadlines', () => {
         { atMs: BEFORE_MS + FROZEN_MS, strike: () => link.thaw() },
       ]);
       const counts = checkAgainstRecorder(f, outcomes);
-      // The fault happened with presses in flight (those until the panels saw the lease lapse). (A few
-      // suffice: how many depends on the presses this machine gets to, see above.) Presses go through after
-      // it (pressFor waits for one); around it, at load 7-8, none may have (the panels still count the
-      // poller gone for a while after the thaw).
-      expect(counts['no-answer']).toBeGreaterThanOrEqual(3);
+      // The fault happened with presses in flight (those until the panels saw the lease lapse), and more
+      // were said not to run or got no answer. (A few suffice: how many depends on the presses this machine
+      // gets to, see above; a paired run's panel link got 2 in flight, 17:15 UTC, the rest said not run.)
+      // Presses go through after it (pressFor waits for one); around it, at load 7-8, none may have (the
+      // panels still count the poller gone for a while after the thaw).
+      expect(counts['no-answer']).toBeGreaterThanOrEqual(1);
+      expect(counts['not-run'] + counts['no-answer']).toBeGreaterThanOrEqual(3);
       console.log(`${frozen} link frozen`, counts, f.pollers[0]?.audit.filter((r) => r.result !== 'ok').map((r) => r.message));
       // What the freeze held back did reach the poller afterwards, and was refused there.
       expect(f.pollers[0]?.audit.filter((r) => r.result === 'refused' && /after its deadline|no longer holds the lease/.test(r.message ?? '')).length).toBeGreaterThanOrEqual(3);

@@ -4,7 +4,7 @@
 import { join } from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import mqtt, { type MqttClient } from 'mqtt';
-import { firstValueFrom, filter, timeout } from 'rxjs';
+import { firstValueFrom, filter, fromEvent, map, merge, timeout, type Observable } from 'rxjs';
 import { afterAll, beforeAll, type TestContext } from 'vitest';
 import { realClock } from '../../src/api/clock.js';
 import { RecorderClient } from '../../src/api/client.js';
@@ -337,22 +337,54 @@ export async function startFacility(options: FacilityOptions): Promise<Rig> {
 }
 
 /**
+ * A lease claimed or renewed now by someone other than `p`'s poller, as it arrives on either of `p`'s connections (the
+ * lease's own, when it has one, else its main one): the envelope's body names the holder. Read here only
+ * to stop waiting; the poller checks every lease's signature itself.
+ */
+function leaseOfAnother(p: PollerProcess, topic: string): Observable<void> {
+  const clients = p.leaseMqtt === undefined ? [p.mqtt] : [p.leaseMqtt, p.mqtt];
+  return merge(...clients.map((client) => fromEvent(client, 'message', (t: string, payload: Buffer, packet: { retain?: boolean }) => ({ t, payload, retained: packet.retain === true })))).pipe(
+    // Sent now, not the broker's stored copy: an earlier poller's lease left to expire is what a handover is for.
+    filter(({ t, payload, retained }) => t === topic && !retained && holderOf(payload) !== null && holderOf(payload) !== p.poller.id),
+    map(() => undefined),
+  );
+}
+
+function holderOf(payload: Buffer): string | null {
+  try {
+    const holder: unknown = (JSON.parse(payload.toString('utf8')) as { body?: { holder?: unknown } }).body?.holder;
+    return typeof holder === 'string' ? holder : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
  * A poller that claims the lease, holds it and stops cleanly: the lease it leaves retained expires at
  * once (see HANDOVER_TTL_MS). The state it published goes (an empty retained message deletes one), so
  * the facility starts as on a fresh broker: panels see only what the first poller publishes.
  */
 async function handOver(broker: Broker, sim: SimulatorFixture, pollMs: number, options: PollerOptions): Promise<void> {
   const p = await startPoller(broker, sim, pollMs, options);
+  const topics = topicsOf('main');
+  let held = false;
   try {
     // Stopped the moment it holds, before its short lease can lapse on this busy machine: the promise
-    // settles, and this goes on, before any timer of the poller's runs again.
-    await firstValueFrom(p.poller.holding$.pipe(filter(Boolean), timeout(RIG_START_MS)));
+    // settles, and this goes on, before any timer of the poller's runs again. Or as soon as another
+    // poller's lease arrives: a poller started beside this one (insiders.ts starts `recdeck run` while
+    // this hands over) claims a TTL after its own start, as this one does, and of two claims of one epoch
+    // the higher random term holds; when that is the other's, there is nothing left to hand over (and
+    // waiting for this one to hold would wait for ever: a paired run's insiders-flood, 17:15 UTC).
+    const outcome = await firstValueFrom(
+      merge(p.poller.holding$.pipe(filter(Boolean), map(() => 'held' as const)), leaseOfAnother(p, topics.lease).pipe(map(() => 'another holds' as const))).pipe(timeout(RIG_START_MS)),
+    );
+    held = outcome === 'held';
   } finally {
     // Stopped while it holds, it hands the lease over. Not forced: what it sends is on the broker
-    // (acknowledged) before the first poller starts.
+    // (acknowledged) before the first poller starts. A poller that never held published no state: the
+    // holder's retained state is left as it is.
     p.poller.stop();
-    const topics = topicsOf('main');
-    await Promise.all(STATE_PARTS.map((part) => p.mqtt.publishAsync(topics.part(part), '', { qos: 1, retain: true })));
+    if (held) await Promise.all(STATE_PARTS.map((part) => p.mqtt.publishAsync(topics.part(part), '', { qos: 1, retain: true })));
     await p.leaseMqtt?.endAsync(false);
     await p.mqtt.endAsync(false);
     await p.client.close();
