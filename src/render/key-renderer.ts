@@ -137,8 +137,12 @@ export class KeyRenderer implements PictureRenderer {
     let image: RgbImage;
     // The base, or its backdrop, copied whole into a buffer of its own (not zeroed first: every byte is
     // written); its tiles reach a page dozens of times a second, each a new image.
-    if (plan.thumbnail === null && still.length === 0) image = { width: size.width, height: size.height, data: copyOf(pixels, bytes) };
-    else {
+    if (plan.thumbnail === null && (still.length === 0 || moving.length === 0)) {
+      // Nothing over a preview, and either no still text or nothing painted over it: a layer kept for it
+      // would never be used again (the finished image is kept whole, by picture), so none is made.
+      image = { width: size.width, height: size.height, data: copyOf(pixels, bytes) };
+      for (const op of still) this.paint(image, op, atlases);
+    } else {
       // The backdrop: the base (over the preview, whose content key names its pixels: see
       // ChannelPicture.thumbnail) with the still text painted, kept by what it shows, so a clock's tick
       // copies it and paints the clock alone. Previews change every second or so; a key's still text

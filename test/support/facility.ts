@@ -345,7 +345,9 @@ function leaseOfAnother(p: PollerProcess, topic: string): Observable<void> {
   const clients = p.leaseMqtt === undefined ? [p.mqtt] : [p.leaseMqtt, p.mqtt];
   return merge(...clients.map((client) => fromEvent(client, 'message', (t: string, payload: Buffer, packet: { retain?: boolean }) => ({ t, payload, retained: packet.retain === true })))).pipe(
     // Sent now, not the broker's stored copy: an earlier poller's lease left to expire is what a handover is for.
-    filter(({ t, payload, retained }) => t === topic && !retained && holderOf(payload) !== null && holderOf(payload) !== p.poller.id),
+    filter(({ t, retained }) => t === topic && !retained),
+    map(({ payload }) => holderOf(payload)),
+    filter((holder) => holder !== null && holder !== p.poller.id),
     map(() => undefined),
   );
 }
