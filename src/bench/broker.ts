@@ -1,10 +1,19 @@
 // A real Mosquitto broker for the benchmarks and tests: a generated config on a free loopback port
 // (anonymous, no persistence, unless another is given), started as a child process in a folder of its
-// own and stopped with it; it can be stopped and started again on the same port. Ready when it accepts
-// a connection.
+// own and stopped with it; it can be stopped and started again on the same port. Ready when the
+// Mosquitto it started holds a socket listening on that port (Linux's /proc says whose a socket is).
+//
+// Not when the port merely accepts a connection: the port is free when picked (freePort) but not held
+// until Mosquitto binds it, and in between any other server asking for "any port" may be given it (on
+// this machine, 2 in 5,000 listen(0) right after a close got the port just closed). Mosquitto then exits
+// ("Address already in use") while the port still accepts, and every client of "this broker" talks to
+// someone else: paired run 14's recorder-group failed on "Invalid header flag bits, must be 0x0 for
+// puback packet", which is mqtt.js reading an HTTP server's "HTTP/1.1 400" ('H' is 0x48: a PUBACK with
+// flags 8) in answer to its CONNECT; another suite's Mosquitto would have been worse (a broker shared
+// with strangers, silently). A port taken before Mosquitto binds it is left for another one.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, readlink, rm, writeFile } from 'node:fs/promises';
 import { createServer, connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -30,6 +39,26 @@ export async function freePort(): Promise<number> {
   return port;
 }
 
+/** /proc/net/tcp's LISTEN state (include/net/tcp_states.h: TCP_LISTEN). */
+const TCP_LISTEN = '0A';
+
+/**
+ * Whether process `pid` holds a socket listening on 127.0.0.1:`port`: the inodes /proc/net/tcp lists
+ * listening there (address as the kernel stores it: 127.0.0.1 is 0100007F, the port in hex), among the
+ * sockets the process has open (/proc/PID/fd links to "socket:[INODE]").
+ */
+async function holdsListener(pid: number, port: number): Promise<boolean> {
+  const local = `0100007F:${port.toString(16).toUpperCase().padStart(4, '0')}`;
+  // Fields: sl, local_address, rem_address, st, tx_queue:rx_queue, tr:tm->when, retrnsmt, uid, timeout, inode.
+  const rows = (await readFile('/proc/net/tcp', 'utf8')).split('\n').map((line) => line.trim().split(/\s+/));
+  const inodes = new Set(rows.filter((row) => row[1] === local && row[3] === TCP_LISTEN).map((row) => `socket:[${row[9]}]`));
+  if (inodes.size === 0) return false;
+  // The process may have exited meanwhile: then it holds nothing.
+  const fds = await readdir(`/proc/${pid}/fd`).catch(() => []);
+  const targets = await Promise.all(fds.map((fd) => readlink(`/proc/${pid}/fd/${fd}`).catch(() => '')));
+  return targets.some((target) => inodes.has(target));
+}
+
 function accepts(port: number): Promise<boolean> {
   return new Promise((resolve) => {
     const socket = connect(port, '127.0.0.1');
@@ -42,7 +71,7 @@ function accepts(port: number): Promise<boolean> {
 export type BrokerConfig = (port: number, folder: string) => string | Promise<string>;
 
 /** Anonymous, loopback only, nothing kept across a restart; small messages sent at once (as deploy/mosquitto/ has it). */
-const anonymous: BrokerConfig = (port) => `set_tcp_nodelay true\nlistener ${port} 127.0.0.1\nallow_anonymous true\npersistence false\n`;
+export const anonymousConfig: BrokerConfig = (port) => `set_tcp_nodelay true\nlistener ${port} 127.0.0.1\nallow_anonymous true\npersistence false\n`;
 
 export interface RestartableBroker extends Broker {
   port: number;
@@ -56,22 +85,44 @@ export interface RestartableBroker extends Broker {
   pid: () => number | undefined;
 }
 
-export async function startBroker(config: BrokerConfig = anonymous): Promise<RestartableBroker> {
+/** How many ports a broker is tried on before giving up (each taken by another server before Mosquitto bound it). */
+const PORT_ATTEMPTS = 5;
+/** How long Mosquitto may take to listen, or to exit, on this busy machine. */
+const START_MS = 5000;
+
+export async function startBroker(config: BrokerConfig = anonymousConfig): Promise<RestartableBroker> {
   const folder = await mkdtemp(join(tmpdir(), 'recdeck-mqtt-'));
-  const port = await freePort();
   const file = join(folder, 'mosquitto.conf');
-  await writeFile(file, await config(port, folder));
+  let port = 0;
   let child: ChildProcess | null = null;
   let stderr = '';
-  const start = async () => {
+  /** Starts Mosquitto on `port`: 'listening' once it holds the port, 'taken' when it exited because another holds it. */
+  const launch = async (): Promise<'listening' | 'taken'> => {
     const started: ChildProcess = spawn(mosquittoBinary(), ['-c', file], { stdio: ['ignore', 'ignore', 'pipe'], cwd: folder });
     child = started;
-    started.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    const deadline = Date.now() + 5000;
-    while (!(await accepts(port))) {
-      if (started.exitCode !== null || Date.now() > deadline) throw new Error(`mosquitto did not start on port ${port}: ${stderr}`);
+    let said = '';
+    started.stderr?.on('data', (chunk: Buffer) => {
+      said += chunk.toString();
+      stderr += chunk.toString();
+    });
+    const deadline = Date.now() + START_MS;
+    for (;;) {
+      if (started.pid !== undefined && (await holdsListener(started.pid, port))) return 'listening';
+      if (started.exitCode !== null) {
+        // Its own log says so when it goes to stderr (the deployed config's does); a port that accepts says so either way.
+        if (/Address already in use/.test(said) || (await accepts(port))) return 'taken';
+        throw new Error(`mosquitto exited (${started.exitCode}) before listening on port ${port}: ${said}`);
+      }
+      if (Date.now() > deadline) {
+        started.kill('SIGTERM');
+        throw new Error(`mosquitto did not listen on port ${port} within ${START_MS} ms: ${said}`);
+      }
       await new Promise((resolve) => setTimeout(resolve, 20)); // waiting for a process to listen, not for engine timing
     }
+  };
+  /** Again on the same port (a restart): the clients know only this one, so a port taken meanwhile is an error. */
+  const start = async () => {
+    if ((await launch()) === 'taken') throw new Error(`mosquitto could not start again on port ${port}: another server took it while the broker was stopped`);
   };
   const stop = async () => {
     const running = child;
@@ -81,7 +132,12 @@ export async function startBroker(config: BrokerConfig = anonymous): Promise<Res
     running.kill('SIGTERM');
     await exited;
   };
-  await start();
+  for (let attempt = 1; ; attempt++) {
+    port = await freePort();
+    await writeFile(file, await config(port, folder));
+    if ((await launch()) === 'listening') break;
+    if (attempt === PORT_ATTEMPTS) throw new Error(`mosquitto could not hold a port: ${PORT_ATTEMPTS} free ports picked were each taken by another server before it bound them (the last ${port})`);
+  }
   return {
     url: `mqtt://127.0.0.1:${port}`,
     port,
