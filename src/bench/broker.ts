@@ -67,7 +67,7 @@ function accepts(port: number): Promise<boolean> {
   });
 }
 
-/** What a broker's configuration is made from: its port and a folder of its own for files it names. */
+/** What a broker's configuration is made from: its port and a folder of its own for files it names. Its listener is on 127.0.0.1 (the broker's URL; what holdsListener looks for). */
 export type BrokerConfig = (port: number, folder: string) => string | Promise<string>;
 
 /** Anonymous, loopback only, nothing kept across a restart; small messages sent at once (as deploy/mosquitto/ has it). */
