@@ -224,11 +224,16 @@ export class BusPoller implements RecorderLink {
     this.wake?.unsubscribe();
     this.summaries?.unsubscribe();
     this.summaries = null;
+    // What was only counted so far is audited now, not lost with the process (refusal-report.ts). Messages
+    // still waiting to be read are dropped unread, as if still on the wire (their panels say "no answer"
+    // by their deadlines): not read, they have no id or sender to audit, so their number is logged.
+    this.refusals.flush(this.time.now(), true);
+    const unread = this.work.clear();
+    if (unread > 0) this.log.warn(`recorder "${this.name}": ${unread} message${unread === 1 ? '' : 's'} not yet read dropped as this poller stops (each panel says "no answer" by its command's deadline)`);
     for (const resubscribe of this.resubscribing.values()) resubscribe.unsubscribe();
     this.resubscribing.clear();
     this.mqtt.off('message', this.onMessage);
     this.leaseMqtt.off('message', this.onLeaseMessage);
-    this.work.clear();
     this.standBy();
     this.view.stop();
   }
@@ -489,6 +494,8 @@ export class BusPoller implements RecorderLink {
     const arrival = this.rates.arrive(sender, now);
     if (arrival?.verdict === 'refuse') return this.refusals.refused(sender, arrival.refusal, { id: null, method: null, request: 'a message' }, now);
     if (arrival?.verdict === 'cool-down') return this.startCoolDown(sender, arrival.refusal, arrival.until, now);
+    // Past the bound of what waits to be read (a flood of all members together): dropped unread, so with
+    // no id to answer or audit it under; counted for its member, summed up in the audit (refusal-report.ts).
     if (!this.work.add(() => this.readCommand(topic, sender, payload, now))) this.refusals.counted(sender, `dropped unread: ${this.work.maxQueued} messages wait to be read already`, now);
   }
 
@@ -594,9 +601,17 @@ export class BusPoller implements RecorderLink {
     this.refusals.counted(member, refusal.kind, now);
   }
 
+  /**
+   * Answers on the sender's reply topic once the result is known (it is audited by then). While the bus is
+   * not connected the answer is not queued (send()): said here, so the log tells why the panel heard
+   * nothing (it says "no answer" by the command's deadline, as for a command lost on the way).
+   */
   private answer(topic: string, from: string, id: string, result: Promise<AnyReply>): void {
     void result.then(
-      (reply) => this.send(this.topics.reply(from), reply, 1, false),
+      (reply) => {
+        if (!this.mqtt.connected) return this.bad.say(`${topic}: the answer to command ${id} was not sent: the state bus is not connected`);
+        this.send(this.topics.reply(from), reply, 1, false);
+      },
       (error: unknown) => this.log.error(`${topic}: command ${id}: ${messageOf(error)}`),
     );
   }

@@ -1,4 +1,5 @@
-// Issue 31: nothing a poller took is lost. A command sent under a lease term this poller claimed is
+// Issue 31: nothing a poller took is lost: every command it received ends in an answer or an audit
+// line (or both), and what it cannot tell a panel is at least in its log. A command sent under a lease term this poller claimed is
 // this poller's to answer, whatever happened to its lease since; only this poller could ever run it (a
 // term is drawn at random for each claim), so its refusal cannot race another poller's answer that it
 // ran. Before: only the last term it held was remembered (`heldTerm`), and a command under an earlier
@@ -48,7 +49,8 @@ async function facility() {
   const audit: CommandRecord[] = [];
   const log = keptLog();
   const polling = pollingLink(new RecorderPoller('main', client, { pollMs: POLL_MS, time }));
-  const poller = new BusPoller('main', polling, new FakeClient(broker) as unknown as MqttClient, { authority: members.authority('poller-main'), identity, pollMs: POLL_MS, ttlMs: TTL_MS, instance: 'instance-0001', time, log, audit: (record) => audit.push(record) });
+  const connection = new FakeClient(broker);
+  const poller = new BusPoller('main', polling, connection as unknown as MqttClient, { authority: members.authority('poller-main'), identity, pollMs: POLL_MS, ttlMs: TTL_MS, instance: 'instance-0001', time, log, audit: (record) => audit.push(record) });
   poller.start();
   stops.push(() => poller.stop());
   let holding = false;
@@ -63,16 +65,20 @@ async function facility() {
     broker.publish(MAIN.lease, members.authority('poller-b').seal(MAIN.lease, time.now(), lease), false);
     await until(() => !holding, `poller-main giving the lease up to poller-b (${term})`);
   };
-  /** A command desk-1 signs under `term`, with a deadline a second ahead. */
-  const command = async (id: string, term: string) => {
-    const body: CommandMessage = { id, term, sentAt: time.now(), deadline: time.now() + 1000, call: { method: 'listChannels', args: [] } };
-    broker.publish(MAIN.cmd('desk-1'), members.authority('desk-1').seal(MAIN.cmd('desk-1'), time.now(), body), false);
+  /** A command desk-1 signs under `term`, with a deadline `deadlineMs` ahead (a second unless told). */
+  const signed = (id: string, term: string, deadlineMs = 1000) => {
+    const body: CommandMessage = { id, term, sentAt: time.now(), deadline: time.now() + deadlineMs, call: { method: 'listChannels', args: [] } };
+    return members.authority('desk-1').seal(MAIN.cmd('desk-1'), time.now(), body);
+  };
+  /** Such a command through the broker, and 50 ms for it to be read and answered. */
+  const command = async (id: string, term: string, deadlineMs = 1000) => {
+    broker.publish(MAIN.cmd('desk-1'), signed(id, term, deadlineMs), false);
     await advanceWithIo(time, 50, requests.quiet);
   };
   const replies = (id: string) => broker.log.filter((p) => p.topic === MAIN.reply('desk-1') && (p.body as { id: string }).id === id).map((p) => p.body as { ok: boolean; error?: string });
   const audited = (id: string) => audit.filter((r) => r.control === `command ${id}`);
   await until(() => holding, 'poller-main holding the lease');
-  return { poller, log, own, takenOverBy, command, replies, audited, until, isHolding: () => holding };
+  return { poller, connection, log, audit, signed, own, takenOverBy, command, replies, audited, until, isHolding: () => holding };
 }
 
 describe('a command under a lease term this poller claimed', () => {
@@ -106,5 +112,32 @@ describe('a command under a lease term this poller claimed', () => {
     // poller-b may run it: a "not run" from here could reach the panel before poller-b's answer that it ran.
     expect(f.replies('under-poller-b')).toEqual([]);
     expect(f.audited('under-poller-b')).toEqual([]);
+  }, 20_000);
+});
+
+describe('what a poller cannot tell a panel', () => {
+  it('refusals only counted so far (past the first few of a member) are audited when the poller stops, and messages left unread are logged', async () => {
+    const f = await facility();
+    // Seven commands past their deadline (1 ms before it was sent, delivered 1 ms later): the first five refused in full, the rest only counted until
+    // their member's summary (REFUSAL_SUMMARY_MS), which a poller stopping before then never wrote.
+    for (let i = 0; i < 7; i++) await f.command(`late-command-${i}`, f.own().term, -1);
+    expect(f.audit.filter((r) => r.result === 'refused').map((r) => r.control)).toEqual([0, 1, 2, 3, 4].map((i) => `command late-command-${i}`));
+    // One more arrives (the receive path: its arrival checks), and the poller stops before its slice reads it.
+    f.connection.emit('message', MAIN.cmd('desk-1'), f.signed('unread-command', f.own().term), { retain: false });
+    f.poller.stop();
+    expect(f.log.lines).toContain('recorder "main": 1 message not yet read dropped as this poller stops (each panel says "no answer" by its command\'s deadline)');
+    expect(f.audit.filter((r) => r.result === 'refused').map((r) => [r.control, r.message])).toEqual([...[0, 1, 2, 3, 4].map((i) => [`command late-command-${i}`, 'it arrived 2 ms after its deadline']), ['refusals', '2 more refused in the last 0 s: arrived after its deadline (2)']]);
+    // Stopped again (a process's shutdown and its hook both stop it): nothing audited twice.
+    f.poller.stop();
+    expect(f.audit.filter((r) => r.control === 'refusals')).toHaveLength(1);
+  }, 20_000);
+
+  it('an answer the bus cannot take now is said in the log (the panel says "no answer" by its deadline)', async () => {
+    const f = await facility();
+    f.connection.connected = false;
+    await f.command('while-disconnected', f.own().term, -1);
+    expect(f.audited('while-disconnected')).toHaveLength(1);
+    expect(f.replies('while-disconnected')).toEqual([]);
+    expect(f.log.lines.filter((line) => line.includes('while-disconnected') && line.includes('not sent'))).toEqual([`${MAIN.cmd('desk-1')}: the answer to command while-disconnected was not sent: the state bus is not connected`]);
   }, 20_000);
 });
