@@ -524,7 +524,7 @@ export class BusPoller implements RecorderLink {
     // such a command, terms are drawn at random per claim, so its refusal races no other answer); it was
     // the last term it held only, and a command under an earlier one read while it held no lease was
     // dropped unanswered and unaudited (issue 31: a frozen link, a lapse, a claim and a lost claim, then
-    // the thaw; test/bus/own-terms.test.ts). A command under a term this poller never claimed, while it
+    // the thaw; test/bus/answered-or-audited.test.ts). A command under a term this poller never claimed, while it
     // does not hold the lease, is left to that term's holder, unanswered and unaudited here by design: an
     // old holder woken from a stall counts itself active until it hears of the new one, and its "not run"
     // could reach the panel before the holder's answer that it ran; and a standby receives every command
