@@ -1,8 +1,8 @@
 // Issue 31: nothing a poller took is lost: every command it received ends in an answer or an audit
-// line (or both), and what it cannot tell a panel is at least in its log. A command sent under a lease term this poller claimed is
-// this poller's to answer, whatever happened to its lease since; only this poller could ever run it (a
-// term is drawn at random for each claim), so its refusal cannot race another poller's answer that it
-// ran. Before: only the last term it held was remembered (`heldTerm`), and a command under an earlier
+// line (or both), and what it cannot tell a panel is at least in its log. A command sent under a lease
+// term this poller claimed is this poller's to answer, whatever happened to its lease since; only this
+// poller could ever run it (a term is drawn at random for each claim), so its refusal cannot race
+// another poller's answer that it ran. Before: only the last term it held was remembered (`heldTerm`), and a command under an earlier
 // one, read while it held no lease, was dropped with no answer and no audit line: what a poller's link
 // frozen past its lease, a claim, a lost claim and a thaw delivers. On virtual time, the real BusPoller
 // over the real simulator, an in-memory broker at the transport (test/support/fake-broker.ts), the
