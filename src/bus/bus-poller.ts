@@ -105,6 +105,12 @@ const LEASE_QOS = 1;
  */
 const COMMAND_QOS = 0;
 
+/**
+ * A poller's own lease terms remembered (BusPoller.ownTerms): a claim is made at most once a TTL, so these
+ * span many TTLs, far longer than any command may wait (its deadline is at most MAX_DEADLINE_AHEAD_MS ahead).
+ */
+const OWN_TERMS_KEPT = 16;
+
 /** Refresh buckets are kept per sender; on an insecure bus (anyone is anyone) the map is cut back at this size. */
 const MAX_RATED_MEMBERS = 1000;
 
@@ -130,8 +136,11 @@ export class BusPoller implements RecorderLink {
   private readonly bad: LogLimiter;
   private readonly settings: LeaseSettings;
   private lease: LeaseState;
-  /** The term this poller held last (also once lost): a command sent under it is answered, not left to the new holder. */
-  private heldTerm: string | null = null;
+  /**
+   * The terms of this poller's last claims (OWN_TERMS_KEPT, newest last), held or not, kept after they are
+   * lost: a command sent under one of them is this poller's to answer (readCommand), never left to another.
+   */
+  private readonly ownTerms: string[] = [];
   private wake: Subscription | null = null;
   private summaries: Subscription | null = null;
   private publishing: Subscription | null = null;
@@ -215,11 +224,16 @@ export class BusPoller implements RecorderLink {
     this.wake?.unsubscribe();
     this.summaries?.unsubscribe();
     this.summaries = null;
+    // What was only counted so far is audited now, not lost with the process (refusal-report.ts). Messages
+    // still waiting to be read are dropped unread, as if still on the wire (their panels say "no answer"
+    // by their deadlines): not read, they have no id or sender to audit, so their number is logged.
+    this.refusals.flush(this.time.now(), true);
+    const unread = this.work.clear();
+    if (unread > 0) this.log.warn(`recorder "${this.name}": ${unread} message${unread === 1 ? '' : 's'} not yet read dropped as this poller stops (each panel says "no answer" by its command's deadline)`);
     for (const resubscribe of this.resubscribing.values()) resubscribe.unsubscribe();
     this.resubscribing.clear();
     this.mqtt.off('message', this.onMessage);
     this.leaseMqtt.off('message', this.onLeaseMessage);
-    this.work.clear();
     this.standBy();
     this.view.stop();
   }
@@ -324,7 +338,6 @@ export class BusPoller implements RecorderLink {
     const { state, effects } = leaseTransition(this.lease, event, this.settings, randomUUID);
     if (state.holding !== this.lease.holding) this.log.debug?.(`recorder "${this.name}": ${state.holding ? 'this poller holds the lease now' : 'this poller no longer holds the lease'}`);
     this.lease = state;
-    if (state.holding && state.own) this.heldTerm = state.own.term;
     for (const effect of effects) this.apply(effect);
     this.schedule();
   }
@@ -332,6 +345,7 @@ export class BusPoller implements RecorderLink {
   private apply(effect: LeaseEffect): void {
     switch (effect.kind) {
       case 'publish':
+        if (effect.claim) this.claimed(effect.lease.term);
         return this.send(this.topics.lease, effect.lease, LEASE_QOS, true);
       case 'hold':
         return this.takeOver();
@@ -340,6 +354,12 @@ export class BusPoller implements RecorderLink {
       case 'log':
         return this.log[effect.level](effect.message);
     }
+  }
+
+  /** Remembers a term this poller claims (see ownTerms), forgetting the oldest beyond OWN_TERMS_KEPT. */
+  private claimed(term: string): void {
+    this.ownTerms.push(term);
+    if (this.ownTerms.length > OWN_TERMS_KEPT) this.ownTerms.shift();
   }
 
   /** Ticks the lease when its next renewal, lapse or expiry is due. */
@@ -474,6 +494,8 @@ export class BusPoller implements RecorderLink {
     const arrival = this.rates.arrive(sender, now);
     if (arrival?.verdict === 'refuse') return this.refusals.refused(sender, arrival.refusal, { id: null, method: null, request: 'a message' }, now);
     if (arrival?.verdict === 'cool-down') return this.startCoolDown(sender, arrival.refusal, arrival.until, now);
+    // Past the bound of what waits to be read (a flood of all members together): dropped unread, so with
+    // no id to answer or audit it under; counted for its member, summed up in the audit (refusal-report.ts).
     if (!this.work.add(() => this.readCommand(topic, sender, payload, now))) this.refusals.counted(sender, `dropped unread: ${this.work.maxQueued} messages wait to be read already`, now);
   }
 
@@ -497,12 +519,18 @@ export class BusPoller implements RecorderLink {
       return;
     }
     const command = message.value;
-    // The holder answers (and refuses a term that is not its own: a panel's stale one); a poller that
-    // lost the lease still answers what was sent under its term. A command under a term this poller
-    // never held, while it does not hold the lease, is the other holder's to answer: an old holder woken
-    // from a stall counts itself active until it hears of the new one, and its "not run" could reach
-    // the panel before the holder's answer that it ran.
-    const underMine = command.term === this.heldTerm || command.term === this.lease.own?.term;
+    // The holder answers (and refuses a term that is not its own: a panel's stale one). A poller that
+    // lost the lease still answers what was sent under any term it claimed (ownTerms: only it could run
+    // such a command, terms are drawn at random per claim, so its refusal races no other answer); it was
+    // the last term it held only, and a command under an earlier one read while it held no lease was
+    // dropped unanswered and unaudited (issue 31: a frozen link, a lapse, a claim and a lost claim, then
+    // the thaw; test/bus/answered-or-audited.test.ts). A command under a term this poller never claimed, while it
+    // does not hold the lease, is left to that term's holder, unanswered and unaudited here by design: an
+    // old holder woken from a stall counts itself active until it hears of the new one, and its "not run"
+    // could reach the panel before the holder's answer that it ran; and a standby receives every command
+    // its holder runs (an audit line each would fill its audit). If that holder is gone, the panel says so
+    // at the command's deadline ("no answer by its deadline", bus-recorder.ts send).
+    const underMine = this.ownTerms.includes(command.term);
     if (!underMine && !(this.active.value && holdsAt(this.lease, this.settings, now))) return;
     const known = this.recent.get(command.id);
     if (known !== undefined) {
@@ -563,7 +591,7 @@ export class BusPoller implements RecorderLink {
   /** Why a command sent under lease `term` may not run here at `now` (this poller no longer holds that lease), or null. */
   private notUnderLease(term: string, now: number): string | null {
     if (!holdsAt(this.lease, this.settings, now)) return `it no longer holds the lease it was sent under (${this.lease.seen?.holder === this.id ? 'no renewal came back in time' : `"${this.lease.seen?.holder ?? '?'}" holds it now`})`;
-    if (term !== this.lease.own?.term) return "it was sent under another poller's lease term (the poller changed since)";
+    if (term !== this.lease.own?.term) return this.ownTerms.includes(term) ? 'it was sent under an earlier lease term of this poller, which it lost (the lease changed since)' : "it was sent under another poller's lease term (the poller changed since)";
     return null;
   }
 
@@ -573,9 +601,17 @@ export class BusPoller implements RecorderLink {
     this.refusals.counted(member, refusal.kind, now);
   }
 
+  /**
+   * Answers on the sender's reply topic once the result is known (it is audited by then). While the bus is
+   * not connected the answer is not queued (send()): said here, so the log tells why the panel heard
+   * nothing (it says "no answer" by the command's deadline, as for a command lost on the way).
+   */
   private answer(topic: string, from: string, id: string, result: Promise<AnyReply>): void {
     void result.then(
-      (reply) => this.send(this.topics.reply(from), reply, 1, false),
+      (reply) => {
+        if (!this.mqtt.connected) return this.bad.say(`${topic}: the answer to command ${id} was not sent: the state bus is not connected`);
+        this.send(this.topics.reply(from), reply, 1, false);
+      },
       (error: unknown) => this.log.error(`${topic}: command ${id}: ${messageOf(error)}`),
     );
   }

@@ -64,9 +64,13 @@ export class RefusalReport {
     if (now - counted.since >= this.intervalMs) this.summarise(member, counted, now);
   }
 
-  /** Sums up every member whose interval is over (the poller calls this on a timer, so a flood that stops is summed up too). */
-  flush(now: number): void {
-    for (const [member, counted] of this.counting) if (now - counted.since >= this.intervalMs) this.summarise(member, counted, now);
+  /**
+   * Sums up every member whose interval is over (the poller calls this on a timer, so a flood that stops
+   * is summed up too); `all`: every member with refusals only counted, however short its interval so far
+   * (a poller stopping: counts never summed up would be refusals no audit line tells of).
+   */
+  flush(now: number, all = false): void {
+    for (const [member, counted] of this.counting) if (all || now - counted.since >= this.intervalMs) this.summarise(member, counted, now);
   }
 
   private summarise(member: string, counted: Counted, now: number): void {

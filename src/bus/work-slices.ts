@@ -47,11 +47,13 @@ export class WorkSlices {
     return true;
   }
 
-  /** Drops what waits (a stopping poller: what was not done is as if still on the wire). */
-  clear(): void {
+  /** Drops what waits (a stopping poller: what was not done is as if still on the wire); how many were dropped. */
+  clear(): number {
+    const dropped = this.queue.length;
     this.queue.length = 0;
     this.next?.unsubscribe();
     this.next = null;
+    return dropped;
   }
 
   private slice(): void {

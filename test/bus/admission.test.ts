@@ -159,6 +159,25 @@ describe('the refusal report', () => {
     expect(lines.at(-1)).toContain('(command later): refused');
     expect(lines).toHaveLength(7);
   });
+
+  it('sums up, when told to (a poller stopping), every member with refusals only counted, however short its interval so far', () => {
+    const time = new VirtualTime(T0);
+    const audit: CommandRecord[] = [];
+    const report = new RefusalReport('main', () => undefined, (record) => audit.push(record), 60_000);
+    const refusal = { kind: 'arrived after its deadline', why: 'it arrived 5 ms after its deadline' };
+    for (let i = 0; i < 7; i++) report.refused('gallery', refusal, { id: `c${i}`, method: 'recStart', request: 'PUT /api/channels/0/rec-start' }, time.now());
+    report.counted('desk-2', 'ignored in a cool-down', time.now());
+    time.advance(10_000);
+    report.flush(time.now());
+    expect(audit).toHaveLength(5);
+    report.flush(time.now(), true);
+    expect(audit.slice(5).map((r) => [r.surface, r.control, r.message])).toEqual([
+      ['bus:gallery', 'refusals', '2 more refused in the last 10 s: arrived after its deadline (2)'],
+      ['bus:desk-2', 'refusals', '1 more refused in the last 10 s: ignored in a cool-down (1)'],
+    ]);
+    report.flush(time.now(), true);
+    expect(audit).toHaveLength(7);
+  });
 });
 
 describe('the work slices', () => {
@@ -200,7 +219,7 @@ describe('the work slices', () => {
     expect(done).toEqual([0, 2]);
     expect(failures.map(String)).toEqual(['Error: a bug']);
     slices.add(() => void done.push(4));
-    slices.clear();
+    expect(slices.clear()).toBe(1);
     time.advance(10);
     expect(done).toEqual([0, 2]);
   });

@@ -4,7 +4,6 @@
 // Health goes out when what it says changes and as a heartbeat, not with every read, and the panel still
 // sees what the poller sees: its lastGoodAt, failures, last error and reachability, at every moment
 // (every health a later time than the last: a panel ignores one no newer).
-import { EventEmitter } from 'node:events';
 import type { MqttClient } from 'mqtt';
 import { afterEach, describe, expect, it } from 'vitest';
 import { RecorderClient } from '../../src/api/client.js';
@@ -18,62 +17,12 @@ import { RecorderPoller } from '../../src/engine/recorder-poller.js';
 import { freshnessOf, type RecorderState } from '../../src/engine/recorder-state.js';
 import { startSimulator, type RunningSimulator } from '../../src/simulator/server.js';
 import { keptLog } from '../support/facility.js';
+import { FakeBroker, FakeClient } from '../support/fake-broker.js';
 import { RequestCounter, VirtualTime, advanceWithIo, untilWithIo } from '../support/virtual-time.js';
 
 const TOKEN = 'perm:11111111-2222-4333-8444-555555555555';
 const POLL_MS = 250;
 const MAIN = topicsOf('main');
-
-/** Whether an MQTT topic filter (with "+" and "#") matches a topic. */
-function matches(filter: string, topic: string): boolean {
-  const f = filter.split('/');
-  const t = topic.split('/');
-  for (let i = 0; i < f.length; i++) {
-    if (f[i] === '#') return true;
-    if (i >= t.length || (f[i] !== '+' && f[i] !== t[i])) return false;
-  }
-  return f.length === t.length;
-}
-
-/** A broker in memory: each publication reaches every client subscribed to it 1 ms later (virtual), retained ones are kept. */
-class FakeBroker {
-  readonly clients: FakeClient[] = [];
-  readonly retained = new Map<string, Buffer>();
-  /** Every publication, with when it was made. */
-  readonly log: Array<{ topic: string; at: number; body: unknown }> = [];
-  constructor(readonly time: VirtualTime) {}
-
-  publish(topic: string, payload: Buffer, retain: boolean): void {
-    this.log.push({ topic, at: this.time.now(), body: (JSON.parse(payload.toString()) as { body: unknown }).body });
-    if (retain) this.retained.set(topic, payload);
-    this.time.scheduler.schedule(() => {
-      for (const client of this.clients) if (client.filters.some((f) => matches(f, topic))) client.emit('message', topic, payload, { retain: false });
-    }, 1);
-  }
-}
-
-/** What the poller and the panel use of an MqttClient. */
-class FakeClient extends EventEmitter {
-  connected = true;
-  disconnecting = false;
-  readonly outgoing = {};
-  readonly filters: string[] = [];
-  constructor(private readonly broker: FakeBroker) {
-    super();
-    broker.clients.push(this);
-  }
-  subscribeAsync = async (topics: string | string[]) => {
-    const added = Array.isArray(topics) ? topics : [topics];
-    this.filters.push(...added);
-    for (const [topic, payload] of this.broker.retained) if (added.some((f) => matches(f, topic))) this.emit('message', topic, payload, { retain: true });
-    return [];
-  };
-  unsubscribeAsync = async () => undefined;
-  publishAsync = async (topic: string, payload: Buffer, options: { retain?: boolean }) => this.broker.publish(topic, payload, options.retain === true);
-  publish(topic: string, payload: Buffer, options: { retain?: boolean }): void {
-    this.broker.publish(topic, payload, options.retain === true);
-  }
-}
 
 let sim: RunningSimulator | undefined;
 let client: RecorderClient | undefined;
