@@ -33,6 +33,7 @@ const PURE = [
   'test/engine/work-scheduler.test.ts',
   'test/engine/duration-clock.test.ts',
   'test/engine/fetch-pacer.test.ts',
+  'test/engine/recorder-state.test.ts',
   'test/engine/gain-truth.test.ts',
   'test/engine/profile-match.test.ts',
   'test/engine/same-picture.test.ts',

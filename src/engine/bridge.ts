@@ -21,7 +21,7 @@ import type { RgbImage, Surface } from './surface.js';
 import type { BoundProfile, PictureRenderer, RecorderHandle } from './session-services.js';
 import { SurfaceSession } from './surface-session.js';
 import { WorkScheduler } from './work-scheduler.js';
-import { meterEvery, previewEvery } from './picture-pace.js';
+import { meterEvery, previewEvery, statePollEvery } from './picture-pace.js';
 import type { CommandActivity } from './alarms/alarm-conditions.js';
 import { CommandActivityLog } from './alarms/command-activity.js';
 import type { AlarmMonitor } from './alarms/alarm-monitor.js';
@@ -89,6 +89,10 @@ export class Bridge {
       // Meters too, at most half as often (picture-pace.ts meterEvery), from the same one pace.
       const thumbnailEvery = () => previewEvery(this.work.paceMs());
       const metersEvery = () => meterEvery(this.work.paceMs());
+      // Sync and dialog too, every other poll at most (picture-pace.ts statePollEvery), from the same one
+      // pace; each value is live for three of the intervals it was read at (recorder-state.ts liveForMs),
+      // so a key shows them up to one poll older while the bridge is held, never past their age.
+      link.paceStatePolls?.(() => statePollEvery(this.work.paceMs()));
       const extras = new RecorderExtras(link, { decodeThumbnail: (png) => this.decodeAsPicture(png), thumbnailMs: options.thumbnailMs ?? 1000, thumbnailEvery, meterMs: options.meterMs ?? 250, meterEvery: metersEvery, time: this.time });
       const durations = new DurationClock();
       const diskTimes = new DiskTimes({ ...DEFAULT_DISK_TIME, ...options.diskTime });

@@ -12,7 +12,7 @@ import { describeCall, type CommandPlan } from './command-plan.js';
 import type { EngineTime } from './engine-time.js';
 import type { CommandRecord, Logger } from './log.js';
 import { decideGroup, groupOutcome, type MemberPlan, type RecorderGroups } from './recorder-group.js';
-import { liveForMs, type RecorderState } from './recorder-state.js';
+import { isFastPart, liveForMs, type RecorderState } from './recorder-state.js';
 import type { RecorderHandle } from './session-services.js';
 
 /** When an input happened: wall clock for the audit log, a monotonic sub-ms clock for latencies. */
@@ -205,7 +205,7 @@ async function carryOut(action: RecorderCommand, handle: RecorderHandle, plan: E
 function confirmed(handle: RecorderHandle, effect: ExpectedEffect, readsAfter: number[], time: EngineTime): Promise<boolean | null> {
   const state = handle.link.state;
   const readAfter = (s: RecorderState) => effect.parts.every((part, i) => s.readNumber[part] >= (readsAfter[i] as number));
-  const slow = effect.parts.some((part) => liveForMs(state, part) > liveForMs(state, 'channels'));
+  const slow = effect.parts.some((part) => !isFastPart(part));
   const verdict$ = handle.link.state$.pipe(
     filter(readAfter),
     // Each new read of the parts counts once (the state changes whenever any part is read).

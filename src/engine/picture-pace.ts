@@ -9,7 +9,7 @@
 // is as honest under load as without it, and what is saved is the redraws nobody reads one by one.
 import type { Picture, PictureBody, PictureOverlay } from './picture.js';
 import { samePicture } from './picture.js';
-import { STALE_AFTER_INTERVALS } from './recorder-state.js';
+import { SLOWEST_POLL_EVERY, STALE_AFTER_INTERVALS } from './recorder-state.js';
 
 /** The share of the time on pictures and frames the pace aims to stay under. */
 export const TARGET_SHARE = 0.35;
@@ -123,6 +123,17 @@ export const METER_SLOWEST = 2;
  */
 export function meterEvery(stretchMs: number): number {
   return everyAtStretch(stretchMs, METER_SLOWEST);
+}
+
+/**
+ * How many poll intervals apart sync and dialog are read (1 .. SLOWEST_POLL_EVERY, two), from the same one
+ * stretch as the meters: every interval while pictures take little of the time, every other one as soon
+ * as the scheduler stretches what only moves. With the meters paced, the three state polls were 12-13 of
+ * a held bridge's ~25 reads a second (bench (i), 2026-11-28); sync and dialog are two of them, changed by
+ * nobody but an operator or the recorder's own dialog. Channels keep their pace (not asked here).
+ */
+export function statePollEvery(stretchMs: number): number {
+  return everyAtStretch(stretchMs, SLOWEST_POLL_EVERY);
 }
 
 /**

@@ -30,6 +30,12 @@ export interface RecorderLink {
    */
   want?(owner: string, parts: ReadonlySet<StatePart> | null): void;
   /**
+   * Reads sync and dialog `every()` poll intervals apart (asked at each of their answers; 1 ..
+   * SLOWEST_POLL_EVERY), channels at the interval: the bridge's pace while it is short of time. Offered
+   * by a link that polls here; a bus's state is read at its poller's own pace for every panel.
+   */
+  paceStatePolls?(every: () => number): void;
+  /**
    * Makes one call on the recorder, exactly once, and gives back its answer (or rejects with why not;
    * an error with `notRun: true` means the request did not reach the recorder and never will).
    */
@@ -54,6 +60,7 @@ export function pollingLink(poller: RecorderPoller): RecorderLink {
     refresh: (slow) => poller.refresh(slow),
     nextReadNumber: (part) => poller.nextReadNumber(part),
     want: (owner, parts) => poller.want(owner, parts),
+    paceStatePolls: (every) => poller.paceBy(every),
     call: <C extends ClientCall>(call: C) => sendCall(poller.client, call) as Promise<CallResult<C>>,
     observe: (observer) => poller.client.observe(observer),
   };

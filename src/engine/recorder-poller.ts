@@ -11,12 +11,19 @@
 // again, and keeps its last value with that value's age (shown stale, never live, until read again);
 // with nothing wanted the recorder is not asked anything. How the recorder answers (failures, lastError,
 // unreachable, lastGoodAt) is judged over the state polls wanted, so a part nobody reads ages nothing.
+//
+// While the bridge is short of time, sync and dialog are read every other interval (paceBy: the bridge's
+// one pace, the meters' and previews'); channels always at the interval. Each answer asks the pace once,
+// and that one answer both schedules the next read and is recorded with the value (state.pollEvery), so
+// the value's age limit (three of the intervals it was read at) always covers the wait for the next read,
+// across any change of pace: a read planned at the old pace still leaves when planned. A command's
+// refresh reads at once whatever the pace, and a failed read is followed at the normal pace.
 import { BehaviorSubject, Subject, Subscription, exhaustMap, filter, from, merge, timer, type Observable } from 'rxjs';
 import type { RecorderClient, RequestOptions } from '../api/client.js';
 import { messageOf, RecorderError } from '../api/errors.js';
 import type { EngineTime } from './engine-time.js';
 import { PartDemand } from './part-demand.js';
-import { FAST_PARTS, SLOW_PARTS, initialRecorderState, type RecorderState, type StatePart } from './recorder-state.js';
+import { FAST_PARTS, PACED_PARTS, SLOWEST_POLL_EVERY, SLOW_PARTS, initialRecorderState, type FastPart, type RecorderState, type StatePart } from './recorder-state.js';
 
 /** Every part of the state, in the order they are listed. */
 const ALL_PARTS: readonly StatePart[] = [...FAST_PARTS, ...SLOW_PARTS];
@@ -39,7 +46,6 @@ export interface PollerOptions {
   reads?: 'everything' | 'on-demand';
 }
 
-type FastPart = (typeof FAST_PARTS)[number];
 type SlowPart = (typeof SLOW_PARTS)[number];
 
 /** A read's outcome, when its answer (or failure) came (a part is as old as the answer that brought it), and its number. */
@@ -47,8 +53,10 @@ type Settled<T> = ({ ok: true; value: T } | { ok: false; error: RecorderError })
 
 /** How one state read's loop is going. */
 interface ReadLoop {
-  /** When its last read was sent; the next leaves one interval later. */
+  /** When its last read was sent; the next leaves `every` intervals later. */
   lastSentAt: number;
+  /** How many intervals after the last read the next leaves: the pace asked when its answer came (1 after a failure). */
+  every: number;
   /** A read is under way (its answer schedules the next while the part is wanted). */
   inFlight: boolean;
   /** A refresh asked for while a read was in flight: the next one leaves at once. */
@@ -77,6 +85,8 @@ export class RecorderPoller {
   private readonly sent: Record<StatePart, number> = { channels: 0, sync: 0, dialog: 0, sources: 0, resources: 0, schedule: 0, conversion: 0 };
   /** The parts read, and who wants each. */
   private readonly demand = new PartDemand();
+  /** How many intervals apart the paced parts are read now (paceBy); every interval until a bridge says otherwise. */
+  private pace: () => number = () => 1;
 
   constructor(
     readonly name: string,
@@ -88,7 +98,7 @@ export class RecorderPoller {
     this.maxBackoffMs = options.maxBackoffMs ?? 5000;
     this.time = options.time;
     this.subject = new BehaviorSubject(initialRecorderState(name, this.pollMs, this.slowMs));
-    const loop = (): ReadLoop => ({ lastSentAt: 0, inFlight: false, refreshPending: false, failures: 0, unreachable: false, lastError: null, wait: null });
+    const loop = (): ReadLoop => ({ lastSentAt: 0, every: 1, inFlight: false, refreshPending: false, failures: 0, unreachable: false, lastError: null, wait: null });
     this.loops = { channels: loop(), sync: loop(), dialog: loop() };
     if ((options.reads ?? 'everything') === 'everything') this.demand.want(EVERYTHING, ALL_PARTS);
   }
@@ -153,6 +163,15 @@ export class RecorderPoller {
     this.subscription = null;
   }
 
+  /**
+   * Reads sync and dialog `every()` poll intervals apart from their next answer on (1 ..
+   * SLOWEST_POLL_EVERY; the bridge's pace of what only moves, picture-pace.ts statePollEvery), asked once
+   * at each of their answers. Channels keep the interval.
+   */
+  paceBy(every: () => number): void {
+    this.pace = every;
+  }
+
   /** The number the next read of a part will have: a state whose read number is at least this was read after now. */
   nextReadNumber(part: StatePart): number {
     return this.sent[part] + 1;
@@ -189,7 +208,8 @@ export class RecorderPoller {
       // Stopped (or stopped and started again) while the read was under way: this loop has ended.
       if (this.subscription !== running) return;
       loop.inFlight = false;
-      this.applyFast(part, result);
+      loop.every = this.everyAfter(part, result.ok);
+      this.applyFast(part, result, loop.every);
       // Stopped by what the answer set off, or no longer wanted (or read again already, when wanted anew).
       if (this.subscription !== running || !this.demand.has(part) || loop.inFlight) return;
       loop.wait = this.time.scheduler.schedule(() => this.read(part, running), this.delayAfter(part));
@@ -205,7 +225,18 @@ export class RecorderPoller {
     return this.settle<unknown>(part, request);
   }
 
-  private applyFast(part: FastPart, result: Settled<unknown>): void {
+  /**
+   * How many intervals after this read the part's next leaves: the pace now for a paced part that
+   * answered well, whole and within 1 .. SLOWEST_POLL_EVERY; the interval for channels and after a failure
+   * (a recorder answering badly is read at the normal pace, so a good answer comes back as soon as it can).
+   */
+  private everyAfter(part: FastPart, ok: boolean): number {
+    if (!ok || !PACED_PARTS.includes(part)) return 1;
+    const every = this.pace();
+    return Number.isFinite(every) ? Math.min(SLOWEST_POLL_EVERY, Math.max(1, Math.round(every))) : 1;
+  }
+
+  private applyFast(part: FastPart, result: Settled<unknown>, every: number): void {
     const state = this.state;
     const loop = this.loops[part];
     const recovered = result.ok && (state.readAt[part] === null || loop.failures > 0);
@@ -213,7 +244,9 @@ export class RecorderPoller {
     else Object.assign(loop, { failures: loop.failures + 1, unreachable: ['network', 'timeout'].includes(result.error.kind), lastError: result.error.message });
     const readAt = result.ok ? { ...state.readAt, [part]: result.at } : state.readAt;
     const readNumber = result.ok ? { ...state.readNumber, [part]: result.number } : state.readNumber;
-    this.subject.next({ ...state, ...(result.ok ? { [part]: result.value } : {}), readAt, readNumber, ...this.health(readAt) });
+    // The value's interval goes with it: its age limit covers the wait for the next read planned from it.
+    const pollEvery = result.ok && state.pollEvery[part] !== every ? { ...state.pollEvery, [part]: every } : state.pollEvery;
+    this.subject.next({ ...state, ...(result.ok ? { [part]: result.value } : {}), readAt, readNumber, pollEvery, ...this.health(readAt) });
     // First answer, or back after failures: read the slow group now rather than at its next tick.
     if (recovered && this.slowMayRead()) this.slowNow.next();
   }
@@ -246,14 +279,14 @@ export class RecorderPoller {
   }
 
   /**
-   * While the recorder answers (well or badly), a read leaves one interval after the last one left, at
-   * once if that has passed: latency does not stretch the pace. While it cannot be reached, the wait
+   * While the recorder answers (well or badly), a read leaves its `every` intervals after the last one
+   * left, at once if that has passed: latency does not stretch the pace. While it cannot be reached, the wait
    * doubles from the interval up to the cap.
    */
   private delayAfter(part: FastPart): number {
     const loop = this.loops[part];
     if (loop.refreshPending) return 0;
-    if (loop.failures === 0 || !loop.unreachable) return Math.max(0, loop.lastSentAt + this.pollMs - this.time.now());
+    if (loop.failures === 0 || !loop.unreachable) return Math.max(0, loop.lastSentAt + loop.every * this.pollMs - this.time.now());
     return Math.min(this.maxBackoffMs, this.pollMs * 2 ** Math.min(loop.failures, 10));
   }
 

@@ -9,11 +9,25 @@ import type { ConversionConfig } from '../api/conversion.js';
 import type { SourceListEntry } from '../api/source.js';
 import type { Freshness } from './picture.js';
 
-/** The state polls, read every poll interval. */
+/** The state polls, read every poll interval (sync and dialog every other one while the bridge is held: PACED_PARTS). */
 export const FAST_PARTS = ['channels', 'sync', 'dialog'] as const;
 /** The slow group, read every slow interval and after commands that touch it. */
 export const SLOW_PARTS = ['sources', 'resources', 'schedule', 'conversion'] as const;
 export type StatePart = (typeof FAST_PARTS)[number] | (typeof SLOW_PARTS)[number];
+export type FastPart = (typeof FAST_PARTS)[number];
+/**
+ * The state polls a poller may read more slowly while the bridge is short of time (recorder-poller.ts
+ * paceBy; the bridge's one pace, picture-pace.ts statePollEvery). Not `channels`: the channel list is
+ * what a take starting or stopping shows from (the bench's change -> key is defined by it), so it keeps
+ * the poll interval whatever the load.
+ */
+export const PACED_PARTS: readonly FastPart[] = ['sync', 'dialog'];
+/**
+ * The most poll intervals apart a paced part is read: two (500 ms at the default 250), so it is live for
+ * up to 1.5 s after its read while the bridge is held (750 ms otherwise). The meters' rule (METER_SLOWEST):
+ * a paced read still carries a state a command is checked against, so it goes no further.
+ */
+export const SLOWEST_POLL_EVERY = 2;
 
 export interface RecorderState {
   name: string;
@@ -21,6 +35,13 @@ export interface RecorderState {
   pollMs: number;
   /** The slow group's interval, which its freshness is measured in. */
   slowMs: number;
+  /**
+   * How many poll intervals apart each state poll was meant to be read when its value came (1, or up to
+   * SLOWEST_POLL_EVERY for a paced part while the bridge is held): recorded with the value by the read
+   * that brought it, and what its age limit is measured in (liveForMs). The pace itself has one owner
+   * (the bridge's work scheduler); this is only the interval each value was read at, never asked again.
+   */
+  pollEvery: Readonly<Record<FastPart, number>>;
   /** When the oldest answer of the last complete good poll (channels, sync and dialog) came, or null if never. */
   lastGoodAt: number | null;
   /** When the answer behind each part's value came; null while it was never read. */
@@ -48,6 +69,7 @@ export function initialRecorderState(name: string, pollMs: number, slowMs = 5000
     name,
     pollMs,
     slowMs,
+    pollEvery: { channels: 1, sync: 1, dialog: 1 },
     lastGoodAt: null,
     readAt: { channels: null, sync: null, dialog: null, sources: null, resources: null, schedule: null, conversion: null },
     readNumber: { channels: 0, sync: 0, dialog: 0, sources: 0, resources: 0, schedule: 0, conversion: 0 },
@@ -69,9 +91,26 @@ const OFFLINE_AFTER_FAILURES = 3;
 /** Intervals a part may be old and still count as live. */
 export const STALE_AFTER_INTERVALS = 3;
 
-/** How long a part stays live after its read was sent: three of its own intervals. */
+/** Whether a part is one of the state polls. */
+export function isFastPart(part: StatePart): part is FastPart {
+  return (FAST_PARTS as readonly string[]).includes(part);
+}
+
+/**
+ * The interval a part's value was read at: the poll interval times the pace it was read at for a state
+ * poll (pollEvery), the slow interval for the slow group.
+ */
+export function intervalMs(state: RecorderState, part: StatePart): number {
+  return isFastPart(part) ? state.pollMs * state.pollEvery[part] : state.slowMs;
+}
+
+/**
+ * How long a part stays live after its answer came: three of the intervals it was read at. A value read
+ * while sync and dialog are paced is live for three of the slower intervals, so the slower read that
+ * follows it comes well within its age; the next value carries the interval it was read at in turn.
+ */
 export function liveForMs(state: RecorderState, part: StatePart): number {
-  return STALE_AFTER_INTERVALS * ((FAST_PARTS as readonly string[]).includes(part) ? state.pollMs : state.slowMs);
+  return STALE_AFTER_INTERVALS * intervalMs(state, part);
 }
 
 /**

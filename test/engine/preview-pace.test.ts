@@ -2,7 +2,8 @@
 // (the work scheduler's measured busy share, through its pace of what only moves), the bridge fetches
 // each preview less often, and as often as before once it is calm again; the state polls keep their
 // pace throughout, and the key still shows its preview, live (its age is judged by the pace it is
-// fetched at). The real bridge against the
+// fetched at). Sync and dialog too, read every other poll while it is busy, never shown stale (each
+// value is judged by the interval it was read at). The real bridge against the
 // simulator, on virtual time where picture work can be said to cost time (the scheduler measures its
 // slices on `precise`, which here also moves by what the test's load spends). A preview's decode is
 // picture work on the scheduler's line, so the share sees it.
@@ -10,6 +11,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { interval } from 'rxjs';
 import type { Picture } from '../../src/engine/picture.js';
 import { METER_SLOWEST, PREVIEW_SLOWEST } from '../../src/engine/picture-pace.js';
+import { liveForMs } from '../../src/engine/recorder-state.js';
 import { startBridgeFixture, type BridgeFixture } from '../support/bridge.js';
 import { WorkTime } from '../support/work-time.js';
 
@@ -159,6 +161,68 @@ pages:
     expect(sourceReads.filter((at, i) => i >= readsBefore && at <= (gainWrites.at(-1) as number)).length, 'reads between the step and its write').toBe(0);
     expect(fixture.commands.find((c) => c.control === 'dial0')?.result).toBe('ok');
     load.unsubscribe();
+    stopObserving();
+  });
+
+  it('a busy picture line halves the reads of sync and dialog, channels keep their pace, and neither key is ever drawn stale', async () => {
+    const time = new WorkTime();
+    f = await startBridgeFixture({
+      time,
+      draws: 'pictures',
+      pollMs: POLL_MS,
+      simulator: { grid: 4 },
+      profile: 'name: held\nmatch: { kind: memory }\npages:\n  - name: one\n    controls:\n      key0: { show: sync }\n      key1: { show: dialog }\n      key2: { show: { channel: 1 } }\n',
+    });
+    const fixture = f;
+    const reads = { channels: [] as number[], sync: [] as number[], dialog: [] as number[] };
+    const stopObserving = fixture.bridge.observeRequests((_, record) => {
+      if (record.method !== 'GET') return;
+      if (/\/channels$/.test(record.path)) reads.channels.push(fixture.now());
+      if (/\/app\/sync$/.test(record.path)) reads.sync.push(fixture.now());
+      if (/\/app\/dialog$/.test(record.path)) reads.dialog.push(fixture.now());
+    });
+    // Every sync or dialog picture the session draws goes through the renderer: none may show its data stale.
+    const staleDrawn: string[] = [];
+    const render = fixture.renderer.render.bind(fixture.renderer);
+    fixture.renderer.render = (picture, size) => {
+      if ((picture.kind === 'sync' && (picture.state === 'stale' || picture.ageS !== null)) || (picture.kind === 'dialog' && picture.ageS !== null)) staleDrawn.push(`${picture.kind} at ${fixture.now()}`);
+      return render(picture, size);
+    };
+    const within = (list: number[], from: number, to: number) => list.filter((at) => at >= from && at < to).length;
+    await fixture.until(() => reads.sync.length > 2 && reads.dialog.length > 2, 'the first sync and dialog reads');
+    await fixture.advance(500);
+    staleDrawn.length = 0; // before the first reads, the keys had nothing live to show
+    const calmFrom = fixture.now();
+    await fixture.advance(2000);
+    for (const part of ['channels', 'sync', 'dialog'] as const) expect(within(reads[part], calmFrom, calmFrom + 2000), `${part} calm`).toBeGreaterThanOrEqual(2000 / POLL_MS - 1);
+
+    const load = interval(100, time.scheduler).subscribe(() => fixture.bridge.work.post('pictures', 'test-load', () => time.spend(150)));
+    await fixture.advance(3000);
+    expect(fixture.bridge.work.paceMs()).toBeGreaterThan(0);
+    const busyFrom = fixture.now();
+    await fixture.advance(4000);
+    const state = fixture.bridge.recorderStates()[0];
+    expect(state?.pollEvery).toEqual({ channels: 1, sync: 2, dialog: 2 });
+    expect(state && liveForMs(state, 'sync')).toBe(6 * POLL_MS); // three of the slower intervals
+    for (const part of ['sync', 'dialog'] as const) {
+      // Every other poll (2 is SLOWEST_POLL_EVERY, said as a number so that the test cannot follow a change of it).
+      expect(within(reads[part], busyFrom, busyFrom + 4000), `${part} held`).toBeLessThanOrEqual(4000 / (2 * POLL_MS) + 1);
+      expect(within(reads[part], busyFrom, busyFrom + 4000), `${part} held`).toBeGreaterThanOrEqual(4000 / (2 * POLL_MS) - 1);
+    }
+    expect(within(reads.channels, busyFrom, busyFrom + 4000), 'channels held').toBeGreaterThanOrEqual(4000 / POLL_MS - 2);
+    load.unsubscribe();
+
+    // Calm again: once the pace has eased, every poll once more.
+    const easeBy = fixture.now() + 20_000;
+    while (fixture.bridge.work.paceMs() > 0) {
+      expect(fixture.now(), 'the pace eased within 20 s').toBeLessThan(easeBy);
+      await fixture.advance(100);
+    }
+    await fixture.advance(POLL_MS * 2);
+    const againFrom = fixture.now();
+    await fixture.advance(2000);
+    for (const part of ['sync', 'dialog'] as const) expect(within(reads[part], againFrom, againFrom + 2000), `${part} calm again`).toBeGreaterThanOrEqual(2000 / POLL_MS - 1);
+    expect(staleDrawn).toEqual([]);
     stopObserving();
   });
 });

@@ -50,6 +50,7 @@ export class CommandActivityLog {
       refresh: (slow) => link.refresh(slow),
       nextReadNumber: (part) => link.nextReadNumber(part),
       ...(link.want ? { want: link.want.bind(link) } : {}),
+      ...(link.paceStatePolls ? { paceStatePolls: link.paceStatePolls.bind(link) } : {}),
       call,
       observe: (observer) => link.observe(observer),
     };
