@@ -34,7 +34,7 @@ export function bridgeMetrics(bridge: Bridge): { text: () => Promise<string>; st
   // Figures the bridge and renderer keep themselves, read when scraped.
   new Gauge({
     name: 'recdeck_recorder_live',
-    help: "1 when the recorder's data (channels, sync, dialog) is live: each read within 3 polls; 0 when stale or offline",
+    help: "1 when the recorder's data (channels, sync, dialog) is live: each read within 3 of the intervals it was read at (sync and dialog every other poll while the bridge is held); 0 when stale or offline",
     labelNames: ['recorder'] as const,
     registers,
     collect() {
