@@ -167,8 +167,8 @@ async function acquire(setup: BridgeSetup, log: Logger, teardown: Teardown): Pro
   // The bus's wiring (bus-setup.ts, alarm-bus.ts and through them bus/: its messages' zod schemas, the
   // leases, the envelopes) is imported only when --mqtt is given: a bridge without a bus never marks it
   // (docs/performance.md, "A smaller live heap").
-  const busWiring = setup.mqtt ? await Promise.all([import('./bus-setup.js'), import('./alarm-bus.js')]) : null;
-  const bus = setup.mqtt && busWiring ? await busWiring[0].connectBusRecorders(setup.mqtt, polledHere, onBus.followed, setup.pollMs, log, audit ? (record) => audit.write(record) : undefined) : null;
+  const busWiring = setup.mqtt ? { settings: setup.mqtt, ...(await import('./bus-setup.js')), ...(await import('./alarm-bus.js')) } : null;
+  const bus = busWiring ? await busWiring.connectBusRecorders(busWiring.settings, polledHere, onBus.followed, setup.pollMs, log, audit ? (record) => audit.write(record) : undefined) : null;
   if (bus) teardown.defer('state bus', () => bus.close());
 
   // Polled here, a recorder is read on demand: what the surfaces in view need, and what the web server and the alarms read at any moment.
@@ -189,7 +189,7 @@ async function acquire(setup: BridgeSetup, log: Logger, teardown: Teardown): Pro
     bridge.attachAlarms(alarms.monitor); // alarms keys and alarm-ack (issue 36)
   }
   // Alarms on the bus (issue 36): over the bus, the bridge and the alarm engine, so stopped before all three.
-  if (bus && busWiring) teardown.defer('alarms on the bus', busWiring[1].startBusAlarms(bus, bridge, alarms?.monitor ?? null, log));
+  if (bus && busWiring) teardown.defer('alarms on the bus', busWiring.startBusAlarms(bus, bridge, alarms?.monitor ?? null, log));
 
   if (audit) {
     const auditing = bridge.commands$.subscribe((record) => audit.write(record));
