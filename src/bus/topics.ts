@@ -12,14 +12,10 @@ import { describeCall } from '../engine/command-plan.js';
 import { AlarmWire } from '../engine/alarms/alarm.js'; // alarms on the bus (issue 36)
 import type { StatePart } from '../engine/recorder-state.js';
 import { CommandArgs, isClientCall, type UncheckedCall } from './command-args.js';
+import { BusId, RecorderName } from './names.js';
 
-const NAME = /^[A-Za-z0-9_.-]{1,64}$/;
-
-/** A recorder's name as one topic level: no wildcards, no separators. */
-export const RecorderName = z.string().regex(NAME, { error: 'a recorder on the bus is named with 1-64 letters, digits, "_", "." or "-"' });
-
-/** A poller's or panel's id: one topic level (its command and reply topics end with it) and the MQTT user of its broker login. */
-export const BusId = z.string().regex(NAME, { error: 'a bus id is 1-64 letters, digits, "_", "." or "-"' });
+// Defined in names.ts (which loads nothing else of the bus: run's flags check them) and part of the topics' words.
+export { BusId, RecorderName };
 
 export const topicsOf = (recorder: string) => {
   const base = `recdeck/${recorder}`;

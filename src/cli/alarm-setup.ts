@@ -2,7 +2,6 @@
 // AlarmSettings schema; no profile needed) and the wiring: the alarm engine over the bridge, its events
 // to the log, the audit file and the webhooks. startAlarms returns what the server needs and the stop.
 import { readFileSync } from 'node:fs';
-import { parse as parseYaml } from 'yaml';
 import { describeIssues } from '../api/issues.js';
 import { messageOf } from '../api/errors.js';
 import { alarmAuditRecord, type AlarmAuditRecord } from '../engine/alarms/alarm.js';
@@ -10,6 +9,7 @@ import { AlarmMonitor, type AlarmSource } from '../engine/alarms/alarm-monitor.j
 import { AlarmSettings, type AlarmSettingsInput } from '../engine/alarms/alarm-settings.js';
 import type { Logger } from '../engine/log.js';
 import { AlarmWebhooks } from '../remote/alarm-webhooks.js';
+import { yamlLibrary } from '../profiles/yaml-library.js';
 import { wholeNumber, type FlagTable } from './flags.js';
 import { readSecretFile } from './secret-file.js';
 import { UsageError } from './usage-error.js';
@@ -70,7 +70,7 @@ function readSettingsFile(file: string): AlarmSettingsInput {
     throw new UsageError(`--alarm-settings: cannot read ${file}: ${messageOf(error)}`);
   }
   try {
-    return (parseYaml(text) ?? {}) as AlarmSettingsInput; // JSON is YAML; the schema checks what it holds
+    return (yamlLibrary().parse(text) ?? {}) as AlarmSettingsInput; // JSON is YAML; the schema checks what it holds
   } catch (error) {
     throw new UsageError(`--alarm-settings: ${file} is neither JSON nor YAML: ${messageOf(error).split('\n')[0]}`);
   }

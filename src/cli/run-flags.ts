@@ -9,7 +9,7 @@ import { trustedProxies } from '../remote/client-address.js';
 import { SHIPPED_PROFILES, profileOrigin } from '../profiles/origin.js';
 import { ALARM_FLAGS, alarmSetup } from './alarm-setup.js';
 import { BUS_FLAGS } from './bus-flags.js';
-import { busSettings } from './bus-setup.js';
+import { busSettings } from './bus-settings.js';
 import { HELP_FLAG, parseFlags, wholeNumber, type CommandSpec } from './flags.js';
 import { COMMAND_OVERVIEW } from './command-overview.js';
 import { LOG_FORMATS, LOG_LEVELS, type LogFormat, type LogLevel } from './log-options.js';

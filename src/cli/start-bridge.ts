@@ -26,7 +26,7 @@ import { WEB_LAYOUTS, type WebLayout } from '../surfaces/web/layouts.js';
 import { WebSurface } from '../surfaces/web/web-surface.js';
 import { startAlarms, type AlarmSetup } from './alarm-setup.js';
 import { AuditFile } from './audit-file.js';
-import { connectBusRecorders, splitBusRecorders, type BusSettings } from './bus-setup.js';
+import { splitBusRecorders, type BusSettings } from './bus-settings.js';
 import { pinoLogger } from './pino-logger.js';
 import { assertPortFree } from './port-free.js';
 import { watchProfileFeed } from './profile-feed.js';
@@ -37,7 +37,6 @@ import { startSatellite, type SatelliteSettings } from './satellite-flags.js';
 import { readSecretFile } from './secret-file.js';
 import { Teardown } from './teardown.js';
 import { UsageError } from './usage-error.js';
-import { startBusAlarms } from './alarm-bus.js';
 
 export interface WebSetup {
   host: string;
@@ -165,7 +164,11 @@ async function acquire(setup: BridgeSetup, log: Logger, teardown: Teardown): Pro
 
   // Its pollers use the clients above: stopped (handing their leases over) before those close.
   const polledHere = clients.map((c, i) => ({ ...c, token: recorders[i]?.token ?? '' }));
-  const bus = setup.mqtt ? await connectBusRecorders(setup.mqtt, polledHere, onBus.followed, setup.pollMs, log, audit ? (record) => audit.write(record) : undefined) : null;
+  // The bus's wiring (bus-setup.ts, alarm-bus.ts and through them bus/: its messages' zod schemas, the
+  // leases, the envelopes) is imported only when --mqtt is given: a bridge without a bus never marks it
+  // (docs/performance.md, "A smaller live heap").
+  const busWiring = setup.mqtt ? { settings: setup.mqtt, ...(await import('./bus-setup.js')), ...(await import('./alarm-bus.js')) } : null;
+  const bus = busWiring ? await busWiring.connectBusRecorders(busWiring.settings, polledHere, onBus.followed, setup.pollMs, log, audit ? (record) => audit.write(record) : undefined) : null;
   if (bus) teardown.defer('state bus', () => bus.close());
 
   // Polled here, a recorder is read on demand: what the surfaces in view need, and what the web server and the alarms read at any moment.
@@ -186,7 +189,7 @@ async function acquire(setup: BridgeSetup, log: Logger, teardown: Teardown): Pro
     bridge.attachAlarms(alarms.monitor); // alarms keys and alarm-ack (issue 36)
   }
   // Alarms on the bus (issue 36): over the bus, the bridge and the alarm engine, so stopped before all three.
-  if (bus) teardown.defer('alarms on the bus', startBusAlarms(bus, bridge, alarms?.monitor ?? null, log));
+  if (bus && busWiring) teardown.defer('alarms on the bus', busWiring.startBusAlarms(bus, bridge, alarms?.monitor ?? null, log));
 
   if (audit) {
     const auditing = bridge.commands$.subscribe((record) => audit.write(record));

@@ -4,7 +4,8 @@
 // output would also respace flow lists elsewhere, which a reviewed file must not see). Every result is
 // checked to read back as exactly the intended change, so a wrong splice can never be written.
 import { isDeepStrictEqual } from 'node:util';
-import { Document, isMap, isSeq, parseDocument, type Node, type Pair, type YAMLMap, type YAMLSeq } from 'yaml';
+import type { Document, Node, Pair, YAMLMap, YAMLSeq } from 'yaml';
+import { yamlLibrary } from './yaml-library.js';
 
 export class EditError extends Error {
   constructor(
@@ -36,6 +37,7 @@ export interface EditResult {
 
 /** Applies one change to the text, or says why it cannot (no such page or control, a name taken). */
 export function editProfileText(text: string, edit: ProfileEdit): EditResult {
+  const { isMap, isSeq, parseDocument } = yamlLibrary();
   const doc = parseDocument(text, { keepSourceTokens: false });
   if (doc.errors.length > 0) throw new EditError(409, `the file does not read as YAML now (${doc.errors[0]?.message}): fix it by hand first`);
   const plain = doc.toJS() as PlainProfile;
@@ -82,7 +84,7 @@ function apply(text: string, doc: Document, pages: YAMLSeq, plain: PlainProfile,
       if (plain.pages.some((p) => p.name === edit.name)) throw new EditError(409, `a page is named "${edit.name}" already`);
       (expected.pages[index] as PlainProfile['pages'][number]).name = edit.name;
       const page = pages.items[index];
-      const name = isMap(page) ? pairOf(page, 'name') : undefined;
+      const name = yamlLibrary().isMap(page) ? pairOf(page, 'name') : undefined;
       if (!name) throw new EditError(409, `page "${edit.page}" has no name field in the file`);
       return { text: replaceNode(text, name.value as Node, edit.name, true), before: edit.page, after: edit.name };
     }
@@ -117,6 +119,7 @@ function pageIndex(plain: PlainProfile, name: string): number {
 }
 
 function controlsOf(pages: YAMLSeq, index: number): YAMLMap {
+  const { isMap } = yamlLibrary();
   const page = pages.items[index];
   const controls = isMap(page) ? page.get('controls', true) : undefined;
   if (!isMap(controls)) throw new EditError(409, `page ${index} has no controls mapping in the file`);
@@ -137,7 +140,7 @@ function rangeOf(node: Node): [number, number] {
 
 /** A value as YAML text: one flow line, or block lines indented by `indent` after the first. */
 function yamlOf(value: Json, flow: boolean, indent: number): string {
-  const doc = new Document(value, { flow: false });
+  const doc = new (yamlLibrary().Document)(value, { flow: false });
   if (flow && doc.contents && typeof doc.contents === 'object') (doc.contents as { flow?: boolean }).flow = true;
   const text = doc.toString({ lineWidth: 0, flowCollectionPadding: true }).replace(/\n$/, '');
   return text.split('\n').map((line, i) => (i === 0 ? line : `${' '.repeat(indent)}${line}`)).join('\n');

@@ -3,7 +3,7 @@
 // the offending node and says, in words, what was expected and what was given, because the person
 // reading it is editing a YAML file, not the zod schema.
 import { readFile } from 'node:fs/promises';
-import { LineCounter, parseDocument, type YAMLError } from 'yaml';
+import type { YAMLError } from 'yaml';
 import type * as z from 'zod';
 import { messageOf } from '../api/errors.js';
 import { explainIssue } from './explain.js';
@@ -11,6 +11,7 @@ import { formatPath, offsetOf, position } from './locate.js';
 import { profileOrigin } from './origin.js';
 import { Profile, type LoadedProfile } from './schema.js';
 import { SHIPPED_PARSES, type ShippedParses } from './shipped-parses.js';
+import { yamlLibrary } from './yaml-library.js';
 
 export interface ProfileProblem {
   file: string;
@@ -83,6 +84,7 @@ export function parseYamlFile<S extends z.ZodType>(text: string, file: string, k
 
 /** The file's text parsed and checked now, never answered from the shipped parses (their builder uses it). */
 export function parseYamlText<S extends z.ZodType>(text: string, file: string, kind: YamlFileKind<S>): YamlFileResult<z.output<S>> {
+  const { LineCounter, parseDocument } = yamlLibrary();
   const lineCounter = new LineCounter();
   // prettyErrors off: its messages quote the surrounding source, which may hold things not meant for logs.
   const doc = parseDocument(text, { lineCounter, uniqueKeys: true, prettyErrors: false });

@@ -1,6 +1,7 @@
 // Where in the YAML text a problem is: the line and column of the deepest node that exists along a
 // path, and the path written the way a person reads it.
-import { isMap, isScalar, isSeq, type Document, type LineCounter } from 'yaml';
+import type { Document, LineCounter } from 'yaml';
+import { yamlLibrary } from './yaml-library.js';
 
 export type PathSegment = PropertyKey;
 
@@ -19,6 +20,7 @@ export function position(lineCounter: LineCounter, offset: number | undefined): 
 
 /** The start of the deepest node that exists along the finding's path (the path may name a missing field). */
 export function offsetOf(doc: Document, finding: Finding): number | undefined {
+  const { isMap, isScalar, isSeq } = yamlLibrary();
   let node: unknown = doc.contents;
   let offset = rangeStart(node);
   for (const [index, segment] of finding.path.entries()) {
@@ -44,7 +46,7 @@ export function offsetOf(doc: Document, finding: Finding): number | undefined {
 /** `press:` with nothing after it: there is no value to point at, only the field's name. */
 function isEmptyValue(node: unknown): boolean {
   if (node === null || node === undefined) return true;
-  if (!isScalar(node) || node.value !== null) return false;
+  if (!yamlLibrary().isScalar(node) || node.value !== null) return false;
   return node.range === undefined || node.range === null || node.range[0] === node.range[1];
 }
 

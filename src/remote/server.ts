@@ -19,7 +19,7 @@ import { bridgeMetrics } from './bridge-metrics.js';
 import { ClientAddresses } from './client-address.js';
 import { DEFAULT_DECK_SOCKET_LIMITS, DeckSocket, type DeckSocketLimits } from './deck-socket.js';
 import { DEFAULT_LOGIN_FORM_MS, readLoginForm } from './login-form.js';
-import { answerProfiles, type ProfileEditing } from './profiles-api.js';
+import type { ProfileEditing } from './profiles-api.js';
 import { DEFAULT_MAX_LOGINS_UNDER_WAY, LoginThrottle, MAX_WAIT_S, type Arrival, type Guess } from './login-throttle.js';
 
 export interface RemoteServerOptions {
@@ -225,6 +225,9 @@ export async function startRemoteServer(options: RemoteServerOptions): Promise<R
     } catch (error) {
       return sendJson(response, 400, { error: messageOf(error) });
     }
+    // The editor's API (its JSON Schema of the profile format, the YAML editing, the checks) is imported
+    // at its first request: a bridge nobody edits on never marks it (docs/performance.md, "A smaller live heap").
+    const { answerProfiles } = await import('./profiles-api.js');
     const answer = await answerProfiles(request, parts, options.bridge, editing, `${address} (${how})`);
     if (answer === null) return sendJson(response, 404, { error: `no route ${method} ${url.pathname}` });
     sendJson(response, answer.status, answer.body, answer.headers ?? {});

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it, type TestContext } from 'vitest';
 import { bus } from '../../src/cli/bus-keys.js';
-import { busSettings, splitBusRecorders, type BusSettings } from '../../src/cli/bus-setup.js';
+import { busSettings, splitBusRecorders, type BusSettings } from '../../src/cli/bus-settings.js';
 import { parseRunArgs, startBridge, type RunningBridge } from '../../src/cli/run.js';
 import { keyGrid } from '../../src/engine/surface.js';
 import { MemorySurface } from '../../src/surfaces/memory/memory-surface.js';

@@ -201,9 +201,13 @@ describe('profiles that tie for a surface', () => {
 
 describe('recdeck run as a process', () => {
   // Its own bound: the start alone may take most of the project's 60 s on a loaded machine (below).
-  it('prints the surfaces and their profiles and the URL to open, at --log-level debug each request and answer, answers SIGHUP, and exits cleanly on SIGINT', { timeout: 2 * TEST_MS }, async () => {
+  it('prints the surfaces and their profiles and the URL to open, at --log-level debug each request and answer, answers SIGHUP, exits cleanly on SIGINT, and never loaded what it was not asked for', { timeout: 2 * TEST_MS }, async () => {
     const main = fileURLToPath(new URL('../../dist/cli/main.js', import.meta.url));
-    const child = spawn(process.execPath, [main, 'run', '--web-port', '0', '--log-format', 'pretty', '--log-level', 'debug'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    // The process lists every module it loaded at its exit (test/support/module-trace.mjs): checked at the end.
+    folder = await mkdtemp(join(tmpdir(), 'recdeck-run-modules-'));
+    const traceFile = join(folder, 'modules.txt');
+    const preload = `--import=${new URL('../support/module-trace.mjs', import.meta.url).href}`;
+    const child = spawn(process.execPath, [preload, main, 'run', '--web-port', '0', '--log-format', 'pretty', '--log-level', 'debug'], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, MODULE_TRACE_FILE: traceFile } });
     let output = '';
     child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
     child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
@@ -243,5 +247,25 @@ describe('recdeck run as a process', () => {
     child.kill('SIGINT');
     expect(await exit).toEqual([0, null]);
     expect(output).toContain('stopping: clearing the surfaces');
+
+    // What this configuration (no --mqtt, no profile edited, only the shipped profiles and MIDI maps, whose
+    // parses come from the build) does not use is never loaded: each is a live heap the collector marks at
+    // every full collection (docs/performance.md, "A smaller live heap"). The bus's two name checks
+    // (names.ts, limits.ts) are what run's flags use of it. The MIDI, Stream Deck and X-keys stacks are
+    // loaded: they watch for a controller plugged in at any time.
+    const loaded = (await readFile(traceFile, 'utf8')).split('\n').filter((url) => url.startsWith('file:'));
+    expect(loaded.some((url) => url.endsWith('/dist/cli/start-bridge.js'))).toBe(true); // the trace saw the bridge's modules
+    const unused = [
+      /\/dist\/bus\/(?!names\.js$|limits\.js$)/, // the state bus (--mqtt)
+      /\/dist\/cli\/(bus-setup|alarm-bus)\.js$/, // its wiring
+      /\/node_modules\/mqtt\//,
+      /\/node_modules\/yaml\//, // YAML is parsed only for a profile or map the build did not parse, an edit, an alarm settings file
+      /\/dist\/remote\/profiles-api\.js$/, // the profile editor's API, at its first request
+      /\/dist\/plugin\//,
+      /\/node_modules\/@elgato\/streamdeck\//, // the Stream Deck app's plugin SDK
+      /\/dist\/surfaces\/satellite\//, // --satellite
+      /\/node_modules\/@elgato-stream-deck\/tcp\//, // --streamdeck-tcp
+    ];
+    expect(loaded.filter((url) => unused.some((pattern) => pattern.test(url)))).toEqual([]);
   });
 });

@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Subject } from 'rxjs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { busSettings } from '../../src/cli/bus-setup.js';
+import { busSettings } from '../../src/cli/bus-settings.js';
 import { startBridge, type BridgeSetup } from '../../src/cli/start-bridge.js';
 import { UsageError } from '../../src/cli/usage-error.js';
 import { AlarmSettings } from '../../src/engine/alarms/alarm-settings.js';

@@ -1,0 +1,15 @@
+// The yaml package, required at its first use: a bridge that reads only the shipped profiles and MIDI
+// maps takes them from the build's parses (shipped-parses.ts) and never parses YAML, so it never loads
+// yaml's 72 files (docs/performance.md, "A smaller live heap"). Required, not imported, because the
+// callers are synchronous; Node resolves `import 'yaml'` to the same CommonJS build (its "node" export),
+// so a Document made by either is the one class.
+import { createRequire } from 'node:module';
+import type * as Yaml from 'yaml';
+
+let loaded: typeof Yaml | undefined;
+
+/** The yaml package, loaded on the first call. */
+export function yamlLibrary(): typeof Yaml {
+  loaded ??= createRequire(import.meta.url)('yaml') as typeof Yaml;
+  return loaded;
+}
