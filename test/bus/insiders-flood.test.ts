@@ -56,7 +56,8 @@ describe('a flood of refused commands on a secure facility', () => {
   // awaited). The publisher is a process of its own, in a session of its own (see the header): published
   // from this process, which hosts the panel and the simulator, the flood took their turns (and the
   // poller's, in one session). Started as the poller is, it reads the lease's term from the broker (as
-  // any member can) and signs the flood while the poller starts and the panel settles (support/flood-publisher.mjs).
+  // any member can) once the poller claims, signs the flood's first second, and signs the rest ahead of
+  // the schedule while the panel settles and the flood goes (support/flood-publisher.mjs).
   let publisher: ChildProcess | null = null;
   let printed = '';
   let exit: string | null = null;
@@ -90,8 +91,8 @@ describe('a flood of refused commands on a secure facility', () => {
     await until(() => channelState(panel, 'key0') === 'idle', 'the panel live before the flood', WAIT_MS);
     const before = { rss: rssMb(pid), log: log.length, audit: auditLines().length, samples: 0 };
     const { samples, take } = sampler();
-    // Settled first: the publisher signed, the panel live for a second of samples (a stale one starts the
-    // second again) up to then, sampled every 10 ms from here on.
+    // Settled first: the publisher ready (the flood's first second signed), the panel live for a second
+    // of samples (a stale one starts the second again) up to then, sampled every 10 ms from here on.
     let liveSince = Date.now();
     const settled = () => {
       take();
@@ -107,7 +108,7 @@ describe('a flood of refused commands on a secure facility', () => {
     flood.stdin?.end('go\n');
     await until(() => (take(), exit !== null), 'the flood published', WAIT_MS);
     expect(exit, printed).toBe('0');
-    const published = JSON.parse(printed) as { published: number; seconds: number; slowestChunkMs: number };
+    const published = JSON.parse(printed) as { published: number; seconds: number; slowestChunkMs: number; signingWaitMs: number };
     expect(published.published).toBe(FLOOD);
     await panel.link.call({ method: 'recStart', args: [5] });
     const after = samples.length;
@@ -117,7 +118,7 @@ describe('a flood of refused commands on a secure facility', () => {
     const floodAudit = auditLines().length - before.audit;
     const live = samples.filter((s) => LIVE.has(s)).length;
     process.stderr.write(
-      `flood: ${FLOOD} published in ${published.seconds.toFixed(1)} s (slowest chunk acknowledged in ${published.slowestChunkMs.toFixed(0)} ms); panel live in ${live}/${samples.length} samples (not live: ${samples.flatMap((s, i) => (LIVE.has(s) ? [] : [`#${i} ${s}`])).join(', ') || 'none'}; the flood took samples ${before.samples}-${after - 1}); poller RSS ${before.rss.toFixed(1)} -> ${rss.toFixed(1)} MB; ${floodLog.length} log lines, ${floodAudit} audit lines\n`,
+      `flood: ${FLOOD} published in ${published.seconds.toFixed(1)} s (slowest chunk acknowledged in ${published.slowestChunkMs.toFixed(0)} ms, ${published.signingWaitMs.toFixed(0)} ms waiting on its signing); panel live in ${live}/${samples.length} samples (not live: ${samples.flatMap((s, i) => (LIVE.has(s) ? [] : [`#${i} ${s}`])).join(', ') || 'none'}; the flood took samples ${before.samples}-${after - 1}); poller RSS ${before.rss.toFixed(1)} -> ${rss.toFixed(1)} MB; ${floodLog.length} log lines, ${floodAudit} audit lines\n`,
     );
     expect(floodLog.filter((line) => /lost the lease|claims the lease|falling behind/.test(line))).toEqual([]);
     expect(samples.filter((s) => !LIVE.has(s))).toEqual([]);
