@@ -17,7 +17,7 @@
 // long after the poller claimed (the term is the poller's, so nothing can be signed before): 8 s at
 // load 17. So it signs ahead, a chunk a turn, and prints `ready TERM` once the flood's first second
 // (AHEAD_S) is signed; it signs on while the test's panel settles (a second at least) and during the
-// flood, ahead of the schedule (3 s of CPU over 20 s: 15 ms of a 100 ms chunk, publishing 5 ms more).
+// flood, ahead of the schedule (a chunk of 150 is 15 ms of signing in its 100 ms, publishing 5 ms more).
 // Then it waits for a line on stdin; then they go at QoS 1, CHUNK at a time (each chunk's
 // acknowledgements awaited), a chunk every INTERVAL_MS, a chunk not yet signed waited for. At the end it
 // prints one JSON line on stdout: { published, seconds, slowestChunkMs, signingWaitMs } (the last: how
