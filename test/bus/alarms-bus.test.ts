@@ -36,7 +36,12 @@ import { connect, generatedFacility, handLeaseOver, keptLog, startSimulator, unt
 import { startBroker, type Broker } from '../support/mosquitto.js';
 import type { SimulatorFixture } from '../support/simulator.js';
 
-const POLL_MS = 250;
+/**
+ * The poller's and the panel's poll, which no test here is about: every wait is a number of polls (a
+ * raise, a clear, a command's settle), so a shorter poll ends each sooner. Not shorter: the data goes
+ * stale after 3 polls (450 ms here), which a late poll on this busy machine already reaches now and then.
+ */
+const POLL_MS = 150;
 /** A lease of 2 s: a stall of this busy machine must not hand it over (there is no standby here). */
 const TTL_MS = 2000;
 /** Raised and cleared after 2 polls: the tests wait for a few polls, never for a time. */
