@@ -143,10 +143,10 @@ export default defineConfig({
     projects: [
       { extends: true, test: { name: 'pure', include: PURE, isolate: false } },
       { extends: true, test: { name: 'integration', include: ['test/**/*.test.ts'], exclude: [...PURE, ...E2E], isolate: false } },
-      // One chromium for the run, which the browser test files connect to (test/support/chromium-server.ts).
+      // One chromium for the run, which the browser test files connect to (test/support/chromium-server.mjs).
       // Their steps wait on processes, Mosquitto and chromium, which a loaded machine slows by seconds: each
       // test's bound is several of until()'s long waits (a test that works ends as soon as it is done).
-      { extends: true, test: { name: 'e2e', include: E2E, globalSetup: ['test/support/chromium-server.ts'], isolate: false, testTimeout: TEST_MS, hookTimeout: TEST_MS } },
+      { extends: true, test: { name: 'e2e', include: E2E, globalSetup: ['test/support/chromium-server.mjs'], isolate: false, testTimeout: TEST_MS, hookTimeout: TEST_MS } },
     ],
   },
 });
