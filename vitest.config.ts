@@ -140,18 +140,6 @@ export default defineConfig({
     // running) 319 s, green.
     pool: 'forks',
     maxWorkers: 3,
-    // The workers import our TypeScript natively, each compiling it with esbuild in its own hooks thread
-    // (test/support/ts-hooks.mjs, registered by this setup file), instead of asking vitest's one main
-    // process for every module, which compiled it through three vite servers (one per project: most of
-    // src/ three times) and answered the three workers one request at a time. The run's first test began
-    // 14 s in (18:15 run), the workers idle about half of their import time waiting for that process.
-    // test/engine alone (40 files, 18:34-18:36, load 17): 97 -> 59 s wall, 46.0 -> 39.6 s CPU (vitest and
-    // its workers), import phase 68 -> 30 s; on this shared machine such figures move by a third between
-    // two runs of the same tree, the import phase least (docs/performance.md, "The suite's start").
-    // What vitest's runner added and these tests do not use is lost: vi.mock (test/architecture forbids
-    // it) and in-source tests; `nodeLoader: false` because Node 20 has no synchronous module hooks for it.
-    setupFiles: ['test/support/ts-register.mjs'],
-    experimental: { viteModuleRunner: false, nodeLoader: false },
     testTimeout: 15_000,
     projects: [
       { extends: true, test: { name: 'pure', include: PURE, isolate: false } },
