@@ -36,6 +36,7 @@ const PURE = [
   'test/engine/recorder-state.test.ts',
   'test/engine/gain-truth.test.ts',
   'test/engine/profile-match.test.ts',
+  'test/engine/picture-meaning.test.ts',
   'test/engine/same-picture.test.ts',
   'test/engine/session-transition.test.ts',
   'test/engine/show.test.ts',

@@ -245,7 +245,8 @@ export function samePicture(a: Picture, b: Picture): boolean {
   return sameData(a, b);
 }
 
-function sameData(a: unknown, b: unknown): boolean {
+/** samePicture for any two values: equal primitives, or objects and arrays of the same data. */
+export function sameData(a: unknown, b: unknown): boolean {
   if (a === b) return true;
   if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
   if (Array.isArray(a) || Array.isArray(b)) {

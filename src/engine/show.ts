@@ -230,7 +230,6 @@ function channelPicture(number: number, thumbnail: boolean, recorder: RecorderSt
   const recording = channel?.IsRecording === true;
   // A preview shows only over a live state; past its own time as live it is shown marked stale.
   const preview = thumbnail && freshness === 'live' ? inputs.thumbnailOf(index) : null;
-  const problems = channel && recording ? [channel.IsSomethingWrong ? 'FAULT' : null, channel.RecordingDrops > 0 ? `DROP ${channel.RecordingDrops}` : null, channel.RecordingBreaks > 0 ? `BRK ${channel.RecordingBreaks}` : null].filter((w) => w !== null) : [];
   const picture: ChannelPicture = {
     kind: 'channel',
     channel: number,
@@ -240,14 +239,26 @@ function channelPicture(number: number, thumbnail: boolean, recorder: RecorderSt
     durationS: channel ? takeDuration(channel, freshness, (at) => inputs.durationOf(at, inputs.changes)) : null,
     fps: recording && channel && !channel.IsRecordingPause ? shownFps(channel.RecordingFPS) : null,
     drops: channel?.RecordingDrops ?? 0,
-    warning: problems.length > 0 ? problems.join(' ') : null,
+    warning: recording && channel ? problemsOf(channel) : null,
     buffered: recording && channel ? backlogOf(channel) : 0,
     audioPreview: channel?.IsAudioPreview ?? false,
     thumbnail: preview?.key ?? null,
     ageS,
-    ...(preview?.ageS == null ? {} : { previewAgeS: preview.ageS }),
   };
+  // Set after, not spread in: a spread makes an object for nothing on every key without a stale preview.
+  if (preview?.ageS != null) picture.previewAgeS = preview.ageS;
   return inputs.marksSelection && inputs.selectedChannel === number ? { ...picture, overlay: { selected: true } } : picture;
+}
+
+/**
+ * What is wrong with a take, as its key warns of it, or null: most recording keys have nothing, and are
+ * derived at every refresh, so nothing is made for them.
+ */
+function problemsOf(channel: Channel): string | null {
+  let warning: string | null = channel.IsSomethingWrong ? 'FAULT' : null;
+  if (channel.RecordingDrops > 0) warning = warning === null ? `DROP ${channel.RecordingDrops}` : `${warning} DROP ${channel.RecordingDrops}`;
+  if (channel.RecordingBreaks > 0) warning = warning === null ? `BRK ${channel.RecordingBreaks}` : `${warning} BRK ${channel.RecordingBreaks}`;
+  return warning;
 }
 
 /**

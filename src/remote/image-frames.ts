@@ -18,7 +18,11 @@ export function imageUpdate(panelIndex: number, controlIndex: number, shown: Rgb
   const { x, y, width, height } = rect;
   if (width === image.width && height === image.height) return fullFrame(panelIndex, controlIndex, image);
   const frame = Buffer.allocUnsafe(14 + width * height * 3);
-  [RECT, panelIndex, controlIndex, x, y, width, height].forEach((value, i) => frame.writeUInt16BE(value, i * 2));
+  writeHeader(frame, RECT, panelIndex, controlIndex);
+  frame.writeUInt16BE(x, 6);
+  frame.writeUInt16BE(y, 8);
+  frame.writeUInt16BE(width, 10);
+  frame.writeUInt16BE(height, 12);
   const row = image.width * 3;
   for (let r = 0; r < height; r++) image.data.copy(frame, 14 + r * width * 3, (y + r) * row + x * 3, (y + r) * row + (x + width) * 3);
   return frame;
@@ -50,9 +54,22 @@ export class SharedFrames {
 
 function fullFrame(panelIndex: number, controlIndex: number, image: RgbImage): Buffer {
   const frame = Buffer.allocUnsafe(10 + image.data.length);
-  [FULL, panelIndex, controlIndex, image.width, image.height].forEach((value, i) => frame.writeUInt16BE(value, i * 2));
+  writeHeader(frame, FULL, panelIndex, controlIndex);
+  frame.writeUInt16BE(image.width, 6);
+  frame.writeUInt16BE(image.height, 8);
   image.data.copy(frame, 10);
   return frame;
+}
+
+/**
+ * A frame's first three fields, its kind and which key it is for, written one by one: frames are made
+ * for every key change on every page, and a list of the fields walked with forEach was an array and a
+ * closure each time.
+ */
+function writeHeader(frame: Buffer, kind: number, panelIndex: number, controlIndex: number): void {
+  frame.writeUInt16BE(kind, 0);
+  frame.writeUInt16BE(panelIndex, 2);
+  frame.writeUInt16BE(controlIndex, 4);
 }
 
 /** The smallest rectangle holding every pixel that differs, or null when none does (same size images). */

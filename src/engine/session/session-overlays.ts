@@ -16,20 +16,23 @@ export const RING_STEP_MS = 40;
  * `changes`; a flash or an arming ends by a timer of the session, which changes its state.
  */
 export function overlayOf(state: SessionState, control: string, page: string, now: number, binding: Binding | undefined, changes: NextChange): PictureOverlay | null {
-  const overlay: PictureOverlay = {};
+  // Made at the first mark: most controls have none, and are derived at every refresh.
+  let overlay: PictureOverlay | null = null;
   const gesture = binding ? gestureOf(binding) : null;
-  if (gesture !== null) overlay.gesture = gesture;
+  if (gesture !== null) overlay = { gesture };
   const holding = state.held.get(control);
   if (holding && holding.holdMs !== null && !holding.holdFired && !holding.cancelled) {
     const steps = Math.floor(Math.max(0, now - holding.downAt) / RING_STEP_MS);
-    overlay.hold = Math.min(1, (steps * RING_STEP_MS) / holding.holdMs);
-    if (overlay.hold < 1) changes.at(stepAfter(holding.downAt, RING_STEP_MS, steps));
+    const hold = Math.min(1, (steps * RING_STEP_MS) / holding.holdMs);
+    (overlay ??= {}).hold = hold;
+    if (hold < 1) changes.at(stepAfter(holding.downAt, RING_STEP_MS, steps));
   }
-  if (state.armed.get(control)?.page === page) overlay.armed = true;
+  if (state.armed.get(control)?.page === page) (overlay ??= {}).armed = true;
   const flash = state.flashes.get(control);
   if (flash && flash.page === page) {
-    if (flash.kind === 'hint') overlay.hint = 'hold';
+    if (flash.kind === 'hint') (overlay ??= {}).hint = 'hold';
     else {
+      overlay ??= {};
       overlay.flash = flash.kind;
       if (flash.reason !== null) {
         overlay.reason = flash.reason;
@@ -39,7 +42,7 @@ export function overlayOf(state: SessionState, control: string, page: string, no
       }
     }
   }
-  return Object.keys(overlay).length > 0 ? overlay : null;
+  return overlay;
 }
 
 /** A key that wants a hold (to confirm, or a long-press action) or a double press. */

@@ -87,7 +87,22 @@ function reasonPageOps(reason: string, counter: number, size: PixelSize, flash: 
  * The bottom-right corner: a sky-blue triangle for a key that wants a hold (the colour of its ring), two
  * white dots for one that wants a double press. Small enough to leave the key's text alone.
  */
-function gestureMark(gesture: NonNullable<PictureOverlay['gesture']>, { width, height }: PixelSize): PaintOp[] {
+function gestureMark(gesture: NonNullable<PictureOverlay['gesture']>, size: PixelSize): readonly PaintOp[] {
+  // A pure function of the gesture and the key's size, asked at every image made of a key that has one
+  // (a hold's triangle is a dozen ops, each with its rect): made once per gesture and size, the ops
+  // shared by every image, read only by their painters. A handful of entries: one per size of key.
+  const key = `${gesture} ${size.width}x${size.height}`;
+  let ops = GESTURE_MARKS.get(key);
+  if (ops === undefined) {
+    ops = Object.freeze(gestureMarkOps(gesture, size));
+    GESTURE_MARKS.set(key, ops);
+  }
+  return ops;
+}
+
+const GESTURE_MARKS = new Map<string, readonly PaintOp[]>();
+
+function gestureMarkOps(gesture: NonNullable<PictureOverlay['gesture']>, { width, height }: PixelSize): PaintOp[] {
   const short = Math.min(width, height);
   if (gesture === 'hold') {
     const side = Math.max(6, Math.round(short * 0.16));
