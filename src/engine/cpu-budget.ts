@@ -3,8 +3,8 @@
 //
 // Under a CFS quota (cgroup cpu.max, or a container's CPU limit) the kernel freezes every thread of the
 // process once its group has used its quota in a period, until the period ends. Yielding to the event
-// loop does nothing against that: only not using the CPU does. Measured (docs/performance.md, "A CPU
-// budget for pictures"): under 25 % of a core the bridge averaged 13.9 %, yet was held in 958 of 1402
+// loop does nothing against that: only not using the CPU does. Measured (docs/performance.md, the lead's
+// runs of 16:50-17:31): under 25 % of a core the bridge averaged 13.9 %, yet was held in 958 of 1402
 // periods, because picture work came in bursts (a second's clocks on every key, previews' decodes on
 // libvips's threads, a page's frames) that used the whole quota of several periods in a row; a press
 // that came then waited for the hold to end (20-90 ms).
@@ -52,12 +52,13 @@ export interface CpuBudgetOptions {
 export const RESERVE_SHARE = 0.75;
 
 /**
- * The longest one wait lasts, and so the deepest the debt goes: a tenth of a second. Without a floor, a
- * bridge whose polls alone took more than the budget would never make a picture again; with it, the
- * picture line still gets a slice at least this often, whatever else uses the CPU (and a change of
- * meaning, a key going stale, reaches the page within a few of them).
+ * The longest one wait lasts, and so the deepest the debt goes. Without a floor, a bridge whose polls
+ * alone took more than the budget would never make a picture again; with it, the picture line still gets
+ * a slice at least this often, whatever else uses the CPU. 25 ms, not 100: under 15 % of a core (where the
+ * bridge's other work fills the budget) a key's change reached the page 1.0-1.4 s late (p50) with 100 and
+ * 0.8 with 25, presses alike in both (bench (i), docs/performance.md, "A CPU budget for pictures").
  */
-export const MAX_WAIT_MS = 100;
+export const MAX_WAIT_MS = 25;
 
 /** The clock the bucket reads (the engine's precise timer). */
 export interface BudgetClock {

@@ -3,7 +3,7 @@
 // cfs files, the tightest of a group and its parents, "max" and -1, missing files, and garbage (a clear
 // sentence naming the file, no budget, no crash); then the watch on virtual time, following a process
 // moved into a group after it started, saying each change once.
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, rename, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -22,12 +22,16 @@ beforeEach(async () => {
 });
 afterEach(() => rm(folder, { recursive: true, force: true }));
 
-/** Writes files under the cgroup root (or the proc file, by its name). */
+/**
+ * Writes files under the cgroup root (or the proc file, by its name), each whole at once (written beside
+ * and renamed), as the kernel's files change: a read under way never sees one half written.
+ */
 async function lay(files: Record<string, string>): Promise<void> {
   for (const [path, text] of Object.entries(files)) {
     const file = path === 'proc' ? paths.procCgroup : join(paths.root, path);
     await mkdir(dirname(file), { recursive: true });
-    await writeFile(file, text);
+    await writeFile(`${file}.new`, text);
+    await rename(`${file}.new`, file);
   }
 }
 
@@ -89,26 +93,33 @@ describe('watchCpuQuota', () => {
     const watch = await watchCpuQuota({ kind: 'auto' }, time, log, paths);
     expect(watch?.cpu.quota()).toBeNull();
     expect(lines).toEqual(['info no CPU quota: no CPU budget for pictures']);
+    // The clock moves a reread period on at each look, until the watch shows what was laid: a read under
+    // way when the files changed may answer with what was there before, and the next one comes.
+    const rereadUntil = (check: () => boolean, what: string) =>
+      until(() => {
+        time.advance(QUOTA_REREAD_MS);
+        return check();
+      }, what);
+    const rereadsBefore = async (n: number) => {
+      for (let i = 0; i < n; i++) await rereadUntil(() => true, 'a reread');
+    };
+    await rereadsBefore(3); // the same each time: said once
     // The bench moves the bridge into its group just after spawning it.
     await lay({ proc: '0::/recdeck-bench\n', 'recdeck-bench/cpu.max': '2500 10000\n' });
-    time.advance(QUOTA_REREAD_MS);
-    await until(() => watch?.cpu.quota() !== null, 'the reread');
+    await rereadUntil(() => watch?.cpu.quota() !== null, 'the group\'s quota');
     expect(watch?.cpu.quota()).toEqual({ share: 0.25, periodMs: 10 });
-    time.advance(QUOTA_REREAD_MS); // the same again: not said again
     await lay({ 'recdeck-bench/cpu.max': 'garbage\n' });
-    time.advance(QUOTA_REREAD_MS);
-    await until(() => watch?.cpu.quota() === null, 'the garbage read');
-    time.advance(QUOTA_REREAD_MS);
-    await until(() => lines.length >= 3, 'the warning');
+    await rereadUntil(() => watch?.cpu.quota() === null, 'the garbage read');
+    await lay({ 'recdeck-bench/cpu.max': '1500 10000\n' }); // a container's limit lowered
+    await rereadUntil(() => watch?.cpu.quota()?.share === 0.15, 'the lowered quota');
+    await rereadUntil(() => lines.length >= 4, 'the lines');
     expect(lines.slice(1)).toEqual([
       `info CPU quota 25 % of a core per 10 ms (${join(paths.root, 'recdeck-bench')}): pictures and the page's frames keep to part of it, leaving the rest to input`,
       `warn CPU quota not known (${join(paths.root, 'recdeck-bench/cpu.max')} should hold "max PERIOD" or "QUOTA PERIOD" (µs), not "garbage\\n"): no CPU budget for pictures`,
+      `info CPU quota 15 % of a core per 10 ms (${join(paths.root, 'recdeck-bench')}): pictures and the page's frames keep to part of it, leaving the rest to input`,
     ]);
     watch?.stop();
-    await lay({ 'recdeck-bench/cpu.max': '1500 10000\n' });
-    time.advance(3 * QUOTA_REREAD_MS);
-    expect(time.nextDue()).toBeNull(); // no timer left
-    expect(watch?.cpu.quota()).toBeNull();
+    expect(time.nextDue()).toBeNull(); // no timer left: no more reads
   });
 
   it('off: no budget at all; a share by hand: that share, whatever the cgroup says', async () => {

@@ -83,11 +83,11 @@ describe('CpuBudget', () => {
     const machine = new Machine();
     const budget = machine.budget();
     expect(budget.waitMs()).toBe(0);
-    machine.foreign(6); // a 6 ms mark-compact on V8's helpers while the clock stood
-    // 1.875 - 6 = -4.125 owed: 22 ms at 0.1875.
-    expect(budget.waitMs()).toBe(22);
-    machine.idle(22);
-    expect(budget.waitMs()).toBe(1); // paid, not yet positive
+    machine.foreign(5); // a 5 ms mark-compact on V8's helpers while the clock stood
+    // 1.875 - 5 = -3.125 owed: 16.7 ms at 0.1875.
+    expect(budget.waitMs()).toBe(17);
+    machine.idle(16);
+    expect(budget.waitMs()).toBe(1); // 0.125 still owed
     machine.idle(1);
     expect(budget.waitMs()).toBe(0);
   });
@@ -126,11 +126,11 @@ describe('CpuBudget', () => {
       machine.quota = { share, periodMs: 10 };
       const budget = machine.budget();
       budget.waitMs();
-      machine.foreign(5);
+      machine.foreign(3);
       return budget.waitMs();
     };
-    expect(waitAfter(0.25)).toBe(17); // (5 - 1.875) / 0.1875 = 16.7
-    expect(waitAfter(0.15)).toBe(35); // (5 - 1.125) / 0.1125 = 34.4
+    expect(waitAfter(0.25)).toBe(6); // (3 - 1.875) / 0.1875
+    expect(waitAfter(0.15)).toBe(17); // (3 - 1.125) / 0.1125 = 16.7
   });
 
   it('refuses a reserve outside (0, 1] and a longest wait of 0', () => {

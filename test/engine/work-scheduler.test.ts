@@ -208,15 +208,15 @@ describe('WorkScheduler under a CPU budget', () => {
     const order: string[] = [];
     work.post('pictures', 'preview-decode:1', async () => {
       await Promise.resolve();
-      cpu.elsewhere(10); // sharp's decode on its own threads
+      cpu.elsewhere(4); // sharp's decode on its own threads
       order.push('decoded');
     });
     work.post('pictures', 'picture:a', () => void order.push('a'));
     await settle(() => true, 'the decode');
     expect(order).toEqual(['decoded']);
     expect(work.stats.budgetWaits).toBe(1);
-    // 1.875 - 10 = -8.125: 44 ms at 0.1875.
-    time.advance(43);
+    // 1.875 - 4 = -2.125: 11.3 ms at 0.1875, so 12.
+    time.advance(11);
     expect(order).toEqual(['decoded']);
     time.advance(1);
     expect(order).toEqual(['decoded', 'a']);
