@@ -31,6 +31,7 @@ const PURE = [
   'test/engine/device-output.test.ts',
   'test/engine/latest-wins.test.ts',
   'test/engine/work-scheduler.test.ts',
+  'test/engine/cpu-budget.test.ts',
   'test/engine/duration-clock.test.ts',
   'test/engine/fetch-pacer.test.ts',
   'test/engine/recorder-state.test.ts',

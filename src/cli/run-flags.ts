@@ -12,6 +12,7 @@ import { BUS_FLAGS } from './bus-flags.js';
 import { busSettings } from './bus-settings.js';
 import { HELP_FLAG, parseFlags, wholeNumber, type CommandSpec } from './flags.js';
 import { COMMAND_OVERVIEW } from './command-overview.js';
+import { cpuBudgetSetting } from './cpu-quota-watch.js';
 import { LOG_FORMATS, LOG_LEVELS, type LogFormat, type LogLevel } from './log-options.js';
 import { recorderGroupsFrom } from './recorder-groups.js';
 import { SATELLITE_FLAGS, satelliteSettings } from './satellite-flags.js';
@@ -57,6 +58,7 @@ export const runCommand = {
     ...STREAMDECK_TCP_FLAGS, // network Stream Decks (issue 33): --streamdeck-tcp, --streamdeck-mdns
     'midi-maps': { type: 'string', multiple: true, default: [], value: 'DIR', description: 'folders of MIDI controller maps', shownDefault: 'the shipped profiles/midi/' },
     'render-thread': { type: 'string', default: RENDER_THREAD_DEFAULT, value: 'on|off', description: "draw key images and decode previews on a thread of their own (off: on the bridge's main thread, beside input)" },
+    'cpu-budget': { type: 'string', default: 'auto', value: 'auto|off|PERCENT', description: "keep pictures and the page's frames to part of the CPU the bridge may use, so a press never waits for a CPU quota's hold (auto: the bridge's cgroup quota, read again every 5 s; PERCENT: a share of one core)" },
     'log-format': { type: 'string', default: process.stderr.isTTY ? 'pretty' : 'json', value: 'pretty|json', description: 'log lines for people or for a log shipper', shownDefault: 'pretty on a terminal, json otherwise' },
     'log-level': { type: 'string', default: 'info', value: LOG_LEVELS.join('|'), description: 'the least important messages logged' },
     'audit-file': { type: 'string', value: 'FILE', description: 'append every command as a JSON line to FILE', shownDefault: 'none' },
@@ -117,6 +119,7 @@ export function parseRunArgs(args: string[], env: NodeJS.ProcessEnv): RunOptions
       ? null
       : { host: values['web-host'], port: webPort(values['web-port']), ...webPassword(values['web-password'], values['web-password-file'], env), allowHosts: values['web-allow-host'], trustProxies: webTrustProxies(values['web-trust-proxy']), tls: webTls(values['web-tls-cert'], values['web-tls-key']) },
     renderThread: oneOf('--render-thread', values['render-thread'], ['on', 'off']) === 'on',
+    cpuBudget: cpuBudgetSetting(values['cpu-budget']),
     log: { format: oneOf('--log-format', values['log-format'], LOG_FORMATS), level: oneOf('--log-level', values['log-level'], LOG_LEVELS) },
   };
 }

@@ -36,6 +36,7 @@ import { checkGroupNames } from './recorder-groups.js';
 import { startSatellite, type SatelliteSettings } from './satellite-flags.js';
 import { readSecretFile } from './secret-file.js';
 import { Teardown } from './teardown.js';
+import { watchCpuQuota, type CpuBudgetSetting } from './cpu-quota-watch.js';
 import { UsageError } from './usage-error.js';
 
 export interface WebSetup {
@@ -83,6 +84,8 @@ export interface BridgeSetup {
   alarms?: AlarmSetup | null;
   /** Draw pictures and decode previews on a thread of their own (--render-thread); absent: on the main thread. */
   renderThread?: boolean;
+  /** The CPU budget of pictures and frames (--cpu-budget; cpu-quota-watch.ts); absent: none. */
+  cpuBudget?: CpuBudgetSetting;
 }
 
 export interface RunningBridge {
@@ -176,7 +179,9 @@ async function acquire(setup: BridgeSetup, log: Logger, teardown: Teardown): Pro
   // Closed after the bridge has stopped (the teardown runs last first): its stop draws the blank keys.
   const renderThread = setup.renderThread === true ? new RenderThread({ time: realTime, log }) : null;
   if (renderThread) teardown.defer('render thread', () => renderThread.close());
-  const bridge = runBridge(bus?.recorders ?? onDemand, { log, pollMs: setup.pollMs, renderThread, ...(setup.groups ? { groups: setup.groups } : {}), ...(setup.diskTime ? { diskTime: setup.diskTime } : {}) });
+  const cpuQuota = await watchCpuQuota(setup.cpuBudget ?? { kind: 'off' }, realClock, log);
+  if (cpuQuota) teardown.defer('CPU quota watch', () => cpuQuota.stop());
+  const bridge = runBridge(bus?.recorders ?? onDemand, { log, pollMs: setup.pollMs, renderThread, ...(setup.groups ? { groups: setup.groups } : {}), ...(setup.diskTime ? { diskTime: setup.diskTime } : {}), ...(cpuQuota ? { cpu: cpuQuota.cpu } : {}) });
   bridge.start();
   // Its stop blanks every surface: after everything acquired below has let go of the bridge, and
   // before the sources (acquired above) close the devices those surfaces draw on.

@@ -21,6 +21,7 @@ import type { RgbImage, Surface } from './surface.js';
 import type { BoundProfile, PictureRenderer, RecorderHandle } from './session-services.js';
 import { SurfaceSession } from './surface-session.js';
 import { WorkScheduler } from './work-scheduler.js';
+import { CpuBudget, type CpuMeter, type CpuQuota } from './cpu-budget.js';
 import { meterEvery, previewEvery, statePollEvery } from './picture-pace.js';
 import type { CommandActivity } from './alarms/alarm-conditions.js';
 import { CommandActivityLog } from './alarms/command-activity.js';
@@ -45,6 +46,11 @@ export interface BridgeOptions {
   meterMs?: number;
   /** The clock and scheduler of every poll, fetch, frame and timer; real time by default. */
   time: EngineTime;
+  /**
+   * Under a CPU quota: the process's CPU and the quota now, from which pictures and the page's frames get
+   * a budget (cpu-budget.ts) that leaves input and state headroom in every period; absent: no budget.
+   */
+  cpu?: { meter: CpuMeter; quota: () => CpuQuota | null };
 }
 
 export class Bridge {
@@ -77,7 +83,8 @@ export class Bridge {
     if (options.recorders.length === 0) throw new Error('the bridge needs at least one recorder');
     this.time = options.time;
     this.commandActivity = new CommandActivityLog(this.time);
-    this.work = new WorkScheduler(this.time, { onError: (priority, error) => options.log.warn(`${priority} work failed: ${messageOf(error)}`) });
+    const cpuBudget = options.cpu ? new CpuBudget(this.time, options.cpu) : undefined;
+    this.work = new WorkScheduler(this.time, { onError: (priority, error) => options.log.warn(`${priority} work failed: ${messageOf(error)}`), ...(cpuBudget ? { cpuBudget } : {}) });
     this.renderer = options.renderer((key) => this.thumbnailImage(key));
     for (const recorder of options.recorders) {
       const { name } = recorder;

@@ -18,6 +18,12 @@
 // A task may be async (a rendering waits for sharp): the slice waits for it before the next task, so
 // what a task does after its first await is inside the slice's budget too, and two pictures of one key
 // are never made at once.
+//
+// Under a CPU quota, handing the thread back is not enough: the kernel holds every thread once the quota
+// of a period is used, and a press that comes then waits for the hold. With a `cpuBudget` (cpu-budget.ts)
+// the picture line asks it before each slice (and after each task that awaited, libvips's CPU being
+// counted too) and, when the bridge has used its picture share, starts the next slice after the wait it
+// says, on a timer of the clock: the CPU is left unused, for input and state, which never ask.
 import type { Subscription } from 'rxjs';
 import type { EngineTime } from './engine-time.js';
 import { LatestWins } from './latest-wins.js';
@@ -44,6 +50,14 @@ export interface WorkSchedulerOptions {
   sliceMs?: number;
   /** A task that threw (or rejected): said, and the work goes on. */
   onError: (priority: WorkPriority, error: unknown) => void;
+  /** Under a CPU quota: how long pictures and frames wait before their next slice (cpu-budget.ts); absent: never. */
+  cpuBudget?: PictureBudget;
+}
+
+/** What the picture line asks before a slice (CpuBudget). */
+export interface PictureBudget {
+  /** ms to wait before the next slice; 0: go on. */
+  waitMs(): number;
 }
 
 /** The window busyShare() is measured over. */
@@ -73,7 +87,7 @@ export class WorkScheduler {
   /** The pace of what only moves in pictures, from the busy share (picture-pace.ts). */
   private stretch = 0;
   /** Work done so far, for tests and the bench: slices run, and how many ended on their budget. */
-  readonly stats = { slices: 0, yields: 0, tasks: 0 };
+  readonly stats = { slices: 0, yields: 0, tasks: 0, budgetWaits: 0 };
 
   constructor(
     private readonly time: EngineTime,
@@ -119,6 +133,11 @@ export class WorkScheduler {
    * The share of the clock's time that pictures and frames took over the last second (0..1, a slice
    * waiting for an async task counts: the picture line was held). Under a CPU quota a slice that was
    * held by the kernel takes longer, so the share rises as the machine gets tight, which is the point.
+   * With a CPU budget the wait for it counts in the same way, from the moment the next slice was put off
+   * to its end: the budget holds the line where the kernel did, so the pace still eases the work asked
+   * for (what only moves, previews, meters) when pictures want more than their share. Only a wait with
+   * work in line is counted, once (never the idle time after the line ran dry): the budget raises the
+   * share only once the bridge has used the CPU pictures may have.
    */
   busyShare(): number {
     const now = this.time.precise();
@@ -166,12 +185,19 @@ export class WorkScheduler {
    */
   private sliceNow(): void {
     const now = this.time.precise();
-    if (this.turnMark === null) this.markTurn(); // the first slice of this turn: its budget counts from now
-    else if (now - this.burstStart >= this.sliceMs) {
+    if (this.turnMark !== null && now - this.burstStart >= this.sliceMs) {
       this.stats.yields++;
       return this.scheduleSlice();
     }
+    const wait = this.budgetWaitMs();
+    if (wait > 0) return this.scheduleSlice(wait);
+    if (this.turnMark === null) this.markTurn(); // the first slice of this turn: its budget counts from now
     void this.slice(this.burstStart);
+  }
+
+  /** The CPU budget's wait before a slice (0 without one). */
+  private budgetWaitMs(): number {
+    return this.options.cpuBudget?.waitMs() ?? 0;
   }
 
   /** A turn's slices begin now: their budget counts from here until the clock's next turn clears the mark. */
@@ -181,13 +207,22 @@ export class WorkScheduler {
     this.turnMark = this.time.scheduler.schedule(() => (this.turnMark = null), 0);
   }
 
-  private scheduleSlice(): void {
+  /**
+   * The next slice on the clock: on its next turn, or after `wait` ms (the CPU budget's, asked here when
+   * not given). The slice then runs without asking again, so that pictures move on at least every
+   * MAX_WAIT_MS (cpu-budget.ts) whatever else uses the CPU. The time waited for the budget counts as busy
+   * in busyShare (see measure): the picture line was held, as it was when the kernel held the slice.
+   */
+  private scheduleSlice(wait?: number): void {
     if (this.nextSlice !== null) return;
+    const delay = wait ?? this.budgetWaitMs();
+    const heldSince = delay > 0 ? this.time.precise() : null;
+    if (delay > 0) this.stats.budgetWaits++;
     this.nextSlice = this.time.scheduler.schedule(() => {
       this.nextSlice = null;
       this.markTurn();
-      if (!this.slicing) void this.slice(this.burstStart);
-    }, 0);
+      if (!this.slicing) void this.slice(this.burstStart, heldSince);
+    }, delay);
   }
 
   /** The most urgent waiting task, taken out of line. */
@@ -207,11 +242,14 @@ export class WorkScheduler {
     return null;
   }
 
-  /** Runs what waits, most urgent first, until the budget counted from `budgetFrom` is spent. */
-  private async slice(from: number): Promise<void> {
+  /**
+   * Runs what waits, most urgent first, until the budget counted from `budgetFrom` is spent. `heldSince`:
+   * when the slice began to wait for the CPU budget (measured as busy from then), or null.
+   */
+  private async slice(from: number, heldSince: number | null = null): Promise<void> {
     this.slicing = true;
     this.stats.slices++;
-    const start = this.time.precise();
+    const start = heldSince ?? this.time.precise();
     let budgetFrom = from;
     const slice: Slice = { spent: () => this.time.precise() - budgetFrom >= this.sliceMs };
     try {
@@ -245,6 +283,12 @@ export class WorkScheduler {
           if (this.turnMark === null) {
             this.markTurn();
             budgetFrom = this.burstStart;
+          }
+          // What the task started off the thread (sharp's decode on libvips's threads) used the quota too.
+          const wait = this.budgetWaitMs();
+          if (wait > 0 && (this.pictures.size > 0 || this.frames.size > 0)) {
+            this.scheduleSlice(wait);
+            return;
           }
         }
       }

@@ -9,6 +9,7 @@ import { PicturePainter } from '../../src/engine/picture-painter.js';
 import { MAX_STRETCH_MS, PREVIEW_MS, TARGET_SHARE, nextStretchMs, onlyPreviewMoved, sameMeaning } from '../../src/engine/picture-pace.js';
 import type { PictureRenderer } from '../../src/engine/session-services.js';
 import { keyGrid } from '../../src/engine/surface.js';
+import { CpuBudget, MAX_WAIT_MS } from '../../src/engine/cpu-budget.js';
 import { FRAMES_WAIT_MS, WorkScheduler } from '../../src/engine/work-scheduler.js';
 import { MemorySurface } from '../../src/surfaces/memory/memory-surface.js';
 import { settle } from '../support/virtual-time.js';
@@ -135,6 +136,123 @@ describe('WorkScheduler', () => {
     expect(work.busyShare()).toBeGreaterThan(0.25);
     time.advance(3000);
     expect(work.busyShare()).toBe(0);
+  });
+});
+
+/**
+ * A scheduler under a CPU quota of 25 % of a core (10 ms periods) with the default budget (0.1875 ms of CPU
+ * a ms, 1.875 ms at most), and the process's CPU: `cpu(ms)` is work on the main thread (the clock's
+ * precise timer moves too), `cpu.elsewhere(ms)` CPU on other threads (libvips, the collector's helpers).
+ */
+function underQuota(share: number | null = 0.25) {
+  const time = new WorkTime();
+  let usedMs = 0;
+  const cpu = Object.assign(
+    (ms: number) => {
+      time.spend(ms);
+      usedMs += ms;
+    },
+    { elsewhere: (ms: number) => void (usedMs += ms) },
+  );
+  const cpuBudget = new CpuBudget(time, { meter: { usedMs: () => usedMs }, quota: () => (share === null ? null : { share, periodMs: 10 }) });
+  const work = new WorkScheduler(time, { sliceMs: 2, onError: (_priority, error) => { throw error; }, cpuBudget });
+  return { time, work, cpu };
+}
+
+describe('WorkScheduler under a CPU budget', () => {
+  it('once the budget is spent the next slice waits the bucket\'s time on the clock, while a press posted meanwhile runs at once', () => {
+    const { time, work, cpu } = underQuota();
+    const order: string[] = [];
+    for (let key = 0; key < 8; key++) {
+      work.post('pictures', `picture:${key}`, () => {
+        cpu(1.5);
+        order.push(`p${key}`);
+      });
+    }
+    // The first slice ran its 2 ms (two pictures, 3 ms of CPU): the bucket owes 1.875 + 3 x 0.1875 - 3 = -0.5625, 3 ms of refill.
+    expect(order).toEqual(['p0', 'p1']);
+    expect(work.stats.budgetWaits).toBe(1);
+    time.turn();
+    expect(order).toEqual(['p0', 'p1']); // not on the next turn, as without a budget: the CPU is left unused
+    work.post('input', '', () => void order.push('press'));
+    expect(order).toEqual(['p0', 'p1', 'press']); // input never asks the budget
+    time.advance(2);
+    expect(order).toHaveLength(3);
+    time.advance(1); // the 3 ms: the next slice
+    expect(order).toEqual(['p0', 'p1', 'press', 'p2', 'p3']);
+    // It spent 3 ms with nothing in the bucket: 3 - 0.5625 = 2.4375 owed, 13 ms.
+    time.advance(12);
+    expect(order).toHaveLength(5);
+    time.advance(1);
+    expect(order).toHaveLength(7);
+    // From here 3 ms of CPU every 16 ms (13 waited, 3 run): 0.1875 of the time, the budget's rate.
+    time.advance(12);
+    expect(order).toHaveLength(7);
+    time.advance(1);
+    expect(order.filter((o) => /^p\d/.test(o))).toHaveLength(8);
+    expect(work.busy).toBe(false);
+  });
+
+  it('without a quota the line runs as it always did: the next slice on the next turn', () => {
+    const { time, work, cpu } = underQuota(null);
+    const order: string[] = [];
+    for (let key = 0; key < 4; key++) work.post('pictures', `picture:${key}`, () => void (cpu(1.5), order.push(`p${key}`)));
+    expect(order).toEqual(['p0', 'p1']);
+    time.turn();
+    expect(order).toEqual(['p0', 'p1', 'p2', 'p3']);
+    expect(work.stats.budgetWaits).toBe(0);
+  });
+
+  it('CPU used off the thread by a task that awaited (a preview\'s decode on libvips) puts the next picture off', async () => {
+    const { time, work, cpu } = underQuota();
+    const order: string[] = [];
+    work.post('pictures', 'preview-decode:1', async () => {
+      await Promise.resolve();
+      cpu.elsewhere(4); // sharp's decode on its own threads
+      order.push('decoded');
+    });
+    work.post('pictures', 'picture:a', () => void order.push('a'));
+    await settle(() => true, 'the decode');
+    expect(order).toEqual(['decoded']);
+    expect(work.stats.budgetWaits).toBe(1);
+    // 1.875 - 4 = -2.125: 11.3 ms at 0.1875, so 12.
+    time.advance(11);
+    expect(order).toEqual(['decoded']);
+    time.advance(1);
+    expect(order).toEqual(['decoded', 'a']);
+  });
+
+  it('a burst of the collector does not hold input, and holds pictures at most MAX_WAIT_MS', () => {
+    const { time, work, cpu } = underQuota();
+    const order: string[] = [];
+    work.post('pictures', 'picture:warm', () => void order.push('first'));
+    cpu.elsewhere(300); // a long mark-compact
+    work.post('input', '', () => void order.push('press'));
+    work.post('pictures', 'picture:a', () => void order.push('a'));
+    expect(order).toEqual(['first', 'press']);
+    time.advance(MAX_WAIT_MS - 1);
+    expect(order).toEqual(['first', 'press']);
+    time.advance(1);
+    expect(order).toEqual(['first', 'press', 'a']);
+  });
+
+  it('the time pictures wait for the budget counts as busy (the pace eases what they are asked for); pictures that fit count only their own time', () => {
+    const run = (costMs: number) => {
+      const { time, work, cpu } = underQuota();
+      for (let ms = 0; ms < 3000; ms += 10) {
+        for (let key = 0; key < 4; key++) work.post('pictures', `k${key}`, () => cpu(costMs));
+        time.advance(10);
+      }
+      return { share: work.busyShare(), waits: work.stats.budgetWaits };
+    };
+    // 4 x 1 ms every 10 ms (40 % of the clock) against a budget of 18.75 %: held most of the time.
+    const over = run(1);
+    expect(over.waits).toBeGreaterThan(100);
+    expect(over.share).toBeGreaterThan(0.5);
+    // 4 x 0.25 ms every 10 ms (10 %): within the budget, never held, the share what the work took.
+    const within = run(0.25);
+    expect(within.waits).toBe(0);
+    expect(within.share).toBeLessThan(0.15);
   });
 });
 
