@@ -37,6 +37,20 @@ const fontsBesideBundle = {
   },
 };
 
+// yaml-library.ts requires yaml at its first use (a bridge reading only the shipped profiles never loads it),
+// a require esbuild cannot follow: the plugin folder has no node_modules, so the bundle takes yaml in whole.
+const YAML_LOOKUP = "createRequire(import.meta.url)('yaml')";
+const yamlInBundle = {
+  name: 'yaml-in-bundle',
+  setup(build) {
+    build.onLoad({ filter: /[\\/]src[\\/]profiles[\\/]yaml-library\.ts$/ }, (args) => {
+      const source = readFileSync(args.path, 'utf8');
+      if (!source.includes(YAML_LOOKUP)) throw new Error(`src/profiles/yaml-library.ts no longer loads yaml with ${YAML_LOOKUP}: update scripts/build-plugin.mjs`);
+      return { contents: `import * as bundledYaml from 'yaml';\n${source.replace(YAML_LOOKUP, 'bundledYaml')}`, loader: 'ts' };
+    });
+  },
+};
+
 function write(path, text) {
   mkdirSync(dirname(path), { recursive: true });
   writeFileSync(path, text);
@@ -57,13 +71,14 @@ const plugin = await esbuild.build({
   external: ['bufferutil', 'utf-8-validate'],
   // Bundled CommonJS modules call require(): give the bundle one.
   banner: { js: "import { createRequire as __recdeckRequire } from 'node:module'; const require = __recdeckRequire(import.meta.url);" },
-  plugins: [fontsBesideBundle],
+  plugins: [fontsBesideBundle, yamlInBundle],
   metafile: true,
   legalComments: 'linked',
   logLevel: 'warning',
 });
 const native = Object.keys(plugin.metafile.inputs).filter((input) => NATIVE.test(input) || input.endsWith('.node'));
 if (native.length > 0) throw new Error(`the plugin bundle reaches native modules, which the app's Node cannot load on every desk: ${native.join(', ')}`);
+if (!Object.keys(plugin.metafile.inputs).some((input) => /(^|\/)node_modules\/yaml\//.test(input))) throw new Error('the plugin bundle does not hold yaml (src/profiles/yaml-library.ts): the plugin folder has no node_modules to load it from');
 write(join(FOLDER, 'bin/package.json'), '{ "type": "module" }\n');
 const requireHere = createRequire(import.meta.url);
 for (const font of FONTS) {
