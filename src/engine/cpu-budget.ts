@@ -89,12 +89,13 @@ export class CpuBudget {
    */
   waitMs(): number {
     const quota = this.options.quota();
-    const now = this.time.precise();
-    const usedMs = this.options.meter.usedMs();
+    // No quota (every bridge without a CPU limit): nothing to count, so the meter (a system call) is not read.
     if (quota === null || !(quota.share > 0) || !(quota.periodMs > 0)) {
       this.last = null;
       return 0;
     }
+    const now = this.time.precise();
+    const usedMs = this.options.meter.usedMs();
     const rate = quota.share * this.reserve;
     const capacity = rate * quota.periodMs;
     if (this.last === null) {
