@@ -11,6 +11,7 @@
 // came from, at their line and column, as without this. An edited file is another text: parsed anew.
 // Each answer is a copy of its own, as a fresh parse is, and what is kept is a copy nobody else holds.
 import type * as z from 'zod';
+import { isPlainData } from '../api/plain-data.js';
 
 export interface CheckedTextsLimits {
   /** Texts kept; past it the longest unused goes. */
@@ -67,21 +68,6 @@ export class CheckedTexts {
 }
 
 const keyOf = (text: string, kind: string) => `${kind}\0${text}`;
-
-/**
- * Strings, numbers, booleans, null, undefined, and arrays and plain objects of them: what structuredClone
- * copies exactly (a class instance would come back a plain object, a function would throw).
- */
-function isPlainData(value: unknown): boolean {
-  if (value === null || value === undefined) return true;
-  const type = typeof value;
-  if (type === 'string' || type === 'number' || type === 'boolean') return true;
-  if (type !== 'object') return false;
-  if (Array.isArray(value)) return Object.getPrototypeOf(value) === Array.prototype && value.every(isPlainData);
-  const prototype = Object.getPrototypeOf(value) as unknown;
-  if (prototype !== Object.prototype && prototype !== null) return false;
-  return Object.getOwnPropertySymbols(value).length === 0 && Object.values(value).every(isPlainData);
-}
 
 /** The process's one record: a process reads tens of files; a test process reads hundreds of temporary ones. */
 export const CHECKED_TEXTS = new CheckedTexts({ maxTexts: 256, maxChars: 4 * 1024 * 1024 });
