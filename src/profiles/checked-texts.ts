@@ -69,5 +69,5 @@ export class CheckedTexts {
 
 const keyOf = (text: string, kind: string) => `${kind}\0${text}`;
 
-/** The process's one record: a process reads tens of files; a test process reads hundreds of temporary ones. */
-export const CHECKED_TEXTS = new CheckedTexts({ maxTexts: 256, maxChars: 4 * 1024 * 1024 });
+/** The process's one record: a process reads tens of files (a profile is 1-10 kB), a test process hundreds; a few MB at most held. */
+export const CHECKED_TEXTS = new CheckedTexts({ maxTexts: 256, maxChars: 1024 * 1024 });
