@@ -6,6 +6,7 @@ import { readFile } from 'node:fs/promises';
 import type { YAMLError } from 'yaml';
 import type * as z from 'zod';
 import { messageOf } from '../api/errors.js';
+import { CHECKED_TEXTS, type CheckedTexts } from './checked-texts.js';
 import { explainIssue } from './explain.js';
 import { formatPath, offsetOf, position } from './locate.js';
 import { profileOrigin } from './origin.js';
@@ -73,13 +74,25 @@ export async function readYamlText(file: string): Promise<{ ok: true; text: stri
 
 /**
  * The file's value, or its problems. A shipped file whose text is byte for byte what the build parsed is
- * answered with what this same code made of it then (`parses`, shipped-parses.ts; tests give their own);
- * any other text, a bad one included, is parsed and checked now.
+ * answered with what this same code made of it then (`parses`, shipped-parses.ts); a text that checked
+ * before in this process, wherever it was read, with what it checked to then (`checked`,
+ * checked-texts.ts); tests give their own of each. Any other text, a bad one included, is parsed and
+ * checked now. Every answer is a copy of its own.
  */
-export function parseYamlFile<S extends z.ZodType>(text: string, file: string, kind: YamlFileKind<S>, parses: ShippedParses = SHIPPED_PARSES): YamlFileResult<z.output<S>> {
+export function parseYamlFile<S extends z.ZodType>(
+  text: string,
+  file: string,
+  kind: YamlFileKind<S>,
+  parses: ShippedParses = SHIPPED_PARSES,
+  checked: CheckedTexts = CHECKED_TEXTS,
+): YamlFileResult<z.output<S>> {
   const shipped = parses.lookup(file, text, kind.name);
   if (shipped !== undefined) return { ok: true, value: shipped as z.output<S> };
-  return parseYamlText(text, file, kind);
+  const before = checked.lookup(text, kind);
+  if (before !== undefined) return { ok: true, value: before as z.output<S> };
+  const result = parseYamlText(text, file, kind);
+  if (result.ok) checked.keep(text, kind, result.value);
+  return result;
 }
 
 /** The file's text parsed and checked now, never answered from the shipped parses (their builder uses it). */

@@ -6,7 +6,6 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import * as z from 'zod';
 import type { Settings } from '../api/app.js';
 import type { GridSize } from '../api/channel.js';
 import { delay, type PreciseClock } from '../api/clock.js';
@@ -16,6 +15,7 @@ import { operations, type Operation } from '../api/operations.js';
 import { authorizationHeader } from '../api/token.js';
 import { handleControl } from './control.js';
 import { demoProject } from './demo.js';
+import { EncodedAnswers } from './encoded-answers.js';
 import { FaultInjector } from './faults.js';
 import { handlers, type SimulatorServices } from './handlers.js';
 import { SimulatedDisk, type SimulatedDiskOptions } from './disk.js';
@@ -103,6 +103,7 @@ export async function startSimulator(options: SimulatorOptions): Promise<Running
   const faults = new FaultInjector(seededRandom(seed ^ 0x5eed));
   const tick = () => services.recorder.tick();
   const control = { recorder: () => services.recorder, faults, log, tick };
+  const encoded = new EncodedAnswers();
 
   const server = createServer((request, response) => {
     void serve(request, response).catch((error: unknown) => {
@@ -176,7 +177,8 @@ export async function startSimulator(options: SimulatorOptions): Promise<Running
     try {
       const decodedBody = decodeBody(operation, body);
       const handler = handlers[match.id] as (input: { params: unknown; body: unknown }, s: SimulatorServices) => unknown;
-      result = z.encode(operation.response, await handler({ params: match.params, body: decodedBody }, services));
+      // Checked and encoded by the operation's schema: the simulator answers nothing the real service would not.
+      result = encoded.encode(match.id, operation.response, await handler({ params: match.params, body: decodedBody }, services));
     } catch (error) {
       if (!(error instanceof SimError)) throw error;
       status = 400;
