@@ -38,9 +38,10 @@ const fontsBesideBundle = {
 };
 
 // yaml-library.ts requires yaml at its first use (a bridge reading only the shipped profiles never loads it),
-// and opentype-library.ts opentype.js (a bridge that draws nothing never loads it): requires esbuild cannot
-// follow. The plugin folder has no node_modules, so the bundle takes each package in whole.
-function requiredInBundle(name, file, pkg) {
+// opentype-library.ts opentype.js (a bridge that draws nothing never loads it), undici-pool.ts undici's pool
+// from its own file (not the whole package): requires esbuild cannot follow. The plugin folder has no
+// node_modules, so the bundle takes each from the package's entry (`take`: the part the require gave).
+function requiredInBundle(name, file, pkg, { from = pkg, take = '' } = {}) {
   const lookup = `createRequire(import.meta.url)('${pkg}')`;
   const filter = new RegExp(`[\\\\/]src[\\\\/]${file.replaceAll('/', '[\\\\/]').replaceAll('.', '\\.')}$`);
   return {
@@ -49,13 +50,14 @@ function requiredInBundle(name, file, pkg) {
       build.onLoad({ filter }, (args) => {
         const source = readFileSync(args.path, 'utf8');
         if (!source.includes(lookup)) throw new Error(`src/${file} no longer loads ${pkg} with ${lookup}: update scripts/build-plugin.mjs`);
-        return { contents: `import * as bundledLibrary from '${pkg}';\n${source.replace(lookup, 'bundledLibrary')}`, loader: 'ts' };
+        return { contents: `import * as bundledLibrary from '${from}';\n${source.replace(lookup, `bundledLibrary${take}`)}`, loader: 'ts' };
       });
     },
   };
 }
 const yamlInBundle = requiredInBundle('yaml-in-bundle', 'profiles/yaml-library.ts', 'yaml');
 const opentypeInBundle = requiredInBundle('opentype-in-bundle', 'render/opentype-library.ts', 'opentype.js');
+const undiciPoolInBundle = requiredInBundle('undici-pool-in-bundle', 'api/undici-pool.ts', 'undici/lib/dispatcher/pool.js', { from: 'undici', take: '.Pool' });
 
 function write(path, text) {
   mkdirSync(dirname(path), { recursive: true });
@@ -77,14 +79,14 @@ const plugin = await esbuild.build({
   external: ['bufferutil', 'utf-8-validate'],
   // Bundled CommonJS modules call require(): give the bundle one.
   banner: { js: "import { createRequire as __recdeckRequire } from 'node:module'; const require = __recdeckRequire(import.meta.url);" },
-  plugins: [fontsBesideBundle, yamlInBundle, opentypeInBundle],
+  plugins: [fontsBesideBundle, yamlInBundle, opentypeInBundle, undiciPoolInBundle],
   metafile: true,
   legalComments: 'linked',
   logLevel: 'warning',
 });
 const native = Object.keys(plugin.metafile.inputs).filter((input) => NATIVE.test(input) || input.endsWith('.node'));
 if (native.length > 0) throw new Error(`the plugin bundle reaches native modules, which the app's Node cannot load on every desk: ${native.join(', ')}`);
-for (const [pkg, file] of [['yaml', 'profiles/yaml-library.ts'], ['opentype.js', 'render/opentype-library.ts']]) {
+for (const [pkg, file] of [['yaml', 'profiles/yaml-library.ts'], ['opentype.js', 'render/opentype-library.ts'], ['undici', 'api/undici-pool.ts']]) {
   if (!Object.keys(plugin.metafile.inputs).some((input) => input.includes(`node_modules/${pkg}/`))) throw new Error(`the plugin bundle does not hold ${pkg} (src/${file}): the plugin folder has no node_modules to load it from`);
 }
 write(join(FOLDER, 'bin/package.json'), '{ "type": "module" }\n');
