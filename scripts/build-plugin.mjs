@@ -38,18 +38,26 @@ const fontsBesideBundle = {
 };
 
 // yaml-library.ts requires yaml at its first use (a bridge reading only the shipped profiles never loads it),
-// a require esbuild cannot follow: the plugin folder has no node_modules, so the bundle takes yaml in whole.
-const YAML_LOOKUP = "createRequire(import.meta.url)('yaml')";
-const yamlInBundle = {
-  name: 'yaml-in-bundle',
-  setup(build) {
-    build.onLoad({ filter: /[\\/]src[\\/]profiles[\\/]yaml-library\.ts$/ }, (args) => {
-      const source = readFileSync(args.path, 'utf8');
-      if (!source.includes(YAML_LOOKUP)) throw new Error(`src/profiles/yaml-library.ts no longer loads yaml with ${YAML_LOOKUP}: update scripts/build-plugin.mjs`);
-      return { contents: `import * as bundledYaml from 'yaml';\n${source.replace(YAML_LOOKUP, 'bundledYaml')}`, loader: 'ts' };
-    });
-  },
-};
+// opentype-library.ts opentype.js (a bridge that draws nothing never loads it), undici-pool.ts undici's pool
+// from its own file (not the whole package): requires esbuild cannot follow. The plugin folder has no
+// node_modules, so the bundle takes each from the package's entry (`take`: the part the require gave).
+function requiredInBundle(name, file, pkg, { from = pkg, take = '' } = {}) {
+  const lookup = `createRequire(import.meta.url)('${pkg}')`;
+  const filter = new RegExp(`[\\\\/]src[\\\\/]${file.replaceAll('/', '[\\\\/]').replaceAll('.', '\\.')}$`);
+  return {
+    name,
+    setup(build) {
+      build.onLoad({ filter }, (args) => {
+        const source = readFileSync(args.path, 'utf8');
+        if (!source.includes(lookup)) throw new Error(`src/${file} no longer loads ${pkg} with ${lookup}: update scripts/build-plugin.mjs`);
+        return { contents: `import * as bundledLibrary from '${from}';\n${source.replace(lookup, `bundledLibrary${take}`)}`, loader: 'ts' };
+      });
+    },
+  };
+}
+const yamlInBundle = requiredInBundle('yaml-in-bundle', 'profiles/yaml-library.ts', 'yaml');
+const opentypeInBundle = requiredInBundle('opentype-in-bundle', 'render/opentype-library.ts', 'opentype.js');
+const undiciPoolInBundle = requiredInBundle('undici-pool-in-bundle', 'api/undici-pool.ts', 'undici/lib/dispatcher/pool.js', { from: 'undici', take: '.Pool' });
 
 function write(path, text) {
   mkdirSync(dirname(path), { recursive: true });
@@ -71,14 +79,16 @@ const plugin = await esbuild.build({
   external: ['bufferutil', 'utf-8-validate'],
   // Bundled CommonJS modules call require(): give the bundle one.
   banner: { js: "import { createRequire as __recdeckRequire } from 'node:module'; const require = __recdeckRequire(import.meta.url);" },
-  plugins: [fontsBesideBundle, yamlInBundle],
+  plugins: [fontsBesideBundle, yamlInBundle, opentypeInBundle, undiciPoolInBundle],
   metafile: true,
   legalComments: 'linked',
   logLevel: 'warning',
 });
 const native = Object.keys(plugin.metafile.inputs).filter((input) => NATIVE.test(input) || input.endsWith('.node'));
 if (native.length > 0) throw new Error(`the plugin bundle reaches native modules, which the app's Node cannot load on every desk: ${native.join(', ')}`);
-if (!Object.keys(plugin.metafile.inputs).some((input) => /(^|\/)node_modules\/yaml\//.test(input))) throw new Error('the plugin bundle does not hold yaml (src/profiles/yaml-library.ts): the plugin folder has no node_modules to load it from');
+for (const [pkg, file] of [['yaml', 'profiles/yaml-library.ts'], ['opentype.js', 'render/opentype-library.ts'], ['undici', 'api/undici-pool.ts']]) {
+  if (!Object.keys(plugin.metafile.inputs).some((input) => input.includes(`node_modules/${pkg}/`))) throw new Error(`the plugin bundle does not hold ${pkg} (src/${file}): the plugin folder has no node_modules to load it from`);
+}
 write(join(FOLDER, 'bin/package.json'), '{ "type": "module" }\n');
 const requireHere = createRequire(import.meta.url);
 for (const font of FONTS) {

@@ -1,4 +1,3 @@
-import { Pool } from 'undici';
 import * as z from 'zod';
 import type { Clock } from './clock.js';
 import type { ProjectPath, ScheduleWrite, SettingsWrite } from './app.js';
@@ -7,6 +6,7 @@ import type { ConversionWrite } from './conversion.js';
 import type { DestinationWrite } from './destination.js';
 import { messageOf, RecorderError } from './errors.js';
 import { describeIssues } from './issues.js';
+import { Pool } from './undici-pool.js';
 import { Ack, expandPath, operations, type Operation, type PathParams, type RequestBody, type ResponseValue } from './operations.js';
 import type { PresetWrite } from './preset.js';
 import type { SourceWrite } from './source.js';

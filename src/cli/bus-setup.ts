@@ -5,6 +5,11 @@
 //
 // The MQTT library is loaded only when --mqtt is given: a bridge without a bus never carries it (its
 // modules are 2.6 MB of heap, marked at every full collection: node -e "await import('mqtt')", heapUsed).
+// Required, not imported: Node scans a CommonJS module imported from an ES module (and what it
+// re-exports) for its export names, 140-160 ms of CPU more than mqtt's require, paid by every bus
+// poller's start (docs/performance.md, "CommonJS packages required").
+import { createRequire } from 'node:module';
+import type * as Mqtt from 'mqtt';
 import type { IClientOptions, MqttClient } from 'mqtt';
 import type { RecorderClient } from '../api/client.js';
 import { messageOf } from '../api/errors.js';
@@ -87,7 +92,7 @@ export async function connectBusRecorders(
   // One last will per connection: a process polling one recorder says on its health that it is gone.
   const [only] = polled;
   const will = polled.length === 1 && only ? pollerWill(authority, only.name, instance, realTime.now()) : {};
-  const { default: mqtt } = await import('mqtt');
+  const mqtt = createRequire(import.meta.url)('mqtt') as typeof Mqtt;
   const options: IClientOptions = {
     // Nothing waits for the broker (no queue while away): a command not sent now is failed now, a state is superseded by the next.
     ...busClientOptions(bus.id),

@@ -5,14 +5,22 @@
 // that hangs is given up on at the time limit, and none of it is ever waited on by a poll or a press
 // (deliver() only queues). The payload carries the alarm, never a token or a password.
 import { createHmac } from 'node:crypto';
+import { createRequire } from 'node:module';
 import { hostname } from 'node:os';
-import { request } from 'undici';
+import type * as Undici from 'undici';
 import { delay, type Clock } from '../api/clock.js';
 import { messageOf } from '../api/errors.js';
 import { alarmWire, type AlarmEvent, type AlarmWebhookPayload } from '../engine/alarms/alarm.js';
 import type { AlarmSettings } from '../engine/alarms/alarm-settings.js';
 import { LogLimiter } from '../engine/log-limit.js';
 import type { Logger } from '../engine/log.js';
+
+/**
+ * undici's request(), required at the first webhook sent: the package's index is all of undici (110
+ * files, and Node's own copy compiled through globalThis.Headers: 190-240 ms of CPU), which the recorder
+ * client does not need (undici-pool.ts) and a bridge with no webhook never should load.
+ */
+const undiciRequest = (): typeof Undici.request => (createRequire(import.meta.url)('undici') as typeof Undici).request;
 
 export const SIGNATURE_HEADER = 'x-recdeck-signature';
 
@@ -113,7 +121,7 @@ export class AlarmWebhooks {
     const headers: Record<string, string> = { 'content-type': 'application/json', 'user-agent': 'recdeck-alarms' };
     if (this.options.secret !== null) headers[SIGNATURE_HEADER] = signatureOf(body, this.options.secret);
     try {
-      const answer = await request(url, { method: 'POST', body, headers, signal: controller.signal });
+      const answer = await undiciRequest()(url, { method: 'POST', body, headers, signal: controller.signal });
       await answer.body.dump();
       return answer.statusCode >= 200 && answer.statusCode < 300 ? null : `answered ${answer.statusCode}`;
     } catch (error) {

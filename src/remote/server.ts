@@ -4,8 +4,9 @@ import { readFile } from 'node:fs/promises';
 import { STATUS_CODES, createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { createServer as createTlsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
+import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
-import { WebSocketServer } from 'ws';
+import type * as Ws from 'ws';
 import { messageOf } from '../api/errors.js';
 import type { Bridge } from '../engine/bridge.js';
 import type { EngineTime } from '../engine/engine-time.js';
@@ -21,6 +22,11 @@ import { DEFAULT_DECK_SOCKET_LIMITS, DeckSocket, type DeckSocketLimits } from '.
 import { DEFAULT_LOGIN_FORM_MS, readLoginForm } from './login-form.js';
 import type { ProfileEditing } from './profiles-api.js';
 import { DEFAULT_MAX_LOGINS_UNDER_WAY, LoginThrottle, MAX_WAIT_S, type Arrival, type Guess } from './login-throttle.js';
+
+// Required, not imported: Node scans a CommonJS module imported from an ES module for its export names,
+// and ws's ES wrapper imports eight of its files (60-80 ms of CPU more than a require, paid by every
+// start with a web deck before its ready line; docs/performance.md, "CommonJS packages required").
+const { WebSocketServer } = createRequire(import.meta.url)('ws') as typeof Ws;
 
 export interface RemoteServerOptions {
   bridge: Bridge;

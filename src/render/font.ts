@@ -2,7 +2,8 @@
 // every host whatever fonts (if any) are installed, and librsvg never has to pick a system font.
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import opentype, { type Font, type Glyph, type KerningLookups, type PathCommand } from 'opentype.js';
+import type { Font, Glyph, KerningLookups, PathCommand } from 'opentype.js';
+import { opentypeLibrary } from './opentype-library.js';
 
 const FACE_FILES = {
   bold: 'DejaVuSansCondensed-Bold.ttf',
@@ -51,7 +52,7 @@ function loadedFace(face: FaceName): LoadedFace {
     const bytes = readFileSync(requireHere.resolve(`dejavu-fonts-ttf/ttf/${FACE_FILES[face]}`));
     // A Buffer may be a view into a larger pooled ArrayBuffer; opentype.js wants exactly the file.
     // lowMemory: parsing all ~6000 glyphs of a face up front costs about 15 MB of heap per face.
-    const font = opentype.parse(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength), { lowMemory: true });
+    const font = opentypeLibrary().parse(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength), { lowMemory: true });
     loaded = {
       font,
       kerning: font.position.getKerningTables('latn'),

@@ -14,7 +14,9 @@ import { describeIssues } from '../api/issues.js';
 import type { RgbImage } from '../engine/surface.js';
 
 import { KeyRenderer } from './key-renderer.js';
+import { opentypeLibrary } from './opentype-library.js';
 import { FromRenderThread, HeldThumbnails, THUMBNAILS_HELD, ToRenderThread, asRgb } from './render-messages.js';
+import { sharpLibrary } from './sharp-library.js';
 import { decodeThumbnail } from './thumbnail.js';
 
 function serve(port: MessagePort): void {
@@ -73,5 +75,9 @@ function serve(port: MessagePort): void {
 
 if (parentPort === null) throw new Error('render-worker.js is the render thread: render-thread.ts starts it as a worker_threads Worker, it does not run on its own');
 serve(parentPort);
+// The two packages the main thread loads at its first picture (sharp-library.ts, opentype-library.ts) are
+// loaded here before the thread says it is ready: this thread exists to draw.
+sharpLibrary();
+opentypeLibrary();
 // Loaded (sharp, the fonts' module, the renderer): from here on, a request that waits is one this thread is slow at.
 parentPort.postMessage({ type: 'ready' } satisfies FromRenderThread);

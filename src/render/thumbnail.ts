@@ -1,14 +1,14 @@
 // Channel previews arrive as PNG (640x360 from the recorder) and are shown on keys of 72–144 px, so they are
 // decoded straight to a small raw image once, off the key-press path; tiles then scale that in JS.
-import sharp from 'sharp';
 import type { RgbImage } from '../engine/surface.js';
+import { sharpLibrary } from './sharp-library.js';
 
 export const THUMBNAIL_WIDTH = 160;
 export const THUMBNAIL_HEIGHT = 90;
 
 /** PNG (or any format sharp reads) to 160x90 raw RGB, cropped to cover; one sharp pipeline. */
 export async function decodeThumbnail(png: Uint8Array): Promise<RgbImage> {
-  const { data, info } = await sharp(png)
+  const { data, info } = await sharpLibrary()(png)
     // Shrink-on-load where the format allows: decoding is most of the cost.
     .resize(THUMBNAIL_WIDTH, THUMBNAIL_HEIGHT, { fit: 'cover', fastShrinkOnLoad: true })
     .flatten({ background: '#000000' })

@@ -3,6 +3,7 @@
 // any USB device, since a MIDI map does not name a vendor). It is optional: when `usb` cannot load or
 // watch, the adapters' periodic checks still find every change, only later. Loaded lazily, so a broken
 // `usb` install costs nothing but this.
+import { createRequire } from 'node:module';
 import type { Device } from 'usb';
 
 export interface UsbEvent {
@@ -18,7 +19,10 @@ export interface UsbEvent {
 export type WatchUsbEvents = (onEvent: (event: UsbEvent) => void) => Promise<() => void>;
 
 export const watchUsbEvents: WatchUsbEvents = async (onEvent) => {
-  const { usb } = await import('usb');
+  // Required, not imported: Node scans a CommonJS module imported from an ES module (and those it
+  // re-exports) for their export names, 30-40 ms of CPU more than a require (docs/performance.md,
+  // "CommonJS packages required"). A require that fails rejects, as the import did.
+  const { usb } = createRequire(import.meta.url)('usb') as typeof import('usb');
   const listeners = (['attach', 'detach'] as const).map((type) => {
     const listener = (device: Device) => {
       const { idVendor, idProduct } = device.deviceDescriptor;

@@ -188,7 +188,7 @@ describe('a busy web port', () => {
   // command (run.js and everything it imports) and made its logger: what a feature or a format only some
   // starts use is imported where it is used, not there. Which packages the bridge needs is not listed
   // here (the renderer, the web server, the devices): only what a start must not carry.
-  it('recdeck run does not load what only some starts use: the embedded simulator, the web server, pino-pretty for JSON logs, MQTT, Satellite, network decks, other commands', async () => {
+  it('recdeck run does not load what only some starts use: the embedded simulator, the web server, pino-pretty for JSON logs, MQTT, Satellite, network decks, the drawing libraries before a picture, other commands', async () => {
     expect((await runs.busyPort.exit).code).toBe(2);
     const files = (await readFile(join(traceFolder, 'run-modules.txt'), 'utf8')).split('\n').filter((url) => url.startsWith('file:'));
     const dist = new URL('../../dist/', import.meta.url).href;
@@ -201,8 +201,9 @@ describe('a busy web port', () => {
     const packages = new Set(files.flatMap((url) => /\/node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(url)?.[1] ?? []));
     expect(packages).toContain('pino'); // the logger was made
     // pino-pretty: for --log-format pretty only; mqtt: --mqtt; the network Stream Deck library: --streamdeck-tcp;
-    // ws and prom-client: the web server's.
-    expect(['pino-pretty', 'mqtt', '@elgato-stream-deck/tcp', 'ws', 'prom-client'].filter((name) => packages.has(name))).toEqual([]);
+    // ws and prom-client: the web server's; sharp (with libvips and semver) and opentype.js: the first
+    // picture's (src/render/sharp-library.ts, opentype-library.ts), which a bridge that draws nothing never makes.
+    expect(['pino-pretty', 'mqtt', '@elgato-stream-deck/tcp', 'ws', 'prom-client', 'sharp', '@img/sharp-linux-x64', 'semver', 'opentype.js'].filter((name) => packages.has(name))).toEqual([]);
   });
 });
 

@@ -265,6 +265,10 @@ describe('recdeck run as a process', () => {
       /\/node_modules\/@elgato\/streamdeck\//, // the Stream Deck app's plugin SDK
       /\/dist\/surfaces\/satellite\//, // --satellite
       /\/node_modules\/@elgato-stream-deck\/tcp\//, // --streamdeck-tcp
+      // undici's index (fetch, WebSocket, mocks, and through globalThis.Headers Node's own copy): the client
+      // takes only the pool (src/api/undici-pool.ts), the alarms' request() is loaded at a first webhook.
+      /\/node_modules\/undici\/index\.js$/,
+      /\/node_modules\/undici\/lib\/(web|mock|cache)\//,
     ];
     expect(loaded.filter((url) => unused.some((pattern) => pattern.test(url)))).toEqual([]);
   });

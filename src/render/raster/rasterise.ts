@@ -1,13 +1,9 @@
 // The only place SVG becomes pixels. Each call is one sharp pipeline (about a millisecond of fixed cost
 // plus the drawing), which is why the renderer counts them and caches what they produce.
-import sharp from 'sharp';
 import type { PixelSize } from '../../engine/surface.js';
+import { sharpLibrary } from '../sharp-library.js';
 
 export type Layers = 'rgb' | 'rgba' | 'alpha';
-
-// The renderer caches every result it needs by content; libvips' own operation cache (up to 50 MB by
-// default) would only hold second copies, and costs resident memory on a small bridge machine.
-sharp.cache(false);
 
 const CHANNELS: Readonly<Record<Layers, number>> = { rgb: 3, rgba: 4, alpha: 1 };
 
@@ -16,7 +12,7 @@ const CHANNELS: Readonly<Record<Layers, number>> = { rgb: 3, rgba: 4, alpha: 1 }
  * straight alpha (a layer to lay over a thumbnail), 'alpha' keeps only coverage (glyph masks).
  */
 export async function rasteriseSvg(svg: string, size: PixelSize, layers: Layers): Promise<Buffer> {
-  const input = sharp(Buffer.from(svg));
+  const input = sharpLibrary()(Buffer.from(svg));
   const pipeline =
     layers === 'rgb'
       ? input.flatten({ background: '#000000' }).removeAlpha()

@@ -2,6 +2,7 @@
 // one as the library's transport. Both are loaded only when first needed, and any failure to load them
 // (node-hid's native module needs libusb on Linux) becomes a HidSupportError that says what to
 // install, so the rest of recdeck runs on without X-keys.
+import { createRequire } from 'node:module';
 import type { HIDDevice } from '@xkeys-lib/core';
 import type { XkeysBackend, XkeysListing } from './backend.js';
 import { XKEYS_VENDOR_ID, xkeysProduct } from './models.js';
@@ -19,8 +20,14 @@ export interface XkeysNodeBackendOptions {
   load?: () => Promise<XkeysNodeLibrary>;
 }
 
+// Required, not imported: Node scans a CommonJS module imported from an ES module (and the modules it
+// re-exports) for its export names, which cost xkeys' load 40-60 ms of CPU more than a require
+// (docs/performance.md, "CommonJS packages required"). A require that fails rejects the load as an
+// import did: lazyLibrary turns it into the HidSupportError.
 const loadNodeLibrary = async (): Promise<XkeysNodeLibrary> => {
-  const [hid, { NodeHIDDevice }] = await Promise.all([import('node-hid'), import('xkeys')]);
+  const requireHere = createRequire(import.meta.url);
+  const hid = requireHere('node-hid') as typeof import('node-hid');
+  const { NodeHIDDevice } = requireHere('xkeys') as typeof import('xkeys');
   return {
     devicesAsync: () => hid.devicesAsync(),
     openTransport: async (path) => new NodeHIDDevice(await hid.HIDAsync.open(path)),
