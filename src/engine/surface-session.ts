@@ -138,7 +138,10 @@ export class SurfaceSession {
   /** What each control shows and does on the page in front of the operator (for the remote API). */
   describeControls(): Array<{ control: ControlDefinition; picture: Picture; binding: Binding | null }> {
     const pictures = this.computePictures(this.surface.controls);
-    return this.surface.controls.map((control) => ({ control, picture: pictures.get(control.id)?.picture ?? BLANK, binding: this.bindingInFront(control.id) ?? null }));
+    // The page in front worked out once for all the controls, not once per control (each a new world and
+    // a search of the pages): the same page, since nothing changes the state between them.
+    const page = this.pageInFront();
+    return this.surface.controls.map((control) => ({ control, picture: pictures.get(control.id)?.picture ?? BLANK, binding: bindingOn(page, control.id, this.controls) ?? null }));
   }
 
   start(): void {

@@ -105,7 +105,8 @@ pages:
     await d.advance(300);
     await raiseDialog(d);
     await d.until(() => d.bridge.session('streamdeck:CLMK2')?.currentPage.name === 'Dialog', 'the overlay');
-    await d.advance(2000);
+    // Past the moment the 1 s hold was due (down 1.3 s and more before the release).
+    await d.advance(1000);
     d.keys(MK2.path, 15, []);
     await d.advance(200);
     expect(d.writesSince(mark).filter((w) => w.includes('/channels/0/'))).toEqual([]);
@@ -123,7 +124,8 @@ describe('a lost release never fires a hold', () => {
     await d.advance(400);
     d.backend.hidAt(MK2.path)?.fail(new Error('could not read from HID device'));
     expect(d.bridge.session('streamdeck:CLMK2')).toBeUndefined();
-    await d.advance(3000);
+    // Half again past the hold's 1 s: a hold that outlived its deck would have fired by then.
+    await d.advance(1500);
     expect(d.writesSince(mark)).toEqual([]);
     expect(d.fixture.sim.recorder().channels()[0]?.IsRecording).toBe(true);
   });
@@ -255,7 +257,8 @@ describe('macros belong to their session', () => {
     d.keys(MK2.path, 15, []);
     await d.advance(100);
     d.backend.hidAt(MK2.path)?.fail(new Error('could not read from HID device'));
-    await d.advance(2000);
+    // Twice past the end of the macro's 500 ms wait: the next step would have been sent by then.
+    await d.advance(1000);
     expect(d.writesSince(mark)).toEqual(['PUT /api/channels/0/sync-on']);
     expect(d.fixture.sim.recorder().syncState().IsSyncRecording).toBe(false);
   });

@@ -49,7 +49,10 @@ afterEach(async () => {
 /**
  * The bridge on the simulator with a shipped profile, and a network source for the given decks. Polled
  * every 500 ms, so a poll waits 2 s for its answer (4 polls' time): a loaded machine that answers a poll
- * late is not "something else wrong" here (the 100 ms polls' 1 s bound was missed at load 19).
+ * late is not "something else wrong" here (the 100 ms polls' 1 s bound was missed at load 19). Meters
+ * are read every 500 ms too, and previews every 30 s (the first at once): neither is looked at here, and
+ * at 100 and 500 ms, in real time, they were most of the file's CPU (the Studio's 16 thumbnail keys
+ * fetched, decoded, redrawn and sent to the deck twice a second).
  */
 async function start(profileFile: string, options: { decks?: TcpDeckAddress[]; discovery?: TcpDiscovery } = {}) {
   const fixture = await startFixture({ clock: realClock, grid: 16 });
@@ -57,7 +60,7 @@ async function start(profileFile: string, options: { decks?: TcpDeckAddress[]; d
   const lines: string[] = [];
   const log: Logger = { info: (m) => lines.push(m), warn: (m) => lines.push(`warn ${m}`), error: (m) => lines.push(`error ${m}`) };
   const client = new RecorderClient({ url: fixture.sim.url, token: fixture.sim.token, clock: realClock });
-  const bridge = new Bridge({ recorders: [{ name: 'main', client }], renderer: (thumbnails) => pictureRenderer({ thumbnails }), decodeThumbnail, log, pollMs: 500, slowMs: 500, meterMs: 100, thumbnailMs: 500, time: realTime });
+  const bridge = new Bridge({ recorders: [{ name: 'main', client }], renderer: (thumbnails) => pictureRenderer({ thumbnails }), decodeThumbnail, log, pollMs: 500, slowMs: 500, meterMs: 500, thumbnailMs: 30_000, time: realTime });
   // Loaded once per worker by loadProfileFile (test/support/shipped-profiles.ts); this test's copy.
   const profile = await shippedProfile(profileFile);
   bridge.start();
