@@ -10,7 +10,7 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkActionSettings, checkGlobalSettings, GlobalSettings } from '../../src/plugin/settings.js';
 import { startSimulator, type RunningSimulator } from '../../src/simulator/server.js';
-import { connectChromium, screenshot } from '../support/chromium.js';
+import { connectChromium, screenshot, untilPage } from '../support/chromium.js';
 import { until } from '../support/until.js';
 import { FakeStreamDeckApp, titleOf, type FakeDevice } from './fake-streamdeck-app.js';
 import { builtPluginFolder } from './built-plugin.js';
@@ -86,7 +86,7 @@ describe('the property inspector in chromium', () => {
   it('refuses bad recorders with the schema\'s messages and saves good ones, the token masked and never put back into the page', async () => {
     const page = await openInspector();
     // The plugin answers the inspector's status request: this key has no recorder yet.
-    await until(async () => /The plugin says: settings: recorder/.test(await page.locator('#action-problems').innerText()), 'the plugin\'s word on the key');
+    await untilPage(async () => /The plugin says: settings: recorder/.test(await page.locator('#action-problems').innerText()), 'the plugin\'s word on the key');
 
     const row = page.locator('.recorder').first();
     await row.locator('input[name="name"]').fill('Main');
@@ -122,7 +122,7 @@ describe('the property inspector in chromium', () => {
 
   it('edits the action\'s recorder and channel: channel 0 refused with the schema\'s message, channel 1 saved without any token, and the key goes live', async () => {
     const page = await openInspector();
-    await until(async () => (await page.locator('#recorder option').allInnerTexts()).includes('main'), 'the saved recorder offered');
+    await untilPage(async () => (await page.locator('#recorder option').allInnerTexts()).includes('main'), 'the saved recorder offered');
     await page.locator('#recorder').selectOption('main');
     const channel = page.locator('#parameters input[data-parameter="channel"]');
     await channel.fill('0');
@@ -148,7 +148,7 @@ describe('the property inspector in chromium', () => {
 
   it('opened again with the saved recorders, shows no token; a saved token is kept when its field is left empty', async () => {
     const page = await openInspector();
-    await until(async () => (await page.locator('.recorder input[name="name"]').first().inputValue()) === 'main', 'the saved recorder shown');
+    await untilPage(async () => (await page.locator('.recorder input[name="name"]').first().inputValue()) === 'main', 'the saved recorder shown');
     // The app handed the page the global settings with the token; the page shows none of it.
     expect(await pageText(page)).not.toContain(secret());
     expect(await page.locator('#parameters input[data-parameter="channel"]').inputValue()).toBe('1');
@@ -180,7 +180,7 @@ describe('the property inspector in chromium', () => {
 
   it('switches to a facility: a bad broker URL refused with the schema\'s message, a good one saved as the schema has it, no password in the page; switching back keeps the recorders', async () => {
     const page = await openInspector();
-    await until(async () => (await page.locator('.recorder input[name="name"]').first().inputValue()) === 'main', 'the saved recorder shown');
+    await untilPage(async () => (await page.locator('.recorder input[name="name"]').first().inputValue()) === 'main', 'the saved recorder shown');
     expect(await page.locator('#facility').isVisible()).toBe(false);
     await page.getByLabel('Facility (MQTT bus)').check();
     expect(await page.locator('#facility').isVisible()).toBe(true);
@@ -220,7 +220,7 @@ describe('the property inspector in chromium', () => {
 
     // Opened again, the inspector starts on the facility, its fields as saved.
     const again = await openInspector(1);
-    await until(async () => (await again.locator('#mqtt-url').inputValue()) === good.url, 'the saved facility shown');
+    await untilPage(async () => (await again.locator('#mqtt-url').inputValue()) === good.url, 'the saved facility shown');
     expect(await again.locator('#source-facility').isChecked()).toBe(true);
     for (const [key, value] of Object.entries(good)) expect(await again.locator(`#mqtt-${key}`).inputValue()).toBe(value);
     expect(await again.locator('#mqtt-caFile').inputValue()).toBe('');

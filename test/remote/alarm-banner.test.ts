@@ -13,7 +13,7 @@ import { realTime } from '../../src/engine/engine-time.js';
 import { AlarmsMessage } from '../../src/remote/deck-protocol.js';
 import { startRemoteServer, type RunningRemoteServer } from '../../src/remote/server.js';
 import { startBridgeFixture, type BridgeFixture } from '../support/bridge.js';
-import { connectChromium, screenshot } from '../support/chromium.js';
+import { connectChromium, screenshot, untilPage } from '../support/chromium.js';
 import { TEST_MS, WAIT_MS } from '../support/remote.js';
 import { until } from '../support/until.js';
 
@@ -104,13 +104,13 @@ describe.concurrent.each(SIZES)('the alarm banner at $name size ($viewport.width
     expect(await banner().isHidden()).toBe(true);
     await fault(0, true);
     await f.until(() => alarms.monitor.active().length === 1, 'the alarm to be raised', 5000);
-    await until(() => banner().isVisible(), 'the banner', WAIT_MS);
+    await untilPage(() => banner().isVisible(), 'the banner', WAIT_MS);
     expect(await page.locator('#alarm-count').textContent()).toBe('1 alarm');
     expect(await page.locator('#alarm-worst').textContent()).toMatch(/^FAULT main CH1: .*channel 1/);
     expect(await marks()).toEqual(['critical', 'waiting']);
     // Notifications were allowed: the raise is notified. No gesture yet: no sound was even made ready.
     expect(await page.locator('#alarm-notify').textContent()).toBe('Alarm notifications on');
-    await until(async () => (await probe()).notifications.length === 1, 'the notification', WAIT_MS);
+    await untilPage(async () => (await probe()).notifications.length === 1, 'the notification', WAIT_MS);
     expect(await probe()).toEqual({ contexts: 0, tones: 0, notifications: ['recdeck alarm: FAULT main CH1'] });
     await shot('raised');
     // What the socket carries is its schema's: a socket of our own is sent it on connect.
@@ -132,7 +132,7 @@ describe.concurrent.each(SIZES)('the alarm banner at $name size ($viewport.width
     await page.locator('#alarm-ack').click();
     await until(() => alarms.monitor.active()[0]?.ackedAt !== null, 'the acknowledgement', WAIT_MS);
     expect(alarms.monitor.active()[0]?.ackedBy).toBe('127.0.0.1 (remote API)');
-    await until(async () => (await page.locator('#alarm-count').textContent()) === '1 alarm, acknowledged', 'the banner to say so', WAIT_MS);
+    await untilPage(async () => (await page.locator('#alarm-count').textContent()) === '1 alarm, acknowledged', 'the banner to say so', WAIT_MS);
     expect(await marks()).toEqual(['critical']);
     expect(await page.locator('#alarm-ack').isDisabled()).toBe(true);
     // The click was the operator's gesture: the page's sound is ready now, and has made no sound.
@@ -143,7 +143,7 @@ describe.concurrent.each(SIZES)('the alarm banner at $name size ($viewport.width
   it.sequential('a second raise beeps and asks again; the faults cleared, the banner goes', async ({ expect }) => {
     await fault(1, true);
     await f.until(() => alarms.monitor.active().length === 2, 'the second alarm', 5000);
-    await until(async () => (await probe()).tones > 0, 'the beep', WAIT_MS);
+    await untilPage(async () => (await probe()).tones > 0, 'the beep', WAIT_MS);
     expect(await page.locator('#alarm-count').textContent()).toBe('2 alarms, 1 waiting');
     expect(await marks()).toEqual(['critical', 'waiting']);
     expect((await probe()).notifications).toEqual(['recdeck alarm: FAULT main CH1', 'recdeck alarm: FAULT main CH2']);
@@ -151,7 +151,7 @@ describe.concurrent.each(SIZES)('the alarm banner at $name size ($viewport.width
     await fault(0, false);
     await fault(1, false);
     await f.until(() => alarms.monitor.active().length === 0, 'the alarms to clear', 5000);
-    await until(() => banner().isHidden(), 'the banner to go', WAIT_MS);
+    await untilPage(() => banner().isHidden(), 'the banner to go', WAIT_MS);
     const tones = (await probe()).tones;
     expect(tones).toBe(3); // one critical beep (three tones), and nothing for the clears
   });

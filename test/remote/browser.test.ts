@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSimulator } from '../../src/simulator/server.js';
 import { startRemoteFixture, TEST_MS, WAIT_MS, type RemoteFixture } from '../support/remote.js';
 import { until } from '../support/until.js';
-import { connectChromium, screenshot } from '../support/chromium.js';
+import { PAGE_POLL, connectChromium, screenshot, untilPage } from '../support/chromium.js';
 import { realClock } from '../../src/api/clock.js';
 
 /** The little of the DOM the page functions below use (they run in the browser, not in Node). */
@@ -43,7 +43,7 @@ beforeAll(async () => {
   // a test here looks at. The desk picture for the README is taken at 1280x800 (see DESK).
   page = await browser.newPage({ viewport: SHORT_DESK });
   await page.goto(f.base);
-  await until(async () => (await share('web:web-15', 'key0', [0x10, 0x10, 0x10], 40)) < 0.99, 'the first key images', WAIT_MS);
+  await untilPage(async () => (await share('web:web-15', 'key0', [0x10, 0x10, 0x10], 40)) < 0.99, 'the first key images', WAIT_MS);
 }, TEST_MS);
 
 afterAll(async () => {
@@ -75,13 +75,13 @@ const channelRow = (n: number) => page.locator(`#channels tr[data-channel="${n}"
 describe('the web deck in a browser', { timeout: TEST_MS }, () => {
   it('a click on a channel key records: the key turns to the recording colour and its clock ticks', async () => {
     await key('web:web-15', 'key0').click();
-    await until(async () => (await share('web:web-15', 'key0', RECORDING)) > 0.15, 'key0 in the recording colour', WAIT_MS);
+    await untilPage(async () => (await share('web:web-15', 'key0', RECORDING)) > 0.15, 'key0 in the recording colour', WAIT_MS);
     expect(f.sim.sim.recorder().channels()[0]?.IsRecording).toBe(true);
-    await expect.poll(() => channelRow(1).locator('td.state').textContent(), { timeout: WAIT_MS }).toBe('recording');
+    await expect.poll(() => channelRow(1).locator('td.state').textContent(), PAGE_POLL).toBe('recording');
     const first = await snapshot('web:web-15', 'key0');
     const time = await channelRow(1).locator('td').nth(4).textContent();
-    await until(async () => (await snapshot('web:web-15', 'key0')) !== first && (await channelRow(1).locator('td').nth(4).textContent()) !== time, 'the clock to tick', WAIT_MS);
-    await expect.poll(() => page.locator('#audit li').first().textContent(), { timeout: WAIT_MS }).toContain('CH 1 rec-start ok');
+    await untilPage(async () => (await snapshot('web:web-15', 'key0')) !== first && (await channelRow(1).locator('td').nth(4).textContent()) !== time, 'the clock to tick', WAIT_MS);
+    await expect.poll(() => page.locator('#audit li').first().textContent(), PAGE_POLL).toContain('CH 1 rec-start ok');
     expect(await page.locator('#audit li').first().textContent()).toContain('PUT /api/channels/0/rec-start · web:web-15 key0');
     // The README's picture of the page at desk size (RECDECK_SCREENSHOTS=test/screenshots to refresh it).
     await screenshot('RECDECK_SCREENSHOTS', 'web-deck-desk.png', async (path) => {
@@ -107,22 +107,22 @@ describe('the web deck in a browser', { timeout: TEST_MS }, () => {
     // Not before the hold's second: the press alone stops nothing.
     expect(Date.now() - down).toBeGreaterThanOrEqual(1000);
     await page.mouse.up();
-    await until(async () => (await share('web:web-15', 'key0', RECORDING)) < 0.01, 'key0 to leave the recording colour', WAIT_MS);
-    await expect.poll(() => channelRow(1).locator('td.state').textContent(), { timeout: WAIT_MS }).toBe('idle');
+    await untilPage(async () => (await share('web:web-15', 'key0', RECORDING)) < 0.01, 'key0 to leave the recording colour', WAIT_MS);
+    await expect.poll(() => channelRow(1).locator('td.state').textContent(), PAGE_POLL).toBe('idle');
   });
 
   it('a dialog on the recorder: the overlay page shows it, OK and Cancel flash, OK clears it', async () => {
     await f.sim.raw('POST', '/_sim/dialog', { body: JSON.stringify({ content: 'Disk D: almost full', buttons: 'Yes_No' }) });
-    await expect.poll(() => page.locator('#surfaces').textContent(), { timeout: WAIT_MS }).toContain('Web 15 keys, page 1/3 Dialog');
+    await expect.poll(() => page.locator('#surfaces').textContent(), PAGE_POLL).toContain('Web 15 keys, page 1/3 Dialog');
     const seen = new Set<string>();
-    await until(async () => {
+    await untilPage(async () => {
       seen.add(await snapshot('web:web-15', 'key11'));
       return seen.size >= 2;
-    }, 'the OK key to flash', WAIT_MS);
+    }, 'the OK key to flash (500 ms a phase)', WAIT_MS);
     await key('web:web-15', 'key11').click(); // OK: where it is on every page
     await until(() => !f.sim.sim.recorder().dialogState().IsDialog, 'the dialog to be answered', WAIT_MS);
-    await expect.poll(() => page.locator('#surfaces').textContent(), { timeout: WAIT_MS }).toContain('Web 15 keys, page 1/3 Channels 1-8');
-    await expect.poll(() => page.locator('#audit li').first().textContent(), { timeout: WAIT_MS }).toContain('dialog-ok ok');
+    await expect.poll(() => page.locator('#surfaces').textContent(), PAGE_POLL).toContain('Web 15 keys, page 1/3 Channels 1-8');
+    await expect.poll(() => page.locator('#audit li').first().textContent(), PAGE_POLL).toContain('dialog-ok ok');
     expect(await page.locator('#audit li').first().textContent()).toContain('PUT /api/app/dialog/ok');
   });
 
@@ -178,17 +178,17 @@ describe('the web deck in a browser', { timeout: TEST_MS }, () => {
     // and the recorder unreachable within the same few polls, a moment of STALE a busy page can miss.
     await f.sim.raw('PUT', '/_sim/faults', { body: JSON.stringify({ rules: [{ kind: 'status', status: 503, method: 'GET', path: '/api/' }] }) });
     const badge = page.locator('#recorders .badge');
-    await expect.poll(() => badge.textContent(), { timeout: WAIT_MS }).toBe('STALE');
-    await until(async () => (await snapshot('web:web-15', 'key0')) !== live, 'the key to show stale', WAIT_MS);
+    await expect.poll(() => badge.textContent(), PAGE_POLL).toBe('STALE');
+    await untilPage(async () => (await snapshot('web:web-15', 'key0')) !== live, 'the key to show stale', WAIT_MS);
     const stale = await snapshot('web:web-15', 'key0');
     await f.sim.sim.close();
-    await expect.poll(() => badge.textContent(), { timeout: WAIT_MS }).toBe('OFFLINE');
-    await until(async () => (await snapshot('web:web-15', 'key0')) !== stale, 'the key to show offline', WAIT_MS);
-    await expect.poll(() => channelRow(1).locator('td.state').textContent(), { timeout: WAIT_MS }).toBe('offline');
+    await expect.poll(() => badge.textContent(), PAGE_POLL).toBe('OFFLINE');
+    await untilPage(async () => (await snapshot('web:web-15', 'key0')) !== stale, 'the key to show offline', WAIT_MS);
+    await expect.poll(() => channelRow(1).locator('td.state').textContent(), PAGE_POLL).toBe('offline');
     const again = await startSimulator({ clock: realClock, port, token, grid: 16, tickMs: 0 });
     try {
-      await expect.poll(() => badge.textContent(), { timeout: WAIT_MS }).toBe('LIVE');
-      await expect.poll(() => channelRow(1).locator('td.state').textContent(), { timeout: WAIT_MS }).toBe('idle');
+      await expect.poll(() => badge.textContent(), PAGE_POLL).toBe('LIVE');
+      await expect.poll(() => channelRow(1).locator('td.state').textContent(), PAGE_POLL).toBe('idle');
     } finally {
       await again.close();
     }

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { WebSurface } from '../../src/surfaces/web/web-surface.js';
 import { startRemoteFixture, TEST_MS, WAIT_MS, type RemoteFixture } from '../support/remote.js';
 import { until } from '../support/until.js';
-import { connectChromium } from '../support/chromium.js';
+import { PAGE_POLL, connectChromium, untilPage } from '../support/chromium.js';
 
 /** The little of the DOM the page functions below use (they run in the browser, not in Node). */
 declare const document: {
@@ -50,7 +50,7 @@ const watchedSet = async (): Promise<string[]> => {
   return ids.sort();
 };
 /** Waits for the page's channel table to show a channel (1-based) in a state. */
-const channelRow = (page: Page, channel: number, state: string) => expect.poll(() => page.locator(`#channels tr[data-channel="${channel}"]`).getAttribute('class'), { timeout: WAIT_MS }).toBe(state);
+const channelRow = (page: Page, channel: number, state: string) => expect.poll(() => page.locator(`#channels tr[data-channel="${channel}"]`).getAttribute('class'), PAGE_POLL).toBe(state);
 const keyImage = (page: Page, id: string, control: string) =>
   page.evaluate(({ id, control }) => document.querySelector(`canvas[data-surface="${id}"][data-control="${control}"]`)?.toDataURL() ?? '', { id, control });
 
@@ -93,7 +93,7 @@ describe('the decks a page has in view', { timeout: TEST_MS }, () => {
     try {
       // Until the page says, every deck counts as viewed: then the top one only, not the last one far below.
       await expect.poll(async () => { const set = await watchedSet(); return set.includes('web:web-15') && !set.includes('web:web-plus'); }, { timeout: WAIT_MS }).toBe(true);
-      await until(async () => (await keyImage(page, 'web:web-15', 'key0')) !== blank, 'the key drawn', WAIT_MS);
+      await untilPage(async () => (await keyImage(page, 'web:web-15', 'key0')) !== blank, 'the key drawn', WAIT_MS);
       await page.locator('.deck[data-surface="web:web-plus"]').scrollIntoViewIfNeeded();
       // Whatever else shows at this scroll position, the 15-key deck at the top does not.
       await expect.poll(async () => (await watchedSet()).includes('web:web-15'), { timeout: WAIT_MS }).toBe(false);
@@ -112,7 +112,7 @@ describe('the decks a page has in view', { timeout: TEST_MS }, () => {
 
       await page.locator('.deck[data-surface="web:web-15"]').scrollIntoViewIfNeeded();
       await expect.poll(watchedSet, { timeout: WAIT_MS }).toContain('web:web-15');
-      await until(async () => (await keyImage(page, 'web:web-15', 'key0')) !== before, 'the key to show the recording', WAIT_MS);
+      await untilPage(async () => (await keyImage(page, 'web:web-15', 'key0')) !== before, 'the key to show the recording', WAIT_MS);
     } finally {
       await page.context().close();
     }

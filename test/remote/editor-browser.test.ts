@@ -12,7 +12,7 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, it } from 'vitest';
 import { freshnessOf, initialRecorderState } from '../../src/engine/recorder-state.js';
 import { StreamDeckSurface } from '../../src/surfaces/streamdeck/streamdeck-surface.js';
-import { connectChromium, screenshot } from '../support/chromium.js';
+import { connectChromium, screenshot, untilPage } from '../support/chromium.js';
 import { openFakeStreamDeck } from '../support/fake-hid.js';
 import { startRemoteFixture, TEST_MS, WAIT_MS, type RemoteFixture } from '../support/remote.js';
 import { until } from '../support/until.js';
@@ -47,7 +47,7 @@ beforeAll(async () => {
   context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
   page = await context.newPage();
   await page.goto(f.base);
-  await until(() => page.locator('canvas[data-surface="web:web-15"][data-control="key0"]').isVisible(), 'the decks', WAIT_MS);
+  await untilPage(() => page.locator('canvas[data-surface="web:web-15"][data-control="key0"]').isVisible(), 'the decks', WAIT_MS);
   await page.locator('#edit-toggle').click();
   await editorLoaded('the editor');
 }, TEST_MS);
@@ -67,13 +67,13 @@ const changedLines = (before: string, after: string) => {
 
 /** The editor open with its files loaded (what they bring redraws the inspector: a field filled before would be lost). */
 async function editorLoaded(what: string): Promise<void> {
-  await until(async () => (await page.locator('#edit-surface option').count()) > 0 && (await page.locator('#editor[data-loading]').count()) === 0, what, WAIT_MS);
+  await untilPage(async () => (await page.locator('#edit-surface option').count()) > 0 && (await page.locator('#editor[data-loading]').count()) === 0, what, WAIT_MS);
 }
 
 /** Picks a control by clicking it on the deck itself (edit mode: a click picks, it does not press). */
 async function pickOnDeck(control: string): Promise<void> {
   await page.locator(`canvas[data-surface="web:web-15"][data-control="${control}"]`).click();
-  await until(async () => ((await page.locator('#inspector-title').textContent()) ?? '').startsWith(`${control} `), `the inspector on ${control}`, WAIT_MS);
+  await untilPage(async () => ((await page.locator('#inspector-title').textContent()) ?? '').startsWith(`${control} `), `the inspector on ${control}`, WAIT_MS);
 }
 
 // The phone's test opens a page of its own and changes nothing: it runs beside the desk page's tests
@@ -99,11 +99,11 @@ describe.concurrent('the profile editor in a browser, at desk size', { timeout: 
     // The README's picture of the editor (RECDECK_SCREENSHOTS=test/screenshots to refresh it), and the refusal's below.
     await screenshot('RECDECK_SCREENSHOTS', 'editor-inspector.png', (path) => page.screenshot({ path }));
     await page.locator('#edit-save').click();
-    await until(async () => (await page.locator('#edit-message .saved').count()) > 0, 'the save', WAIT_MS);
+    await untilPage(async () => (await page.locator('#edit-message .saved').count()) > 0, 'the save', WAIT_MS);
     const written = readFileSync(file, 'utf8');
     expect(changedLines(original, written)).toEqual(['      key0: { show: { channel: 2 }, press: { action: rec-toggle, channel: 2 }, hold: { ms: 1000, do: { action: rec-stop, channel: 2 } } }']);
     expect(written).toContain('# Channel keys: press starts (or resumes) recording; hold 1 s to stop (a ring fills while held).');
-    await until(async () => (await snapshot('key0')) !== before, 'the deck to show channel 2 on key0', WAIT_MS);
+    await untilPage(async () => (await snapshot('key0')) !== before, 'the deck to show channel 2 on key0', WAIT_MS);
     await page.locator('#edit-toggle').click(); // done editing: a click presses again
     // A toggle planned from state past its age is refused, by design (truth-under-load): the press is
     // made on live state. (Seen once in the whole suite at load ~6: the press made, channel 2 never
@@ -125,7 +125,7 @@ describe.concurrent('the profile editor in a browser, at desk size', { timeout: 
     const before = readFileSync(file, 'utf8');
     await field('hold.ms').fill('50');
     await page.locator('#edit-save').click();
-    await until(async () => (await page.locator('#inspector-form .field-error').count()) > 0, 'the refusal', WAIT_MS);
+    await untilPage(async () => (await page.locator('#inspector-form .field-error').count()) > 0, 'the refusal', WAIT_MS);
     expect(await page.locator('#inspector-form .field-error').first().textContent()).toMatch(/^pages\[0\]\.controls\.key1\.hold\.ms: .*200/);
     expect(await field('hold.ms').getAttribute('class')).toContain('invalid');
     expect(readFileSync(file, 'utf8')).toBe(before);
@@ -138,7 +138,7 @@ describe.concurrent('the profile editor in a browser, at desk size', { timeout: 
     writeFileSync(file, changed);
     await field('press.action').selectOption('rec-toggle');
     await page.locator('#edit-save').click();
-    await until(async () => (await page.locator('#edit-message .diff').count()) > 0, 'the conflict', WAIT_MS);
+    await untilPage(async () => (await page.locator('#edit-message .diff').count()) > 0, 'the conflict', WAIT_MS);
     expect(await page.locator('#edit-message .refusal').textContent()).toContain('changed on disk since you read it');
     expect(await page.locator('#edit-message .diff').textContent()).toContain('+ # changed by hand meanwhile');
     expect(readFileSync(file, 'utf8')).toBe(changed);
@@ -146,9 +146,9 @@ describe.concurrent('the profile editor in a browser, at desk size', { timeout: 
 
   it.sequential('"make my own" on a Stream Deck XL writes a copy pinned to its serial, which then drives the XL', async ({ expect }) => {
     await page.locator('#edit-surface').selectOption(`streamdeck:${SERIAL}`);
-    await until(async () => ((await page.locator('#edit-file').textContent()) ?? '').startsWith('shipped:streamdeck-xl.yaml (shipped'), 'the shipped file', WAIT_MS);
+    await untilPage(async () => ((await page.locator('#edit-file').textContent()) ?? '').startsWith('shipped:streamdeck-xl.yaml (shipped'), 'the shipped file', WAIT_MS);
     await page.locator('#edit-own').click();
-    await until(async () => ((await page.locator('#edit-file').textContent()) ?? '').startsWith(`streamdeck-xl-${SERIAL}.yaml (your own)`), 'the copy in use', WAIT_MS);
+    await untilPage(async () => ((await page.locator('#edit-file').textContent()) ?? '').startsWith(`streamdeck-xl-${SERIAL}.yaml (your own)`), 'the copy in use', WAIT_MS);
     const copy = join(folder, `streamdeck-xl-${SERIAL}.yaml`);
     expect(readdirSync(folder)).toContain(`streamdeck-xl-${SERIAL}.yaml`);
     expect(readFileSync(copy, 'utf8')).toContain(`match: { kind: streamdeck, model: xl, serial: ${SERIAL} }`);
@@ -157,7 +157,7 @@ describe.concurrent('the profile editor in a browser, at desk size', { timeout: 
     await page.locator('#edit-controls button[data-control="key0"]').click();
     await field('press.action').selectOption('rec-toggle');
     await page.locator('#edit-save').click();
-    await until(async () => (await page.locator('#edit-message .saved').count()) > 0, 'the save', WAIT_MS);
+    await untilPage(async () => (await page.locator('#edit-message .saved').count()) > 0, 'the save', WAIT_MS);
     const xlKey0 = () => f.running.bridge.session(`streamdeck:${SERIAL}`)?.describeControls().find((c) => c.control.id === 'key0')?.binding?.press;
     await until(() => (xlKey0() as { action?: string } | undefined)?.action === 'rec-toggle', 'the XL to take the edit', WAIT_MS);
   });
@@ -169,7 +169,7 @@ describe.concurrent('the profile editor in a browser, on a phone', { timeout: TE
     await phone.setViewportSize({ width: 390, height: 844 });
     try {
       await phone.goto(f.base);
-      await until(() => phone.locator('canvas[data-surface="web:web-15"][data-control="key0"]').isVisible(), 'the deck on the phone', WAIT_MS);
+      await untilPage(() => phone.locator('canvas[data-surface="web:web-15"][data-control="key0"]').isVisible(), 'the deck on the phone', WAIT_MS);
       expect(await phone.locator('#edit-toggle').isVisible()).toBe(false);
       expect(await phone.locator('#editor').isVisible()).toBe(false);
     } finally {

@@ -14,7 +14,7 @@ import type { SurfaceInput } from '../../src/engine/surface.js';
 import { stateTileLayout } from '../../src/render/tiles/state-tile.js';
 import { startRemoteFixture, TEST_MS, WAIT_MS, type RemoteFixture } from '../support/remote.js';
 import { until } from '../support/until.js';
-import { connectChromium, openDeckPage, screenshot } from '../support/chromium.js';
+import { PAGE_POLL, connectChromium, openDeckPage, screenshot, untilPage } from '../support/chromium.js';
 import { touchScreen } from '../support/touch-screen.js';
 
 // The page's own module, as the browser loads it (a computed name: it is plain JS beside the page).
@@ -90,7 +90,7 @@ describe.concurrent.each(SIZES)('the web deck at $name size ($viewport.width x $
     await shot('failed-reason-page-1');
     // The next page comes while the key still flashes: the canvas shows other words.
     await until(() => pictureOf('web:web-15', 'key9')?.overlay?.reasonPage === 1, 'its second page', WAIT_MS);
-    await until(async () => (await snapshot('web:web-15', 'key9')) !== first, 'the second page on the canvas', WAIT_MS);
+    await untilPage(async () => (await snapshot('web:web-15', 'key9')) !== first, 'the second page on the canvas', WAIT_MS);
     await shot('failed-reason-page-2');
     // That the flash ends once read is checked after the next test (which does not touch key9), so that
     // its last page is read meanwhile instead of waited for.
@@ -116,12 +116,12 @@ describe.concurrent.each(SIZES)('the web deck at $name size ($viewport.width x $
       return picture?.kind === 'sync' ? picture.members.length : -1;
     };
     for (const index of group) await f.sim.client.syncOn(index);
-    await until(async () => members() === 3 && (await shown()) === drawn(), 'three channels in sync, on the page', WAIT_MS);
+    await untilPage(async () => members() === 3 && (await shown()) === drawn(), 'three channels in sync, on the page', WAIT_MS);
     const three = await shown();
     await f.sim.client.syncOn(12);
     // The picture is derived on asking; the key is drawn from it a moment later (changes coalesce): waited
     // for until the drawing differs too, and the page shows it.
-    await until(async () => members() === 4 && drawn() !== three && (await shown()) === drawn(), 'four channels in sync, drawn and on the page', WAIT_MS);
+    await untilPage(async () => members() === 4 && drawn() !== three && (await shown()) === drawn(), 'four channels in sync, drawn and on the page', WAIT_MS);
     // "START 3 CH" became "START 4 CH" on the page.
     expect(await shown()).not.toBe(three);
     await shot('sync-keys');
@@ -139,7 +139,7 @@ describe.concurrent.each(SIZES)('the web deck at $name size ($viewport.width x $
     expect(shares.map((c) => (c.picture as DialogPicture).slots)).toEqual(Array(13).fill(13));
     // The first keys carry words of the question, each its own share: their canvases all differ.
     const firstKeys = shares.slice(0, 3).map((c) => c.control.id);
-    await until(async () => new Set(await Promise.all(firstKeys.map((id) => snapshot('web:web-15', id)))).size === 3, 'three keys of words', WAIT_MS);
+    await untilPage(async () => new Set(await Promise.all(firstKeys.map((id) => snapshot('web:web-15', id)))).size === 3, 'three keys of words', WAIT_MS);
     await shot('dialog-overlay');
     // Folded on a phone (8 across become 4), the 32-key deck keeps OK and Cancel side by side in a row.
     await bringUp('web:web-32');
@@ -210,7 +210,7 @@ describe.concurrent.each(SIZES)('the web deck at $name size ($viewport.width x $
     await touch('touchStart', from);
     for (let dy = 10; dy <= 200; dy += 10) await touch('touchMove', { x: from.x, y: from.y - dy });
     await touch('touchEnd');
-    if (isMobile) await expect.poll(() => page.evaluate(() => window.scrollY), { timeout: WAIT_MS }).toBeGreaterThan(0);
+    if (isMobile) await expect.poll(() => page.evaluate(() => window.scrollY), PAGE_POLL).toBeGreaterThan(0);
     expect(turned()).toBe(0);
     subscription.unsubscribe();
     await shot('plus', deck('web:web-plus'));

@@ -8,7 +8,7 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, it } from 'vitest';
 import type { Picture } from '../../src/engine/picture.js';
 import { parseTestProfile } from '../support/bridge.js';
-import { connectChromium, screenshot } from '../support/chromium.js';
+import { PAGE_POLL, connectChromium, screenshot, untilPage } from '../support/chromium.js';
 import { cuttableLink, type CuttableLink } from '../support/cuttable-link.js';
 import { TEST_MS, WAIT_MS } from '../support/remote.js';
 import { until } from '../support/until.js';
@@ -50,7 +50,7 @@ describe.concurrent.each(SIZES)('the status panels at $name size ($viewport.widt
     link = await cuttableLink(r.server.url);
     await page.goto(link.url);
     await until(() => r.server.webClients() === 1, 'the page to connect', WAIT_MS);
-    await until(async () => (await badge().textContent()) === 'LIVE', 'the recorder shown live', WAIT_MS);
+    await untilPage(async () => (await badge().textContent()) === 'LIVE', 'the recorder shown live', WAIT_MS);
   }, TEST_MS);
 
   afterAll(async () => {
@@ -68,14 +68,14 @@ describe.concurrent.each(SIZES)('the status panels at $name size ($viewport.widt
   it.sequential("a take's clock freezes beside its age while the recorder is away, exactly as on its key", async ({ expect }) => {
     await r.f.client.recStart(0);
     await r.f.advance(5000);
-    await expect.poll(() => row(1).locator('td.take').textContent(), { timeout: WAIT_MS }).toBe('00:00:05');
+    await expect.poll(() => row(1).locator('td.take').textContent(), PAGE_POLL).toBe('00:00:05');
     r.f.sim.faults.set([{ kind: 'reset', path: '/api', probability: 1, latencyMs: 0, status: 500 }]);
     await r.f.until(() => (pictureOf('key0') as { state?: string }).state === 'offline', 'the key to show offline', 10_000);
     for (const later of [8000, 5000]) {
       await r.f.advance(later);
       const key = pictureOf('key0') as { state: string; durationS: number; ageS: number };
       expect(key).toMatchObject({ state: 'offline', durationS: 5 });
-      await expect.poll(() => row(1).locator('td.take').textContent(), { timeout: WAIT_MS }).toBe(`00:00:05 · ${key.ageS}s old`);
+      await expect.poll(() => row(1).locator('td.take').textContent(), PAGE_POLL).toBe(`00:00:05 · ${key.ageS}s old`);
       expect(await row(1).locator('td.state').textContent()).toBe('offline');
       expect(await badge().textContent()).toBe('OFFLINE');
     }
@@ -84,8 +84,8 @@ describe.concurrent.each(SIZES)('the status panels at $name size ($viewport.widt
     r.f.sim.faults.set([]);
     await r.f.until(() => (pictureOf('key0') as { state?: string }).state === 'recording', 'the key live again', 10_000);
     await r.f.advance(200); // the keys' next frames draw it
-    await expect.poll(() => badge().textContent(), { timeout: WAIT_MS }).toBe('LIVE');
-    await expect.poll(() => row(1).locator('td.take').textContent(), { timeout: WAIT_MS }).toMatch(/^00:00:\d\d$/);
+    await expect.poll(() => badge().textContent(), PAGE_POLL).toBe('LIVE');
+    await expect.poll(() => row(1).locator('td.take').textContent(), PAGE_POLL).toMatch(/^00:00:\d\d$/);
   });
 
   it.sequential('a dropped link: every panel says NO LINK, not only the decks, and all come back with the link', async ({ expect }) => {
@@ -96,7 +96,7 @@ describe.concurrent.each(SIZES)('the status panels at $name size ($viewport.widt
     const placed = await page.locator('#status').boundingBox();
     link.cut();
     try {
-      await expect.poll(() => page.locator('#status .panel-no-link:visible').count(), { timeout: WAIT_MS }).toBe(panels);
+      await expect.poll(() => page.locator('#status .panel-no-link:visible').count(), PAGE_POLL).toBe(panels);
       for (const text of await banners.allTextContents()) expect(text).toContain('NO LINK');
       // What claimed to be the recorder's state now says NO LINK instead: the badges and each channel's state.
       expect(await page.locator('#recorders .badge').allTextContents()).toEqual(['NO LINK']);
@@ -115,8 +115,8 @@ describe.concurrent.each(SIZES)('the status panels at $name size ($viewport.widt
       link.restore(); // a failure above must not leave the next test's page without its link
     }
 
-    await expect.poll(() => badge().textContent(), { timeout: WAIT_MS }).toBe('LIVE');
-    await expect.poll(() => page.locator('#status .panel-no-link:visible').count(), { timeout: WAIT_MS }).toBe(0);
+    await expect.poll(() => badge().textContent(), PAGE_POLL).toBe('LIVE');
+    await expect.poll(() => page.locator('#status .panel-no-link:visible').count(), PAGE_POLL).toBe(0);
     expect(await row(1).locator('td.state').textContent()).toBe('recording');
     expect(await page.locator('.deck .no-link:visible').count()).toBe(0);
   });
@@ -124,7 +124,7 @@ describe.concurrent.each(SIZES)('the status panels at $name size ($viewport.widt
   it.sequential("profiles that fit a surface equally: its row names the one in use and the others", async ({ expect }) => {
     r.f.bridge.setProfiles([parseTestProfile(PROFILE('Studio'), '/etc/recdeck/studio.yaml'), parseTestProfile(PROFILE('Studio (backup copy)'), '/etc/recdeck/studio-copy.yaml')]);
     const surfaceRow = page.locator('#surfaces li[data-surface="memory:test"]');
-    await expect.poll(() => surfaceRow.locator('.tie').textContent(), { timeout: WAIT_MS }).toBe('Profile tie: /etc/recdeck/studio-copy.yaml is in use; /etc/recdeck/studio.yaml fits as well and lost by file name only');
+    await expect.poll(() => surfaceRow.locator('.tie').textContent(), PAGE_POLL).toBe('Profile tie: /etc/recdeck/studio-copy.yaml is in use; /etc/recdeck/studio.yaml fits as well and lost by file name only');
     expect(await surfaceRow.textContent()).toContain('Studio (backup copy)');
     await surfaceRow.scrollIntoViewIfNeeded();
     await shot('tie');

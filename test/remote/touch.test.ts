@@ -8,7 +8,7 @@ import type { Browser, BrowserContext, CDPSession, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, it } from 'vitest';
 import { startRemoteFixture, TEST_MS, WAIT_MS, type RemoteFixture } from '../support/remote.js';
 import { until } from '../support/until.js';
-import { connectChromium, openDeckPage, screenshot } from '../support/chromium.js';
+import { PAGE_POLL, connectChromium, openDeckPage, screenshot } from '../support/chromium.js';
 import { cuttableLink, type CuttableLink } from '../support/cuttable-link.js';
 import { touchScreen } from '../support/touch-screen.js';
 
@@ -134,7 +134,7 @@ describe.concurrent.each(SIZES)('the web deck at $name size ($viewport.width x $
     const moves = Array.from({ length: 20 }, (_, i) => ({ x: start.x, y: start.y - 10 * (i + 1) }));
     await Promise.all([touch('touchStart', start), ...moves.map((at) => touch('touchMove', at))]);
     await touch('touchEnd');
-    await expect.poll(() => page.evaluate(() => window.scrollY), { timeout: WAIT_MS }).toBeGreaterThan(50);
+    await expect.poll(() => page.evaluate(() => window.scrollY), PAGE_POLL).toBeGreaterThan(50);
     // Whatever the swipe sent would reach the bridge before the tap below: the tap's request is the first write.
     const key1 = await centre('web:web-15', 'key1');
     await page.touchscreen.tap(key1.x, key1.y);
@@ -150,14 +150,14 @@ describe.concurrent.each(SIZES)('the web deck at $name size ($viewport.width x $
     await until(() => writes().length > before, 'the tap on key0 to reach the recorder', WAIT_MS);
     expect(writes().slice(before).map((r) => `${r.method} ${r.path}`)).toEqual(['PUT /api/channels/0/rec-start']);
     const entry = page.locator('#audit li').first();
-    await expect.poll(() => entry.textContent(), { timeout: WAIT_MS }).toContain('CH 1 rec-start');
+    await expect.poll(() => entry.textContent(), PAGE_POLL).toContain('CH 1 rec-start');
     expect(await entry.textContent()).toContain('PUT /api/channels/0/rec-start');
     // Nothing of the log is cut off at the side: its lines wrap within the panel.
     expect(await page.evaluate(() => { const log = document.querySelector('#audit') as unknown as { scrollWidth: number; clientWidth: number }; return log.scrollWidth <= log.clientWidth; })).toBe(true);
     if (readmePicture) {
       // The README's picture of the page on a phone (RECDECK_SCREENSHOTS=test/screenshots to refresh it).
       await screenshot('RECDECK_SCREENSHOTS', readmePicture, async (path) => {
-        await expect.poll(() => page.locator('#channels tr[data-channel="1"] td.state').textContent(), { timeout: WAIT_MS }).toBe('recording');
+        await expect.poll(() => page.locator('#channels tr[data-channel="1"] td.state').textContent(), PAGE_POLL).toBe('recording');
         await page.evaluate(() => window.scrollTo(0, 0));
         await page.screenshot({ path });
       });
@@ -207,14 +207,14 @@ describe.concurrent.each(SIZES)('the web deck at $name size ($viewport.width x $
     expect(await noLink.first().isVisible()).toBe(false);
     link.cut();
     try {
-      await expect.poll(() => noLink.first().isVisible(), { timeout: WAIT_MS }).toBe(true);
+      await expect.poll(() => noLink.first().isVisible(), PAGE_POLL).toBe(true);
       expect(await noLink.first().textContent()).toContain('NO LINK');
       const visibleDecks = await page.locator('.deck:visible').count();
       expect(await page.locator('.deck:visible .no-link:visible').count()).toBe(visibleDecks);
     } finally {
       link.restore(); // a failure above must not leave the link down for what follows
     }
-    await expect.poll(() => noLink.first().isVisible(), { timeout: WAIT_MS }).toBe(false);
+    await expect.poll(() => noLink.first().isVisible(), PAGE_POLL).toBe(false);
     // One link again, not one per attempt made while it was down.
     expect(f.running.remote?.webClients()).toBe(1);
     // The decks were sent afresh; the phone still shows the deck it had picked.

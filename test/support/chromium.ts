@@ -15,6 +15,27 @@ declare module 'vitest' {
   }
 }
 
+/**
+ * How often a wait on the page asks it again (until() asks every 20 ms). Each ask is a round trip from the
+ * worker through the run's playwright server (a node process of its own) and chromium's browser process
+ * to the renderer and back, and a canvas snapshot adds a PNG encode in the renderer: a few ms of CPU in
+ * four processes per ask (measured 2026-11-28: ~110 toDataURL asks in 10 s cost the launcher 0.3 s,
+ * chromium's browser process 0.15 s and its renderer 0.3 s, beside the worker's own), so a wait that
+ * asked every 20 ms kept a core about a third busy for as long as it waited. What a page shows is waited
+ * for, never timed, so an answer seen up to 100 ms later changes nothing a test shows. Waits on what
+ * this process holds (the bridge's pictures, the simulator's log) stay at until()'s pace: they cost no
+ * round trip, and some watch for a moment (a hold ring within a second's hold).
+ */
+export const PAGE_POLL_MS = 100;
+
+/** until() for a check that asks the page: at PAGE_POLL_MS, not every 20 ms. */
+export function untilPage(check: () => boolean | Promise<boolean>, what: string, ms = WAIT_MS): Promise<void> {
+  return until(check, what, ms, PAGE_POLL_MS);
+}
+
+/** expect.poll's options for a check that asks the page: the bound of until()'s long waits, at PAGE_POLL_MS (its own default is 50 ms). */
+export const PAGE_POLL = { timeout: WAIT_MS, interval: PAGE_POLL_MS } as const;
+
 /** What the launcher wrote: where the browser listens, or why there is none. */
 type LaunchState = { endpoint: string } | { error: string };
 
@@ -37,7 +58,7 @@ export async function openDeckPage(page: Page, f: RemoteFixture, url = f.base): 
   const clients = f.running.remote?.webClients() ?? 0;
   await page.goto(url);
   await until(() => f.running.remote?.webClients() === clients + 1, 'the page to connect', WAIT_MS);
-  await until(() => page.locator('canvas[data-surface="web:web-15"][data-control="key0"]').isVisible(), 'the decks', WAIT_MS);
+  await untilPage(() => page.locator('canvas[data-surface="web:web-15"][data-control="key0"]').isVisible(), 'the decks');
 }
 
 /**

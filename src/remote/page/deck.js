@@ -359,8 +359,9 @@ function showState(state) {
   severalRecorders = state.recorders.length > 1;
   /** @type {HTMLElement} */ (document.getElementById('status')).classList.toggle('link-lost', !linked);
   const recorders = /** @type {HTMLElement} */ (document.getElementById('recorders'));
-  recorders.replaceChildren(
-    ...state.recorders.map((r) => {
+  showChildren(
+    recorders,
+    state.recorders.map((r) => {
       const li = document.createElement('li');
       li.dataset.recorder = r.name;
       const badge = document.createElement('span');
@@ -389,10 +390,11 @@ function showState(state) {
       rows.push(tr);
     }
   }
-  body.replaceChildren(...rows);
+  showChildren(body, rows);
   const list = /** @type {HTMLElement} */ (document.getElementById('surfaces'));
-  list.replaceChildren(
-    ...state.surfaces.map((s) => {
+  showChildren(
+    list,
+    state.surfaces.map((s) => {
       const li = document.createElement('li');
       li.dataset.surface = s.id;
       li.textContent = `${s.name} (${s.id}): ${s.profile}, page ${s.page.number}/${s.page.count} ${s.page.name}`;
@@ -406,6 +408,46 @@ function showState(state) {
       return li;
     }),
   );
+}
+
+/**
+ * Shows `next` as `parent`'s children, leaving in place every element that already shows the same (its
+ * markup compared) and replacing only what differs. A state comes every second while a take's clock
+ * runs, and putting in every row, badge and surface afresh made the browser restyle, lay out and repaint
+ * all the panels each time for the one cell that changed (on an operator's phone as on the test's page).
+ * Only the DOM is spared: what is shown is still all of `next`.
+ * @param {Element} parent @param {Element[]} next
+ */
+function showChildren(parent, next) {
+  if (parent.children.length !== next.length || parent.childNodes.length !== next.length) {
+    parent.replaceChildren(...next);
+    return;
+  }
+  next.forEach((element, i) => patchElement(/** @type {Element} */ (parent.children[i]), element));
+}
+
+/**
+ * Makes `current` show what `next` does: nothing when they are equal; the children one by one when only
+ * they differ (a row whose take cell ticked keeps its other cells); else `next` in its place.
+ * @param {Element} current @param {Element} next
+ */
+function patchElement(current, next) {
+  if (current.isEqualNode(next)) return;
+  const sameShell =
+    current.tagName === next.tagName &&
+    current.attributes.length === next.attributes.length &&
+    [...next.attributes].every((a) => current.getAttribute(a.name) === a.value) &&
+    current.children.length > 0 &&
+    current.children.length === next.children.length &&
+    current.childNodes.length === current.children.length &&
+    next.childNodes.length === next.children.length;
+  if (!sameShell) {
+    current.replaceWith(next);
+    return;
+  }
+  // A copy: patching moves elements out of `next`, which shortens its live list of children.
+  const children = [...next.children];
+  children.forEach((child, i) => patchElement(/** @type {Element} */ (current.children[i]), child));
 }
 
 /** @param {import('../deck-protocol.js').DeckCommand} record */
