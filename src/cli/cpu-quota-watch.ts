@@ -157,8 +157,10 @@ const HAND_PERIOD_MS = 10;
 /**
  * The quota the bridge's CPU budget follows: read now, then every QUOTA_REREAD_MS on `clock`; each change
  * (and each new reason it cannot be read) said once. Null for `off`. A share by hand is fixed.
+ * `onQuota` is told the quota the kernel enforces at each read (null: none, or unreadable); a share by
+ * hand is not one, so it is never told of it (collector-under-quota.ts).
  */
-export async function watchCpuQuota(setting: CpuBudgetSetting, clock: Clock, log: Logger, paths: CgroupPaths = SYSTEM_CGROUP): Promise<CpuQuotaWatch | null> {
+export async function watchCpuQuota(setting: CpuBudgetSetting, clock: Clock, log: Logger, paths: CgroupPaths = SYSTEM_CGROUP, onQuota: (quota: CpuQuota | null) => void = () => undefined): Promise<CpuQuotaWatch | null> {
   if (setting.kind === 'off') return null;
   if (setting.kind === 'share') {
     const quota: CpuQuota = { share: setting.share, periodMs: HAND_PERIOD_MS };
@@ -176,6 +178,7 @@ export async function watchCpuQuota(setting: CpuBudgetSetting, clock: Clock, log
           ? 'no CPU quota: no CPU budget for pictures'
           : `CPU quota ${percent(reading.quota.share)} of a core per ${reading.quota.periodMs} ms (${reading.group}): pictures and the page's frames keep to part of it, leaving the rest to input`;
     current = 'unreadable' in reading ? null : reading.quota;
+    onQuota(current);
     if (words === said) return;
     said = words;
     if ('unreadable' in reading) log.warn(words);

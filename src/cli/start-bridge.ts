@@ -36,7 +36,8 @@ import { checkGroupNames } from './recorder-groups.js';
 import { startSatellite, type SatelliteSettings } from './satellite-flags.js';
 import { readSecretFile } from './secret-file.js';
 import { Teardown } from './teardown.js';
-import { watchCpuQuota, type CpuBudgetSetting } from './cpu-quota-watch.js';
+import { collectorFollowingQuota } from './collector-under-quota.js';
+import { SYSTEM_CGROUP, watchCpuQuota, type CpuBudgetSetting } from './cpu-quota-watch.js';
 import { UsageError } from './usage-error.js';
 
 export interface WebSetup {
@@ -179,7 +180,8 @@ async function acquire(setup: BridgeSetup, log: Logger, teardown: Teardown): Pro
   // Closed after the bridge has stopped (the teardown runs last first): its stop draws the blank keys.
   const renderThread = setup.renderThread === true ? new RenderThread({ time: realTime, log }) : null;
   if (renderThread) teardown.defer('render thread', () => renderThread.close());
-  const cpuQuota = await watchCpuQuota(setup.cpuBudget ?? { kind: 'off' }, realClock, log);
+  // Under a quota the young generation is collected on the main thread alone (collector-under-quota.ts).
+  const cpuQuota = await watchCpuQuota(setup.cpuBudget ?? { kind: 'off' }, realClock, log, SYSTEM_CGROUP, collectorFollowingQuota());
   if (cpuQuota) teardown.defer('CPU quota watch', () => cpuQuota.stop());
   const bridge = runBridge(bus?.recorders ?? onDemand, { log, pollMs: setup.pollMs, renderThread, ...(setup.groups ? { groups: setup.groups } : {}), ...(setup.diskTime ? { diskTime: setup.diskTime } : {}), ...(cpuQuota ? { cpu: cpuQuota.cpu } : {}) });
   bridge.start();

@@ -35,6 +35,11 @@ export class LatestWins<K, T> {
     return null;
   }
 
+  /** Something waits for the key. */
+  has(key: K): boolean {
+    return this.waiting.has(key);
+  }
+
   /** What waits for a key, taken out of the line. */
   take(key: K): T | undefined {
     const item = this.waiting.get(key);

@@ -7,7 +7,8 @@
 // picture of the control is the one made when its turn comes), run in slices that leave room for input,
 // so a refresh of 32 keys is drawn over several turns instead of all at once. Under load (the scheduler's
 // busy share) a redraw that only moves a clock, a meter or a preview waits until the control's last
-// redraw is a little older (picture-pace.ts); a change of meaning is drawn at once.
+// redraw is a little older (picture-pace.ts); a change of meaning is drawn at once, ahead of the redraws
+// of what only moves that wait in line (the scheduler's `meaning` line).
 import type { Subscription } from 'rxjs';
 import { messageOf } from '../api/errors.js';
 import { GAIN_DB } from '../api/scalars.js';
@@ -112,7 +113,7 @@ export class PicturePainter {
     if (last === undefined || !sameMeaning(last.picture, picture)) {
       held?.unsubscribe();
       this.paced.delete(id);
-      return this.post(id);
+      return this.post(id, 'meaning');
     }
     if (this.inLine.has(id)) return; // what goes then is the newest picture
     const previewOnly = onlyPreviewMoved(last.picture, picture);
@@ -124,19 +125,23 @@ export class PicturePainter {
     }
     const pace = this.paint.work.paceMs();
     const wait = last.at + (previewOnly ? Math.max(PREVIEW_MS, pace) : pace) - this.paint.time.now();
-    if (wait <= 0) return this.post(id);
+    if (wait <= 0) return this.post(id, 'pictures');
     this.paced.set(
       id,
       this.paint.time.scheduler.schedule(() => {
         this.paced.delete(id);
-        this.post(id);
+        this.post(id, 'pictures');
       }, wait),
     );
   }
 
-  private post(id: string): void {
+  /**
+   * The display's rendering, in line: a change of meaning (or its first drawing) ahead of what only moves
+   * (work-scheduler.ts); a change posted while a moving part waits takes the key into the first line.
+   */
+  private post(id: string, priority: 'meaning' | 'pictures'): void {
     this.inLine.add(id);
-    this.paint.work.post('pictures', this.keyOf(id), () => {
+    this.paint.work.post(priority, this.keyOf(id), () => {
       this.inLine.delete(id);
       return this.render(id);
     });

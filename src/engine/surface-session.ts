@@ -338,7 +338,9 @@ export class SurfaceSession {
     if (this.stopped) return;
     this.refreshInLine = true;
     this.refreshRestInLine = false;
-    this.services.work.post('pictures', `refresh:${this.surface.id}`, (slice) => {
+    // In the first picture line: a refresh derives what changed (a channel's REC -> STOP is found here),
+    // so it goes ahead of the redraws of what only moves, as the changes it finds do.
+    this.services.work.post('meaning', `refresh:${this.surface.id}`, (slice) => {
       this.refreshInLine = false;
       this.refreshNow(slice);
     });
@@ -362,7 +364,7 @@ export class SurfaceSession {
     this.refreshLeft = rest;
     if (rest.length === 0) return;
     this.refreshRestInLine = true;
-    this.services.work.post('pictures', `refresh:${this.surface.id}`, (next) => {
+    this.services.work.post('meaning', `refresh:${this.surface.id}`, (next) => {
       this.refreshRestInLine = false;
       if (!this.stopped && this.watched) this.refreshRest(rest, next);
     });

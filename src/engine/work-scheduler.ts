@@ -1,5 +1,6 @@
-// The order in which the bridge does its work, in one place: input, then state, then pictures, then
-// the page's frames (docs/design.md, "The order of work"). On a small machine (a Pi, or a bridge under
+// The order in which the bridge does its work, in one place: input, then state, then pictures of a
+// changed meaning, then pictures that only move, then the page's frames (docs/design.md, "The order of
+// work"). On a small machine (a Pi, or a bridge under
 // a CPU quota) the pictures of one refresh (32 keys rendered, then framed for a page) are tens of
 // milliseconds of CPU in one go; a press that arrives then used to wait for all of it. Here:
 //
@@ -15,6 +16,15 @@
 //   and frames, from which `paceMs()` (picture-pace.ts) says how far apart the painter puts the redraws
 //   of what only moves.
 //
+// - Pictures come in two lines: a change of meaning (a key going from REC to STOP, the refresh that
+//   derives a recorder's new state) before what only moves (a duration's next second, a data age, a
+//   preview, the clock's due refresh). Under a CPU budget pictures are made more slowly than they are
+//   asked for; a change of meaning then still goes next, not behind a second's worth of clocks
+//   (bench (i) under a 25 % quota: change -> key p99 0.9-1.7 s with one line, docs/performance.md).
+//   A key waits in one line only: its task renders its newest picture, so a change of meaning posted
+//   for a key waiting as a moving part takes it into the first line, and a moving part posted for a key
+//   waiting there stays there.
+//
 // A task may be async (a rendering waits for sharp): the slice waits for it before the next task, so
 // what a task does after its first await is inside the slice's budget too, and two pictures of one key
 // are never made at once.
@@ -29,8 +39,12 @@ import type { EngineTime } from './engine-time.js';
 import { LatestWins } from './latest-wins.js';
 import { nextStretchMs } from './picture-pace.js';
 
-/** Kinds of work, most urgent first. */
-export type WorkPriority = 'input' | 'state' | 'pictures' | 'frames';
+/**
+ * Kinds of work, most urgent first: `meaning` is picture work that changes what a control says (its
+ * first drawing, a change sameMeaning (picture-pace.ts) does not pass, a refresh after a state change),
+ * `pictures` the rest (what only moves: clocks, data ages, previews, meters).
+ */
+export type WorkPriority = 'input' | 'state' | 'meaning' | 'pictures' | 'frames';
 
 /** What a task is told about the slice it runs in. */
 export interface Slice {
@@ -67,6 +81,8 @@ export class WorkScheduler {
   private readonly sliceMs: number;
   /** Input and state posted while a task runs, in order (never merged: each press counts). */
   private readonly urgent: Array<{ priority: WorkPriority; work: Work }> = [];
+  /** Pictures of a changed meaning, before those that only move. */
+  private readonly changes = new LatestWins<string, Work>();
   private readonly pictures = new LatestWins<string, Work>();
   private readonly frames = new LatestWins<string, Work>();
   /** Since when frames have waited without a turn (null: none waits); see FRAMES_WAIT_MS. */
@@ -110,15 +126,30 @@ export class WorkScheduler {
       return;
     }
     if (priority === 'frames' && this.frames.size === 0) this.framesWaitingSince = this.time.precise();
-    (priority === 'pictures' ? this.pictures : this.frames).put(key, work);
+    this.lineFor(priority, key).put(key, work);
     // A slice under way (or one already due on the clock, after a yield) takes it in its turn.
     if (this.slicing || this.inTask || this.nextSlice !== null) return;
     if (atTurnEnd) this.scheduleSlice();
     else this.sliceNow();
   }
 
+  /**
+   * The line a picture or frame task waits in. A key waits in one line: a change of meaning takes a key
+   * waiting as a moving part out of that line; a moving part of a key whose change waits joins it there
+   * (its task renders the newest picture, the change included).
+   */
+  private lineFor(priority: 'meaning' | 'pictures' | 'frames', key: string): LatestWins<string, Work> {
+    if (priority === 'frames') return this.frames;
+    if (priority === 'meaning') {
+      this.pictures.drop(key);
+      return this.changes;
+    }
+    return this.changes.has(key) ? this.changes : this.pictures;
+  }
+
   /** Drops what waits under `key` (its owner stopped). */
   cancel(key: string): void {
+    this.changes.drop(key);
     this.pictures.drop(key);
     this.frames.drop(key);
     if (this.frames.size === 0) this.framesWaitingSince = null;
@@ -126,7 +157,12 @@ export class WorkScheduler {
 
   /** Pictures and frames waiting, or a slice under way. */
   get busy(): boolean {
-    return this.slicing || this.pictures.size > 0 || this.frames.size > 0 || this.urgent.length > 0;
+    return this.slicing || this.waiting || this.urgent.length > 0;
+  }
+
+  /** Picture or frame tasks wait in line. */
+  private get waiting(): boolean {
+    return this.changes.size > 0 || this.pictures.size > 0 || this.frames.size > 0;
   }
 
   /**
@@ -168,7 +204,7 @@ export class WorkScheduler {
     // Pictures it asked for (a state's refresh) start now, frames at the end of the turn, unless a slice
     // under way (or due) will take them.
     if (this.slicing || this.inTask || this.nextSlice !== null) return;
-    if (this.pictures.size > 0) this.sliceNow();
+    if (this.changes.size > 0 || this.pictures.size > 0) this.sliceNow();
     else if (this.frames.size > 0) this.scheduleSlice();
   }
 
@@ -225,14 +261,17 @@ export class WorkScheduler {
     }, delay);
   }
 
+  /** The lines in the order they are taken from: the usual one, and one for frames that waited FRAMES_WAIT_MS. */
+  private readonly picturesFirst = [['meaning', this.changes], ['pictures', this.pictures], ['frames', this.frames]] as const;
+  private readonly framesFirst = [['frames', this.frames], ['meaning', this.changes], ['pictures', this.pictures]] as const;
+
   /** The most urgent waiting task, taken out of line. */
   private take(): { priority: WorkPriority; work: Work } | null {
     // Pictures before frames, but a bridge saturated by pictures (a small machine, previews moving on
     // every key) would never send a page what it drew: frames that waited FRAMES_WAIT_MS get a turn first.
     const now = this.time.precise();
     const framesDue = this.framesWaitingSince !== null && now - this.framesWaitingSince >= FRAMES_WAIT_MS;
-    const lines = framesDue ? ([['frames', this.frames], ['pictures', this.pictures]] as const) : ([['pictures', this.pictures], ['frames', this.frames]] as const);
-    for (const [priority, line] of lines) {
+    for (const [priority, line] of framesDue ? this.framesFirst : this.picturesFirst) {
       const key = line.next();
       if (key === null) continue;
       const work = line.take(key);
@@ -257,7 +296,7 @@ export class WorkScheduler {
         this.runUrgent();
         // At least one task per slice, so that work always moves on.
         if (!first && slice.spent()) {
-          if (this.pictures.size > 0 || this.frames.size > 0) {
+          if (this.waiting) {
             this.stats.yields++;
             this.scheduleSlice();
           }
@@ -286,7 +325,7 @@ export class WorkScheduler {
           }
           // What the task started off the thread (sharp's decode on libvips's threads) used the quota too.
           const wait = this.budgetWaitMs();
-          if (wait > 0 && (this.pictures.size > 0 || this.frames.size > 0)) {
+          if (wait > 0 && this.waiting) {
             this.scheduleSlice(wait);
             return;
           }

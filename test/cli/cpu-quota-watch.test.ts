@@ -7,6 +7,7 @@ import { mkdir, mkdtemp, rename, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { collectorFollowingQuota, scavengeFlagFor } from '../../src/cli/collector-under-quota.js';
 import { QUOTA_REREAD_MS, cpuBudgetSetting, readCpuQuota, watchCpuQuota, type CgroupPaths } from '../../src/cli/cpu-quota-watch.js';
 import { UsageError } from '../../src/cli/usage-error.js';
 import { VirtualTime } from '../support/virtual-time.js';
@@ -86,11 +87,12 @@ describe('watchCpuQuota', () => {
     return { lines, log: { info: (m: string) => void lines.push(`info ${m}`), warn: (m: string) => void lines.push(`warn ${m}`), error: (m: string) => void lines.push(`error ${m}`) } };
   };
 
-  it('follows the process into a group after it started, says each change once, and stops reading when stopped', async () => {
+  it('follows the process into a group after it started, says each change once, sets the collector for it, and stops reading when stopped', async () => {
     const time = new VirtualTime();
     const { lines, log } = logger();
+    const flags: string[] = []; // V8's scavenger flag, as the bridge sets it at each change (collector-under-quota.ts)
     await lay({ proc: '0::/user.slice\n' });
-    const watch = await watchCpuQuota({ kind: 'auto' }, time, log, paths);
+    const watch = await watchCpuQuota({ kind: 'auto' }, time, log, paths, collectorFollowingQuota((flag) => void flags.push(flag)));
     expect(watch?.cpu.quota()).toBeNull();
     expect(lines).toEqual(['info no CPU quota: no CPU budget for pictures']);
     // The clock moves a reread period on at each look, until the watch shows what was laid: a read under
@@ -118,16 +120,29 @@ describe('watchCpuQuota', () => {
       `warn CPU quota not known (${join(paths.root, 'recdeck-bench/cpu.max')} should hold "max PERIOD" or "QUOTA PERIOD" (µs), not "garbage\\n"): no CPU budget for pictures`,
       `info CPU quota 15 % of a core per 10 ms (${join(paths.root, 'recdeck-bench')}): pictures and the page's frames keep to part of it, leaving the rest to input`,
     ]);
+    // Parallel scavenges (V8's default) until the quota, one thread under it, back without one, one thread again.
+    expect(flags).toEqual(['--no-parallel-scavenge', '--parallel-scavenge', '--no-parallel-scavenge']);
     watch?.stop();
     expect(time.nextDue()).toBeNull(); // no timer left: no more reads
+  });
+
+  it('the scavenger on one thread under a quota of less than a core only: a core or more, or none, leave V8\'s default', () => {
+    expect(scavengeFlagFor({ share: 0.25, periodMs: 10 })).toBe('--no-parallel-scavenge');
+    expect(scavengeFlagFor({ share: 0.99, periodMs: 100 })).toBe('--no-parallel-scavenge');
+    expect(scavengeFlagFor({ share: 1, periodMs: 100 })).toBe('--parallel-scavenge');
+    expect(scavengeFlagFor({ share: 4, periodMs: 100 })).toBe('--parallel-scavenge');
+    expect(scavengeFlagFor(null)).toBe('--parallel-scavenge');
   });
 
   it('off: no budget at all; a share by hand: that share, whatever the cgroup says', async () => {
     const time = new VirtualTime();
     const { lines, log } = logger();
     await lay({ proc: '0::/g\n', 'g/cpu.max': '2500 10000\n' });
-    expect(await watchCpuQuota({ kind: 'off' }, time, log, paths)).toBeNull();
-    const byHand = await watchCpuQuota(cpuBudgetSetting('40'), time, log, paths);
+    const flags: string[] = [];
+    const collector = collectorFollowingQuota((flag) => void flags.push(flag));
+    expect(await watchCpuQuota({ kind: 'off' }, time, log, paths, collector)).toBeNull();
+    const byHand = await watchCpuQuota(cpuBudgetSetting('40'), time, log, paths, collector);
+    expect(flags).toEqual([]); // neither is a quota the kernel holds the process to: the collector is left as it is
     expect(byHand?.cpu.quota()).toEqual({ share: 0.4, periodMs: 10 });
     expect(lines).toEqual(["info CPU budget: pictures and the page's frames keep to part of 40 % of a core (--cpu-budget), leaving the rest to input"]);
     expect(byHand?.cpu.meter.usedMs()).toBeGreaterThan(0); // this process's CPU

@@ -83,6 +83,52 @@ describe('WorkScheduler', () => {
     expect([...made.values()].reduce((sum, v) => sum + v.length, 0)).toBeLessThan(80);
   });
 
+  it('the order of work: input, state, a change of meaning, what only moves, page frames; the newest task of a key, in one line', () => {
+    const time = new WorkTime();
+    const work = scheduler(time);
+    const order: string[] = [];
+    const task = (name: string, ms = 1) => () => void (time.spend(ms), order.push(name));
+    // A second's clocks on 8 keys wait, and a page's frames.
+    for (let key = 0; key < 8; key++) work.post('pictures', `picture:${key}`, task(`clock ${key}`));
+    work.post('frames', 'frames:page', task('frames'), true);
+    expect(order).toEqual(['clock 0', 'clock 1']); // the slice that started at once
+    // Then a recorder's answer: its refresh finds key 5 stopped (a change of meaning) and key 6's clock moved.
+    work.post('state', '', () => {
+      order.push('state');
+      work.post('meaning', 'refresh:deck', () => {
+        order.push('refresh');
+        work.post('meaning', 'picture:5', task('stopped 5'));
+        work.post('pictures', 'picture:6', task('clock 6 again'));
+      });
+    });
+    work.post('input', '', task('press', 0));
+    expect(order).toEqual(['clock 0', 'clock 1', 'state', 'press']);
+    for (let turn = 0; turn < 20 && work.busy; turn++) time.turn();
+    // The refresh and the change it found go before the clocks that waited; key 5 is drawn once (its
+    // moving part left the second line); key 6's newer task took its place there; frames last.
+    expect(order).toEqual(['clock 0', 'clock 1', 'state', 'press', 'refresh', 'stopped 5', 'clock 2', 'clock 3', 'clock 4', 'clock 6 again', 'clock 7', 'frames']);
+  });
+
+  it('a moving part posted for a key whose change of meaning waits stays in the first line, and replaces it there (it draws the newest picture)', () => {
+    const time = new WorkTime();
+    const work = scheduler(time);
+    const order: string[] = [];
+    const task = (name: string) => () => void (time.spend(1), order.push(name));
+    for (let key = 0; key < 4; key++) work.post('pictures', `picture:${key}`, task(`clock ${key}`));
+    work.post('meaning', 'picture:9', task('stopped 9'));
+    work.post('pictures', 'picture:9', task('stopped 9, its clock moved'));
+    for (let turn = 0; turn < 20 && work.busy; turn++) time.turn();
+    expect(order).toEqual(['clock 0', 'clock 1', 'stopped 9, its clock moved', 'clock 2', 'clock 3']);
+    // A cancelled key leaves both lines.
+    work.post('pictures', 'picture:a', task('a'));
+    work.post('meaning', 'picture:b', task('b'));
+    work.post('pictures', 'picture:c', task('c'));
+    work.cancel('picture:b');
+    work.cancel('picture:c');
+    for (let turn = 0; turn < 20 && work.busy; turn++) time.turn();
+    expect(order.slice(5)).toEqual(['a']);
+  });
+
   it('pictures that never stop (a saturated bridge) do not starve a page: its frames get a turn within FRAMES_WAIT_MS', () => {
     const time = new WorkTime();
     const work = scheduler(time);
@@ -191,6 +237,21 @@ describe('WorkScheduler under a CPU budget', () => {
     time.advance(1);
     expect(order.filter((o) => /^p\d/.test(o))).toHaveLength(8);
     expect(work.busy).toBe(false);
+  });
+
+  it('a change of meaning posted while moving parts wait for the budget is the first picture made when the wait ends', () => {
+    const { time, work, cpu } = underQuota();
+    const order: string[] = [];
+    for (let key = 0; key < 30; key++) work.post('pictures', `picture:${key}`, () => void (cpu(1.5), order.push(`clock ${key}`)));
+    expect(order).toEqual(['clock 0', 'clock 1']);
+    expect(work.stats.budgetWaits).toBe(1);
+    work.post('meaning', 'picture:17', () => void (cpu(1.5), order.push('stopped 17')));
+    expect(order).toHaveLength(2); // within the budget: it waits too, and input still finds the quota's rest
+    time.advance(3); // the bucket's wait (as in the test above)
+    expect(order.slice(2, 3)).toEqual(['stopped 17']);
+    for (let ms = 0; ms < 2000 && work.busy; ms++) time.advance(1);
+    expect(order.filter((o) => o === 'clock 17' || o === 'stopped 17')).toEqual(['stopped 17']); // one drawing of key 17
+    expect(order).toHaveLength(30);
   });
 
   it('without a quota the line runs as it always did: the next slice on the next turn', () => {
@@ -340,6 +401,44 @@ describe('picture pace', () => {
     expect(loaded.busyShare).toBeLessThan(0.5); // and pictures leave the bridge most of its time (0.98 without the pace)
     expect(loaded.staleDrawnAfterMs).toBeLessThanOrEqual(20); // a key going stale is not held back
     expect(calm.pressWaited || loaded.pressWaited).toBe(false);
+  });
+
+  it('a key going stale is drawn ahead of the clocks that wait in line, each key once', async () => {
+    const time = new WorkTime();
+    const work = scheduler(time);
+    const surface = new MemorySurface({ id: 'memory:meaning', model: 'test-8', controls: keyGrid(1, 8, 72), time });
+    const renderer: PictureRenderer = {
+      render: (picture, size) => {
+        time.spend(1);
+        return Promise.resolve({ width: size.width, height: size.height, data: Buffer.from(JSON.stringify(picture)) });
+      },
+      led: () => 'off',
+      reasonPages: () => 1,
+    };
+    const painter = new PicturePainter(surface, renderer, { faderRange: () => null }, { work, time, log: silent });
+    const drawn: string[] = [];
+    surface.output.drawn$.subscribe((item) => {
+      if (item.type === 'image') drawn.push(`${item.control} ${(JSON.parse(item.image.data.toString()) as ChannelPicture).state}`);
+    });
+    const drain = async () => {
+      for (let turn = 0; turn < 100 && !(!work.busy && painter.idle); turn++) {
+        await settle(() => true, 'the drawings');
+        time.turn();
+      }
+      await settle(() => !work.busy && painter.idle, 'the drawings');
+    };
+    for (const { id } of surface.controls) painter.show(id, clock(1));
+    await drain();
+    time.advance(1000);
+    drawn.length = 0;
+    // The next second on every key (what only moves), then key7 goes stale while they wait.
+    for (const { id } of surface.controls) painter.show(id, clock(2));
+    painter.show('key7', clock(2, 'stale'));
+    await drain();
+    expect(drawn[0]).toBe('key0 recording'); // the slice under way when the clocks were posted
+    expect(drawn.indexOf('key7 stale')).toBeLessThanOrEqual(2);
+    expect(drawn.filter((d) => d.startsWith('key7'))).toEqual(['key7 stale']);
+    expect(drawn).toHaveLength(8);
   });
 
   it('a new preview alone goes with the key\'s next clock second: one drawing a second, not two; the first preview and other changes at once', async () => {
