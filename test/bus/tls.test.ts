@@ -115,10 +115,14 @@ describe.concurrent('the state bus over TLS', () => {
     // TLS with poller-main's certificate (the broker's login; it signs with a key of its own).
     const tlsFiles = { ca: await readFile(rig.file('facility-ca.pem')), cert: await readFile(rig.file('poller-main.pem')), key: await readFile(rig.file('poller-main.key')) };
     await handLeaseOverAs(rig.broker, sim, 500, { id: 'poller-handover', keyFile: rig.file('poller-handover-signing.pem'), facilityFile: facility }, { brokerUrl: rig.url, connect: tlsFiles });
+    // Polls every second, so poller-main's lease lapses only when no renewal came back for 3 s (this test is
+    // about TLS, not the lease). At 500 ms (1.5 s) the press was refused once beside a second copy of the
+    // suite (paired run 30, 2026-11-28); the failure did not say why, the likeliest being a renewal held up
+    // past the TTL, as forgery.test.ts showed in the next run. The outcome's message is now shown.
     const start = async (id: string, args: string[], env: NodeJS.ProcessEnv, surfaces: MemorySurface[]): Promise<RunningBridge> => {
       const tls = ['--mqtt', rig.url, '--mqtt-ca', rig.file('facility-ca.pem'), '--mqtt-cert', rig.file(`${id}.pem`), '--mqtt-key', rig.file(`${id}.key`)];
       const signing = ['--mqtt-facility', facility, '--mqtt-id', id, '--mqtt-key-file', rig.file(`${id}-signing.pem`)];
-      const options = parseRunArgs([...args, ...tls, ...signing, '--profile', rig.file('panel.yaml'), '--poll-ms', '500', '--no-web'], env);
+      const options = parseRunArgs([...args, ...tls, ...signing, '--profile', rig.file('panel.yaml'), '--poll-ms', '1000', '--no-web'], env);
       const running = await startBridge({ ...options, surfaces, sources: [] }, keptLog());
       test.onTestFinished(() => running.stop());
       return running;
@@ -134,7 +138,10 @@ describe.concurrent('the state bus over TLS', () => {
     const done = new Promise((resolve) => panel.bridge.commands$.subscribe(resolve));
     surface.down('key0');
     surface.up('key0');
-    expect(await done).toMatchObject({ result: 'ok', request: 'PUT /api/channels/0/rec-start' });
+    // A refusal says why (its message), which a failure here must show.
+    const outcome = (await done) as { result: string; request: string | null; message: string | null };
+    expect(outcome.result, `the press's outcome: ${outcome.message ?? 'no message'}`).toBe('ok');
+    expect(outcome.request).toBe('PUT /api/channels/0/rec-start');
     expect(sim.sim.log.list().filter((r) => r.method !== 'GET').map((r) => r.path)).toEqual(['/api/channels/0/rec-start']);
   }, 60_000);
 
