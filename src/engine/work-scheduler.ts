@@ -24,6 +24,8 @@
 //   A key waits in one line only: its task renders its newest picture, so a change of meaning posted
 //   for a key waiting as a moving part takes it into the first line, and a moving part posted for a key
 //   waiting there stays there.
+// - No line waits for ever behind the ones before it: a line that has had no turn for its bound
+//   (PICTURES_WAIT_MS for what only moves, FRAMES_WAIT_MS for frames) goes first once.
 //
 // A task may be async (a rendering waits for sharp): the slice waits for it before the next task, so
 // what a task does after its first await is inside the slice's budget too, and two pictures of one key
@@ -77,6 +79,15 @@ export interface PictureBudget {
 /** The window busyShare() is measured over. */
 const SHARE_WINDOW_MS = 1000;
 
+/** A line that yields to the ones before it, for at most `maxWaitMs`. */
+interface GuardedLine {
+  readonly priority: 'pictures' | 'frames';
+  readonly line: LatestWins<string, Work>;
+  readonly maxWaitMs: number;
+  /** When the line last had a turn with work left, or its first task came; null while it is empty. */
+  since: number | null;
+}
+
 export class WorkScheduler {
   private readonly sliceMs: number;
   /** Input and state posted while a task runs, in order (never merged: each press counts). */
@@ -85,8 +96,14 @@ export class WorkScheduler {
   private readonly changes = new LatestWins<string, Work>();
   private readonly pictures = new LatestWins<string, Work>();
   private readonly frames = new LatestWins<string, Work>();
-  /** Since when frames have waited without a turn (null: none waits); see FRAMES_WAIT_MS. */
-  private framesWaitingSince: number | null = null;
+  /**
+   * The lines that yield to the ones before them, each with the longest it waits without a turn: what
+   * only moves behind changes of meaning (PICTURES_WAIT_MS), frames behind pictures (FRAMES_WAIT_MS).
+   */
+  private readonly guarded: readonly GuardedLine[] = [
+    { priority: 'pictures', line: this.pictures, maxWaitMs: PICTURES_WAIT_MS, since: null },
+    { priority: 'frames', line: this.frames, maxWaitMs: FRAMES_WAIT_MS, since: null },
+  ];
   /** A task is running synchronously now (anything posted waits for it to return). */
   private inTask = false;
   /** A slice is under way (maybe waiting for an async task). */
@@ -125,8 +142,10 @@ export class WorkScheduler {
       else this.runNow(priority, work);
       return;
     }
-    if (priority === 'frames' && this.frames.size === 0) this.framesWaitingSince = this.time.precise();
-    this.lineFor(priority, key).put(key, work);
+    const line = this.lineFor(priority, key);
+    const guard = this.guarded.find((g) => g.line === line);
+    if (guard !== undefined && line.size === 0) guard.since = this.time.precise();
+    line.put(key, work);
     // A slice under way (or one already due on the clock, after a yield) takes it in its turn.
     if (this.slicing || this.inTask || this.nextSlice !== null) return;
     if (atTurnEnd) this.scheduleSlice();
@@ -152,7 +171,7 @@ export class WorkScheduler {
     this.changes.drop(key);
     this.pictures.drop(key);
     this.frames.drop(key);
-    if (this.frames.size === 0) this.framesWaitingSince = null;
+    for (const guard of this.guarded) if (guard.line.size === 0) guard.since = null;
   }
 
   /** Pictures and frames waiting, or a slice under way. */
@@ -261,21 +280,33 @@ export class WorkScheduler {
     }, delay);
   }
 
-  /** The lines in the order they are taken from: the usual one, and one for frames that waited FRAMES_WAIT_MS. */
-  private readonly picturesFirst = [['meaning', this.changes], ['pictures', this.pictures], ['frames', this.frames]] as const;
-  private readonly framesFirst = [['frames', this.frames], ['meaning', this.changes], ['pictures', this.pictures]] as const;
+  /** The lines in the order they are taken from when none has waited past its bound. */
+  private readonly inOrder = [['meaning', this.changes], ['pictures', this.pictures], ['frames', this.frames]] as const;
 
   /** The most urgent waiting task, taken out of line. */
   private take(): { priority: WorkPriority; work: Work } | null {
-    // Pictures before frames, but a bridge saturated by pictures (a small machine, previews moving on
-    // every key) would never send a page what it drew: frames that waited FRAMES_WAIT_MS get a turn first.
+    // Each line before the next, but a bridge saturated by the lines before (a small machine, previews
+    // moving on every key; a recorder whose every channel changes at every poll) would never draw what
+    // only moves, or never send a page what it drew: a line that waited its bound gets a turn first,
+    // the one overdue longest first.
     const now = this.time.precise();
-    const framesDue = this.framesWaitingSince !== null && now - this.framesWaitingSince >= FRAMES_WAIT_MS;
-    for (const [priority, line] of framesDue ? this.framesFirst : this.picturesFirst) {
+    let overdue: GuardedLine | null = null;
+    let overdueSince = Infinity; // when the chosen line's bound ran out
+    for (const guard of this.guarded) {
+      if (guard.since === null || guard.line.size === 0 || now - guard.since < guard.maxWaitMs) continue;
+      if (guard.since + guard.maxWaitMs < overdueSince) {
+        overdue = guard;
+        overdueSince = guard.since + guard.maxWaitMs;
+      }
+    }
+    const order = overdue === null ? this.inOrder : [[overdue.priority, overdue.line] as const, ...this.inOrder];
+    for (const [priority, line] of order) {
       const key = line.next();
       if (key === null) continue;
       const work = line.take(key);
-      if (priority === 'frames') this.framesWaitingSince = this.frames.size > 0 ? now : null;
+      // The line had its turn: its wait starts again if it still holds work.
+      const guard = this.guarded.find((g) => g.line === line);
+      if (guard !== undefined) guard.since = line.size > 0 ? now : null;
       if (work !== undefined) return { priority, work };
     }
     return null;
@@ -348,6 +379,14 @@ export class WorkScheduler {
     this.windowStart = now;
   }
 }
+
+/**
+ * The longest what only moves (a take's clock, a data age, a preview, a meter) waits behind changes of
+ * meaning (ms on the clock). Changes come at a recorder's pace (a poll, 250 ms by default), so a stream of
+ * them is rare (every channel changing at every poll, a surface flapping), but without a bound it would
+ * stop every clock on every key while it lasted; with it a clock shows its second at most this late.
+ */
+export const PICTURES_WAIT_MS = 500;
 
 /**
  * The longest a page's frames wait behind pictures (ms on the clock). Measured with bench (i) under a

@@ -10,7 +10,7 @@ import { MAX_STRETCH_MS, PREVIEW_MS, TARGET_SHARE, nextStretchMs, onlyPreviewMov
 import type { PictureRenderer } from '../../src/engine/session-services.js';
 import { keyGrid } from '../../src/engine/surface.js';
 import { CpuBudget, MAX_WAIT_MS } from '../../src/engine/cpu-budget.js';
-import { FRAMES_WAIT_MS, WorkScheduler } from '../../src/engine/work-scheduler.js';
+import { FRAMES_WAIT_MS, PICTURES_WAIT_MS, WorkScheduler } from '../../src/engine/work-scheduler.js';
 import { MemorySurface } from '../../src/surfaces/memory/memory-surface.js';
 import { settle } from '../support/virtual-time.js';
 import { WorkTime } from '../support/work-time.js';
@@ -148,6 +148,37 @@ describe('WorkScheduler', () => {
     expect((sent[0] ?? Infinity) - postedAt).toBeLessThanOrEqual(FRAMES_WAIT_MS + 3);
     // And pictures still come first otherwise: the frame did not jump the line before its time.
     expect((sent[0] ?? 0) - postedAt).toBeGreaterThanOrEqual(FRAMES_WAIT_MS);
+  });
+
+  it('changes of meaning that never stop do not stop what only moves: a clock gets a turn within PICTURES_WAIT_MS, a frame within FRAMES_WAIT_MS', () => {
+    const time = new WorkTime();
+    const work = scheduler(time);
+    const moved: number[] = [];
+    const sent: number[] = [];
+    // Every change costs 1 ms and brings the next at once (a recorder whose channels all change at every read).
+    let key = 0;
+    const change = (): void => {
+      time.spend(1);
+      work.post('meaning', `picture:${key++ % 16}`, change);
+    };
+    for (let k = 0; k < 16; k++) work.post('meaning', `picture:${k}`, change);
+    const postedAt = time.precise();
+    work.post('pictures', 'picture:clock', () => void moved.push(time.precise()));
+    work.post('frames', 'frames:page', () => void sent.push(time.precise()), true);
+    for (let turn = 0; turn < 600 && moved.length === 0; turn++) time.turn();
+    expect(moved).toHaveLength(1);
+    expect(sent).toHaveLength(1);
+    // Each within its bound plus the slice running when it came due (2 ms, and one task of 1 ms), the frame first (its bound is shorter).
+    expect(sent[0] as number).toBeLessThan(moved[0] as number);
+    expect((sent[0] as number) - postedAt).toBeGreaterThanOrEqual(FRAMES_WAIT_MS);
+    expect((sent[0] as number) - postedAt).toBeLessThanOrEqual(FRAMES_WAIT_MS + 3);
+    expect((moved[0] as number) - postedAt).toBeGreaterThanOrEqual(PICTURES_WAIT_MS);
+    expect((moved[0] as number) - postedAt).toBeLessThanOrEqual(PICTURES_WAIT_MS + 3);
+    // And changes still come first otherwise: the line's wait starts again after its turn (a clock posted now waits its bound again).
+    const again = time.precise();
+    work.post('pictures', 'picture:clock', () => void moved.push(time.precise()));
+    for (let turn = 0; turn < 600 && moved.length === 1; turn++) time.turn();
+    expect((moved[1] as number) - again).toBeGreaterThanOrEqual(PICTURES_WAIT_MS);
   });
 
   it('a task that fails is said, and the work goes on', () => {
