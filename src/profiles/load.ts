@@ -6,7 +6,7 @@ import { readFile } from 'node:fs/promises';
 import type { YAMLError } from 'yaml';
 import type * as z from 'zod';
 import { messageOf } from '../api/errors.js';
-import { CHECKED_TEXTS, type CheckedTexts } from './checked-texts.js';
+import { CHECKED_TEXTS, deepFrozen, type CheckedTexts } from './checked-texts.js';
 import { explainIssue } from './explain.js';
 import { formatPath, offsetOf, position } from './locate.js';
 import { profileOrigin } from './origin.js';
@@ -93,6 +93,29 @@ export function parseYamlFile<S extends z.ZodType>(
   const result = parseYamlText(text, file, kind);
   if (result.ok) checked.keep(text, kind, result.value);
   return result;
+}
+
+/**
+ * The file's value as `checked` keeps it, shared and frozen whole, for a reader that never changes it
+ * (the profile watcher, parsed-profiles.ts); or its problems, parsed now and naming this file. The
+ * record is asked first, so a text it holds is answered with the very value it holds; a text it does
+ * not hold is answered from the build's parses or parsed, then kept. A value the record would not keep
+ * (a text over its bound) is frozen all the same, and not shared.
+ */
+export function sharedYamlFile<S extends z.ZodType>(
+  text: string,
+  file: string,
+  kind: YamlFileKind<S>,
+  parses: ShippedParses = SHIPPED_PARSES,
+  checked: CheckedTexts = CHECKED_TEXTS,
+): YamlFileResult<z.output<S>> {
+  const held = checked.shared(text, kind);
+  if (held !== undefined) return { ok: true, value: held as z.output<S> };
+  const shipped = parses.lookup(file, text, kind.name);
+  const result: YamlFileResult<z.output<S>> = shipped !== undefined ? { ok: true, value: shipped as z.output<S> } : parseYamlText(text, file, kind);
+  if (!result.ok) return result;
+  const kept = checked.keep(text, kind, result.value);
+  return { ok: true, value: kept !== undefined ? (kept as z.output<S>) : deepFrozen(result.value) };
 }
 
 /** The file's text parsed and checked now, never answered from the shipped parses (their builder uses it). */

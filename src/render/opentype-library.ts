@@ -7,11 +7,7 @@
 // (scripts/build-plugin.mjs: the plugin folder has no node_modules).
 import { createRequire } from 'node:module';
 import type * as OpenType from 'opentype.js';
-
-let loaded: typeof OpenType | undefined;
+import { loadedOnce } from '../api/loaded-once.js';
 
 /** opentype.js, loaded on the first call. */
-export function opentypeLibrary(): typeof OpenType.default {
-  loaded ??= createRequire(import.meta.url)('opentype.js') as typeof OpenType;
-  return loaded.default;
-}
+export const opentypeLibrary = loadedOnce(() => (createRequire(import.meta.url)('opentype.js') as typeof OpenType).default);

@@ -6,17 +6,14 @@
 // (docs/performance.md, "CommonJS packages required").
 import { createRequire } from 'node:module';
 import type Sharp from 'sharp';
-
-let loaded: typeof Sharp | undefined;
+import { loadedOnce } from '../api/loaded-once.js';
 
 /** sharp, loaded on the first call. */
-export function sharpLibrary(): typeof Sharp {
-  if (loaded === undefined) {
-    loaded = createRequire(import.meta.url)('sharp') as typeof Sharp;
-    // Every picture the bridge draws is cached by content where it is used again (the renderer, the
-    // finished images); libvips' own operation cache (up to 50 MB by default) would only hold second
-    // copies, and costs resident memory on a small bridge machine.
-    loaded.cache(false);
-  }
-  return loaded;
-}
+export const sharpLibrary = loadedOnce(() => {
+  const sharp = createRequire(import.meta.url)('sharp') as typeof Sharp;
+  // Every picture the bridge draws is cached by content where it is used again (the renderer, the
+  // finished images); libvips' own operation cache (up to 50 MB by default) would only hold second
+  // copies, and costs resident memory on a small bridge machine.
+  sharp.cache(false);
+  return sharp;
+});
