@@ -9,6 +9,7 @@ import { TEST_MS } from './test/support/until.js';
 // - e2e: real processes (the built CLI), Mosquitto and chromium, waited on with bounded polls.
 const PURE = [
   'test/api/clock.test.ts',
+  'test/api/loaded-once.test.ts',
   'test/api/repeated-answers.test.ts',
   'test/api/wire.test.ts',
   'test/architecture/*.test.ts',
