@@ -4,7 +4,7 @@
 import type { Channel } from '../api/channel.js';
 import type { RecorderClient } from '../api/client.js';
 import { expandPath, operations, type OperationId } from '../api/operations.js';
-import { ageSeconds, freshnessOf, type RecorderState, type StatePart } from './recorder-state.js';
+import { freshnessOf, liveUntil, oldestReadAt, type RecorderState, type StatePart } from './recorder-state.js';
 
 /** A call on the client: its method name and arguments, so it can be described before it is sent. */
 export type ClientCall = {
@@ -50,8 +50,23 @@ export function decideFromLive<T>(inputs: PlanInputs, what: string, parts: State
   if (freshness === 'live') return value === undefined || value === null ? { ok: false, plan: refuse(`${what} is not known`) } : { ok: true, value };
   if (parts.every((part) => state.readAt[part] === null)) return { ok: false, plan: refuse(`the recorder's state is unknown (not read yet); not deciding a toggle from it`) };
   if (freshness === 'offline') return { ok: false, plan: refuse(`the recorder is offline${state.lastError ? ` (${state.lastError})` : ''}; not deciding a toggle from old data`) };
-  return { ok: false, plan: refuse(`the recorder's state is stale (read ${ageSeconds(state, now, parts) ?? '?'} s ago); not deciding a toggle from it`) };
+  return { ok: false, plan: refuse(`the recorder's state is stale (${staleness(state, now, parts)}); not deciding a toggle from it`) };
 }
+
+/**
+ * How old the parts are against how long they stay live, in the words of a refusal: "read 0.9 s ago, live
+ * for 0.75 s after a read". Tenths below 10 s: at the usual polls the limit is under a second, and "read 0 s
+ * ago" (whole seconds) read as nonsense beside a refusal for staleness (seen in a test's trail under load).
+ */
+function staleness(state: RecorderState, now: number, parts: StatePart[]): string {
+  const oldest = oldestReadAt(state, parts);
+  const until = liveUntil(state, parts);
+  if (oldest === null || until === null) return 'not read yet';
+  return `read ${seconds(now - oldest)} s ago, live for ${seconds(until - oldest)} s after a read`;
+}
+
+/** ms as seconds: to the hundredth below 10 s (0.75, 0.9, 2.5), whole above. */
+const seconds = (ms: number): string => String(ms < 10_000 ? Math.round(Math.max(0, ms) / 10) / 100 : Math.round(ms / 1000));
 
 /** A channel's (1-based) confirmed state, for a toggle that decides from it. */
 export function liveChannel(inputs: PlanInputs, channel: number): Decision<Channel> {

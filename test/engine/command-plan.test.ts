@@ -96,7 +96,9 @@ describe('planCommand', () => {
   it.each(['rec-toggle', 'pause-toggle', 'sync-toggle'])('%s is refused on stale or unknown state; plain commands are not', (toggle) => {
     // Read at 1000; 3 polls of 250 ms later it is stale.
     expect(request({ action: toggle, channel: 2 }, { now: 1750 })).not.toMatch(/^refused/);
-    expect(request({ action: toggle, channel: 2 }, { now: 3000 })).toBe("refused: the recorder's state is stale (read 2 s ago); not deciding a toggle from it");
+    // Just past its age, in tenths: never "read 0 s ago" beside a refusal for staleness.
+    expect(request({ action: toggle, channel: 2 }, { now: 1900 })).toBe("refused: the recorder's state is stale (read 0.9 s ago, live for 0.75 s after a read); not deciding a toggle from it");
+    expect(request({ action: toggle, channel: 2 }, { now: 3000 })).toBe("refused: the recorder's state is stale (read 2 s ago, live for 0.75 s after a read); not deciding a toggle from it");
     expect(request({ action: toggle, channel: 2 }, { state: initialRecorderState('main', 250) })).toBe("refused: the recorder's state is unknown (not read yet); not deciding a toggle from it");
     const unreachable = state({ failures: 3, unreachable: true, lastError: 'GET /api/channels: connection refused' });
     expect(request({ action: toggle, channel: 2 }, { now: 3000, state: unreachable })).toBe("refused: the recorder is offline (GET /api/channels: connection refused); not deciding a toggle from old data");
@@ -106,7 +108,7 @@ describe('planCommand', () => {
   it('rec-resume never starts a stopped channel, and does not decide that from stale or unknown state', () => {
     // Channel 3 is paused, read at 1000; 3 polls of 250 ms later it is stale.
     expect(request({ action: 'rec-resume', channel: 3 }, { now: 1750 })).toBe('PUT /api/channels/2/rec-start');
-    expect(request({ action: 'rec-resume', channel: 3 }, { now: 3000 })).toBe("refused: the recorder's state is stale (read 2 s ago); not deciding a toggle from it");
+    expect(request({ action: 'rec-resume', channel: 3 }, { now: 3000 })).toBe("refused: the recorder's state is stale (read 2 s ago, live for 0.75 s after a read); not deciding a toggle from it");
     expect(request({ action: 'rec-resume', channel: 1 }, { state: initialRecorderState('main', 250) })).toBe("refused: the recorder's state is unknown (not read yet); not deciding a toggle from it");
   });
 
