@@ -77,7 +77,7 @@ describe('the packed plugin', () => {
     app.actionEvent('keyDown', action('rec-toggle'), 'K1', 'DEV1');
     app.actionEvent('keyUp', action('rec-toggle'), 'K1', 'DEV1');
     // A press the plugin refuses because its read has aged past its limit (a paired run, 17:26 UTC: "the
-    // recorder's state is stale (read 1.2 s ago, live for 0.75 s after a read); not deciding a toggle from it", the key showing stale)
+    // recorder's state is stale (read 1 s ago); not deciding a toggle from it", worded since with tenths and the limit; the key showing stale)
     // sends nothing and says so on the key: the operator presses again once the key is live. At most twice
     // more; every press after the first is one more chance for a second rec-start, checked below.
     for (let again = 0; again < 2; again++) {
