@@ -15,7 +15,7 @@ import { measureFacilityScale, meanCost, type FacilityScale } from './facility-s
 import { measureIdleCost, type IdleCost } from './idle.js';
 import { LOAD_KINDS, type LoadKind, type SteadyLoad } from './load.js';
 import { BRIDGE_NODE_FLAGS } from '../cli/node-flags.js';
-import { HOPS, hopsOf } from './press-trace.js';
+import { HOPS, hopsOf, type LoopWindow } from './press-trace.js';
 import { measureRenderCosts, type RenderCost } from './render.js';
 import { measureHidSteadyState, measurePanelRedraws, type HidSteadyState, type PanelRedraw } from './streamdeck.js';
 
@@ -123,6 +123,7 @@ function table(results: Results): string {
 }
 
 const fixedOrDash = (n: number, digits = 1) => (Number.isFinite(n) ? fixed(n, digits) : '-');
+const signed = (n: number, digits = 0) => `${n < 0 ? '-' : '+'}${fixed(Math.abs(n), digits)}`;
 
 /** (i): the desk without a quota, then under each quota given. */
 function deskTable(rows: readonly DeskRun[]): string {
@@ -165,10 +166,11 @@ function pressTraceLines(r: DeskRun): string[] {
   ];
   for (const s of t.slowest) {
     const { hops, whole } = hopsOf(s);
-    const gc = s.gc.length === 0 ? 'no GC' : `GC ${s.gc.map((g) => `${g.kind} ${fixed(g.ms, 1)} ms at +${fixed(g.at - s.sentAt, 0)}`).join(', ')}`;
+    const gc = s.gc.length === 0 ? 'no GC' : `GC ${s.gc.map((g) => `${g.kind} ${fixed(g.ms, 1)} ms at ${signed(g.at - s.sentAt)}`).join(', ')}`;
+    const loop = (w: LoopWindow | null) => (w === null ? '-' : `${w.ticks} ticks in ${fixed(w.windowMs, 0)} ms${w.ticks > 0 ? `, ${fixed(w.lateMaxMs, 1)} late` : ''}`);
     const held = s.held === null ? (r.quotaPercent === null ? '' : '; held: no samples around it') : `; held ${fixed(s.held.ms, 1)} ms in ${s.held.periods} periods within ${fixed(s.held.windowMs, 0)} ms around it`;
     lines.push(
-      `      ${ms(whole).padStart(7)} = ${hops.map(ms).join(' + ')}   key${s.channel} at ${new Date(s.sentAt).toISOString().slice(11, 23)}; handlers ${ms(s.handledMs)} ms; loop delay max ${ms(s.loopMaxBeforeMs)} before / ${ms(s.loopMaxAfterMs)} after; ${gc}${held}`,
+      `      ${ms(whole).padStart(7)} = ${hops.map(ms).join(' + ')}   key${s.channel} at ${new Date(s.sentAt).toISOString().slice(11, 23)}; handlers ${ms(s.handledMs)} ms;${s.connects > 0 ? ` ${s.connects} connections opened before its headers went;` : ''} loop ${loop(s.loopBefore)} before, ${loop(s.loopAfter)} after; ${gc}${held}`,
     );
   }
   return lines;

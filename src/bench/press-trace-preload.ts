@@ -5,10 +5,11 @@
 //   to stamp each 'message' that is an input (event-loop time: ws parses a socket's data and emits in
 //   the same turn; the server does not use per-message deflate), and how long its handlers ran;
 // - undici's requests that are not GETs (the writes), through its diagnostics channels: created, headers
-//   sent, answer's headers arrived (node_modules/undici/docs/docs/api/DiagnosticsChannel.md);
-// - the main thread's event-loop delay (perf_hooks.monitorEventLoopDelay, 10 ms resolution: a C++ timer
-//   that wakes the loop 100 times a second, a small cost the traced runs pay and others do not), its max
-//   since the previous input message, written with each input message;
+//   sent, answer's headers arrived, and every connection opened (a write that waits for one shows it)
+//   (node_modules/undici/docs/docs/api/DiagnosticsChannel.md);
+// - the main thread's event loop (perf_hooks.monitorEventLoopDelay, 10 ms resolution: a C++ timer that
+//   wakes the loop 100 times a second, a small cost the traced runs pay and others do not): how often its
+//   timer fired since the previous input message and the most it came late, written with each input;
 // - the collector's pauses (PerformanceObserver 'gc').
 // Stamps are performance.timeOrigin + performance.now(), as the bench's and the simulator's. Lines (the
 // schema is press-trace.ts's) are kept in memory and written to RECDECK_PRESS_TRACE synchronously when
@@ -42,7 +43,8 @@ function stamp(line: TraceLine): void {
 }
 process.on('exit', flush);
 
-const loop = monitorEventLoopDelay({ resolution: 10 });
+const LOOP_RESOLUTION_MS = 10;
+const loop = monitorEventLoopDelay({ resolution: LOOP_RESOLUTION_MS });
 loop.enable();
 
 /** An input message's deck, control and kind, or null for anything else (a view, a binary frame, junk). */
@@ -66,11 +68,12 @@ WebSocket.prototype.emit = function traced(this: Ws.WebSocket, event: string | s
   if (event !== 'message') return emit.call(this, event, ...args);
   const at = now();
   const input = inputOf(args[0], args[1]);
-  const loopMaxMs = loop.count > 0 ? loop.max / 1e6 : 0;
-  const loopSamples = loop.count;
+  // The histogram holds each tick's whole interval (10 ms when on time): late is what is past the 10.
+  const loopTicks = loop.count;
+  const loopLateMaxMs = loopTicks > 0 ? Math.max(0, loop.max / 1e6 - LOOP_RESOLUTION_MS) : 0;
   if (input !== null) loop.reset();
   const handled = emit.call(this, event, ...args);
-  if (input !== null) stamp({ k: 'read', at: round(at), handledMs: round(now() - at), ...input, loopMaxMs: round(loopMaxMs), loopSamples });
+  if (input !== null) stamp({ k: 'read', at: round(at), handledMs: round(now() - at), ...input, loopLateMaxMs: round(loopLateMaxMs), loopTicks });
   return handled;
 };
 
@@ -96,6 +99,8 @@ subscribe('undici:request:headers', (message) => {
   const id = ids.get(request);
   if (id !== undefined) stamp({ k: 'answered', at: round(now()), id, status: response.statusCode });
 });
+
+subscribe('undici:client:connected', () => stamp({ k: 'connected', at: round(now()) }));
 
 const GC_KINDS = new Map<number, string>([
   [constants.NODE_PERFORMANCE_GC_MINOR, 'scavenge'],

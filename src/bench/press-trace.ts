@@ -17,16 +17,20 @@ const at = z.number().finite();
 export const traceLine = z.discriminatedUnion('k', [
   /**
    * A web deck's input message as ws emitted it on the bridge (event-loop time), with how long its
-   * handlers ran, and the main thread's event-loop delay since the previous input message (max and
-   * samples of perf_hooks.monitorEventLoopDelay, reset at each input message).
+   * handlers ran, and the main thread's event loop since the previous input message: how many times
+   * perf_hooks.monitorEventLoopDelay's 10 ms timer fired (`loopTicks`; none when the loop did not turn
+   * for the whole window, or the window was under 10 ms) and the most one of them came late
+   * (`loopLateMaxMs`: its delay less the 10 ms; 0 without ticks). Reset at each input message.
    */
-  z.object({ k: z.literal('read'), at, handledMs: z.number(), surface: z.string(), control: z.string(), input: z.string(), loopMaxMs: z.number(), loopSamples: z.number().int() }),
+  z.object({ k: z.literal('read'), at, handledMs: z.number(), surface: z.string(), control: z.string(), input: z.string(), loopLateMaxMs: z.number(), loopTicks: z.number().int() }),
   /** undici's 'undici:request:create' for a request that is not a GET (the writes), numbered by the preload. */
   z.object({ k: z.literal('create'), at, id: z.number().int(), method: z.string(), path: z.string() }),
   /** 'undici:client:sendHeaders': the request's headers written to its socket. */
   z.object({ k: z.literal('sent'), at, id: z.number().int() }),
   /** 'undici:request:headers': the answer's headers arrived. */
   z.object({ k: z.literal('answered'), at, id: z.number().int(), status: z.number().int() }),
+  /** 'undici:client:connected': a connection to the recorder opened (any pool's: its parameters do not say which). */
+  z.object({ k: z.literal('connected'), at }),
   /** A collector pause (PerformanceObserver 'gc'): its start and length on the main thread. */
   z.object({ k: z.literal('gc'), at, ms: z.number(), kind: z.string() }),
 ]);
@@ -58,6 +62,13 @@ export interface ThrottleSample {
   throttledMs: number;
 }
 
+/** The bridge's event loop between two input messages it read. */
+export interface LoopWindow {
+  windowMs: number;
+  ticks: number;
+  lateMaxMs: number;
+}
+
 export interface PressSplit {
   channel: number;
   /** The bench's stamp as it sent the release. */
@@ -70,12 +81,18 @@ export interface PressSplit {
   receivedAt: number | null;
   /** How long the input message's handlers ran, synchronously, at the read. */
   handledMs: number | null;
-  /** The bridge's event-loop delay (max, ms) from the input message before this one to this read (the 40 ms of the tap). */
-  loopMaxBeforeMs: number | null;
+  /**
+   * The bridge's event loop from the input message before this one (the key's down, which the bench
+   * sent 40 ms before the release) to this read: a window much shorter than 40 ms with no ticks says
+   * the bridge read the down and the release together, late.
+   */
+  loopBefore: LoopWindow | null;
   /** ... and from this read to the next input message (the time in which the press was handled). */
-  loopMaxAfterMs: number | null;
+  loopAfter: LoopWindow | null;
   /** Collector pauses that overlapped the press (from the bench's send to the write's arrival, or to the last stamp known). */
   gc: Array<{ at: number; ms: number; kind: string }>;
+  /** Connections undici opened (to the recorder, for any pool) between the request's creation and its headers sent. */
+  connects: number;
   /** Time the kernel held the bridge's cgroup (cpu.stat) in a window holding the press; null without samples around it. */
   held: { ms: number; periods: number; windowMs: number } | null;
 }
@@ -99,6 +116,9 @@ const hop = (split: PressSplit, from: Stamp, to: Stamp): number | null => {
 export function hopsOf(split: PressSplit): { hops: Array<number | null>; whole: number | null } {
   return { hops: HOPS.map(([, from, to]) => hop(split, from, to)), whole: hop(split, 'sentAt', 'receivedAt') };
 }
+
+/** The loop between two input messages, as the later one's stamp tells it. */
+const loopWindow = (from: Read, to: Read): LoopWindow => ({ windowMs: to.at - from.at, ticks: to.loopTicks, lateMaxMs: to.loopLateMaxMs });
 
 /** For each of `later` (in time order), the latest of `earlier` on its channel stamped before it (within `slackMs`) that none before claimed; -1 if none. */
 function claimLatestEarlier(earlier: ReadonlyArray<{ channel: number; at: number }>, later: ReadonlyArray<{ channel: number; at: number }>, slackMs: number): number[] {
@@ -151,7 +171,7 @@ export function splitPresses(input: SplitInput): PressSplits {
   const inputs = input.trace.filter((l): l is Read => l.k === 'read');
   const releases = inputs.flatMap((l, index) => {
     const channel = l.surface === input.surface && l.input === 'up' ? channelOfControl.get(l.control) : undefined;
-    return channel === undefined ? [] : [{ channel, at: l.at, line: l, next: inputs[index + 1] }];
+    return channel === undefined ? [] : [{ channel, at: l.at, line: l, previous: inputs[index - 1], next: inputs[index + 1] }];
   });
   const creates = input.trace.flatMap((l) => {
     const channel = l.k === 'create' && l.method === input.method ? channelOfPath.get(l.path) : undefined;
@@ -159,6 +179,7 @@ export function splitPresses(input: SplitInput): PressSplits {
   });
   const sentById = new Map(input.trace.flatMap((l) => (l.k === 'sent' ? [[l.id, l.at] as const] : [])));
   const gcs = input.trace.filter((l): l is Gc => l.k === 'gc');
+  const connects = input.trace.flatMap((l) => (l.k === 'connected' ? [l.at] : []));
   let unexplained = 0;
 
   // Reads by order on each channel.
@@ -204,12 +225,17 @@ export function splitPresses(input: SplitInput): PressSplits {
       headersSentAt: create === undefined ? null : (sentById.get(create.id) ?? null),
       receivedAt: receivedOf.get(i) ?? null,
       handledMs: read?.line.handledMs ?? null,
-      loopMaxBeforeMs: read?.line.loopMaxMs ?? null,
-      loopMaxAfterMs: read?.next?.loopMaxMs ?? null,
+      loopBefore: read?.previous === undefined ? null : loopWindow(read.previous, read.line),
+      loopAfter: read?.next === undefined ? null : loopWindow(read.line, read.next),
       gc: [],
+      connects: 0,
       held: null,
     };
     const end = split.receivedAt ?? split.headersSentAt ?? split.createdAt ?? split.readAt ?? press.at;
+    if (split.createdAt !== null) {
+      const [from, to] = [split.createdAt, split.headersSentAt ?? end];
+      split.connects = connects.filter((at) => at >= from && at <= to).length;
+    }
     split.gc = gcs.filter((g) => g.at < end && g.at + g.ms > press.at).map(({ at, ms, kind }) => ({ at, ms, kind }));
     split.held = input.throttle === undefined ? null : heldDuring(input.throttle, press.at, end);
     return split;

@@ -10,16 +10,16 @@ const base = {
   pathOf: (channel: number) => `/api/channels/${channel}/rec-start`,
 } satisfies Partial<SplitInput>;
 
-const read = (at: number, control: string, input = 'up', loopMaxMs = 0, surface = 'web:web-15'): TraceLine => ({ k: 'read', at, handledMs: 0.2, surface, control, input, loopMaxMs, loopSamples: 4 });
+const read = (at: number, control: string, input = 'up', loopLateMaxMs = 0, surface = 'web:web-15', loopTicks = 4): TraceLine => ({ k: 'read', at, handledMs: 0.2, surface, control, input, loopLateMaxMs, loopTicks });
 const create = (at: number, id: number, channel: number, method = 'PUT'): TraceLine => ({ k: 'create', at, id, method, path: `/api/channels/${channel}/rec-start` });
 const sent = (at: number, id: number): TraceLine => ({ k: 'sent', at, id });
 
-it("splits a press into its hops, whose sum is the whole, with the loop's delay before and after its read", () => {
-  const trace = [read(990, 'key0', 'down', 1.5), read(1002, 'key0', 'up', 2.5), create(1005, 1, 0), sent(1006.5, 1), { k: 'answered', at: 1010, id: 1, status: 200 } as const, read(1200, 'key1', 'down', 7)];
+it("splits a press into its hops, whose sum is the whole, with the loop's windows before and after its read", () => {
+  const trace = [read(990, 'key0', 'down', 1.5), read(1002, 'key0', 'up', 2.5, 'web:web-15', 0), create(1005, 1, 0), sent(1006.5, 1), { k: 'answered', at: 1010, id: 1, status: 200 } as const, read(1200, 'key1', 'down', 7, 'web:web-15', 19)];
   const { splits, unexplained } = splitPresses({ ...base, presses: [{ channel: 0, at: 1000 }], trace, writes: [{ channel: 0, receivedAt: 1008 }] });
   expect(unexplained).toBe(0);
   expect(splits).toEqual([
-    { channel: 0, sentAt: 1000, readAt: 1002, createdAt: 1005, headersSentAt: 1006.5, receivedAt: 1008, handledMs: 0.2, loopMaxBeforeMs: 2.5, loopMaxAfterMs: 7, gc: [], held: null },
+    { channel: 0, sentAt: 1000, readAt: 1002, createdAt: 1005, headersSentAt: 1006.5, receivedAt: 1008, handledMs: 0.2, loopBefore: { windowMs: 12, ticks: 0, lateMaxMs: 2.5 }, loopAfter: { windowMs: 198, ticks: 19, lateMaxMs: 7 }, gc: [], connects: 0, held: null },
   ]);
   const { hops, whole } = hopsOf(splits[0] as (typeof splits)[number]);
   expect(hops).toEqual([2, 3, 1.5, 1.5]);
@@ -77,6 +77,12 @@ it('leaves a stamp null where the chain stops, counts it by the first stamp miss
   expect(summary.slowest).toEqual([]);
   // A second release on key0 with only one press on it is a stamp no press explains.
   expect(splitPresses({ ...base, presses, trace: [read(1001, 'key0'), read(1500, 'key0')], writes: [] }).unexplained).toBe(1);
+});
+
+it("counts the connections undici opened between a request's creation and its headers sent", () => {
+  const connected = (at: number): TraceLine => ({ k: 'connected', at });
+  const trace = [connected(900), read(1001, 'key0'), create(1002, 1, 0), connected(1010), connected(1020), sent(1021, 1), connected(1030)];
+  expect(splitPresses({ ...base, presses: [{ channel: 0, at: 1000 }], trace, writes: [{ channel: 0, receivedAt: 1025 }] }).splits[0]?.connects).toBe(2);
 });
 
 it("takes the collector's pauses that overlap the press, from the bench's send to the write's arrival", () => {
