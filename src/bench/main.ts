@@ -168,9 +168,15 @@ function pressTraceLines(r: DeskRun): string[] {
     const { hops, whole } = hopsOf(s);
     const gc = s.gc.length === 0 ? 'no GC' : `GC ${s.gc.map((g) => `${g.kind} ${fixed(g.ms, 1)} ms at ${signed(g.at - s.sentAt)}`).join(', ')}`;
     const loop = (w: LoopWindow | null) => (w === null ? '-' : `${w.ticks} ticks in ${fixed(w.windowMs, 0)} ms${w.ticks > 0 ? `, ${fixed(w.lateMaxMs, 1)} late` : ''}`);
-    const held = s.held === null ? (r.quotaPercent === null ? '' : '; held: no samples around it') : `; held ${fixed(s.held.ms, 1)} ms in ${s.held.periods} periods within ${fixed(s.held.windowMs, 0)} ms around it`;
+    const byHop = s.heldByHop.flatMap((h, i) => (h !== null && h.ms > 0 ? [`h${i + 1} ${fixed(h.ms, 0)}/${fixed(h.windowMs, 0)}`] : []));
+    const held =
+      s.held === null
+        ? r.quotaPercent === null
+          ? ''
+          : '; held: no samples around it'
+        : `; held ${fixed(s.held.ms, 1)} ms (over both cores) in ${s.held.periods} periods within ${fixed(s.held.windowMs, 0)} ms around it${byHop.length > 0 ? ` (by hop, held/window ms: ${byHop.join(', ')})` : ''}`;
     lines.push(
-      `      ${ms(whole).padStart(7)} = ${hops.map(ms).join(' + ')}   key${s.channel} at ${new Date(s.sentAt).toISOString().slice(11, 23)}; handlers ${ms(s.handledMs)} ms;${s.connects > 0 ? ` ${s.connects} connections opened before its headers went;` : ''} loop ${loop(s.loopBefore)} before, ${loop(s.loopAfter)} after; ${gc}${held}`,
+      `      ${ms(whole).padStart(7)} = ${hops.map(ms).join(' + ')}   key${s.channel} at ${new Date(s.sentAt).toISOString().slice(11, 23)}; handlers ${ms(s.handledMs)} ms;${s.newConnection ? ' waited for a new connection;' : ''} loop ${loop(s.loopBefore)} before, ${loop(s.loopAfter)} after; ${gc}${held}`,
     );
   }
   return lines;

@@ -5,8 +5,8 @@
 //   to stamp each 'message' that is an input (event-loop time: ws parses a socket's data and emits in
 //   the same turn; the server does not use per-message deflate), and how long its handlers ran;
 // - undici's requests that are not GETs (the writes), through its diagnostics channels: created, headers
-//   sent, answer's headers arrived, and every connection opened (a write that waits for one shows it)
-//   (node_modules/undici/docs/docs/api/DiagnosticsChannel.md);
+//   sent (with when its socket connected: a write that waited for a new connection shows it), answer's
+//   headers arrived (node_modules/undici/docs/docs/api/DiagnosticsChannel.md);
 // - the main thread's event loop (perf_hooks.monitorEventLoopDelay, 10 ms resolution: a C++ timer that
 //   wakes the loop 100 times a second, a small cost the traced runs pay and others do not): how often its
 //   timer fired since the previous input message and the most it came late, written with each input;
@@ -90,17 +90,19 @@ subscribe('undici:request:create', (message) => {
   ids.set(request, id);
   stamp({ k: 'create', at: round(now()), id, method: request.method, path: request.path });
 });
+// When each of undici's sockets connected: a write that waited for a new connection shows it.
+const connectedAt = new WeakMap<object, number>();
+subscribe('undici:client:connected', (message) => void connectedAt.set((message as { socket: object }).socket, round(now())));
 subscribe('undici:client:sendHeaders', (message) => {
-  const id = ids.get((message as { request: object }).request);
-  if (id !== undefined) stamp({ k: 'sent', at: round(now()), id });
+  const { request, socket } = message as { request: object; socket: object };
+  const id = ids.get(request);
+  if (id !== undefined) stamp({ k: 'sent', at: round(now()), id, connectedAt: connectedAt.get(socket) ?? null });
 });
 subscribe('undici:request:headers', (message) => {
   const { request, response } = message as { request: object; response: { statusCode: number } };
   const id = ids.get(request);
   if (id !== undefined) stamp({ k: 'answered', at: round(now()), id, status: response.statusCode });
 });
-
-subscribe('undici:client:connected', () => stamp({ k: 'connected', at: round(now()) }));
 
 const GC_KINDS = new Map<number, string>([
   [constants.NODE_PERFORMANCE_GC_MINOR, 'scavenge'],

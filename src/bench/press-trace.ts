@@ -25,12 +25,13 @@ export const traceLine = z.discriminatedUnion('k', [
   z.object({ k: z.literal('read'), at, handledMs: z.number(), surface: z.string(), control: z.string(), input: z.string(), loopLateMaxMs: z.number(), loopTicks: z.number().int() }),
   /** undici's 'undici:request:create' for a request that is not a GET (the writes), numbered by the preload. */
   z.object({ k: z.literal('create'), at, id: z.number().int(), method: z.string(), path: z.string() }),
-  /** 'undici:client:sendHeaders': the request's headers written to its socket. */
-  z.object({ k: z.literal('sent'), at, id: z.number().int() }),
+  /**
+   * 'undici:client:sendHeaders': the request's headers written to its socket, and when that socket
+   * connected ('undici:client:connected'; null if the preload did not see it connect).
+   */
+  z.object({ k: z.literal('sent'), at, id: z.number().int(), connectedAt: at.nullable() }),
   /** 'undici:request:headers': the answer's headers arrived. */
   z.object({ k: z.literal('answered'), at, id: z.number().int(), status: z.number().int() }),
-  /** 'undici:client:connected': a connection to the recorder opened (any pool's: its parameters do not say which). */
-  z.object({ k: z.literal('connected'), at }),
   /** A collector pause (PerformanceObserver 'gc'): its start and length on the main thread. */
   z.object({ k: z.literal('gc'), at, ms: z.number(), kind: z.string() }),
 ]);
@@ -91,10 +92,23 @@ export interface PressSplit {
   loopAfter: LoopWindow | null;
   /** Collector pauses that overlapped the press (from the bench's send to the write's arrival, or to the last stamp known). */
   gc: Array<{ at: number; ms: number; kind: string }>;
-  /** Connections undici opened (to the recorder, for any pool) between the request's creation and its headers sent. */
-  connects: number;
-  /** Time the kernel held the bridge's cgroup (cpu.stat) in a window holding the press; null without samples around it. */
-  held: { ms: number; periods: number; windowMs: number } | null;
+  /** The write's socket connected after the request was created: it waited for a new connection. */
+  newConnection: boolean;
+  /**
+   * Time the kernel held the bridge's cgroup (cpu.stat) in a window holding the press; null without
+   * samples around it. The kernel sums it over the CPUs the group's threads were queued on, so on this
+   * 2-core machine it can be up to twice the window.
+   */
+  held: Held | null;
+  /** The same for each hop (HOPS' order) with both its stamps: which hop the kernel's holds fell in, to a sample's width. */
+  heldByHop: Array<Held | null>;
+}
+
+/** Time the kernel held the bridge's group, in how many periods, within a window of cpu.stat samples. */
+export interface Held {
+  ms: number;
+  periods: number;
+  windowMs: number;
 }
 
 /** The hops, in the order of the path; each is the difference of two consecutive stamps. */
@@ -177,9 +191,8 @@ export function splitPresses(input: SplitInput): PressSplits {
     const channel = l.k === 'create' && l.method === input.method ? channelOfPath.get(l.path) : undefined;
     return channel === undefined || l.k !== 'create' ? [] : [{ channel, at: l.at, id: l.id }];
   });
-  const sentById = new Map(input.trace.flatMap((l) => (l.k === 'sent' ? [[l.id, l.at] as const] : [])));
+  const sentById = new Map(input.trace.flatMap((l) => (l.k === 'sent' ? [[l.id, l] as const] : [])));
   const gcs = input.trace.filter((l): l is Gc => l.k === 'gc');
-  const connects = input.trace.flatMap((l) => (l.k === 'connected' ? [l.at] : []));
   let unexplained = 0;
 
   // Reads by order on each channel.
@@ -203,8 +216,8 @@ export function splitPresses(input: SplitInput): PressSplits {
     else createOf.set(press, creates[i] as (typeof creates)[number]);
   });
   const sents = [...createOf].flatMap(([press, create]) => {
-    const sentAt = sentById.get(create.id);
-    return sentAt === undefined ? [] : [{ channel: create.channel, at: sentAt, press }];
+    const sent = sentById.get(create.id);
+    return sent === undefined ? [] : [{ channel: create.channel, at: sent.at, press }];
   });
   sents.sort((a, b) => a.at - b.at);
   const writes = input.writes.map((w) => ({ channel: w.channel, at: w.receivedAt }));
@@ -217,27 +230,30 @@ export function splitPresses(input: SplitInput): PressSplits {
   const splits = input.presses.map((press, i): PressSplit => {
     const read = readOf.get(i);
     const create = createOf.get(i);
+    const sent = create === undefined ? undefined : sentById.get(create.id);
     const split: PressSplit = {
       channel: press.channel,
       sentAt: press.at,
       readAt: read?.at ?? null,
       createdAt: create?.at ?? null,
-      headersSentAt: create === undefined ? null : (sentById.get(create.id) ?? null),
+      headersSentAt: sent?.at ?? null,
       receivedAt: receivedOf.get(i) ?? null,
       handledMs: read?.line.handledMs ?? null,
       loopBefore: read?.previous === undefined ? null : loopWindow(read.previous, read.line),
       loopAfter: read?.next === undefined ? null : loopWindow(read.line, read.next),
       gc: [],
-      connects: 0,
+      newConnection: create !== undefined && sent?.connectedAt != null && sent.connectedAt >= create.at,
       held: null,
+      heldByHop: [],
     };
     const end = split.receivedAt ?? split.headersSentAt ?? split.createdAt ?? split.readAt ?? press.at;
-    if (split.createdAt !== null) {
-      const [from, to] = [split.createdAt, split.headersSentAt ?? end];
-      split.connects = connects.filter((at) => at >= from && at <= to).length;
-    }
     split.gc = gcs.filter((g) => g.at < end && g.at + g.ms > press.at).map(({ at, ms, kind }) => ({ at, ms, kind }));
-    split.held = input.throttle === undefined ? null : heldDuring(input.throttle, press.at, end);
+    const throttle = input.throttle;
+    split.held = throttle === undefined ? null : heldDuring(throttle, press.at, end);
+    split.heldByHop = HOPS.map(([, from, to]) => {
+      const [a, b] = [split[from], split[to]];
+      return throttle === undefined || a === null || b === null ? null : heldDuring(throttle, a, b);
+    });
     return split;
   });
   return { splits, unexplained };
@@ -249,7 +265,7 @@ export function splitPresses(input: SplitInput): PressSplits {
  * covers the press and the edges around it (`windowMs`, from the first read's start to the second's end):
  * an upper bound on the press's own hold, as close as the samples are to each other.
  */
-export function heldDuring(samples: readonly ThrottleSample[], a: number, b: number): { ms: number; periods: number; windowMs: number } | null {
+export function heldDuring(samples: readonly ThrottleSample[], a: number, b: number): Held | null {
   const before = samples.filter((s) => s.to <= a).at(-1);
   const after = samples.find((s) => s.from >= b);
   if (before === undefined || after === undefined) return null;

@@ -12,14 +12,14 @@ const base = {
 
 const read = (at: number, control: string, input = 'up', loopLateMaxMs = 0, surface = 'web:web-15', loopTicks = 4): TraceLine => ({ k: 'read', at, handledMs: 0.2, surface, control, input, loopLateMaxMs, loopTicks });
 const create = (at: number, id: number, channel: number, method = 'PUT'): TraceLine => ({ k: 'create', at, id, method, path: `/api/channels/${channel}/rec-start` });
-const sent = (at: number, id: number): TraceLine => ({ k: 'sent', at, id });
+const sent = (at: number, id: number, connectedAt: number | null = 500): TraceLine => ({ k: 'sent', at, id, connectedAt });
 
 it("splits a press into its hops, whose sum is the whole, with the loop's windows before and after its read", () => {
   const trace = [read(990, 'key0', 'down', 1.5), read(1002, 'key0', 'up', 2.5, 'web:web-15', 0), create(1005, 1, 0), sent(1006.5, 1), { k: 'answered', at: 1010, id: 1, status: 200 } as const, read(1200, 'key1', 'down', 7, 'web:web-15', 19)];
   const { splits, unexplained } = splitPresses({ ...base, presses: [{ channel: 0, at: 1000 }], trace, writes: [{ channel: 0, receivedAt: 1008 }] });
   expect(unexplained).toBe(0);
   expect(splits).toEqual([
-    { channel: 0, sentAt: 1000, readAt: 1002, createdAt: 1005, headersSentAt: 1006.5, receivedAt: 1008, handledMs: 0.2, loopBefore: { windowMs: 12, ticks: 0, lateMaxMs: 2.5 }, loopAfter: { windowMs: 198, ticks: 19, lateMaxMs: 7 }, gc: [], connects: 0, held: null },
+    { channel: 0, sentAt: 1000, readAt: 1002, createdAt: 1005, headersSentAt: 1006.5, receivedAt: 1008, handledMs: 0.2, loopBefore: { windowMs: 12, ticks: 0, lateMaxMs: 2.5 }, loopAfter: { windowMs: 198, ticks: 19, lateMaxMs: 7 }, gc: [], newConnection: false, held: null, heldByHop: [null, null, null, null] },
   ]);
   const { hops, whole } = hopsOf(splits[0] as (typeof splits)[number]);
   expect(hops).toEqual([2, 3, 1.5, 1.5]);
@@ -79,10 +79,11 @@ it('leaves a stamp null where the chain stops, counts it by the first stamp miss
   expect(splitPresses({ ...base, presses, trace: [read(1001, 'key0'), read(1500, 'key0')], writes: [] }).unexplained).toBe(1);
 });
 
-it("counts the connections undici opened between a request's creation and its headers sent", () => {
-  const connected = (at: number): TraceLine => ({ k: 'connected', at });
-  const trace = [connected(900), read(1001, 'key0'), create(1002, 1, 0), connected(1010), connected(1020), sent(1021, 1), connected(1030)];
-  expect(splitPresses({ ...base, presses: [{ channel: 0, at: 1000 }], trace, writes: [{ channel: 0, receivedAt: 1025 }] }).splits[0]?.connects).toBe(2);
+it("tells a write that waited for a new connection: its socket connected after the request was created", () => {
+  const trace = [read(1001, 'key0'), create(1002, 1, 0), sent(1021, 1, 1020), read(2001, 'key0'), create(2002, 2, 0), sent(2003, 2, 1020), read(3001, 'key0'), create(3002, 3, 0), sent(3003, 3, null)];
+  const presses = [1000, 2000, 3000].map((at) => ({ channel: 0, at }));
+  const writes = [1025, 2005, 3005].map((receivedAt) => ({ channel: 0, receivedAt }));
+  expect(splitPresses({ ...base, presses, trace, writes }).splits.map((s) => s.newConnection)).toEqual([true, false, false]);
 });
 
 it("takes the collector's pauses that overlap the press, from the bench's send to the write's arrival", () => {
@@ -107,7 +108,12 @@ it("bounds the kernel's hold around a press by the cpu.stat samples read wholly 
   expect(heldDuring(samples, 990.5, 1005)).toBeNull(); // no sample before the press
   expect(heldDuring(samples, 998, 1010.5)).toBeNull(); // none after it
   const trace = [read(999, 'key0'), create(1000, 1, 0), sent(1001, 1)];
-  expect(splitPresses({ ...base, presses: [{ channel: 0, at: 998 }], trace, writes: [{ channel: 0, receivedAt: 1005 }], throttle: samples }).splits[0]?.held).toEqual({ ms: 15, periods: 3, windowMs: 15 });
+  const [split] = splitPresses({ ...base, presses: [{ channel: 0, at: 998 }], trace, writes: [{ channel: 0, receivedAt: 1005 }], throttle: samples }).splits;
+  expect(split?.held).toEqual({ ms: 15, periods: 3, windowMs: 15 });
+  // By hop: the first three (998-999, 999-1000, 1000-1001) end before the sample read at 1003-1009, which
+  // bounds them (held 8 ms in 2 periods, 996-1009); the fourth (1001-1005) ends in it: the one at 1010 does.
+  const early = { ms: 8, periods: 2, windowMs: 13 };
+  expect(split?.heldByHop).toEqual([early, early, early, { ms: 15, periods: 3, windowMs: 15 }]);
 });
 
 it('summarizes each hop and the whole as p50/p95/p99 over the presses that have it, and names the slowest presses', () => {
