@@ -227,34 +227,28 @@ export function splitPresses(input: SplitInput): PressSplits {
     else receivedOf.set((sents[s] as (typeof sents)[number]).press, (writes[i] as (typeof writes)[number]).at);
   });
 
+  const throttle = input.throttle;
   const splits = input.presses.map((press, i): PressSplit => {
     const read = readOf.get(i);
     const create = createOf.get(i);
     const sent = create === undefined ? undefined : sentById.get(create.id);
-    const split: PressSplit = {
+    const stamps = { sentAt: press.at, readAt: read?.at ?? null, createdAt: create?.at ?? null, headersSentAt: sent?.at ?? null, receivedAt: receivedOf.get(i) ?? null };
+    // The press ends at its write's arrival, or at the last stamp it has.
+    const end = stamps.receivedAt ?? stamps.headersSentAt ?? stamps.createdAt ?? stamps.readAt ?? press.at;
+    return {
       channel: press.channel,
-      sentAt: press.at,
-      readAt: read?.at ?? null,
-      createdAt: create?.at ?? null,
-      headersSentAt: sent?.at ?? null,
-      receivedAt: receivedOf.get(i) ?? null,
+      ...stamps,
       handledMs: read?.line.handledMs ?? null,
       loopBefore: read?.previous === undefined ? null : loopWindow(read.previous, read.line),
       loopAfter: read?.next === undefined ? null : loopWindow(read.line, read.next),
-      gc: [],
+      gc: gcs.filter((g) => g.at < end && g.at + g.ms > press.at).map(({ at, ms, kind }) => ({ at, ms, kind })),
       newConnection: create !== undefined && sent?.connectedAt != null && sent.connectedAt >= create.at,
-      held: null,
-      heldByHop: [],
+      held: throttle === undefined ? null : heldDuring(throttle, press.at, end),
+      heldByHop: HOPS.map(([, from, to]) => {
+        const [a, b] = [stamps[from], stamps[to]];
+        return throttle === undefined || a === null || b === null ? null : heldDuring(throttle, a, b);
+      }),
     };
-    const end = split.receivedAt ?? split.headersSentAt ?? split.createdAt ?? split.readAt ?? press.at;
-    split.gc = gcs.filter((g) => g.at < end && g.at + g.ms > press.at).map(({ at, ms, kind }) => ({ at, ms, kind }));
-    const throttle = input.throttle;
-    split.held = throttle === undefined ? null : heldDuring(throttle, press.at, end);
-    split.heldByHop = HOPS.map(([, from, to]) => {
-      const [a, b] = [split[from], split[to]];
-      return throttle === undefined || a === null || b === null ? null : heldDuring(throttle, a, b);
-    });
-    return split;
   });
   return { splits, unexplained };
 }
