@@ -29,7 +29,7 @@ import type { LoggedRequest } from '../simulator/request-log.js';
 import { createCpuQuota, findCpuCgroup, throttlingSince, type CpuQuotaGroup, type Throttling } from './cpu-quota.js';
 import { matchPresses, writesOf, type SentPress } from './desk-match.js';
 import type { PressTraceSummary } from './press-trace.js';
-import { pressTraceChild, readPressTrace, sampleThrottling } from './press-trace-run.js';
+import { pressTraceChild, readPressTrace, sampleScheduling } from './press-trace-run.js';
 import { DeckLink } from './deck-link.js';
 import { channelKeyState, type ShownState } from './key-frames.js';
 import { LeanHttp } from './lean-http.js';
@@ -290,9 +290,9 @@ export async function measureDesk(quotaPercent: number | null, options: DeskOpti
     const load0 = loadavg()[0] as number;
     const throttling0 = group ? await group.throttling() : null;
     const windowStart = preciseNow();
-    // With a trace under a quota, the group's throttling through the row (and a second past it, for the last presses).
-    const throttleSamples = group && traceFile !== null ? sampleThrottling(group, end) : null;
-    void throttleSamples?.catch(() => undefined); // awaited after the row; if the row fails first, its group goes and so does the sampling
+    // With a trace, the kernel's counters for the bridge through the row (and a second past it, for the last presses).
+    const schedSamples = traceFile === null ? null : sampleScheduling(pid, group, end);
+    void schedSamples?.catch(() => undefined); // awaited after the row; if the row fails first, the bridge and its group go and so does the sampling
     pageFrames.counting = true;
     const [cost] = await measureWhile([pid], () => Promise.all([pressing(), changing(), sampling(), reading()]));
     pageFrames.counting = false;
@@ -315,8 +315,8 @@ export async function measureDesk(quotaPercent: number | null, options: DeskOpti
     if (matched.unexplained > 0) throw new Error(`(i): ${matched.unexplained} rec-start writes on channels ${PRESSED.map((c) => c + 1).join(', ')} that no press explains`);
     let pressTrace: DeskRun['pressTrace'] = null;
     if (traceFile !== null) {
+      const sched = schedSamples === null ? undefined : await schedSamples; // done a second after the window: before the bridge stops
       await stopBridge(); // the preload writes its last lines as the bridge exits
-      const throttle = throttleSamples === null ? undefined : await throttleSamples;
       const { path: recStartPath, method } = operations.recStart;
       const summary = await readPressTrace(traceFile, {
         presses,
@@ -325,7 +325,7 @@ export async function measureDesk(quotaPercent: number | null, options: DeskOpti
         controlOf: (channel) => `key${channel}`,
         method,
         pathOf: (index) => expandPath(recStartPath, { index }),
-        ...(throttle === undefined ? {} : { throttle }),
+        ...(sched === undefined ? {} : { sched }),
       });
       pressTrace = { ...summary, file: traceFile };
     }

@@ -15,7 +15,7 @@ import { measureFacilityScale, meanCost, type FacilityScale } from './facility-s
 import { measureIdleCost, type IdleCost } from './idle.js';
 import { LOAD_KINDS, type LoadKind, type SteadyLoad } from './load.js';
 import { BRIDGE_NODE_FLAGS } from '../cli/node-flags.js';
-import { HOPS, hopsOf, type LoopWindow } from './press-trace.js';
+import { HOPS, hopsOf, type LoopWindow, type Sched } from './press-trace.js';
 import { measureRenderCosts, type RenderCost } from './render.js';
 import { measureHidSteadyState, measurePanelRedraws, type HidSteadyState, type PanelRedraw } from './streamdeck.js';
 
@@ -162,21 +162,18 @@ function pressTraceLines(r: DeskRun): string[] {
     `    press split, ${label} (stamps: ${t.file}${incomplete.length > 0 ? `; chains cut short: ${incomplete.join(', ')}` : ''}${t.unexplained > 0 ? `; ${t.unexplained} stamps no press explains` : ''})`,
     `      ${'hop, ms'.padEnd(44)} ${'p50'.padStart(7)} ${'p95'.padStart(7)} ${'p99'.padStart(7)}   presses`,
     ...t.hops.map((h) => `      ${h.hop.padEnd(44)} ${fixedOrDash(h.p50).padStart(7)} ${fixedOrDash(h.p95).padStart(7)} ${fixedOrDash(h.p99).padStart(7)}   ${h.n}`),
-    `      slowest ${t.slowest.length}: whole = ${HOPS.map(([name]) => name.split(' -> ')[1]).map((to, i) => `h${i + 1} (to ${to})`).join(' + ')}`,
+    `      slowest ${t.slowest.length}: whole = ${HOPS.map(([name]) => name.split(' -> ')[1]).map((to, i) => `h${i + 1} (to ${to})`).join(' + ')}; kernel: the main thread ran / waited for a CPU`,
+    `      (other processes or the quota) / the group held (cpu.stat, summed over both cores), as sampled every 5 ms; each wait counted whole where it ended`,
   ];
   for (const s of t.slowest) {
     const { hops, whole } = hopsOf(s);
     const gc = s.gc.length === 0 ? 'no GC' : `GC ${s.gc.map((g) => `${g.kind} ${fixed(g.ms, 1)} ms at ${signed(g.at - s.sentAt)}`).join(', ')}`;
     const loop = (w: LoopWindow | null) => (w === null ? '-' : `${w.ticks} ticks in ${fixed(w.windowMs, 0)} ms${w.ticks > 0 ? `, ${fixed(w.lateMaxMs, 1)} late` : ''}`);
-    const byHop = s.heldByHop.flatMap((h, i) => (h !== null && h.ms > 0 ? [`h${i + 1} ${fixed(h.ms, 0)}/${fixed(h.windowMs, 0)}`] : []));
-    const held =
-      s.held === null
-        ? r.quotaPercent === null
-          ? ''
-          : '; held: no samples around it'
-        : `; held ${fixed(s.held.ms, 1)} ms (over both cores) in ${s.held.periods} periods within ${fixed(s.held.windowMs, 0)} ms around it${byHop.length > 0 ? ` (by hop, held/window ms: ${byHop.join(', ')})` : ''}`;
+    const counters = (c: Sched) => `ran ${fixed(c.runMs, 0)}, waited ${fixed(c.waitMs, 0)}${c.heldMs === null ? '' : `, held ${fixed(c.heldMs, 0)} in ${c.periods} periods`}`;
+    const byHop = s.schedByHop.map((c, i) => (c === null ? null : `h${i + 1} ${counters(c)} in ${fixed(c.windowMs, 0)}`)).filter((c) => c !== null);
+    const sched = s.sched === null ? '; kernel: no samples around it' : `; kernel, ms: ${counters(s.sched)} in ${fixed(s.sched.windowMs, 0)} around it (${byHop.join('; ')})`;
     lines.push(
-      `      ${ms(whole).padStart(7)} = ${hops.map(ms).join(' + ')}   key${s.channel} at ${new Date(s.sentAt).toISOString().slice(11, 23)}; handlers ${ms(s.handledMs)} ms;${s.newConnection ? ' waited for a new connection;' : ''} loop ${loop(s.loopBefore)} before, ${loop(s.loopAfter)} after; ${gc}${held}`,
+      `      ${ms(whole).padStart(7)} = ${hops.map(ms).join(' + ')}   key${s.channel} at ${new Date(s.sentAt).toISOString().slice(11, 23)}; handlers ${ms(s.handledMs)} ms;${s.newConnection ? ' waited for a new connection;' : ''} loop ${loop(s.loopBefore)} before, ${loop(s.loopAfter)} after; ${gc}${sched}`,
     );
   }
   return lines;

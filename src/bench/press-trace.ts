@@ -55,12 +55,18 @@ export function parseTrace(text: string): TraceLine[] {
   });
 }
 
-/** A cgroup's cpu.stat read by the bench: the counters were read somewhere between `from` and `to`. */
-export interface ThrottleSample {
+/**
+ * The kernel's counters for the bridge, read by the bench somewhere between `from` and `to`: its main
+ * thread's /proc/PID/task/PID/schedstat (time on a CPU; time runnable but waiting for one, whether
+ * behind other processes or held by the quota) and, under a quota, its cgroup's cpu.stat.
+ */
+export interface SchedSample {
   from: number;
   to: number;
-  throttled: number;
-  throttledMs: number;
+  mainRunMs: number;
+  mainWaitMs: number;
+  /** Null without a quota. */
+  throttle: { throttled: number; throttledMs: number } | null;
 }
 
 /** The bridge's event loop between two input messages it read. */
@@ -94,21 +100,27 @@ export interface PressSplit {
   gc: Array<{ at: number; ms: number; kind: string }>;
   /** The write's socket connected after the request was created: it waited for a new connection. */
   newConnection: boolean;
-  /**
-   * Time the kernel held the bridge's cgroup (cpu.stat) in a window holding the press; null without
-   * samples around it. The kernel sums it over the CPUs the group's threads were queued on, so on this
-   * 2-core machine it can be up to twice the window.
-   */
-  held: Held | null;
-  /** The same for each hop (HOPS' order) with both its stamps: which hop the kernel's holds fell in, to a sample's width. */
-  heldByHop: Array<Held | null>;
+  /** What the kernel's counters say of a window holding the press (schedDuring); null without samples around it. */
+  sched: Sched | null;
+  /** The same for each hop (HOPS' order) with both its stamps. */
+  schedByHop: Array<Sched | null>;
 }
 
-/** Time the kernel held the bridge's group, in how many periods, within a window of cpu.stat samples. */
-export interface Held {
-  ms: number;
-  periods: number;
+/**
+ * The kernel's counters over a window of samples. The kernel adds a wait to the counters when it ends
+ * (the thread gets a CPU, the group is let run), each whole: a window counts the waits that ended in it,
+ * some of which began before it, so a short window can count more than its length. The group's held time
+ * is also summed over the CPUs its threads were queued on (up to twice the window on this machine).
+ */
+export interface Sched {
   windowMs: number;
+  /** The main thread's time on a CPU. */
+  runMs: number;
+  /** The main thread's time runnable but waiting for a CPU (other processes, or the quota). */
+  waitMs: number;
+  /** The cgroup's throttled time and periods (cpu.stat); null without a quota. */
+  heldMs: number | null;
+  periods: number | null;
 }
 
 /** The hops, in the order of the path; each is the difference of two consecutive stamps. */
@@ -159,7 +171,7 @@ export interface SplitInput {
   /** The write's method and path for a channel (PUT /api/channels/0/rec-start). */
   method: string;
   pathOf: (channel: number) => string;
-  throttle?: readonly ThrottleSample[];
+  sched?: readonly SchedSample[];
   /** How far apart the processes' clocks may be taken (their timeOrigins). */
   slackMs?: number;
 }
@@ -227,7 +239,7 @@ export function splitPresses(input: SplitInput): PressSplits {
     else receivedOf.set((sents[s] as (typeof sents)[number]).press, (writes[i] as (typeof writes)[number]).at);
   });
 
-  const throttle = input.throttle;
+  const samples = input.sched;
   const splits = input.presses.map((press, i): PressSplit => {
     const read = readOf.get(i);
     const create = createOf.get(i);
@@ -243,10 +255,10 @@ export function splitPresses(input: SplitInput): PressSplits {
       loopAfter: read?.next === undefined ? null : loopWindow(read.line, read.next),
       gc: gcs.filter((g) => g.at < end && g.at + g.ms > press.at).map(({ at, ms, kind }) => ({ at, ms, kind })),
       newConnection: create !== undefined && sent?.connectedAt != null && sent.connectedAt >= create.at,
-      held: throttle === undefined ? null : heldDuring(throttle, press.at, end),
-      heldByHop: HOPS.map(([, from, to]) => {
+      sched: samples === undefined ? null : schedDuring(samples, press.at, end),
+      schedByHop: HOPS.map(([, from, to]) => {
         const [a, b] = [stamps[from], stamps[to]];
-        return throttle === undefined || a === null || b === null ? null : heldDuring(throttle, a, b);
+        return samples === undefined || a === null || b === null ? null : schedDuring(samples, a, b);
       }),
     };
   });
@@ -254,16 +266,16 @@ export function splitPresses(input: SplitInput): PressSplits {
 }
 
 /**
- * What the kernel held the group between `a` and `b`, as far as samples of cpu.stat can say: the
- * difference between the last sample read wholly before `a` and the first read wholly after `b`. That
- * covers the press and the edges around it (`windowMs`, from the first read's start to the second's end):
- * an upper bound on the press's own hold, as close as the samples are to each other.
+ * The counters' change between `a` and `b`, as far as the samples can say: from the last sample read
+ * wholly before `a` to the first read wholly after `b`. That covers the window and its edges
+ * (`windowMs`, from the first read's start to the second's end), as close as the samples are together.
  */
-export function heldDuring(samples: readonly ThrottleSample[], a: number, b: number): Held | null {
+export function schedDuring(samples: readonly SchedSample[], a: number, b: number): Sched | null {
   const before = samples.filter((s) => s.to <= a).at(-1);
   const after = samples.find((s) => s.from >= b);
   if (before === undefined || after === undefined) return null;
-  return { ms: after.throttledMs - before.throttledMs, periods: after.throttled - before.throttled, windowMs: after.to - before.from };
+  const held = before.throttle !== null && after.throttle !== null ? { ms: after.throttle.throttledMs - before.throttle.throttledMs, periods: after.throttle.throttled - before.throttle.throttled } : null;
+  return { windowMs: after.to - before.from, runMs: after.mainRunMs - before.mainRunMs, waitMs: after.mainWaitMs - before.mainWaitMs, heldMs: held?.ms ?? null, periods: held?.periods ?? null };
 }
 
 export interface HopSummary {

@@ -1,7 +1,7 @@
 // Bench (i)'s --press-trace splits each press's latency with the bridge's stamps: the stamps are matched
 // to the presses by channel and order, hop by hop, and what does not match is counted, never guessed.
 import { expect, it } from 'vitest';
-import { heldDuring, hopsOf, parseTrace, splitPresses, summarize, type SplitInput, type TraceLine } from '../../src/bench/press-trace.js';
+import { hopsOf, parseTrace, schedDuring, splitPresses, summarize, type SchedSample, type SplitInput, type TraceLine } from '../../src/bench/press-trace.js';
 
 const base = {
   surface: 'web:web-15',
@@ -19,7 +19,7 @@ it("splits a press into its hops, whose sum is the whole, with the loop's window
   const { splits, unexplained } = splitPresses({ ...base, presses: [{ channel: 0, at: 1000 }], trace, writes: [{ channel: 0, receivedAt: 1008 }] });
   expect(unexplained).toBe(0);
   expect(splits).toEqual([
-    { channel: 0, sentAt: 1000, readAt: 1002, createdAt: 1005, headersSentAt: 1006.5, receivedAt: 1008, handledMs: 0.2, loopBefore: { windowMs: 12, ticks: 0, lateMaxMs: 2.5 }, loopAfter: { windowMs: 198, ticks: 19, lateMaxMs: 7 }, gc: [], newConnection: false, held: null, heldByHop: [null, null, null, null] },
+    { channel: 0, sentAt: 1000, readAt: 1002, createdAt: 1005, headersSentAt: 1006.5, receivedAt: 1008, handledMs: 0.2, loopBefore: { windowMs: 12, ticks: 0, lateMaxMs: 2.5 }, loopAfter: { windowMs: 198, ticks: 19, lateMaxMs: 7 }, gc: [], newConnection: false, sched: null, schedByHop: [null, null, null, null] },
   ]);
   const { hops, whole } = hopsOf(splits[0] as (typeof splits)[number]);
   expect(hops).toEqual([2, 3, 1.5, 1.5]);
@@ -97,23 +97,27 @@ it("takes the collector's pauses that overlap the press, from the bench's send t
   ]);
 });
 
-it("bounds the kernel's hold around a press by the cpu.stat samples read wholly before and after it", () => {
+it("bounds the kernel's counters around a press by the samples read wholly before and after it", () => {
+  const sample = (from: number, to: number, run: number, wait: number, throttled: number, throttledMs: number): SchedSample => ({ from, to, mainRunMs: run, mainWaitMs: wait, throttle: { throttled, throttledMs } });
   const samples = [
-    { from: 990, to: 991, throttled: 10, throttledMs: 100 },
-    { from: 996, to: 997, throttled: 11, throttledMs: 107 },
-    { from: 1003, to: 1009, throttled: 13, throttledMs: 115 }, // read across the press's end: not wholly after it
-    { from: 1010, to: 1011, throttled: 14, throttledMs: 122 },
+    sample(990, 991, 50, 20, 10, 100),
+    sample(996, 997, 52, 21, 11, 107),
+    sample(1003, 1009, 55, 30, 13, 115), // read across the press's end: not wholly after it
+    sample(1010, 1011, 56, 33, 14, 122),
   ];
-  expect(heldDuring(samples, 998, 1005)).toEqual({ ms: 15, periods: 3, windowMs: 15 });
-  expect(heldDuring(samples, 990.5, 1005)).toBeNull(); // no sample before the press
-  expect(heldDuring(samples, 998, 1010.5)).toBeNull(); // none after it
+  const whole = { windowMs: 15, runMs: 4, waitMs: 12, heldMs: 15, periods: 3 };
+  expect(schedDuring(samples, 998, 1005)).toEqual(whole);
+  expect(schedDuring(samples, 990.5, 1005)).toBeNull(); // no sample before the press
+  expect(schedDuring(samples, 998, 1010.5)).toBeNull(); // none after it
+  // Without a quota there is no cpu.stat: the main thread's counters alone.
+  expect(schedDuring(samples.map((s) => ({ ...s, throttle: null })), 998, 1005)).toEqual({ ...whole, heldMs: null, periods: null });
   const trace = [read(999, 'key0'), create(1000, 1, 0), sent(1001, 1)];
-  const [split] = splitPresses({ ...base, presses: [{ channel: 0, at: 998 }], trace, writes: [{ channel: 0, receivedAt: 1005 }], throttle: samples }).splits;
-  expect(split?.held).toEqual({ ms: 15, periods: 3, windowMs: 15 });
+  const [split] = splitPresses({ ...base, presses: [{ channel: 0, at: 998 }], trace, writes: [{ channel: 0, receivedAt: 1005 }], sched: samples }).splits;
+  expect(split?.sched).toEqual(whole);
   // By hop: the first three (998-999, 999-1000, 1000-1001) end before the sample read at 1003-1009, which
-  // bounds them (held 8 ms in 2 periods, 996-1009); the fourth (1001-1005) ends in it: the one at 1010 does.
-  const early = { ms: 8, periods: 2, windowMs: 13 };
-  expect(split?.heldByHop).toEqual([early, early, early, { ms: 15, periods: 3, windowMs: 15 }]);
+  // bounds them (996-1009); the fourth (1001-1005) ends in it: the one at 1010 does.
+  const early = { windowMs: 13, runMs: 3, waitMs: 9, heldMs: 8, periods: 2 };
+  expect(split?.schedByHop).toEqual([early, early, early, whole]);
 });
 
 it('summarizes each hop and the whole as p50/p95/p99 over the presses that have it, and names the slowest presses', () => {
