@@ -163,15 +163,18 @@ function pressTraceLines(r: DeskRun): string[] {
     `      ${'hop, ms'.padEnd(44)} ${'p50'.padStart(7)} ${'p95'.padStart(7)} ${'p99'.padStart(7)}   presses`,
     ...t.hops.map((h) => `      ${h.hop.padEnd(44)} ${fixedOrDash(h.p50).padStart(7)} ${fixedOrDash(h.p95).padStart(7)} ${fixedOrDash(h.p99).padStart(7)}   ${h.n}`),
     `      slowest ${t.slowest.length}: whole = ${HOPS.map(([name]) => name.split(' -> ')[1]).map((to, i) => `h${i + 1} (to ${to})`).join(' + ')}; kernel: the main thread ran / waited for a CPU`,
-    `      (other processes or the quota) / the group held (cpu.stat, summed over both cores), as sampled every 5 ms; each wait counted whole where it ended`,
+    `      (other processes or the quota) / the group held (cpu.stat, summed over both cores), sampled every 5 ms (further apart when the bench waits too: see each window);`,
+    `      each wait counted whole where it ended; loop: the bridge's 10 ms loop timer's ticks (and the latest one's delay) between its reads of the key's down and release`,
+    '      (sent 40 ms apart: "0 ticks in 0 ms" is the two read together, late) and from the release to the next input',
   ];
   for (const s of t.slowest) {
     const { hops, whole } = hopsOf(s);
     const gc = s.gc.length === 0 ? 'no GC' : `GC ${s.gc.map((g) => `${g.kind} ${fixed(g.ms, 1)} ms at ${signed(g.at - s.sentAt)}`).join(', ')}`;
     const loop = (w: LoopWindow | null) => (w === null ? '-' : `${w.ticks} ticks in ${fixed(w.windowMs, 0)} ms${w.ticks > 0 ? `, ${fixed(w.lateMaxMs, 1)} late` : ''}`);
     const counters = (c: Sched) => `ran ${fixed(c.runMs, 0)}, waited ${fixed(c.waitMs, 0)}${c.heldMs === null ? '' : `, held ${fixed(c.heldMs, 0)} in ${c.periods} periods`}`;
-    const byHop = s.schedByHop.map((c, i) => (c === null ? null : `h${i + 1} ${counters(c)} in ${fixed(c.windowMs, 0)}`)).filter((c) => c !== null);
-    const sched = s.sched === null ? '; kernel: no samples around it' : `; kernel, ms: ${counters(s.sched)} in ${fixed(s.sched.windowMs, 0)} around it (${byHop.join('; ')})`;
+    // By hop only for hops of 5 ms or more: a shorter one's window is the samples' spacing, not the hop.
+    const byHop = s.schedByHop.map((c, i) => (c === null || (hops[i] ?? 0) < 5 ? null : `h${i + 1} ${counters(c)} in ${fixed(c.windowMs, 0)}`)).filter((c) => c !== null);
+    const sched = s.sched === null ? '; kernel: no samples around it' : `; kernel, ms: ${counters(s.sched)} in ${fixed(s.sched.windowMs, 0)} around it${byHop.length > 0 ? ` (${byHop.join('; ')})` : ''}`;
     lines.push(
       `      ${ms(whole).padStart(7)} = ${hops.map(ms).join(' + ')}   key${s.channel} at ${new Date(s.sentAt).toISOString().slice(11, 23)}; handlers ${ms(s.handledMs)} ms;${s.newConnection ? ' waited for a new connection;' : ''} loop ${loop(s.loopBefore)} before, ${loop(s.loopAfter)} after; ${gc}${sched}`,
     );
