@@ -18,3 +18,15 @@ export function parseCpuQuotas(texts: readonly string[]): number[] {
   }
   return quotas;
 }
+
+/** Whether bench (i), the desk, is what runs: `--only desk`, or quotas given with no other section named. */
+export const deskSelected = (only: string | undefined, quotas: readonly number[]): boolean => only === 'desk' || (only === undefined && quotas.length > 0);
+
+/**
+ * `--press-trace` splits each press of bench (i) into hops (press-trace.ts); no other section presses a
+ * web deck, so given without (i) it is an error rather than a flag that silently does nothing.
+ */
+export function parsePressTrace(given: boolean, desk: boolean): boolean {
+  if (given && !desk) throw new Error('--press-trace: only bench (i) traces its presses; give it with --cpu-quota (e.g. --cpu-quota 25,15) or --only desk');
+  return given;
+}

@@ -28,6 +28,8 @@ import { expandPath, operations } from '../api/operations.js';
 import type { LoggedRequest } from '../simulator/request-log.js';
 import { createCpuQuota, findCpuCgroup, throttlingSince, type CpuQuotaGroup, type Throttling } from './cpu-quota.js';
 import { matchPresses, writesOf, type SentPress } from './desk-match.js';
+import type { PressTraceSummary } from './press-trace.js';
+import { pressTraceChild, readPressTrace, sampleScheduling } from './press-trace-run.js';
 import { DeckLink } from './deck-link.js';
 import { channelKeyState, type ShownState } from './key-frames.js';
 import { LeanHttp } from './lean-http.js';
@@ -67,6 +69,8 @@ export interface DeskRun {
   /** Frames (and kB) a second the page in chromium received on its sockets in the window: what the bridge sent it. */
   pageFramesPerS: number;
   pageKbPerS: number;
+  /** With --press-trace: each press's latency split into hops (press-trace.ts), and where the bridge's stamps are. */
+  pressTrace: (PressTraceSummary & { file: string }) | null;
 }
 
 export interface DeskOptions {
@@ -76,6 +80,8 @@ export interface DeskOptions {
   cpuProfileFolder?: string;
   /** The bridge's --render-thread (pictures on a thread of their own, or on its main thread); absent: its default. */
   renderThread?: 'on' | 'off';
+  /** --press-trace: the bridge runs with press-trace-preload.ts writing its stamps to this file, read after the row. */
+  pressTraceFile?: string;
 }
 
 const TOKEN = 'perm:00000000-0000-4000-8000-00000000desk';
@@ -181,19 +187,23 @@ export async function measureDesk(quotaPercent: number | null, options: DeskOpti
     const group = quotaPercent === null ? null : await quotaGroup(quotaPercent);
     if (group) cleanup.push(() => group.remove());
     const profileFolder = options.cpuProfileFolder ?? null;
+    const traceFile = options.pressTraceFile ?? null;
+    const trace = traceFile === null ? null : pressTraceChild(traceFile);
     const run = await startRunChild(sim.url, TOKEN, {
       args: ['--poll-ms', String(POLL_MS), ...(options.renderThread === undefined ? [] : ['--render-thread', options.renderThread])],
-      nodeFlags: profileFolder === null ? [] : ['--cpu-prof', `--cpu-prof-dir=${profileFolder}`],
+      nodeFlags: [...(profileFolder === null ? [] : ['--cpu-prof', `--cpu-prof-dir=${profileFolder}`]), ...(trace?.nodeFlags ?? [])],
+      ...(trace === null ? {} : { env: trace.env }),
       started: group ? (pid) => group.add(pid) : undefined,
     });
     const pid = run.child.pid as number;
-    // Stopped before the group is removed (cleanup runs last first); a profile is written as it exits.
-    cleanup.push(async () => {
+    const stopBridge = async () => {
       if (run.child.exitCode !== null || run.child.signalCode !== null) return;
       const exited = once(run.child, 'exit');
       run.child.kill('SIGTERM');
       await exited;
-    });
+    };
+    // Stopped before the group is removed (cleanup runs last first); a profile (and a press trace's last lines) is written as it exits.
+    cleanup.push(stopBridge);
 
     const niced = await nicedChromium();
     cleanup.push(() => rm(niced.folder, { recursive: true, force: true }));
@@ -280,6 +290,9 @@ export async function measureDesk(quotaPercent: number | null, options: DeskOpti
     const load0 = loadavg()[0] as number;
     const throttling0 = group ? await group.throttling() : null;
     const windowStart = preciseNow();
+    // With a trace, the kernel's counters for the bridge through the row (and a second past it, for the last presses).
+    const schedSamples = traceFile === null ? null : sampleScheduling(pid, group, end);
+    void schedSamples?.catch(() => undefined); // awaited after the row; if the row fails first, the bridge and its group go and so does the sampling
     pageFrames.counting = true;
     const [cost] = await measureWhile([pid], () => Promise.all([pressing(), changing(), sampling(), reading()]));
     pageFrames.counting = false;
@@ -297,8 +310,25 @@ export async function measureDesk(quotaPercent: number | null, options: DeskOpti
       const operation = r.operation ?? `${r.method} ${r.path}`;
       byOperation.set(operation, (byOperation.get(operation) ?? 0) + 1);
     }
-    const matched = matchPresses(presses, writesOf(window, 'recStart', PRESSED));
+    const pressWrites = writesOf(window, 'recStart', PRESSED);
+    const matched = matchPresses(presses, pressWrites);
     if (matched.unexplained > 0) throw new Error(`(i): ${matched.unexplained} rec-start writes on channels ${PRESSED.map((c) => c + 1).join(', ')} that no press explains`);
+    let pressTrace: DeskRun['pressTrace'] = null;
+    if (traceFile !== null) {
+      const sched = schedSamples === null ? undefined : await schedSamples; // done a second after the window: before the bridge stops
+      await stopBridge(); // the preload writes its last lines as the bridge exits
+      const { path: recStartPath, method } = operations.recStart;
+      const summary = await readPressTrace(traceFile, {
+        presses,
+        writes: pressWrites,
+        surface: DECK,
+        controlOf: (channel) => `key${channel}`,
+        method,
+        pathOf: (index) => expandPath(recStartPath, { index }),
+        ...(sched === undefined ? {} : { sched }),
+      });
+      pressTrace = { ...summary, file: traceFile };
+    }
 
     return {
       quotaPercent,
@@ -323,6 +353,7 @@ export async function measureDesk(quotaPercent: number | null, options: DeskOpti
       requestsPerS: [...byOperation].map(([operation, n]): [string, number] => [operation, n / windowS]).sort((a, b) => b[1] - a[1]),
       pageFramesPerS: pageFrames.frames / windowS,
       pageKbPerS: pageFrames.bytes / 1024 / windowS,
+      pressTrace,
     };
   } finally {
     for (const step of cleanup.reverse()) await step().catch((error: unknown) => process.stderr.write(`(i) cleanup: ${messageOf(error)}\n`));

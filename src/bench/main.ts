@@ -2,16 +2,20 @@
 // with the targets beside each figure (`-- --json` prints the same figures as JSON). Steady-load runs
 // each get a fresh process, so earlier sections do not weigh on their memory figures.
 import { execFile } from 'node:child_process';
+import { mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs, promisify } from 'node:util';
 import { measureChangeLatency, measurePressLatency, type ChangeLatency, type PressLatency } from './latency.js';
 import { measureBusFacility, type BusFacility } from './bus.js';
-import { parseCpuQuotas } from './bench-flags.js';
+import { deskSelected, parseCpuQuotas, parsePressTrace } from './bench-flags.js';
 import { measureDesk, type DeskRun } from './desk.js';
 import { measureFacilityScale, meanCost, type FacilityScale } from './facility-scale.js';
 import { measureIdleCost, type IdleCost } from './idle.js';
 import { LOAD_KINDS, type LoadKind, type SteadyLoad } from './load.js';
 import { BRIDGE_NODE_FLAGS } from '../cli/node-flags.js';
+import { HOPS, hopsOf, type LoopWindow, type Sched } from './press-trace.js';
 import { measureRenderCosts, type RenderCost } from './render.js';
 import { measureHidSteadyState, measurePanelRedraws, type HidSteadyState, type PanelRedraw } from './streamdeck.js';
 
@@ -29,7 +33,7 @@ interface Results {
 }
 
 const LOAD_CHILD = fileURLToPath(new URL('./load-child.js', import.meta.url));
-const { values } = parseArgs({ options: { json: { type: 'boolean', default: false }, only: { type: 'string' }, quick: { type: 'boolean', default: false }, panels: { type: 'string' }, 'panel-processes': { type: 'string', default: '5' }, curve: { type: 'string' }, 'cpu-quota': { type: 'string', multiple: true, default: [] }, 'cpu-prof': { type: 'string' }, 'render-thread': { type: 'string' } } });
+const { values } = parseArgs({ options: { json: { type: 'boolean', default: false }, only: { type: 'string' }, quick: { type: 'boolean', default: false }, panels: { type: 'string' }, 'panel-processes': { type: 'string', default: '5' }, curve: { type: 'string' }, 'cpu-quota': { type: 'string', multiple: true, default: [] }, 'cpu-prof': { type: 'string' }, 'render-thread': { type: 'string' }, 'press-trace': { type: 'boolean', default: false } } });
 
 /** The steady-load runs by their --only names. */
 const LOADS: Record<string, LoadKind> = { 'load-none': 'no surface', 'load-off': 'thumbnails off', 'load-on': 'thumbnails on' };
@@ -119,6 +123,7 @@ function table(results: Results): string {
 }
 
 const fixedOrDash = (n: number, digits = 1) => (Number.isFinite(n) ? fixed(n, digits) : '-');
+const signed = (n: number, digits = 0) => `${n < 0 ? '-' : '+'}${fixed(Math.abs(n), digits)}`;
 
 /** (i): the desk without a quota, then under each quota given. */
 function deskTable(rows: readonly DeskRun[]): string {
@@ -141,7 +146,40 @@ function deskTable(rows: readonly DeskRun[]): string {
     );
   }
   lines.push('    throttled: time the kernel held the bridge, in periods throttled/ran (10 ms each); not live: key samples showing a channel of the healthy recorder neither REC nor READY');
+  for (const r of rows) if (r.pressTrace !== null) lines.push(...pressTraceLines(r));
   return `${lines.join('\n')}\n`;
+}
+
+/** --press-trace: where a row's presses spent their time (press-trace.ts), and its slowest presses whole. */
+function pressTraceLines(r: DeskRun): string[] {
+  const t = r.pressTrace;
+  if (t === null) return [];
+  const label = r.quotaPercent === null ? 'unlimited' : `${r.quotaPercent} % of a core`;
+  const ms = (n: number | null) => (n === null ? '-' : fixed(n, 1));
+  const incomplete = Object.entries(t.incomplete).map(([what, n]) => `${n} ${what}`);
+  const lines = [
+    '',
+    `    press split, ${label} (stamps: ${t.file}${incomplete.length > 0 ? `; chains cut short: ${incomplete.join(', ')}` : ''}${t.unexplained > 0 ? `; ${t.unexplained} stamps no press explains` : ''})`,
+    `      ${'hop, ms'.padEnd(44)} ${'p50'.padStart(7)} ${'p95'.padStart(7)} ${'p99'.padStart(7)}   presses`,
+    ...t.hops.map((h) => `      ${h.hop.padEnd(44)} ${fixedOrDash(h.p50).padStart(7)} ${fixedOrDash(h.p95).padStart(7)} ${fixedOrDash(h.p99).padStart(7)}   ${h.n}`),
+    `      slowest ${t.slowest.length}: whole = ${HOPS.map(([name]) => name.split(' -> ')[1]).map((to, i) => `h${i + 1} (to ${to})`).join(' + ')}; kernel: the main thread ran / waited for a CPU`,
+    `      (other processes or the quota) / the group held (cpu.stat, summed over both cores), sampled every 5 ms (further apart when the bench waits too: see each window);`,
+    `      each wait counted whole where it ended; loop: the bridge's 10 ms loop timer's ticks (and the latest one's delay) between its reads of the key's down and release`,
+    '      (sent 40 ms apart: "0 ticks in 0 ms" is the two read together, late) and from the release to the next input',
+  ];
+  for (const s of t.slowest) {
+    const { hops, whole } = hopsOf(s);
+    const gc = s.gc.length === 0 ? 'no GC' : `GC ${s.gc.map((g) => `${g.kind} ${fixed(g.ms, 1)} ms at ${signed(g.at - s.sentAt)}`).join(', ')}`;
+    const loop = (w: LoopWindow | null) => (w === null ? '-' : `${w.ticks} ticks in ${fixed(w.windowMs, 0)} ms${w.ticks > 0 ? `, ${fixed(w.lateMaxMs, 1)} late` : ''}`);
+    const counters = (c: Sched) => `ran ${fixed(c.runMs, 0)}, waited ${fixed(c.waitMs, 0)}${c.heldMs === null ? '' : `, held ${fixed(c.heldMs, 0)} in ${c.periods} periods`}`;
+    // By hop only for hops of 5 ms or more: a shorter one's window is the samples' spacing, not the hop.
+    const byHop = s.schedByHop.map((c, i) => (c === null || (hops[i] ?? 0) < 5 ? null : `h${i + 1} ${counters(c)} in ${fixed(c.windowMs, 0)}`)).filter((c) => c !== null);
+    const sched = s.sched === null ? '; kernel: no samples around it' : `; kernel, ms: ${counters(s.sched)} in ${fixed(s.sched.windowMs, 0)} around it${byHop.length > 0 ? ` (${byHop.join('; ')})` : ''}`;
+    lines.push(
+      `      ${ms(whole).padStart(7)} = ${hops.map(ms).join(' + ')}   key${s.channel} at ${new Date(s.sentAt).toISOString().slice(11, 23)}; handlers ${ms(s.handledMs)} ms;${s.newConnection ? ' waited for a new connection;' : ''} loop ${loop(s.loopBefore)} before, ${loop(s.loopAfter)} after; ${gc}${sched}`,
+    );
+  }
+  return lines;
 }
 
 /**
@@ -152,9 +190,20 @@ async function measureDesks(quotas: readonly number[]): Promise<DeskRun[]> {
   const rows: DeskRun[] = [];
   const thread = values['render-thread'];
   if (thread !== undefined && thread !== 'on' && thread !== 'off') throw new Error(`--render-thread: expected on or off, got ${JSON.stringify(thread)}`);
+  // --press-trace: each row's stamps kept in a folder of their own (named in the table) for a closer look.
+  const traceFolder = values['press-trace'] ? await mkdtemp(join(tmpdir(), 'recdeck-press-trace-')) : null;
   for (const quota of [null, ...quotas]) {
     const cpuProfileFolder = values['cpu-prof'] === undefined ? undefined : `${values['cpu-prof']}/${quota ?? 'unlimited'}`;
-    rows.push(await measureDesk(quota, { seconds: values.quick ? 20 : 90, warmUpMs: values.quick ? 10_000 : 60_000, ...(cpuProfileFolder === undefined ? {} : { cpuProfileFolder }), ...(thread === undefined ? {} : { renderThread: thread }) }));
+    const pressTraceFile = traceFolder === null ? undefined : join(traceFolder, `${quota ?? 'unlimited'}.jsonl`);
+    rows.push(
+      await measureDesk(quota, {
+        seconds: values.quick ? 20 : 90,
+        warmUpMs: values.quick ? 10_000 : 60_000,
+        ...(cpuProfileFolder === undefined ? {} : { cpuProfileFolder }),
+        ...(thread === undefined ? {} : { renderThread: thread }),
+        ...(pressTraceFile === undefined ? {} : { pressTraceFile }),
+      }),
+    );
   }
   return rows;
 }
@@ -180,8 +229,10 @@ function facilityTable(f: FacilityScale): string {
 
 async function main(): Promise<void> {
   const quotas = parseCpuQuotas(values['cpu-quota']);
+  const desk = deskSelected(values.only, quotas);
+  parsePressTrace(values['press-trace'], desk);
   // `--cpu-quota 25[,15]` or `--only desk`: (i) alone, without a quota and under each one given.
-  if (values.only === 'desk' || (values.only === undefined && quotas.length > 0)) {
+  if (desk) {
     const rows = await measureDesks(quotas);
     return void process.stdout.write(values.json ? `${JSON.stringify(rows, null, 2)}\n` : deskTable(rows));
   }

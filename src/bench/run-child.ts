@@ -14,12 +14,13 @@ export interface RunChild {
 
 /**
  * Starts `recdeck run --recorder URL --web-port 0` with the shipped profiles. `started` is called with the
- * process id at once, before the bridge has loaded (to put it in a cgroup before it does any work).
+ * process id at once, before the bridge has loaded (to put it in a cgroup before it does any work). `env`
+ * adds variables for what the bench preloads (press-trace-preload.ts reads its file's path there).
  */
-export async function startRunChild(url: string, token: string, options: { args?: string[]; nodeFlags?: string[]; started?: (pid: number) => Promise<void> } = {}): Promise<RunChild> {
+export async function startRunChild(url: string, token: string, options: { args?: string[]; nodeFlags?: string[]; env?: Record<string, string>; started?: (pid: number) => Promise<void> } = {}): Promise<RunChild> {
   const child = spawn(process.execPath, [...BRIDGE_NODE_FLAGS, ...(options.nodeFlags ?? []), CLI, 'run', '--recorder', url, '--web-port', '0', '--log-format', 'json', ...(options.args ?? [])], {
     stdio: ['ignore', 'ignore', 'pipe'],
-    env: { PATH: process.env.PATH, RECDECK_TOKEN: token },
+    env: { PATH: process.env.PATH, RECDECK_TOKEN: token, ...options.env },
   });
   const web = new Promise<string>((resolve, reject) => {
     let text = '';
