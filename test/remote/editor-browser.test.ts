@@ -123,7 +123,7 @@ async function pressKey0(request: string, annotate: (message: string) => Promise
       const outcome = trail.commands[before] as CommandRecord;
       const refusedAsStale = outcome.action === 'rec-toggle' && outcome.result === 'refused' && /state is stale/.test(outcome.message ?? '');
       if (refusedAsStale && press < PRESSES) {
-        await annotate(`key0 pressed again: press ${press} refused: ${outcome.message ?? ''}`);
+        await annotate(`key0 pressed again for ${request}: press ${press} refused: ${outcome.message ?? ''}`);
         continue;
       }
       if (outcome.action !== 'rec-toggle' || outcome.result !== 'ok' || outcome.request !== request || trail.commands.length > before + 1) {
