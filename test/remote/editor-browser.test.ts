@@ -10,10 +10,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, it } from 'vitest';
-import { freshnessOf, initialRecorderState } from '../../src/engine/recorder-state.js';
+import type { CommandRecord } from '../../src/engine/log.js';
+import { freshnessOf } from '../../src/engine/recorder-state.js';
 import { StreamDeckSurface } from '../../src/surfaces/streamdeck/streamdeck-surface.js';
 import { connectChromium, screenshot, untilPage } from '../support/chromium.js';
 import { openFakeStreamDeck } from '../support/fake-hid.js';
+import { pressTrail } from '../support/press-trail.js';
 import { startRemoteFixture, TEST_MS, WAIT_MS, type RemoteFixture } from '../support/remote.js';
 import { until } from '../support/until.js';
 import { realTime } from '../../src/engine/engine-time.js';
@@ -30,6 +32,8 @@ let root: string;
 let folder: string;
 let file: string;
 let original: string;
+/** Who hears what the page's socket does (a press's trail while it waits). */
+const pageSocketNotes = new Set<(what: string) => void>();
 
 beforeAll(async () => {
   root = mkdtempSync(join(tmpdir(), 'recdeck-editor-page-'));
@@ -46,6 +50,16 @@ beforeAll(async () => {
   // renderer processes more than a page does).
   context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
   page = await context.newPage();
+  // What the page sends and when its link drops, for a press's trail (pressKey0).
+  page.on('websocket', (socket) => {
+    for (const note of pageSocketNotes) note(`opened its socket`);
+    socket.on('framesent', (frame) => {
+      if (typeof frame.payload === 'string' && frame.payload.startsWith('{"type":"input"')) for (const note of pageSocketNotes) note(`sent ${frame.payload}`);
+    });
+    socket.on('close', () => {
+      for (const note of pageSocketNotes) note('lost its socket');
+    });
+  });
   await page.goto(f.base);
   await untilPage(() => page.locator('canvas[data-surface="web:web-15"][data-control="key0"]').isVisible(), 'the decks', WAIT_MS);
   await page.locator('#edit-toggle').click();
@@ -70,6 +84,59 @@ async function editorLoaded(what: string): Promise<void> {
   await untilPage(async () => (await page.locator('#edit-surface option').count()) > 0 && (await page.locator('#editor[data-loading]').count()) === 0, what, WAIT_MS);
 }
 
+async function backToEditor(): Promise<void> {
+  await page.locator('#edit-toggle').click();
+  await editorLoaded('the editor again');
+}
+
+/** Presses the test makes when the bridge refuses them on state past its age (see pressKey0). */
+const PRESSES = 4;
+
+/**
+ * Clicks key0 (down and up, a tap: its hold is 1 s) and waits for what the bridge did with it, the press's
+ * command as audited, which must be key0's new action, sent as `request`. A toggle is decided only from
+ * live state, by design (truth under load): at this fixture's 250 ms poll the channels read is live for
+ * 750 ms, and on a loaded machine the poll is held up long enough that the press finds it past its age
+ * and is refused, saying so on its key. Reproduced under a CPU quota (40 % of a core per 1 s period on
+ * the run) and beside busy loops: refused "the recorder's state is stale (read 0 s ago)", the click
+ * reaching the bridge 0.9-1.1 s after the bridge was seen live. An operator presses again once the key is
+ * live; so does this test, for that refusal only, up to PRESSES times. Anything else the bridge did with
+ * the press (another action, a hold fired, a failure, no command at all) fails at once, with the trail.
+ */
+async function pressKey0(request: string, annotate: (message: string) => Promise<unknown>): Promise<void> {
+  const trail = pressTrail(f, 'web:web-15', 'key0');
+  const onSocket = (what: string) => trail.note(`the page ${what} (as chromium reports it, after the fact)`);
+  pageSocketNotes.add(onSocket);
+  const fail = (why: string) => new Error(`${why}\n${trail.told()}`);
+  try {
+    for (let press = 1; ; press++) {
+      await until(() => f.running.bridge.recorderStates().every((state) => freshnessOf(state, Date.now()) === 'live'), 'the bridge live on the recorder', WAIT_MS).catch((error: Error) => {
+        throw fail(error.message);
+      });
+      const before = trail.commands.length;
+      trail.note(`click ${press}`);
+      await page.locator('canvas[data-surface="web:web-15"][data-control="key0"]').click();
+      trail.note(`click ${press} done`);
+      await until(() => trail.commands.length > before, `the bridge's outcome for press ${press} of key0 (${request})`, WAIT_MS).catch((error: Error) => {
+        throw fail(error.message);
+      });
+      const outcome = trail.commands[before] as CommandRecord;
+      const refusedAsStale = outcome.action === 'rec-toggle' && outcome.result === 'refused' && /state is stale/.test(outcome.message ?? '');
+      if (refusedAsStale && press < PRESSES) {
+        await annotate(`key0 pressed again for ${request}: press ${press} refused: ${outcome.message ?? ''}`);
+        continue;
+      }
+      if (outcome.action !== 'rec-toggle' || outcome.result !== 'ok' || outcome.request !== request || trail.commands.length > before + 1) {
+        throw fail(`press ${press} of key0 did not send ${request} (rec-toggle)`);
+      }
+      return;
+    }
+  } finally {
+    pageSocketNotes.delete(onSocket);
+    trail.stop();
+  }
+}
+
 /** Picks a control by clicking it on the deck itself (edit mode: a click picks, it does not press). */
 async function pickOnDeck(control: string): Promise<void> {
   await page.locator(`canvas[data-surface="web:web-15"][data-control="${control}"]`).click();
@@ -80,7 +147,7 @@ async function pickOnDeck(control: string): Promise<void> {
 // (describe.concurrent; the desk page's tests run in order, it.sequential), its page load and first
 // drawing overlapping their waits for the bridge.
 describe.concurrent('the profile editor in a browser, at desk size', { timeout: TEST_MS }, () => {
-  it.sequential('key0 from rec-start to rec-toggle with a hold to stop: the file changes at key0 only, the deck shows it, a press toggles', async ({ expect }) => {
+  it.sequential('key0 from rec-start to rec-toggle with a hold to stop: the file changes at key0 only, the deck shows it, a press toggles', async ({ expect, annotate }) => {
     await page.locator('#edit-surface').selectOption('web:web-15');
     await editorLoaded('the surface\'s file');
     expect(await page.locator('#edit-file').textContent()).toMatch(/^studio-15\.yaml \(your own\)/);
@@ -105,17 +172,18 @@ describe.concurrent('the profile editor in a browser, at desk size', { timeout: 
     expect(written).toContain('# Channel keys: press starts (or resumes) recording; hold 1 s to stop (a ring fills while held).');
     await untilPage(async () => (await snapshot('key0')) !== before, 'the deck to show channel 2 on key0', WAIT_MS);
     await page.locator('#edit-toggle').click(); // done editing: a click presses again
-    // A toggle planned from state past its age is refused, by design (truth-under-load): the press is
-    // made on live state. (Seen once in the whole suite at load ~6: the press made, channel 2 never
-    // recording within 15 s; not reproduced alone in three runs.)
-    await until(() => freshnessOf(f.running.bridge.recorderStates()[0] ?? initialRecorderState('none', 250, 5000), Date.now()) === 'live', 'the bridge live on the recorder', WAIT_MS);
-    await page.locator('canvas[data-surface="web:web-15"][data-control="key0"]').click();
-    await until(() => f.sim.sim.recorder().channels()[1]?.IsRecording === true, 'channel 2 to record', WAIT_MS);
-    await until(async () => (await f.running.bridge.recorderStates()[0]?.channels?.[1]?.IsRecording) === true, 'the bridge to see it', WAIT_MS);
-    await page.locator('canvas[data-surface="web:web-15"][data-control="key0"]').click();
-    await until(() => f.sim.sim.recorder().channels()[1]?.IsRecording === false, 'the toggle to stop channel 2', WAIT_MS);
-    await page.locator('#edit-toggle').click();
-    await editorLoaded('the editor again');
+    try {
+      await pressKey0('PUT /api/channels/1/rec-start', annotate);
+      await until(() => f.sim.sim.recorder().channels()[1]?.IsRecording === true, 'channel 2 to record', WAIT_MS);
+      await until(async () => (await f.running.bridge.recorderStates()[0]?.channels?.[1]?.IsRecording) === true, 'the bridge to see it', WAIT_MS);
+      await pressKey0('PUT /api/channels/1/rec-stop', annotate);
+      await until(() => f.sim.sim.recorder().channels()[1]?.IsRecording === false, 'the toggle to stop channel 2', WAIT_MS);
+    } catch (error) {
+      // Back to the editor even when a press failed: the file's next tests edit, and would fail behind this one.
+      await backToEditor().catch(() => undefined);
+      throw error;
+    }
+    await backToEditor();
   });
 
   it.sequential('an invalid value is refused at its field, in the loader\'s words; the file is unchanged', async ({ expect }) => {
