@@ -264,10 +264,22 @@ export class SurfaceSession {
         return;
       case 'start-timer': {
         this.timers.get(effect.timer)?.unsubscribe();
-        const scheduled = this.services.time.scheduler.schedule(() => {
+        const { scheduler } = this.services.time;
+        const fire = () => {
           this.timers.delete(effect.timer);
           this.post('state', { type: 'timer', timer: effect.timer });
-        }, effect.ms);
+        };
+        // The timer's event goes one turn of the clock after it falls due, so that the input which had
+        // come by then is handled first. Node runs a timer that fell due while the thread was held (a
+        // collector's pause, a CPU quota's hold) in its loop's timers phase, BEFORE it reads the sockets
+        // and devices: a release that came 20 ms into a 1 s hold, with the thread held 1.2 s, would be
+        // read after the hold fired, and a tap would do the hold's action (a rec-stop). A zero-delay step
+        // set from a timer runs after that read (checked with two processes: a stall of 1.2 s after a
+        // down, its up sent 20 ms later, the 1 s hold's timer ran first; its zero-delay step after the up).
+        // The release then cancels the step with the hold (cancel-timer). Should the release truly have
+        // come after the hold's moment, during the stall, it is taken as a tap all the same: which came
+        // first cannot be known once both wait, and the key was let go by the time the bridge looked.
+        const scheduled = scheduler.schedule(() => this.timers.set(effect.timer, scheduler.schedule(fire, 0)), effect.ms);
         this.timers.set(effect.timer, scheduled);
         return;
       }

@@ -96,6 +96,30 @@ describe('channel transport', () => {
     await f.until(() => colourShare(f.surface, 'key0', PAUSED) < 0.01 && colourShare(f.surface, 'key0', RECORDING) < 0.01, 'key0 to show idle');
   });
 
+  it('a tap whose release came while the bridge was held past the hold\'s moment is a tap, not the hold', async () => {
+    // A plain rec-start on the tap: a toggle after a 1.2 s stall would be refused on state past its age, by design.
+    bind('key0: { press: { action: rec-start, channel: 9 }, hold: { ms: 1000, do: { action: rec-stop, channel: 9 } } }');
+    await f.until(() => f.bridge.recorderStates()[0]?.channels?.[8]?.IsRecording === false, 'channel 9 seen stopped');
+    const mark = f.mark();
+    const record = f.nextCommand('key0');
+    f.surface.down('key0');
+    await f.advance(20);
+    // The thread held 1.2 s (a collector's pause, a quota's hold): the hold's timer falls due meanwhile and
+    // runs when the thread is back, in the timers phase, before the release that came 20 ms after the down
+    // is read from its socket. Then the release is read; then the clock's next turn.
+    f.time.stall(1200);
+    f.time.turn();
+    f.surface.up('key0');
+    await f.advance(1);
+    const command = await record;
+    expect(command).toMatchObject({ action: 'rec-start', result: 'ok', request: 'PUT /api/channels/8/rec-start' });
+    await f.settle();
+    expect(f.writesSince(mark)).toEqual(['PUT /api/channels/8/rec-start']);
+    expect(channel(9)?.IsRecording).toBe(true);
+    await f.advance(2000); // no hold fires later either
+    expect(f.writesSince(mark)).toEqual(['PUT /api/channels/8/rec-start']);
+  });
+
   it('the hold ring is drawn on the key while it is held', async () => {
     bind('key0: { press: { action: rec-stop, channel: 2 }, confirm: { hold: 2000 } }');
     const pictureOf = () => f.bridge.session('memory:test')?.describeControls().find((c) => c.control.id === 'key0')?.picture;

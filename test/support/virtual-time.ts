@@ -47,6 +47,15 @@ export class VirtualTime implements EngineTime {
     }
   }
 
+  /**
+   * The thread held for `ms` (a collector's pause, a CPU quota's hold, a loaded machine): the clock moves
+   * on and no timer runs. What fell due meanwhile runs late, at the next turn(), as Node runs it when the
+   * thread is back: in its loop's timers phase, before the I/O that came meanwhile is read.
+   */
+  stall(ms: number): void {
+    this.scheduler.frame += ms;
+  }
+
   /** Runs every timer due up to `target`, in order, and leaves the clock there. */
   advanceTo(target: number): void {
     this.scheduler.maxFrames = target;
