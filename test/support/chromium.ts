@@ -3,7 +3,8 @@
 // contexts of its own, which are closed with its connection.
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import { createRequire } from 'node:module';
+import type { Browser, Page } from 'playwright-core';
 import { inject } from 'vitest';
 import { WAIT_MS, type RemoteFixture } from './remote.js';
 import { until } from './until.js';
@@ -35,6 +36,13 @@ export function untilPage(check: () => boolean | Promise<boolean>, what: string,
 
 /** expect.poll's options for a check that asks the page: the bound of until()'s long waits, at PAGE_POLL_MS (its own default is 50 ms). */
 export const PAGE_POLL = { timeout: WAIT_MS, interval: PAGE_POLL_MS } as const;
+
+/**
+ * playwright-core by require(), not import: an ES module's import of a CommonJS module first scans it for
+ * its export names (node's cjs-module-lexer over the 3.6 MB bundle), ~0.35 s of CPU in each worker that
+ * loads it (see chromium-launch.mjs). The types are the module's own.
+ */
+const { chromium } = createRequire(import.meta.url)('playwright-core') as typeof import('playwright-core');
 
 /** What the launcher wrote: where the browser listens, or why there is none. */
 type LaunchState = { endpoint: string } | { error: string };
