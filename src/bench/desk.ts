@@ -17,7 +17,8 @@
 // (nice 19, its own processes inherit it): on this 2-core host its renderer and compositor take most of
 // a core in bursts, and at equal priority a runnable bridge waited for a core behind them, which showed
 // as press delays even without a quota (p99 8-176 ms unlimited in the same runs, docs/performance.md).
-// A Pi beside the desk does not share its core with the desk's browser; the quota alone models it.
+// A Pi beside the desk does not share its core with the desk's browser; the quota alone models it. For the
+// same reason the bridge runs on a core of its own and the rest on the other (cpu-pinning.ts).
 import { once } from 'node:events';
 import { chmod, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { loadavg, tmpdir } from 'node:os';
@@ -26,6 +27,7 @@ import { chromium, type Browser, type Page } from 'playwright-core';
 import { messageOf } from '../api/errors.js';
 import { expandPath, operations } from '../api/operations.js';
 import type { LoggedRequest } from '../simulator/request-log.js';
+import { affinityOf, cpuSplit, pinProcess } from './cpu-pinning.js';
 import { createCpuQuota, findCpuCgroup, throttlingSince, type CpuQuotaGroup, type Throttling } from './cpu-quota.js';
 import { matchPresses, writesOf, type SentPress } from './desk-match.js';
 import type { PressTraceSummary } from './press-trace.js';
@@ -175,6 +177,14 @@ async function nicedChromium(): Promise<{ executable: string; folder: string }> 
 export async function measureDesk(quotaPercent: number | null, options: DeskOptions): Promise<DeskRun> {
   const cleanup: Array<() => Promise<unknown>> = [];
   try {
+    // The bridge on a core of its own, the world on the others (cpu-pinning.ts): the bench moves itself
+    // first, so that the simulator and chromium it starts next inherit the world's cores.
+    const split = cpuSplit();
+    if (split !== null) {
+      const before = await affinityOf(process.pid);
+      await pinProcess(process.pid, split.world);
+      cleanup.push(() => pinProcess(process.pid, before));
+    }
     const sim = await startChildSimulator(TOKEN);
     cleanup.push(async () => {
       sim.child.kill('SIGTERM');
@@ -193,6 +203,7 @@ export async function measureDesk(quotaPercent: number | null, options: DeskOpti
       args: ['--poll-ms', String(POLL_MS), ...(options.renderThread === undefined ? [] : ['--render-thread', options.renderThread])],
       nodeFlags: [...(profileFolder === null ? [] : ['--cpu-prof', `--cpu-prof-dir=${profileFolder}`]), ...(trace?.nodeFlags ?? [])],
       ...(trace === null ? {} : { env: trace.env }),
+      ...(split === null ? {} : { cpus: split.bridge }),
       started: group ? (pid) => group.add(pid) : undefined,
     });
     const pid = run.child.pid as number;

@@ -15,10 +15,14 @@ export interface RunChild {
 /**
  * Starts `recdeck run --recorder URL --web-port 0` with the shipped profiles. `started` is called with the
  * process id at once, before the bridge has loaded (to put it in a cgroup before it does any work). `env`
- * adds variables for what the bench preloads (press-trace-preload.ts reads its file's path there).
+ * adds variables for what the bench preloads (press-trace-preload.ts reads its file's path there). `cpus`:
+ * the CPUs it may run on (a taskset list), from its first instruction.
  */
-export async function startRunChild(url: string, token: string, options: { args?: string[]; nodeFlags?: string[]; env?: Record<string, string>; started?: (pid: number) => Promise<void> } = {}): Promise<RunChild> {
-  const child = spawn(process.execPath, [...BRIDGE_NODE_FLAGS, ...(options.nodeFlags ?? []), CLI, 'run', '--recorder', url, '--web-port', '0', '--log-format', 'json', ...(options.args ?? [])], {
+export async function startRunChild(url: string, token: string, options: { args?: string[]; nodeFlags?: string[]; env?: Record<string, string>; cpus?: string; started?: (pid: number) => Promise<void> } = {}): Promise<RunChild> {
+  const command = [process.execPath, ...BRIDGE_NODE_FLAGS, ...(options.nodeFlags ?? []), CLI, 'run', '--recorder', url, '--web-port', '0', '--log-format', 'json', ...(options.args ?? [])];
+  // `cpus`: started under taskset (cpu-pinning.ts), which execs the bridge in its place: the pid is the bridge's.
+  const [file, ...args] = options.cpus === undefined ? command : ['taskset', '-c', options.cpus, ...command];
+  const child = spawn(file as string, args, {
     stdio: ['ignore', 'ignore', 'pipe'],
     env: { PATH: process.env.PATH, RECDECK_TOKEN: token, ...options.env },
   });
