@@ -97,8 +97,11 @@ for (const font of FONTS) {
 }
 copyFileSync(requireHere.resolve('dejavu-fonts-ttf/LICENSE'), join(FOLDER, 'bin/fonts/LICENSE'));
 
-// The property inspector, for the app's browser, checked with the DOM's types first.
-execFileSync(process.execPath, [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', join(ROOT, 'src/plugin/inspector/tsconfig.json')], { stdio: 'inherit' });
+// The property inspector, for the app's browser, checked with the DOM's types first. On one thread:
+// TypeScript 7's checkers in parallel cost 4.8-5.2 s of CPU for this small program against 2.0-2.1 s
+// on one, and were no sooner on a loaded machine (`/usr/bin/time node node_modules/typescript/bin/tsc -p
+// src/plugin/inspector/tsconfig.json [--singleThreaded]`, A B A B, load 14, 2026-11-29).
+execFileSync(process.execPath, [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', join(ROOT, 'src/plugin/inspector/tsconfig.json'), '--singleThreaded'], { stdio: 'inherit' });
 await esbuild.build({
   entryPoints: [join(ROOT, 'src/plugin/inspector/inspector.ts')],
   outfile: join(FOLDER, 'ui/inspector.js'),
