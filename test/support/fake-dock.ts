@@ -4,8 +4,8 @@
 // - every message, both ways: magic 43 93 8A 41, flags u16 LE, HID op u8 (0 write, 1 send feature
 //   report, 2 get feature report), a reserved byte, message id u32 LE, payload length u32 LE, payload;
 // - the device speaks first and keeps speaking: a keepalive (payload 01 0A …, connection number at 5)
-//   at once and every second; the library marks the deck connected on the first and counts it lost
-//   after 5 s without one, answering each with an ACK;
+//   at once and every second (this fake: every 250 ms, below); the library marks the deck connected on
+//   the first and counts it lost after 5 s without one (tcp.test.ts: 2.5 s), answering each with an ACK;
 // - a primary port (Studio, dock) answers "get report" 03 <id> to the host with 03 <id> …: 80 device
 //   info (vendor id at 12, product id at 14, LE), 84 serial (length at 3, text from 4), 83 firmware
 //   (text at 8–16), 1C the device on its second port (reply 01 0B …: 02 at 4 when one is there, its
@@ -25,7 +25,11 @@ const OP_WRITE = 0;
 const OP_SEND_REPORT = 1;
 const OP_GET_REPORT = 2;
 const FLAG_ACK_NAK = 0x0200;
-const KEEPALIVE_MS = 1000;
+// A quarter of a dock's second: tcp.test.ts shortens the library's silence bound to 2.5 s, and with 1 s
+// keepalives a stall of this process of 1.5 s (the test's timers and the fake's share it) was a loss
+// nobody caused: at load 15 (2026-11-29 03:02) a restarted Studio was removed and added a second time.
+// At 250 ms it takes a stall of 2.25 s.
+const KEEPALIVE_MS = 250;
 
 export interface FakeDeckModel {
   productId: number;

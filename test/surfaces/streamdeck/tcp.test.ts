@@ -8,7 +8,7 @@
 // bridge and simulator run on the real clock beside them, and every wait is an until() with a bound.
 // The lengths of those timers are not what is shown here (that the library's own timers bring a deck
 // back, with nobody asking, is): they are the library's module constants, which it reads at each use,
-// and this file shortens them for its run (retry 250 ms, silence 2.5 s: still 2.5 of the fake's 1 s
+// and this file shortens them for its run (retry 250 ms, silence 2.5 s: still 10 of the fake's 250 ms
 // keepalives) and puts them back after. 19.5 s of waiting on 5 s timers became ~5 s.
 import { createRequire } from 'node:module';
 import { filter, firstValueFrom, timeout } from 'rxjs';
