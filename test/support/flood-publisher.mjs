@@ -1,4 +1,4 @@
-// A flood of MQTT messages from a process of its own (test/bus/insiders-flood.test.ts): the attacker
+// A flood of MQTT messages from a process of its own (test/bus/insiders.test.ts): the attacker
 // of a facility is another machine, not the process that hosts the panel and the recorder under
 // watch, so its publishing must not take their turns (on 2 busy cores it held them for hundreds of ms
 // and the panel went stale on the test's own starvation). Spawned in a session of its own (detached),
