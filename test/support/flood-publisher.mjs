@@ -1,4 +1,4 @@
-// A flood of MQTT messages from a process of its own (test/bus/insiders-flood.test.ts): the attacker
+// A flood of MQTT messages from a process of its own (test/bus/insiders.test.ts): the attacker
 // of a facility is another machine, not the process that hosts the panel and the recorder under
 // watch, so its publishing must not take their turns (on 2 busy cores it held them for hundreds of ms
 // and the panel went stale on the test's own starvation). Spawned in a session of its own (detached),
@@ -17,11 +17,15 @@
 // long after the poller claimed (the term is the poller's, so nothing can be signed before): 8 s at
 // load 17. So it signs ahead, a chunk a turn, and prints `ready TERM` once the flood's first second
 // (AHEAD_S) is signed; it signs on while the test's panel settles (a second at least) and during the
-// flood, ahead of the schedule (a chunk of 150 is 15 ms of signing in its 100 ms, publishing 5 ms more).
+// flood, ahead of the schedule (a chunk of 150 is 15 ms of signing in its 100 ms, publishing 5 ms more),
+// never more than AHEAD_S ahead of what is published: copies the flood may not send are not signed.
 // Then it waits for a line on stdin; then they go at QoS 1, CHUNK at a time (each chunk's
-// acknowledgements awaited), a chunk every INTERVAL_MS, a chunk not yet signed waited for. At the end it
-// prints one JSON line on stdout: { published, seconds, slowestChunkMs, signingWaitMs } (the last: how
-// long the flood waited on its signing in all, so that a flood slowed by it says so).
+// acknowledgements awaited), a chunk every INTERVAL_MS, a chunk not yet signed waited for, until COUNT
+// are published or a second line (or the end of stdin) says stop: the test ends the flood once the
+// poller has shown what the flood is for, instead of at a fixed length. At the end it prints one JSON
+// line on stdout: { published, seconds, slowestChunkMs, signingWaitMs, stopped } (signingWaitMs: how
+// long the flood waited on its signing in all, so that a flood slowed by it says so; stopped: ended by
+// the test before COUNT).
 import { createInterface } from 'node:readline';
 import mqtt from 'mqtt';
 import { sealEnvelope } from '../../dist/bus/envelope.js';
@@ -60,31 +64,43 @@ await client.unsubscribeAsync(leaseTopic);
 const AHEAD_S = 1;
 const signed = [];
 const sealCopy = (i) => sealEnvelope(topic, from, command.sentAt, { ...command, id: `${String(i).padStart(6, '0')}${command.id.slice(6)}`, term }, privateKey);
+const ahead = AHEAD_S * (1000 / intervalMs) * chunk;
+let published = 0;
+let stopped = false;
 /** Signs the next chunk and yields (a turn of the event loop: the broker's acknowledgements and the schedule's timer go between). */
 const signChunk = async () => {
   for (const end = Math.min(count, signed.length + chunk); signed.length < end; ) signed.push(sealCopy(signed.length));
   await new Promise((resolve) => setImmediate(resolve));
 };
-while (signed.length < Math.min(count, AHEAD_S * (1000 / intervalMs) * chunk)) await signChunk();
-// The rest signed on in the background, from now until the last copy.
+while (signed.length < Math.min(count, ahead)) await signChunk();
+// The rest signed on in the background, a second ahead of what is published, until the last copy or the stop.
 const signing = (async () => {
-  while (signed.length < count) await signChunk();
+  while (signed.length < count && !stopped) {
+    if (signed.length < published + ahead) await signChunk();
+    else await new Promise((resolve) => setTimeout(resolve, intervalMs));
+  }
 })();
 process.stdout.write(`ready ${term}\n`);
 const lines = createInterface({ input: process.stdin });
 await new Promise((resolve) => lines.once('line', resolve));
-lines.close();
-process.stdin.destroy();
+const stop = () => {
+  if (stopped) return;
+  stopped = true;
+  lines.close();
+  process.stdin.destroy();
+};
+lines.once('line', stop);
+lines.once('close', stop);
 const startedAt = performance.now();
 let slowestChunkMs = 0;
 let signingWaitMs = 0;
-let published = 0;
-for (let first = 0; first < count; first += chunk) {
+for (let first = 0; first < count && !stopped; first += chunk) {
   const end = Math.min(count, first + chunk);
   if (signed.length < end) {
     const waitedFrom = performance.now();
-    while (signed.length < end) await new Promise((resolve) => setImmediate(resolve));
+    while (signed.length < end && !stopped) await new Promise((resolve) => setImmediate(resolve));
     signingWaitMs += performance.now() - waitedFrom;
+    if (stopped) break;
   }
   const sentAt = performance.now();
   await Promise.all(signed.slice(first, end).map((payload) => client.publishAsync(topic, payload, { qos: 1 })));
@@ -95,7 +111,8 @@ for (let first = 0; first < count; first += chunk) {
   const wait = next - performance.now();
   if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
 }
-await signing;
 const seconds = (performance.now() - startedAt) / 1000;
+stop();
+await signing;
 await client.endAsync();
-process.stdout.write(`${JSON.stringify({ published, seconds, slowestChunkMs, signingWaitMs })}\n`);
+process.stdout.write(`${JSON.stringify({ published, seconds, slowestChunkMs, signingWaitMs, stopped: published < count })}\n`);

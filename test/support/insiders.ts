@@ -1,7 +1,6 @@
-// The secure facility of test/bus/insiders-*.test.ts (issue 34), made as the README's secure steps say:
+// The secure facility of test/bus/insiders.test.ts (issue 34), made as the README's secure steps say:
 // deploy/mosquitto/ as shipped, a login for every id, the poller a real `recdeck run` process (the built
-// CLI, its log on stderr, an audit file), a panel bridge with its own login. One per test file, so that
-// the files run side by side.
+// CLI, its log on stderr, an audit file), a panel bridge with its own login. One per test file.
 //
 // The poller runs in a session of its own (spawned detached), as a deployed poller runs: a service of
 // its own. Linux groups a session's processes for the scheduler (autogroup: each session an equal share
@@ -90,7 +89,7 @@ export function useInsiders(pollMs: number, beforeClose?: () => void, beside?: B
 
 /**
  * What a file starts beside the facility once its broker and members are there, as the poller process is
- * spawned (insiders-flood.test.ts: the flood's publisher, which signs while the poller loads); the file
+ * spawned (insiders.test.ts: the flood's publisher, which signs while the poller loads); the file
  * ends it (useInsiders' beforeClose).
  */
 export type Beside = (facility: { broker: RestartableBroker; members: ReturnType<typeof generatedFacility>; folder: string }) => Promise<void>;
