@@ -2,7 +2,7 @@
 // real Mosquitto. Its main connection reads at a pace (connection.ts: connectAtPace), so a flood the
 // broker routed to it is handed to mqtt.js a piece a turn, with the timers between; its lease travels
 // on a connection of its own (BusPoller's leaseConnection), and is renewed only while the main one is
-// up. (The flood itself, against `recdeck run` as deployed: insiders-flood.test.ts.)
+// up. (The flood itself, against `recdeck run` as deployed: insiders.test.ts.)
 import mqtt from 'mqtt';
 import { interval } from 'rxjs';
 import { describe, expect, it } from 'vitest';
