@@ -3,7 +3,7 @@
 // sound starts only after a gesture, and the notification permission are the browser's, not ours: only a
 // real browser shows them. The bridge and its alarm engine run on virtual time against the simulator;
 // the page is waited on with bounded polls. An init script counts the page's AudioContexts, its tones
-// (OscillatorNode.start) and its notifications.
+// (OscillatorNode.start, with the audio's state as each starts) and its notifications.
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { WebSocket } from 'ws';
 import { afterAll, beforeAll, describe, it } from 'vitest';
@@ -26,11 +26,11 @@ const SIZES = [
 
 /** Counts what the page does with sound and notifications, before any of its own scripts run. */
 const COUNTING = `
-window.__alarmProbe = { contexts: 0, tones: 0, notifications: [] };
+window.__alarmProbe = { contexts: 0, tones: 0, notifications: [], tonesWhile: [] };
 const OriginalContext = window.AudioContext;
-window.AudioContext = class extends OriginalContext { constructor(...args) { super(...args); window.__alarmProbe.contexts++; } };
+window.AudioContext = class extends OriginalContext { constructor(...args) { super(...args); window.__alarmProbe.contexts++; window.__alarmAudio = this; } };
 const start = OscillatorNode.prototype.start;
-OscillatorNode.prototype.start = function (...args) { window.__alarmProbe.tones++; return start.apply(this, args); };
+OscillatorNode.prototype.start = function (...args) { window.__alarmProbe.tones++; window.__alarmProbe.tonesWhile.push(this.context.state); return start.apply(this, args); };
 const OriginalNotification = window.Notification;
 if (OriginalNotification) {
   window.Notification = class extends OriginalNotification { constructor(title, options) { super(title, options); window.__alarmProbe.notifications.push(title); } };
@@ -45,6 +45,8 @@ interface Probe {
   contexts: number;
   tones: number;
   notifications: string[];
+  /** The audio's state as each tone was started: a tone sounds only in a running AudioContext. */
+  tonesWhile: string[];
 }
 
 // The run's browser for both sizes; each size has a bridge, a remote server, a context and a page of its
@@ -96,6 +98,8 @@ describe.concurrent.each(SIZES)('the alarm banner at $name size ($viewport.width
   /** The banner's marks (its classes), in order. */
   const marks = async () => ((await banner().getAttribute('class')) ?? '').split(' ').filter(Boolean).sort();
   const probe = () => page.evaluate(() => (globalThis as unknown as { __alarmProbe: Probe }).__alarmProbe);
+  /** The page's AudioContext's state now ('none' before it makes one). */
+  const audioState = () => page.evaluate(() => (globalThis as unknown as { __alarmAudio?: { state: string } }).__alarmAudio?.state ?? 'none');
   const shot = (what: string) => screenshot('RECDECK_ALARM_SHOTS', `alarm-banner-${name}-${what}.png`, (path) => page.screenshot({ path }));
 
   /** Records channel `index` (0-based) and marks it wrong or right at the simulator. */
@@ -116,7 +120,7 @@ describe.concurrent.each(SIZES)('the alarm banner at $name size ($viewport.width
     // Notifications were allowed: the raise is notified. No gesture yet: no sound was even made ready.
     expect(await page.locator('#alarm-notify').textContent()).toBe('Alarm notifications on');
     await untilPage(async () => (await probe()).notifications.length === 1, 'the notification', WAIT_MS);
-    expect(await probe()).toEqual({ contexts: 0, tones: 0, notifications: ['recdeck alarm: FAULT main CH1'] });
+    expect(await probe()).toEqual({ contexts: 0, tones: 0, notifications: ['recdeck alarm: FAULT main CH1'], tonesWhile: [] });
     await shot('raised');
     // What the socket carries is its schema's: a socket of our own is sent it on connect.
     const socket = new WebSocket(`${server.url.replace('http', 'ws')}/ws`, { headers: { origin: server.url } });
@@ -140,8 +144,10 @@ describe.concurrent.each(SIZES)('the alarm banner at $name size ($viewport.width
     await untilPage(async () => (await page.locator('#alarm-count').textContent()) === '1 alarm, acknowledged', 'the banner to say so', WAIT_MS);
     expect(await marks()).toEqual(['critical']);
     expect(await page.locator('#alarm-ack').isDisabled()).toBe(true);
-    // The click was the operator's gesture: the page's sound is ready now, and has made no sound.
+    // The click was the operator's gesture: the page's sound is ready now, and has made no sound. It waits
+    // suspended: a running AudioContext plays silence, keeping the audio output and its thread awake.
     expect(await probe()).toMatchObject({ contexts: 1, tones: 0 });
+    await untilPage(async () => (await audioState()) === 'suspended', 'the ready sound to wait suspended', WAIT_MS);
     await shot('acknowledged');
   });
 
@@ -152,6 +158,11 @@ describe.concurrent.each(SIZES)('the alarm banner at $name size ($viewport.width
     expect(await page.locator('#alarm-count').textContent()).toBe('2 alarms, 1 waiting');
     expect(await marks()).toEqual(['critical', 'waiting']);
     expect((await probe()).notifications).toEqual(['recdeck alarm: FAULT main CH1', 'recdeck alarm: FAULT main CH2']);
+    // The beep sounded (its audio resumed for it: a tone started in a suspended one is silent), and the
+    // audio is suspended again once it has ended.
+    await untilPage(async () => (await probe()).tones === 3, 'the beep\'s three tones', WAIT_MS);
+    expect((await probe()).tonesWhile).toEqual(['running', 'running', 'running']);
+    await untilPage(async () => (await audioState()) === 'suspended', 'the audio to be suspended after the beep', WAIT_MS);
     await shot('second');
     await fault(0, false);
     await fault(1, false);
