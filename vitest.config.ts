@@ -145,7 +145,12 @@ export default defineConfig({
     // file's content and the config): a second `npm test` does not transform the TypeScript again. The pure
     // project, A/B at load 14-23 (2026-11-28 21:23): transform 26-33 s -> 5.8 s, user CPU 25.8-30.9 -> 22.9 s
     // (cold cache 27.8 s). In the repository (not node_modules/, which worktrees share by a link), ignored by git;
-    // a clean clone starts cold.
+    // a clean clone starts cold. It is hit: a second whole-suite run wrote no new entry (594 kept). What cold
+    // costs, pure + integration, cache removed then kept, A B A B at load 2.6-5 (2026-11-29 03:33-03:37,
+    // `python3 /work/wt/cpusample.py OUT -- npx vitest run --project pure --project integration`): vitest's
+    // own process 10.7/10.8 s -> 5.0/4.8 s of CPU, its transform 15.0/14.5 s -> 4.8/4.0 s; the workers' CPU
+    // (79, 80 vs 81, 68 s) is within run-to-run noise. So a clean clone (CI) pays ~6 s of CPU there and ~8 s
+    // over the whole suite (vitest's process 16.3 -> 8.5 s): little beside the suite's ~230 s.
     experimental: { fsModuleCache: true, fsModuleCachePath: '.vitest-cache' },
     pool: 'forks',
     maxWorkers: 3,
