@@ -89,7 +89,6 @@ const E2E = [
   'test/bus/healthz.test.ts',
   'test/bus/hung-poller.test.ts',
   'test/bus/insiders.test.ts',
-  'test/bus/insiders-flood.test.ts',
   'test/bus/lease-failover.test.ts',
   'test/bus/limits.test.ts',
   'test/bus/recorder-group.test.ts',
@@ -147,7 +146,7 @@ export default defineConfig({
     // (cold cache 27.8 s). In the repository (not node_modules/, which worktrees share by a link), ignored by git;
     // a clean clone starts cold. It is hit: a second whole-suite run wrote no new entry (594 kept). What cold
     // costs, pure + integration, cache removed then kept, A B A B at load 2.6-5 (2026-11-29 03:33-03:37,
-    // `python3 /work/wt/cpusample.py OUT -- npx vitest run --project pure --project integration`): vitest's
+    // `python3 scripts/cpu-by-process.py OUT -- npx vitest run --project pure --project integration`): vitest's
     // own process 10.7/10.8 s -> 5.0/4.8 s of CPU, its transform 15.0/14.5 s -> 4.8/4.0 s; the workers' CPU
     // (79, 80 vs 81, 68 s) is within run-to-run noise. So a clean clone (CI) pays ~6 s of CPU there and ~8 s
     // over the whole suite (vitest's process 16.3 -> 8.5 s): little beside the suite's ~230 s.
