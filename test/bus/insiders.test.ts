@@ -17,13 +17,11 @@
 // 3. A connection taking over the poller's client id (as only the broker's administrator or a monitor
 //    password can learn it): the poller says so and comes back under a new one.
 // 4. The dead poller's last messages replayed with its password: the panel goes offline all the same.
-// The tests run in the order 1, 0, 2, 3, 4 on one facility, one poller process (the last one kills it):
-// a `recdeck run` costs 2 s of CPU and, on a loaded machine, seconds to load, and the flood, in a file of
-// its own before, started its own. The flood's publisher starts with the facility and signs its first
-// second while the poller loads (below). It goes second: 2 needs the poller to name a login again, which
-// it does not for 10 s after 1's first (LogLimiter: 5 a 10 s), and the flood fills those seconds instead
-// of a wait. Nothing it leaves (the read-only panel cooled down, refused lines in the poller's log) is
-// what the others look at: the poller's own login and client id, and its log from their own start.
+// The tests run in this order on one facility, one poller process (the last one kills it): a `recdeck
+// run` costs 2 s of CPU and, on a loaded machine, seconds to load, and the flood, in a file of its own
+// before, started its own. The flood goes first: its publisher signs while the poller loads (below), and
+// nothing it leaves (the read-only panel cooled down, refused lines in the poller's log) is what the
+// others look at: they look at the poller's own login and client id, and at its log from their start.
 //
 // The flood:
 // What the flood cost the lease before, at run's default poll (250 ms, a lease of 750 ms): the thousand
@@ -124,27 +122,6 @@ describe('insiders on a secure facility: a read-only panel\'s flood, and the pol
     startPublisher,
   );
 
-  it("the poller's broker password used once a second for 8 s: the panel stays live and the poller's log names each login", async () => {
-    const { log, panel } = f();
-    const before = log.length;
-    const { samples, take } = f().sampler();
-    const start = Date.now();
-    for (let attempt = 0; attempt < 8; attempt++) {
-      // The client id the broker used to force on this login: the poller's, before client ids were its own.
-      const thief = await connect(f().broker.url, { ...login('poller-main'), clientId: 'poller-main' });
-      await until(() => (take(), log.slice(before).filter((line) => line.includes('another connection logged in with this process\'s broker login "poller-main"')).length > Math.min(attempt, 4)), `the poller naming attempt ${attempt + 1}`, WAIT_MS);
-      await thief.endAsync(true);
-      await until(() => (take(), Date.now() >= start + (attempt + 1) * 1000), 'the next second', WAIT_MS);
-    }
-    const live = samples.filter((s) => LIVE.has(s)).length;
-    process.stderr.write(`login theft: panel live in ${live}/${samples.length} samples (${((100 * live) / samples.length).toFixed(1)} %)\n`);
-    expect(live / samples.length).toBeGreaterThanOrEqual(0.95);
-    expect(log.slice(before).some((line) => line.includes('as client poller-main:'))).toBe(true);
-    expect(channelState(panel, 'key0')).toMatch(/idle|recording/);
-  }, 4 * WAIT_MS);
-
-  // After the first test: the poller names at most 5 logins a 10 s (LogLimiter), and the next test
-  // waits until it names one again; the flood's 10 s go by meanwhile.
   it('refused commands from a read-only panel at 1,500 a second until it is cooled down again after its cool-down (at most 21,000): the poller keeps its lease and its memory, the panel stays live, a few lines say it', async () => {
     const { poller, panel, log, auditLines, sampler } = f();
     const pid = poller.pid ?? 0;
@@ -200,6 +177,25 @@ describe('insiders on a secure facility: a read-only panel\'s flood, and the pol
     expect(f().sim.sim.log.list().filter((r) => r.path === '/api/app/new')).toEqual([]);
   }, 6 * WAIT_MS);
 
+  it("the poller's broker password used once a second for 8 s: the panel stays live and the poller's log names each login", async () => {
+    const { log, panel } = f();
+    const before = log.length;
+    const { samples, take } = f().sampler();
+    const start = Date.now();
+    for (let attempt = 0; attempt < 8; attempt++) {
+      // The client id the broker used to force on this login: the poller's, before client ids were its own.
+      const thief = await connect(f().broker.url, { ...login('poller-main'), clientId: 'poller-main' });
+      await until(() => (take(), log.slice(before).filter((line) => line.includes('another connection logged in with this process\'s broker login "poller-main"')).length > Math.min(attempt, 4)), `the poller naming attempt ${attempt + 1}`, WAIT_MS);
+      await thief.endAsync(true);
+      await until(() => (take(), Date.now() >= start + (attempt + 1) * 1000), 'the next second', WAIT_MS);
+    }
+    const live = samples.filter((s) => LIVE.has(s)).length;
+    process.stderr.write(`login theft: panel live in ${live}/${samples.length} samples (${((100 * live) / samples.length).toFixed(1)} %)\n`);
+    expect(live / samples.length).toBeGreaterThanOrEqual(0.95);
+    expect(log.slice(before).some((line) => line.includes('as client poller-main:'))).toBe(true);
+    expect(channelState(panel, 'key0')).toMatch(/idle|recording/);
+  }, 4 * WAIT_MS);
+
   it("the poller's password used to read all its login can read and kick the poller by any id found: nothing names the poller's id, the poller stays on, the panel stays live", async () => {
     const { broker, log } = f();
     const own = f().pollerIds().at(-1) ?? '';
@@ -214,7 +210,7 @@ describe('insiders on a secure facility: a read-only panel\'s flood, and the pol
     // subscriptions and checks the acl on each message it would deliver).
     await Promise.all(['#', 'recdeck/#', '$SYS/#', '$SYS/broker/log/#', '$SYS/broker/log/N'].map((filter) => reader.subscribeAsync(filter, { qos: 0 }).catch(() => undefined)));
     // Connections with the login while it reads (client ids in the broker's log, were it readable),
-    // one a second until the poller's log names one (it names at most 5 a 10 s: the first test's may still be in it).
+    // one a second until the poller's log names one (it names at most 5 a 10 s: the last test's are in it).
     const seconds: string[] = [];
     const named = () => log.slice(before).some((line) => seconds.some((id) => line.includes(`as client ${id}:`)));
     while (!named()) {
