@@ -54,12 +54,13 @@ const pluginLog = () => readFileSync(join(plugin.folder, 'logs', `${PLUGIN_UUID}
 const lastTitle = (context: string) => titleOf(app.images(context).at(-1) ?? '');
 
 /**
- * A press refused because what the key knew had aged past use by the time the plugin read the press: the
- * toggle's state past its age, or the poller's lease lapsed in the panel's view. On a machine this busy (a
- * paired run, load 11-12) the plugin process can be held past a 250 ms poll's ages; nothing is sent then,
- * and an operator presses again.
+ * A press refused because what the key knew had aged past use by the time it was read: the toggle's state
+ * past its age, the poller's lease lapsed in the panel's view, or the poller's own renewal not back within
+ * the lease's TTL (it acts on nothing then). On a machine this busy (a paired run, load 11-13) the plugin
+ * or the poller can be held past a 250 ms poll's ages; nothing is sent to the recorder, and an operator
+ * presses again.
  */
-const STALL = /: (refused|failed): (the recorder's state is stale|not sent: (no poller holds the lease|the recorder is offline \(the poller))/;
+const STALL = /: (refused|failed): (the recorder's state is stale|not sent: (no poller holds the lease|the recorder is offline \(the poller)|"[^"]+" refused it: (it no longer holds the lease it was sent under \(no renewal came back in time\)|its lease has lapsed))/;
 
 /**
  * Presses a key (down, up) until the plugin runs it: again on a stall refusal (at most 4 presses), at once
