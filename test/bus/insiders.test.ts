@@ -140,19 +140,20 @@ describe('insiders on a secure facility: a read-only panel\'s flood, and the pol
       return printed.startsWith('ready ') && samples.length >= 10 && Date.now() - liveSince >= SETTLED_MS;
     };
     await until(settled, 'the publisher ready and the panel live for a second before the flood', WAIT_MS);
-    // Signed under the term the panel sends under now: the lease the poller holds.
-    expect(/^ready (\S+)\n/.exec(printed)?.[1]).toBe(termOf(panel));
     before.samples = samples.length;
     printed = '';
     const coolDownsSince = () => log.slice(before.log).filter((line) => line.includes(COOLED_DOWN)).length;
-    flood.stdin?.write('go\n');
+    // Signed under the term the panel sends under now (the lease the poller holds): told as it starts.
+    const floodTerm = termOf(panel);
+    flood.stdin?.write(`go ${floodTerm}\n`);
     // Until the poller has cooled the panel down, let it back at the cool-down's end and cooled it down
     // again, or the whole flood is out (see the header).
     await until(() => (take(), exit !== null || coolDownsSince() >= 2), 'the panel cooled down twice, or the flood published', WAIT_MS);
     flood.stdin?.end('stop\n');
     await until(() => (take(), exit !== null), 'the flood ended', WAIT_MS);
     expect(exit, printed).toBe('0');
-    const published = JSON.parse(printed) as { published: number; seconds: number; slowestChunkMs: number; signingWaitMs: number; stopped: boolean };
+    const published = JSON.parse(printed) as { published: number; seconds: number; slowestChunkMs: number; signingWaitMs: number; stopped: boolean; term: string };
+    expect(published.term).toBe(floodTerm);
     // It outlasted a cool-down: the return from it fell inside the flood.
     expect(published.seconds * 1000).toBeGreaterThan(COOL_DOWN_MS);
     await panel.link.call({ method: 'recStart', args: [5] });
