@@ -9,6 +9,7 @@ import type { BusCallError } from '../../src/bus/bus-recorder.js';
 import { topicsOf } from '../../src/bus/topics.js';
 import { facilityFor, isHolding as holding, stopPoller, until, type Panel, type PollerProcess, type Rig } from '../support/facility.js';
 import { startBroker, startLinkProxy } from '../support/mosquitto.js';
+import { WAIT_MS } from '../support/until.js';
 
 const POLL_MS = 250;
 /** A lease TTL of 3 s: failovers here are caused by the test, never by this busy machine stalling a process for a few polls. */
@@ -32,7 +33,9 @@ async function sendAgain({ raw, sent, replies: answered }: Awaited<ReturnType<ty
   const copies = sent.splice(0);
   const before = answered();
   for (const { topic, payload } of copies) await raw.publishAsync(topic, payload, { qos: 1 });
-  await until(() => answered() >= before + copies.length, 'the copies answered');
+  // A real broker and poller answering: the long wait of a real process (paired run 67, load 11-12,
+  // 2026-11-29: the 5 s default passed before five answers came).
+  await until(() => answered() >= before + copies.length, 'the copies answered', WAIT_MS);
 }
 
 // Each test kills, restarts or cuts off a poller: each has its own facility, and they run side by side.
