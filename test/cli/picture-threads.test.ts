@@ -3,7 +3,7 @@
 // clock, and a table that cannot be read said once. The kernel's own table read for this process.
 import { describe, expect, it } from 'vitest';
 import { PICTURE_THREAD_NAME, PICTURE_THREAD_NICE, PICTURE_THREADS_LOOK_MS, lowerPictureThreads, procThreads, watchPictureThreads, type ThreadTable } from '../../src/cli/picture-threads.js';
-import { VirtualTime } from '../support/virtual-time.js';
+import { advanceWithIo, VirtualTime } from '../support/virtual-time.js';
 
 /** A process's threads by id and name; what was set, in order. */
 function table(threads: Map<number, string>, fail?: (id: number) => Error | null): ThreadTable & { set: Array<[number, number]> } {
@@ -53,26 +53,23 @@ describe('picture threads', () => {
     const t = table(threads);
     const said: string[] = [];
     const log = { info: (m: string) => void said.push(m), warn: (m: string) => void said.push(m), error: (m: string) => void said.push(m) };
+    // The table answers in memory: a few turns of the loop with nothing due settle a look.
+    const settled = () => true;
     const watch = watchPictureThreads(time, log, t);
-    time.advance(0);
-    await new Promise((resolve) => setImmediate(resolve));
+    await advanceWithIo(time, 0, settled);
     expect(t.set).toEqual([[102, PICTURE_THREAD_NICE]]);
     threads.set(105, PICTURE_THREAD_NAME);
-    time.advance(PICTURE_THREADS_LOOK_MS - 1);
-    await new Promise((resolve) => setImmediate(resolve));
+    await advanceWithIo(time, PICTURE_THREADS_LOOK_MS - 1, settled);
     expect(t.set).toHaveLength(1);
-    time.advance(1);
-    await new Promise((resolve) => setImmediate(resolve));
+    await advanceWithIo(time, 1, settled);
     expect(t.set).toEqual([[102, PICTURE_THREAD_NICE], [105, PICTURE_THREAD_NICE]]);
     watch.stop();
 
     let reads = 0;
     const broken: ThreadTable = { ids: async () => (reads++, Promise.reject(errno('ENOENT'))), name: async () => null, setNice: () => undefined };
     watchPictureThreads(time, log, broken);
-    time.advance(0);
-    await new Promise((resolve) => setImmediate(resolve));
-    time.advance(3 * PICTURE_THREADS_LOOK_MS);
-    await new Promise((resolve) => setImmediate(resolve));
+    await advanceWithIo(time, 0, settled);
+    await advanceWithIo(time, 3 * PICTURE_THREADS_LOOK_MS, settled);
     expect(reads).toBe(1);
     expect(said).toEqual(["picture threads: not lowered (ENOENT); they keep the main thread's priority"]);
   });

@@ -67,6 +67,9 @@ const sealCopy = (i) => sealEnvelope(topic, from, command.sentAt, { ...command, 
 const ahead = AHEAD_S * (1000 / intervalMs) * chunk;
 let published = 0;
 let stopped = false;
+/** The signer's wait, ended when the flood moves on (a chunk published, the term changed, the stop). */
+let wakeSigner = () => {};
+const floodMoved = () => new Promise((resolve) => (wakeSigner = resolve));
 /** Signs the next chunk and yields (a turn of the event loop: the broker's acknowledgements and the schedule's timer go between). */
 const signChunk = async () => {
   for (const end = Math.min(count, signed.length + chunk); signed.length < end; ) signed.push(sealCopy(signed.length));
@@ -77,7 +80,7 @@ while (signed.length < Math.min(count, ahead)) await signChunk();
 const signing = (async () => {
   while (signed.length < count && !stopped) {
     if (signed.length < published + ahead) await signChunk();
-    else await new Promise((resolve) => setTimeout(resolve, intervalMs));
+    else await floodMoved();
   }
 })();
 process.stdout.write(`ready ${term}\n`);
@@ -91,10 +94,12 @@ const goTerm = /^go (\S+)$/.exec(String(go))?.[1];
 if (goTerm !== undefined && goTerm !== term) {
   term = goTerm;
   signed.length = 0;
+  wakeSigner();
 }
 const stop = () => {
   if (stopped) return;
   stopped = true;
+  wakeSigner();
   lines.close();
   process.stdin.destroy();
 };
@@ -114,6 +119,7 @@ for (let first = 0; first < count && !stopped; first += chunk) {
   const sentAt = performance.now();
   await Promise.all(signed.slice(first, end).map((payload) => client.publishAsync(topic, payload, { qos: 1 })));
   published += end - first;
+  wakeSigner();
   slowestChunkMs = Math.max(slowestChunkMs, performance.now() - sentAt);
   // The next chunk on the schedule (not INTERVAL_MS after this one was acknowledged): the flood's rate holds.
   const next = startedAt + ((first + chunk) / chunk) * intervalMs;
