@@ -18,20 +18,21 @@ import { DEFAULT_KEEPALIVE_S } from '../../src/bus/limits.js';
 import { topicsOf } from '../../src/bus/topics.js';
 import { facilityOf } from '../../src/cli/facility-file.js';
 import { channelState, connect, startPanel, startSimulator, timersLate, until } from '../support/facility.js';
+import { HOLDER_LAPSED, PANEL_LAPSED } from '../support/lease-stalls.js';
 import { startBroker } from '../support/mosquitto.js';
 
 const POLL_MS = 250;
 const MAIN = topicsOf('main');
 const RECDECK = fileURLToPath(new URL('../../dist/cli/main.js', import.meta.url));
 /** A holder's refusal while its own renewals come back late. */
-const STALLED = /refused it: it no longer holds the lease it was sent under \(no renewal came back in time\)|its lease has lapsed/;
+const STALLED = HOLDER_LAPSED;
 /**
  * The panel's own view of the lease lapsed (this process stalled past the TTL, its renewals read late): nothing
  * was sent. Either no holder at all, or the holder counted gone (a paired run at load 12, 2026-11-29: "the
  * recorder is offline (the poller "poller-b" has not renewed its lease for 807 ms)", the woken holder's
  * overdue work and a second suite holding this process past the 750 ms TTL).
  */
-const PANEL_STALLED = /^not sent: (no poller holds the lease of "main"|the recorder is offline \(the poller "[^"]+" has not renewed its lease for \d+ ms\))/;
+const PANEL_STALLED = new RegExp(`^${PANEL_LAPSED.source}`);
 
 const cleanups: Array<() => Promise<unknown> | void> = [];
 afterEach(async () => {

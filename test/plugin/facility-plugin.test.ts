@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generatedFacility, startPoller, type PollerProcess } from '../support/facility.js';
+import { HOLDER_LAPSED, PANEL_LAPSED } from '../support/lease-stalls.js';
 import { startBroker, type RestartableBroker } from '../support/mosquitto.js';
 import { lastSeq, startFixture, type SimulatorFixture } from '../support/simulator.js';
 import { until } from '../support/until.js';
@@ -60,7 +61,7 @@ const lastTitle = (context: string) => titleOf(app.images(context).at(-1) ?? '')
  * or the poller can be held past a 250 ms poll's ages; nothing is sent to the recorder, and an operator
  * presses again.
  */
-const STALL = /: (refused|failed): (the recorder's state is stale|not sent: (no poller holds the lease|the recorder is offline \(the poller)|"[^"]+" refused it: (it no longer holds the lease it was sent under \(no renewal came back in time\)|its lease has lapsed))/;
+const STALL = new RegExp(`: (refused|failed): (the recorder's state is stale|${PANEL_LAPSED.source}|.*(${HOLDER_LAPSED.source}))`);
 
 /**
  * Presses a key (down, up) until the plugin runs it: again on a stall refusal (at most 4 presses), at once

@@ -1,0 +1,13 @@
+// The product's words for a command not run because the bus lease lapsed in someone's view: what a test
+// on a loaded machine presses again after (nothing reached the recorder), as an operator would. One
+// statement for every test that retries on them (hung-poller.test, facility-plugin.test), so that a
+// change of the product's wording is met in one place (src/bus/bus-poller.ts, bus-recorder.ts).
+
+/**
+ * The holder's own renewal did not come back within the lease's TTL, so it acts on nothing: its refusal of a
+ * command sent under the lease, or its lease lapsed as it was about to send (refused or logged).
+ */
+export const HOLDER_LAPSED = /refused it: it no longer holds the lease it was sent under \(no renewal came back in time\)|its lease has lapsed/;
+
+/** The panel sent nothing: no poller holds the lease, or the holder is counted gone (no renewal for the TTL). */
+export const PANEL_LAPSED = /not sent: (no poller holds the lease of "[^"]+"|the recorder is offline \(the poller "[^"]+" has not renewed its lease for \d+ ms\))/;
