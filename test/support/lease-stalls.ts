@@ -1,6 +1,6 @@
 // The product's words for a command not run because the bus lease lapsed in someone's view: what a test
 // on a loaded machine presses again after (nothing reached the recorder), as an operator would. One
-// statement for every test that retries on them (hung-poller.test, facility-plugin.test), so that a
+// statement for every test that retries on them (hung-poller, facility-plugin, alarms-bus), so that a
 // change of the product's wording is met in one place (src/bus/bus-poller.ts, bus-recorder.ts).
 
 /**
@@ -11,3 +11,6 @@ export const HOLDER_LAPSED = /refused it: it no longer holds the lease it was se
 
 /** The panel sent nothing: no poller holds the lease, or the holder is counted gone (no renewal for the TTL). */
 export const PANEL_LAPSED = /not sent: (no poller holds the lease of "[^"]+"|the recorder is offline \(the poller "[^"]+" has not renewed its lease for \d+ ms\))/;
+
+/** Either lapse, as a command record's message says it (the panel's own refusal, or the holder's answer). */
+export const LAPSED = new RegExp(`${PANEL_LAPSED.source}|${HOLDER_LAPSED.source}`);
