@@ -18,8 +18,10 @@ const MAIN = topicsOf('main');
  * A facility (pollers with a 5 s lease TTL: these tests are not about the lease) with a read-only panel beside
  * two that may control. 2 s was not enough beside a second copy of the suite (paired run 31, 2026-11-28): a
  * renewal did not come back in time, and poller-a rightly refused a press as no longer holding its lease.
+ * Nor about the recorder's answer time: the simulator answers in this worker, which a second suite stalls;
+ * its 2 s default failed a press "no answer within 2000 ms" in paired run 69 (2026-11-29).
  */
-const FACILITY: FacilityOptions = { pollMs: POLL_MS, pollers: ['poller-a'], panels: ['panel-a', 'panel-b', 'panel-r'], groups: { 'panel-r': ['read'] }, poller: () => ({ ttlMs: 5000 }) };
+const FACILITY: FacilityOptions = { pollMs: POLL_MS, pollers: ['poller-a'], panels: ['panel-a', 'panel-b', 'panel-r'], groups: { 'panel-r': ['read'] }, poller: () => ({ ttlMs: 5000, requestTimeoutMs: WAIT_MS }) };
 
 /** An anonymous client that hears everything on the recorder's tree, for one test. */
 async function forger(test: TestContext, f: Rig): Promise<{ raw: MqttClient; heard: Array<{ topic: string; payload: string }>; term: string }> {

@@ -103,6 +103,8 @@ export interface PollerOptions {
   connect?: mqtt.IClientOptions;
   /** The lease's TTL; LEASE_TTL_POLLS polls by default. */
   ttlMs?: number;
+  /** How long the poller waits for each answer of the recorder (the client's 2 s by default). */
+  requestTimeoutMs?: number;
   /** The recorder's URL as the poller knows it (default the simulator's). */
   url?: string;
   keepalive?: number;
@@ -118,7 +120,7 @@ export interface PollerOptions {
 export async function startPoller(broker: Broker, sim: SimulatorFixture, pollMs: number, options: PollerOptions): Promise<PollerProcess> {
   const recorder = options.recorder ?? sim;
   const url = options.url ?? recorder.sim.url;
-  const client = new RecorderClient({ clock: realClock, url, token: recorder.sim.token });
+  const client = new RecorderClient({ clock: realClock, url, token: recorder.sim.token, ...(options.requestTimeoutMs === undefined ? {} : { timeoutMs: options.requestTimeoutMs }) });
   const link = pollingLink(new RecorderPoller('main', client, { time: realTime, pollMs, slowMs: 1000 }));
   const instance = newInstance();
   const { authority } = options;
