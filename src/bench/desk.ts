@@ -20,7 +20,7 @@
 // A Pi beside the desk does not share its core with the desk's browser; the quota alone models it. For the
 // same reason the bridge runs on a core of its own and the rest on the other (cpu-pinning.ts).
 import { once } from 'node:events';
-import { chmod, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { chmod, mkdtemp, readdir, rm, stat, writeFile } from 'node:fs/promises';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
@@ -28,10 +28,11 @@ import { messageOf } from '../api/errors.js';
 import { expandPath, operations } from '../api/operations.js';
 import type { LoggedRequest } from '../simulator/request-log.js';
 import { affinityOf, cpuSplit, pinProcess } from './cpu-pinning.js';
-import { createCpuQuota, findCpuCgroup, throttlingSince, type CpuQuotaGroup, type Throttling } from './cpu-quota.js';
+import { QUOTA_PERIOD_US, createCpuQuota, findCpuCgroup, throttlingSince, type CpuQuotaGroup, type Throttling } from './cpu-quota.js';
 import { matchPresses, writesOf, type SentPress } from './desk-match.js';
 import type { PressTraceSummary } from './press-trace.js';
-import { pressTraceChild, readPressTrace, sampleScheduling } from './press-trace-run.js';
+import { summarizeLumps, threadKinds, type LumpSummary } from './press-lumps.js';
+import { pressTraceChild, profileTasks, readPressTrace, sampleScheduling } from './press-trace-run.js';
 import { DeckLink } from './deck-link.js';
 import { channelKeyState, type ShownState } from './key-frames.js';
 import { LeanHttp } from './lean-http.js';
@@ -73,6 +74,8 @@ export interface DeskRun {
   pageKbPerS: number;
   /** With --press-trace: each press's latency split into hops (press-trace.ts), and where the bridge's stamps are. */
   pressTrace: (PressTraceSummary & { file: string }) | null;
+  /** With a trace under a quota: the held stretches and what ran in them (press-lumps.ts). */
+  lumps: LumpSummary | null;
 }
 
 export interface DeskOptions {
@@ -325,8 +328,10 @@ export async function measureDesk(quotaPercent: number | null, options: DeskOpti
     const matched = matchPresses(presses, pressWrites);
     if (matched.unexplained > 0) throw new Error(`(i): ${matched.unexplained} rec-start writes on channels ${PRESSED.map((c) => c + 1).join(', ')} that no press explains`);
     let pressTrace: DeskRun['pressTrace'] = null;
+    let lumps: LumpSummary | null = null;
     if (traceFile !== null) {
-      const sched = schedSamples === null ? undefined : await schedSamples; // done a second after the window: before the bridge stops
+      const sampled = schedSamples === null ? undefined : await schedSamples; // done a second after the window: before the bridge stops
+      const sched = sampled?.samples;
       await stopBridge(); // the preload writes its last lines as the bridge exits
       const { path: recStartPath, method } = operations.recStart;
       const summary = await readPressTrace(traceFile, {
@@ -339,6 +344,14 @@ export async function measureDesk(quotaPercent: number | null, options: DeskOpti
         ...(sched === undefined ? {} : { sched }),
       });
       pressTrace = { ...summary, file: traceFile };
+      if (group !== null && sampled !== undefined) {
+        // The bridge's profile, written as it exited: the newest in its folder (one bridge per row).
+        const profile = profileFolder === null ? null : await newestProfile(profileFolder);
+        const inWindow = sampled.samples.filter((s) => s.from >= windowStart && s.to <= windowEnd);
+        // Kept beside the trace for a closer look (a few MB): every sample, and the threads' names.
+        await writeFile(`${traceFile}.sched.json`, JSON.stringify({ pid, names: [...sampled.threadNames], samples: inWindow.map((s) => ({ ...s, threads: [...(s.threads ?? [])] })) }));
+        lumps = summarizeLumps(inWindow, threadKinds(pid, sampled.threadNames), QUOTA_PERIOD_US / 1000, profile === null ? undefined : await profileTasks(profile));
+      }
     }
 
     return {
@@ -365,8 +378,16 @@ export async function measureDesk(quotaPercent: number | null, options: DeskOpti
       pageFramesPerS: pageFrames.frames / windowS,
       pageKbPerS: pageFrames.bytes / 1024 / windowS,
       pressTrace,
+      lumps,
     };
   } finally {
     for (const step of cleanup.reverse()) await step().catch((error: unknown) => process.stderr.write(`(i) cleanup: ${messageOf(error)}\n`));
   }
+}
+
+/** The newest .cpuprofile in a folder, or null when it has none. */
+async function newestProfile(folder: string): Promise<string | null> {
+  const files = (await readdir(folder)).filter((f) => f.endsWith('.cpuprofile')).map((f) => join(folder, f));
+  const times = await Promise.all(files.map(async (f) => [f, (await stat(f)).mtimeMs] as const));
+  return times.sort((a, b) => b[1] - a[1])[0]?.[0] ?? null;
 }

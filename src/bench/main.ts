@@ -15,6 +15,7 @@ import { measureFacilityScale, meanCost, type FacilityScale } from './facility-s
 import { measureIdleCost, type IdleCost } from './idle.js';
 import { LOAD_KINDS, type LoadKind, type SteadyLoad } from './load.js';
 import { BRIDGE_NODE_FLAGS } from '../cli/node-flags.js';
+import { LUMP_PERIODS, THREAD_KINDS } from './press-lumps.js';
 import { HOPS, hopsOf, type LoopWindow, type Sched } from './press-trace.js';
 import { measureRenderCosts, type RenderCost } from './render.js';
 import { measureHidSteadyState, measurePanelRedraws, type HidSteadyState, type PanelRedraw } from './streamdeck.js';
@@ -146,7 +147,7 @@ function deskTable(rows: readonly DeskRun[]): string {
     );
   }
   lines.push('    throttled: time the kernel held the bridge, in periods throttled/ran (10 ms each); not live: key samples showing a channel of the healthy recorder neither REC nor READY');
-  for (const r of rows) if (r.pressTrace !== null) lines.push(...pressTraceLines(r));
+  for (const r of rows) if (r.pressTrace !== null) lines.push(...pressTraceLines(r), ...lumpLines(r));
   return `${lines.join('\n')}\n`;
 }
 
@@ -179,6 +180,31 @@ function pressTraceLines(r: DeskRun): string[] {
       `      ${ms(whole).padStart(7)} = ${hops.map(ms).join(' + ')}   key${s.channel} at ${new Date(s.sentAt).toISOString().slice(11, 23)}; handlers ${ms(s.handledMs)} ms;${s.newConnection ? ' waited for a new connection;' : ''} loop ${loop(s.loopBefore)} before, ${loop(s.loopAfter)} after; ${gc}${sched}`,
     );
   }
+  return lines;
+}
+
+/** --press-trace under a quota: the held stretches by length, and what ran in the lumps (press-lumps.ts). */
+function lumpLines(r: DeskRun): string[] {
+  const l = r.lumps;
+  if (l === null) return [];
+  const pct = (part: number, whole: number) => (whole > 0 ? `${fixed((100 * part) / whole, 0)} %` : '-');
+  const total = (m: Map<string, number>) => [...m.values()].reduce((a, b) => a + b, 0);
+  const split = (m: Map<string, number>, keys: readonly string[]) => {
+    const sum = total(m);
+    return keys.filter((k) => (m.get(k) ?? 0) > 0).map((k) => `${k} ${fixed(m.get(k) ?? 0, 0)} (${pct(m.get(k) ?? 0, sum)})`).join(', ');
+  };
+  const byValue = (m: Map<string, number>) => [...m].sort((a, b) => b[1] - a[1]).map(([k]) => k);
+  const lines = [
+    `    held stretches, ${r.quotaPercent} % (held periods in a row; each one's CPU, from a period before its first to its last, by thread, ms; with --cpu-prof the profiler's`,
+    `      own thread counts in "libuv pool, other", and the main thread's tasks are shares of the profile's busy samples, which count wall time: a held thread's too)`,
+    `      by length in periods: ${l.byLength.map((b) => `${b.periods}: ${b.stretches} (${b.heldPeriods} periods, ${fixed(b.heldMs / 1000, 1)} s held)`).join('; ')}`,
+    `      whole window ${fixed(l.windowMs / 1000, 1)} s, CPU ${fixed(total(l.cpuAll), 0)}: ${split(l.cpuAll, THREAD_KINDS)}`,
+    `      in the ${l.lumps} lumps (${LUMP_PERIODS}+ periods; ${fixed(l.lumpsMs / 1000, 1)} s), CPU ${fixed(total(l.cpuInLumps), 0)}: ${split(l.cpuInLumps, THREAD_KINDS)}`,
+  ];
+  if (l.mainAll !== null && l.mainInLumps !== null) {
+    lines.push(`      main thread's tasks, whole window: ${split(l.mainAll, byValue(l.mainAll))}`, `      main thread's tasks, in the lumps: ${split(l.mainInLumps, byValue(l.mainInLumps))}`);
+  }
+  for (const s of l.largest) lines.push(`      ${s.periods} periods at ${new Date(s.from).toISOString().slice(11, 23)} in ${fixed(s.to - s.from, 0)} ms: ${split(s.cpu, THREAD_KINDS)}`);
   return lines;
 }
 

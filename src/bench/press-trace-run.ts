@@ -3,9 +3,11 @@
 // through the row, and the trace read back after
 // the bridge has exited (its last lines are written as it exits) and split by press (press-trace.ts).
 import { existsSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
+import { readdir, readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import type { CpuQuotaGroup } from './cpu-quota.js';
+import type { MainTasks } from './press-lumps.js';
+import { taskSamples, type CpuProfile } from './profile-top.js';
 import { parseTrace, splitPresses, summarize, type PressTraceSummary, type SplitInput, type SchedSample } from './press-trace.js';
 import { preciseNow, sleep } from './stats.js';
 
@@ -25,22 +27,65 @@ function parseSchedstat(text: string): { runMs: number; waitMs: number } {
   return { runMs: run / 1e6, waitMs: wait / 1e6 };
 }
 
+/** What sampleScheduling read: the samples, and the name (comm) of every thread seen in them. */
+export interface SchedSamples {
+  samples: SchedSample[];
+  threadNames: Map<number, string>;
+}
+
 /**
- * The bridge's main thread's schedstat (its tid is the pid) and, under a quota, its group's cpu.stat,
- * read about every `everyMs` until a second past `end` (the last presses' writes): each sample says
- * between which two moments its counters were read. 5 ms (half the quota's period) tells a press's
- * waits from its neighbours' to about a period; the reads cost the bench (not in the group), not the bridge.
+ * The bridge's threads' schedstat (the main thread's id is the pid) and, under a quota, its group's
+ * cpu.stat, read about every `everyMs` until a second past `end` (the last presses' writes): each sample
+ * says between which two moments its counters were read. 5 ms (half the quota's period) tells a press's
+ * waits from its neighbours' to about a period, and a held stretch's periods apart (press-lumps.ts); the
+ * reads (about 20 threads' files a sample) cost the bench (not in the group), not the bridge.
  */
-export async function sampleScheduling(pid: number, group: CpuQuotaGroup | null, end: number, everyMs = 5): Promise<SchedSample[]> {
+export async function sampleScheduling(pid: number, group: CpuQuotaGroup | null, end: number, everyMs = 5): Promise<SchedSamples> {
   const samples: SchedSample[] = [];
-  const schedstat = `/proc/${pid}/task/${pid}/schedstat`;
+  const threadNames = new Map<number, string>();
+  const tasks = `/proc/${pid}/task`;
+  // A thread that ends between the listing and its read is left out of that sample (its CPU is then not counted after).
+  const threadRun = async (tid: number): Promise<[number, number] | null> => {
+    try {
+      if (!threadNames.has(tid)) threadNames.set(tid, (await readFile(`${tasks}/${tid}/comm`, 'utf8')).trim());
+      return [tid, parseSchedstat(await readFile(`${tasks}/${tid}/schedstat`, 'utf8')).runMs];
+    } catch {
+      return null;
+    }
+  };
   while (preciseNow() < end + 1000) {
     const from = preciseNow();
-    const [main, t] = await Promise.all([readFile(schedstat, 'utf8').then(parseSchedstat), group?.throttling() ?? null]);
-    samples.push({ from, to: preciseNow(), mainRunMs: main.runMs, mainWaitMs: main.waitMs, throttle: t === null ? null : { throttled: t.throttled, throttledMs: t.throttledMs } });
+    const [main, t, threads] = await Promise.all([
+      readFile(`${tasks}/${pid}/schedstat`, 'utf8').then(parseSchedstat),
+      group?.throttling() ?? null,
+      readdir(tasks).then((ids) => Promise.all(ids.map((id) => threadRun(Number(id))))),
+    ]);
+    samples.push({
+      from,
+      to: preciseNow(),
+      mainRunMs: main.runMs,
+      mainWaitMs: main.waitMs,
+      throttle: t === null ? null : { throttled: t.throttled, throttledMs: t.throttledMs },
+      threads: new Map(threads.filter((x): x is [number, number] => x !== null)),
+    });
     await sleep(everyMs);
   }
-  return samples;
+  return { samples, threadNames };
+}
+
+/**
+ * A CPU profile's main-thread tasks (profile-top.ts's taskSamples) as press-lumps.ts asks for them, in the
+ * bench's time: the profile's clock is CLOCK_MONOTONIC (process.hrtime's), the bench's preciseNow is
+ * performance.timeOrigin + performance.now(), whose difference is read here once (both in this process).
+ */
+export async function profileTasks(file: string): Promise<MainTasks> {
+  const offsetMs = preciseNow() - Number(process.hrtime.bigint()) / 1e6;
+  const samples = taskSamples(JSON.parse(await readFile(file, 'utf8')) as CpuProfile).map((s) => ({ ...s, atMs: s.atMs + offsetMs }));
+  return (from, to) => {
+    const byTask = new Map<string, number>();
+    for (const s of samples) if (s.atMs >= from && s.atMs < to) byTask.set(s.task, (byTask.get(s.task) ?? 0) + s.ms);
+    return byTask;
+  };
 }
 
 /** The bridge's trace file, split by press. */

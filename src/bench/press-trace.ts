@@ -67,6 +67,8 @@ export interface SchedSample {
   mainWaitMs: number;
   /** Null without a quota. */
   throttle: { throttled: number; throttledMs: number } | null;
+  /** Every thread's time on a CPU (schedstat), ms by thread id (press-lumps.ts); absent where not read. */
+  threads?: ReadonlyMap<number, number>;
 }
 
 /** The bridge's event loop between two input messages it read. */

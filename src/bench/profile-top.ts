@@ -36,7 +36,7 @@ const PARTS: Array<[part: string, test: RegExp]> = [
   ['node internals', /^node:|^internal\//],
 ];
 
-const partOf = (url: string, functionName: string): string => {
+export const partOf = (url: string, functionName: string): string => {
   if (url === '') return functionName.startsWith('(') ? functionName : 'native (no source)';
   return PARTS.find(([, test]) => test.test(url))?.[0] ?? 'other';
 };
@@ -73,4 +73,55 @@ export function profileReport(profile: CpuProfile, top: number): string {
   lines.push('', `top ${top} functions by self time:`);
   for (const f of byFunction.slice(0, top)) lines.push(`  ${share(f.ms)}  ${(f.ms / 1000).toFixed(2).padStart(6)} s  ${f.name}`);
   return `${lines.join('\n')}\n`;
+}
+
+/**
+ * The main thread's task in each of a profile's samples, by its whole stack (the leaf alone says "JSON"
+ * or "(program)", not whose): the collector; a picture (the renderer, sharp, JPEG anywhere in the stack);
+ * the page (its server or ws); a recorder's answer (undici, the client, zod); the engine's other work;
+ * else the leaf's part. '(idle)' is left out. Each sample is at the profile's clock (µs, CLOCK_MONOTONIC,
+ * as process.hrtime), ms here.
+ */
+export function taskSamples(profile: CpuProfile): Array<{ atMs: number; ms: number; task: string }> {
+  const nodes = new Map(profile.nodes.map((n) => [n.id, n]));
+  const parent = new Map<number, number>();
+  for (const n of profile.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
+  const taskOf = new Map<number, string | null>();
+  const classify = (id: number): string | null => {
+    const known = taskOf.get(id);
+    if (known !== undefined) return known;
+    const leaf = nodes.get(id);
+    if (leaf === undefined) throw new Error(`the profile's samples name node ${id}, which it does not hold`);
+    let task: string | null;
+    if (leaf.callFrame.functionName === '(idle)') task = null;
+    else if (leaf.callFrame.functionName === '(garbage collector)') task = 'collector';
+    else {
+      const parts = new Set<string>();
+      for (let at: number | undefined = id; at !== undefined; at = parent.get(at)) {
+        const frame = nodes.get(at)?.callFrame;
+        if (frame !== undefined) parts.add(partOf(frame.url, frame.functionName));
+      }
+      const has = (...names: string[]) => names.some((n) => parts.has(n));
+      task = has('render', 'sharp', 'jpeg (jpeg-turbo)')
+        ? 'pictures'
+        : has('remote (page server)', 'web socket (ws)')
+          ? 'page (frames, socket)'
+          : has('HTTP client (undici)', 'recorder client (api)', 'zod')
+            ? 'recorder answers'
+            : has('engine', 'DeviceOutput', 'rxjs')
+              ? 'engine, other'
+              : partOf(leaf.callFrame.url, leaf.callFrame.functionName);
+    }
+    taskOf.set(id, task);
+    return task;
+  };
+  const out: Array<{ atMs: number; ms: number; task: string }> = [];
+  let at = profile.startTime;
+  profile.samples.forEach((id, i) => {
+    const delta = profile.timeDeltas[i] ?? 0;
+    at += delta;
+    const task = classify(id);
+    if (task !== null) out.push({ atMs: at / 1000, ms: delta / 1000, task });
+  });
+  return out;
 }
