@@ -1,26 +1,18 @@
-// Every thread of the bridge but its main thread runs at a lower priority than the main thread, so that on
-// a busy core, or under a CPU quota, a press waiting to be read goes before a helper's work: libvips's
-// workers (previews' decodes, scaling), V8's platform threads (the optimizing compiler, the collector's
-// concurrent marking and sweeping), libuv's pool (sharp's pipelines, file reads).
+// The threads that decode and scale pictures (libvips's workers, under sharp) run at a lower priority than
+// the bridge's main thread, so that on a busy core a press waiting to be read goes before a preview's decode.
 //
 // bench (i) with the bridge alone on a core and no quota (docs/performance.md, "Where a press's time goes"):
 // the slowest press's main thread ran 6 ms and waited 62 ms for its core around one write, with no other
-// process on that core: it waited behind the bridge's own threads. First only libvips's workers were
-// lowered ("libvips's workers below the main thread"). Under a quota the held stretches are the other
-// threads' too (bench (i) --press-trace, "Held stretches under a quota: what runs in them"): V8's platform
-// threads were 13-14 % of the bridge's CPU after a minute's run and 26-38 % of the CPU in its stretches
-// of three held periods or more, the longest of them three quarters theirs: the optimizing compiler's
-// jobs and the collector's concurrent marking, background work that runs as long as it has work, so it
-// took every period's quota until done. A press that came then shared each period's quota with four of
-// them at the same priority. Lowered, they still have every cycle the main thread does not want (it is
-// idle most of the time, so the marking ends as soon), but the main thread goes first when it has work.
+// process on that core: it waited behind the bridge's own threads, of which libvips's workers decode about
+// ten previews a second. Linux's nice is per thread (setpriority on a thread's id), and libvips names its
+// workers, so they can be told apart from V8's and libuv's threads (unnamed in Node 20), which are left as
+// they are: V8's concurrent marking slowed down would leave more of a collection to the main thread.
 //
-// Linux's nice is per thread (setpriority on a thread's id). New threads come later (libvips makes its
-// pool at the first picture, libuv at its first use), so the bridge looks again now and then
-// (HELPER_THREADS_LOOK_MS) rather than once. Only where /proc/self/task exists (Linux); elsewhere it says
-// so once and stops looking.
+// libvips makes its workers when a picture first needs them and keeps them (a pool), so the bridge looks
+// for new ones now and then (PICTURE_THREADS_LOOK_MS) rather than once. Only where /proc/self/task exists
+// (Linux); elsewhere it says so once and stops looking.
 
-import { readdir } from 'node:fs/promises';
+import { readdir, readFile } from 'node:fs/promises';
 import { setPriority } from 'node:os';
 import { timer } from 'rxjs';
 import type { Clock } from '../api/clock.js';
@@ -28,32 +20,37 @@ import { messageOf } from '../api/errors.js';
 import type { Logger } from '../engine/log.js';
 
 /** How much lower: nice 10 gets about a tenth of the CPU of a nice-0 thread that wants it at the same time. */
-export const HELPER_THREAD_NICE = 10;
-/** How often the bridge looks for threads made since (ms). */
-export const HELPER_THREADS_LOOK_MS = 5000;
+export const PICTURE_THREAD_NICE = 10;
+/** libvips's name for its workers, as /proc/self/task/TID/comm shows it. */
+export const PICTURE_THREAD_NAME = 'libvips worker';
+/** How often the bridge looks for workers libvips made since (ms). */
+export const PICTURE_THREADS_LOOK_MS = 5000;
 
 /** The process's threads, by id: the kernel's view (procThreads), or a table in tests. */
 export interface ThreadTable {
   /** The ids of the process's threads now. */
   ids(): Promise<number[]>;
+  /** A thread's name, or null when it is gone. */
+  name(id: number): Promise<string | null>;
   /** Sets a thread's nice value. */
   setNice(id: number, nice: number): void;
 }
 
 /**
- * Lowers every thread but the main one (`mainId`: the process's id) not lowered before (kept in
- * `lowered`); returns how many it lowered now. A thread that goes away between the listing and its change
- * is skipped; ids no longer listed are forgotten (the kernel reuses them).
+ * Lowers every picture thread not lowered before (kept in `lowered`); returns how many it lowered now. A
+ * thread that goes away between the listing and its change is skipped; ids no longer listed are forgotten
+ * (the kernel reuses them).
  */
-export async function lowerHelperThreads(table: ThreadTable, lowered: Set<number>, mainId: number): Promise<number> {
+export async function lowerPictureThreads(table: ThreadTable, lowered: Set<number>): Promise<number> {
   const ids = await table.ids();
   const now = new Set(ids);
   for (const id of lowered) if (!now.has(id)) lowered.delete(id);
   let count = 0;
   for (const id of ids) {
-    if (lowered.has(id) || id === mainId) continue;
+    if (lowered.has(id)) continue;
+    if ((await table.name(id)) !== PICTURE_THREAD_NAME) continue;
     try {
-      table.setNice(id, HELPER_THREAD_NICE);
+      table.setNice(id, PICTURE_THREAD_NICE);
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === 'ESRCH') continue; // gone meanwhile
       throw error;
@@ -67,25 +64,32 @@ export async function lowerHelperThreads(table: ThreadTable, lowered: Set<number
 /** The kernel's table of this process's threads (Linux: /proc/self/task). */
 export const procThreads: ThreadTable = {
   ids: async () => (await readdir('/proc/self/task')).map(Number).filter((id) => Number.isInteger(id) && id > 0),
+  name: async (id) => {
+    try {
+      return (await readFile(`/proc/self/task/${id}/comm`, 'utf8')).trim();
+    } catch {
+      return null; // gone meanwhile
+    }
+  },
   setNice: (id, nice) => setPriority(id, nice),
 };
 
 /**
- * Looks for helper threads now and every HELPER_THREADS_LOOK_MS on `clock`, one look at a time, until
+ * Looks for picture threads now and every PICTURE_THREADS_LOOK_MS on `clock`, one look at a time, until
  * stopped. Where the table cannot be read (no /proc: not Linux) it says so once and looks no more.
  */
-export function watchHelperThreads(clock: Clock, log: Logger, table: ThreadTable = procThreads, mainId: number = process.pid): { stop(): void } {
+export function watchPictureThreads(clock: Clock, log: Logger, table: ThreadTable = procThreads): { stop(): void } {
   const lowered = new Set<number>();
   let looking: Promise<void> | null = null;
   const look = async (): Promise<void> => {
     try {
-      const count = await lowerHelperThreads(table, lowered, mainId);
-      if (count > 0) log.debug?.(`helper threads: ${count} more at nice ${HELPER_THREAD_NICE} (${lowered.size} in all)`);
+      const count = await lowerPictureThreads(table, lowered);
+      if (count > 0) log.debug?.(`picture threads: ${count} more of libvips's workers at nice ${PICTURE_THREAD_NICE} (${lowered.size} in all)`);
     } catch (error) {
       looks.unsubscribe();
-      log.info(`helper threads: not lowered (${messageOf(error)}); they keep the main thread's priority`);
+      log.info(`picture threads: not lowered (${messageOf(error)}); they keep the main thread's priority`);
     }
   };
-  const looks = timer(0, HELPER_THREADS_LOOK_MS, clock.scheduler).subscribe(() => void (looking ??= look().finally(() => (looking = null))));
+  const looks = timer(0, PICTURE_THREADS_LOOK_MS, clock.scheduler).subscribe(() => void (looking ??= look().finally(() => (looking = null))));
   return { stop: () => looks.unsubscribe() };
 }

@@ -37,7 +37,7 @@ import { startSatellite, type SatelliteSettings } from './satellite-flags.js';
 import { readSecretFile } from './secret-file.js';
 import { Teardown } from './teardown.js';
 import { collectorFollowingQuota } from './collector-under-quota.js';
-import { watchHelperThreads } from './picture-threads.js';
+import { watchPictureThreads } from './picture-threads.js';
 import { SYSTEM_CGROUP, watchCpuQuota, type CpuBudgetSetting } from './cpu-quota-watch.js';
 import { UsageError } from './usage-error.js';
 
@@ -184,9 +184,9 @@ async function acquire(setup: BridgeSetup, log: Logger, teardown: Teardown): Pro
   // Under a quota the young generation is collected on the main thread alone (collector-under-quota.ts).
   const cpuQuota = await watchCpuQuota(setup.cpuBudget ?? { kind: 'off' }, realClock, log, SYSTEM_CGROUP, collectorFollowingQuota());
   if (cpuQuota) teardown.defer('CPU quota watch', () => cpuQuota.stop());
-  // Every thread but the main one (libvips's, V8's, libuv's) below the main thread's priority (picture-threads.ts).
-  const helperThreads = watchHelperThreads(realClock, log);
-  teardown.defer('helper threads', () => helperThreads.stop());
+  // libvips's workers (previews' decodes, scaling) below the main thread's priority (picture-threads.ts).
+  const pictureThreads = watchPictureThreads(realClock, log);
+  teardown.defer('picture threads', () => pictureThreads.stop());
   const bridge = runBridge(bus?.recorders ?? onDemand, { log, pollMs: setup.pollMs, renderThread, ...(setup.groups ? { groups: setup.groups } : {}), ...(setup.diskTime ? { diskTime: setup.diskTime } : {}), ...(cpuQuota ? { cpu: cpuQuota.cpu } : {}) });
   bridge.start();
   // Its stop blanks every surface: after everything acquired below has let go of the bridge, and
