@@ -78,12 +78,18 @@ it("tells the bridge's threads by name and Node's order: the main thread, libvip
 });
 
 it("starts a stretch's window no earlier than the one before it ended, so no CPU is counted twice", () => {
-  // Growths in samples 3 and 7 (20 ms apart: two stretches); the second's period before would reach back to sample 3.
-  const held = [0, 0, 0, 1, 0, 0, 0, 1, 0];
-  const run: Array<[number, number]> = held.map(() => [1, 0]);
-  const stretches = heldStretches(samples(held, run), kinds, 10);
-  expect(stretches.map((s) => [s.from, s.to, s.cpu.get('main')])).toEqual([
-    [0, 16, 3],
-    [15, 36, 4],
+  // The bench's read of sample 3 took 18 ms (it waits too): its growth is 19 ms after sample 2's, another
+  // stretch, whose period before would reach back over sample 2's stretch to the first sample.
+  const at: Array<[number, number, number]> = [
+    [0, 1, 0],
+    [5, 6, 0],
+    [10, 11, 1],
+    [12, 30, 2],
+  ];
+  const run = [0, 1, 2, 4];
+  const s = at.map(([from, to, throttled], i): LumpSample => ({ from, to, throttle: { throttled, throttledMs: throttled * 7 }, threads: new Map([[PID, run[i] ?? 0]]) }));
+  expect(heldStretches(s, kinds, 10).map((x) => [x.from, x.to, x.cpu.get('main')])).toEqual([
+    [0, 11, 2],
+    [10, 30, 2],
   ]);
 });
