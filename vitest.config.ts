@@ -151,6 +151,8 @@ export default defineConfig({
     // (79, 80 vs 81, 68 s) is within run-to-run noise. So a clean clone (CI) pays ~6 s of CPU there and ~8 s
     // over the whole suite (vitest's process 16.3 -> 8.5 s): little beside the suite's ~230 s.
     experimental: { fsModuleCache: true, fsModuleCachePath: '.vitest-cache' },
+    // A CPU profile per test file when SUITE_CPU_PROFILE names a folder (test/support/cpu-profile.ts).
+    setupFiles: process.env.SUITE_CPU_PROFILE ? ['test/support/cpu-profile.ts'] : [],
     pool: 'forks',
     maxWorkers: 3,
     testTimeout: 15_000,
