@@ -151,6 +151,16 @@ export default defineConfig({
     // (79, 80 vs 81, 68 s) is within run-to-run noise. So a clean clone (CI) pays ~6 s of CPU there and ~8 s
     // over the whole suite (vitest's process 16.3 -> 8.5 s): little beside the suite's ~230 s.
     experimental: { fsModuleCache: true, fsModuleCachePath: '.vitest-cache' },
+    // A CPU profile per test file when SUITE_CPU_PROFILE names a folder (test/support/cpu-profile.ts).
+    setupFiles: process.env.SUITE_CPU_PROFILE ? ['test/support/cpu-profile.ts'] : [],
+    // The workers run without V8's optimising compiler (Ignition and Sparkplug only). A third of their CPU
+    // was off the main thread, and that was TurboFan compiling on V8's threads, not the collector
+    // (`--single-threaded-gc` moved nothing) nor sharp (its own threads 5 s): test code runs each path a
+    // few times, so the compiling rarely paid off. pure + integration, A B A B at load 7-11 (2026-11-29
+    // 06:27-06:37): the workers' CPU 75.0 / 84.5 s -> 69.8 / 72.2 s (V8's threads 24-26 -> 7-8 s, the main
+    // threads +5-11 s); the whole suite green with it twice (1656). Only the workers: the `recdeck run`
+    // processes the e2e files spawn keep node's defaults (docs/performance.md, "The workers' CPU by function").
+    execArgv: ['--max-opt=1'],
     pool: 'forks',
     maxWorkers: 3,
     testTimeout: 15_000,

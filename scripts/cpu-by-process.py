@@ -89,7 +89,10 @@ while child.poll() is None:
             ticks = stat_ticks(pid)[1]
         except (OSError, ValueError, IndexError):
             continue
-        k = last[pid][0] if pid in last else kind(pid)
+        # Classified at every sample, not once: a child caught between fork and exec still shows its
+        # parent's command line (a `recdeck run` spawned by a worker looked like a worker, a worker forked
+        # by vitest like vitest's own process, for the rest of its life).
+        k = kind(pid) or (last[pid][0] if pid in last else None)
         if k is None:
             continue
         delta = ticks - (last[pid][1] if pid in last else 0)
