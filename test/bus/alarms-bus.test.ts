@@ -286,7 +286,9 @@ describe('alarms on the state bus', () => {
     await raiseFault();
     expect(shown()).toMatchObject({ waiting: 1, flashing: true, freshness: 'live', worst: { word: 'FAULT', recorder: 'main', channel: 3, severity: 'critical', acked: false } });
     const listed = await panelList();
-    expect(listed.active.map((a) => [a.id, a.state])).toEqual([[FAULT, 'raised']]);
+    // The fault, and nothing else but a recorder-stale that a late poll may have raised since the key showed
+    // the fault alone (the engine honest about its data's age; a whole-suite run at load 10-15, 2026-11-29).
+    expect(listed.active.filter((a) => a.kind !== 'recorder-stale').map((a) => [a.id, a.state])).toEqual([[FAULT, 'raised']]);
     // Judged once, by the poller: the panel's own engine raised nothing (its audit is empty).
     expect(panel.audit).toEqual([]);
     expect(poller.audit.slice(audited).filter((r) => r.id === FAULT).map((r) => `${r.alarm} ${r.id}`)).toEqual([`raised ${FAULT}`]);
