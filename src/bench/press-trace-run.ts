@@ -21,7 +21,7 @@ export function pressTraceChild(file: string): { nodeFlags: string[]; env: Recor
 }
 
 /** /proc/PID/task/TID/schedstat: ns on a CPU, ns runnable waiting for one, timeslices. */
-function parseSchedstat(text: string): { runMs: number; waitMs: number } {
+export function parseSchedstat(text: string): { runMs: number; waitMs: number } {
   const [run, wait] = text.trim().split(/\s+/).map(Number);
   if (run === undefined || wait === undefined || !Number.isFinite(run) || !Number.isFinite(wait)) throw new Error(`schedstat: expected two numbers, got ${JSON.stringify(text.slice(0, 100))}`);
   return { runMs: run / 1e6, waitMs: wait / 1e6 };

@@ -6,7 +6,6 @@
 // client. Real time (the broker and the simulator's HTTP are real), so every wait is a bounded until().
 import { randomUUID } from 'node:crypto';
 import type { MqttClient } from 'mqtt';
-import { filter, firstValueFrom, throwError, timeout } from 'rxjs';
 import { request } from 'undici';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { RecorderClient } from '../../src/api/client.js';
@@ -33,7 +32,7 @@ import { pictureRenderer } from '../../src/render/picture-renderer.js';
 import { decodeThumbnail } from '../../src/render/thumbnail.js';
 import { MemorySurface } from '../../src/surfaces/memory/memory-surface.js';
 import { parseTestProfile } from '../support/bridge.js';
-import { connect, generatedFacility, handLeaseOver, keptLog, startSimulator, until } from '../support/facility.js';
+import { connect, generatedFacility, handLeaseOver, keptLog, nextCommandOf, startSimulator, until } from '../support/facility.js';
 import { LAPSED } from '../support/lease-stalls.js';
 import { startBroker, type Broker } from '../support/mosquitto.js';
 import type { SimulatorFixture } from '../support/simulator.js';
@@ -196,7 +195,7 @@ const panelList = async () => AlarmList.parse((await panelApi('GET', '/alarms'))
  */
 async function press(control: string): Promise<void> {
   for (let attempt = 1; ; attempt++) {
-    const outcome = firstValueFrom(panel.bridge.commands$.pipe(filter((record) => record.control === control), timeout({ first: WAIT_MS, with: () => throwError(() => new Error(`press ${attempt} of ${control} on the panel: no command record within ${WAIT_MS} ms`)) })));
+    const outcome = nextCommandOf(panel.bridge, control, WAIT_MS);
     panel.surface.press(control);
     const record = await outcome;
     if (record.result === 'ok') return;

@@ -13,6 +13,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { messageOf } from '../../src/api/errors.js';
+import { parseSchedstat } from '../../src/bench/press-trace-run.js';
 import { BusAuthority, publicKeyText } from '../../src/bus/facility.js';
 import { DEFAULT_KEEPALIVE_S } from '../../src/bus/limits.js';
 import { topicsOf } from '../../src/bus/topics.js';
@@ -46,17 +47,17 @@ afterEach(async () => {
  * at 1112 ms against a bound of 1042 with only its run-queue wait counted (42 ms): it was busy, not waiting.
  */
 function mainThreadTakenOf(pid: number | undefined): () => number {
-  const takenNs = () => {
+  const takenMs = () => {
     try {
-      const [ran, waited] = readFileSync(`/proc/${pid}/schedstat`, 'utf8').split(' ').map(Number);
-      return (ran ?? Number.NaN) + (waited ?? Number.NaN);
+      const { runMs, waitMs } = parseSchedstat(readFileSync(`/proc/${pid}/schedstat`, 'utf8'));
+      return runMs + waitMs;
     } catch {
       return Number.NaN;
     }
   };
-  const from = takenNs();
+  const from = takenMs();
   return () => {
-    const ms = (takenNs() - from) / 1e6;
+    const ms = takenMs() - from;
     return Number.isFinite(ms) ? ms : 0;
   };
 }

@@ -4,7 +4,7 @@
 import { join } from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import mqtt, { type MqttClient } from 'mqtt';
-import { firstValueFrom, filter, fromEvent, map, merge, timeout, type Observable } from 'rxjs';
+import { firstValueFrom, filter, fromEvent, map, merge, throwError, timeout, type Observable } from 'rxjs';
 import { afterAll, beforeAll, type TestContext } from 'vitest';
 import { realClock } from '../../src/api/clock.js';
 import { RecorderClient } from '../../src/api/client.js';
@@ -180,8 +180,13 @@ export async function startPanel(broker: Broker, pollMs: number, options: PanelO
   bridge.start();
   bridge.setProfiles([parseTestProfile(options.profile ?? PANEL_PROFILE)]);
   bridge.addSurface(surface);
-  const nextCommand = (control: string, ms = 8000) => firstValueFrom(bridge.commands$.pipe(filter((r) => r.control === control), timeout(ms)));
+  const nextCommand = (control: string, ms = 8000) => nextCommandOf(bridge, control, ms);
   return { bridge, link, surface, mqtt: connection, log, commands, nextCommand };
+}
+
+/** The next record of a command from `control` on this bridge (subscribe before the press), or an error naming it after `ms`. */
+export function nextCommandOf(bridge: Bridge, control: string, ms: number): Promise<CommandRecord> {
+  return firstValueFrom(bridge.commands$.pipe(filter((record) => record.control === control), timeout({ first: ms, with: () => throwError(() => new Error(`no command record of ${control} within ${ms} ms`)) })));
 }
 
 export async function startSimulator(): Promise<SimulatorFixture> {
