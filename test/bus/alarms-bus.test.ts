@@ -23,6 +23,7 @@ import { Bridge } from '../../src/engine/bridge.js';
 import type { CommandRecord } from '../../src/engine/log.js';
 import { realTime } from '../../src/engine/engine-time.js';
 import type { RecorderLink } from '../../src/engine/recorder-link.js';
+import { freshnessOf } from '../../src/engine/recorder-state.js';
 import type { AlarmsPicture } from '../../src/engine/picture.js';
 import { pollingLink } from '../../src/engine/recorder-link.js';
 import { RecorderPoller } from '../../src/engine/recorder-poller.js';
@@ -33,7 +34,7 @@ import { decodeThumbnail } from '../../src/render/thumbnail.js';
 import { MemorySurface } from '../../src/surfaces/memory/memory-surface.js';
 import { parseTestProfile } from '../support/bridge.js';
 import { connect, generatedFacility, handLeaseOver, keptLog, nextCommandOf, startSimulator, until } from '../support/facility.js';
-import { LAPSED } from '../support/lease-stalls.js';
+import { LAPSED, POLL_TIMED_OUT } from '../support/lease-stalls.js';
 import { startBroker, type Broker } from '../support/mosquitto.js';
 import type { SimulatorFixture } from '../support/simulator.js';
 
@@ -189,8 +190,8 @@ const panelList = async () => AlarmList.parse((await panelApi('GET', '/alarms'))
 
 /**
  * Presses a panel key until its command runs: again when it was not run for a lapse of the bus lease (the
- * panel's view of it, or the holder's: nothing reached the recorder, an operator presses again), at most
- * 4 presses; at once a failure naming the record on anything else. A CI run (2026-11-29, alone) waited
+ * panel's view of it, or the holder's) or for a poll that timed out (once the recorder is live again):
+ * nothing reached the recorder, an operator presses again; at most 4 presses; at once a failure naming the record on anything else. A CI run (2026-11-29, alone) waited
  * 15 s for "channel 3 recording" after one unchecked press and said nothing of what the press met.
  */
 async function press(control: string): Promise<void> {
@@ -199,7 +200,17 @@ async function press(control: string): Promise<void> {
     panel.surface.press(control);
     const record = await outcome;
     if (record.result === 'ok') return;
-    if (attempt === 4 || !LAPSED.test(record.message ?? '')) throw new Error(`press ${attempt} of ${control} on the panel: ${record.result}: ${record.message ?? 'no message'}`);
+    const message = record.message ?? '';
+    if (attempt === 4 || !(LAPSED.test(message) || POLL_TIMED_OUT.test(message))) throw new Error(`press ${attempt} of ${control} on the panel: ${record.result}: ${message || 'no message'}`);
+    // Offline in the panel's view: pressed again once a poll has answered (as an operator would, seeing the key live again).
+    if (POLL_TIMED_OUT.test(message)) await until(
+        () => {
+          const state = panel.bridge.recorderStates()[0];
+          return state !== undefined && freshnessOf(state, realTime.now()) === 'live';
+        },
+        'the recorder live again on the panel',
+        WAIT_MS,
+      );
   }
 }
 const channel3 = (member: Member) => member.bridge.recorderStates()[0]?.channels?.[2];

@@ -1,5 +1,6 @@
-// The product's words for a command not run because the bus lease lapsed in someone's view: what a test
-// on a loaded machine presses again after (nothing reached the recorder), as an operator would. One
+// The product's words for a command not run because the bus lease lapsed in someone's view, or the
+// recorder was offline for a timed-out poll: what a test on a loaded machine presses again after (nothing
+// reached the recorder), as an operator would. One
 // statement for every test that retries on them (hung-poller, facility-plugin, alarms-bus), so that a
 // change of the product's wording is met in one place (src/bus/bus-poller.ts, bus-recorder.ts).
 
@@ -14,3 +15,11 @@ export const PANEL_LAPSED = /not sent: (no poller holds the lease of "[^"]+"|the
 
 /** Either lapse, as a command record's message says it (the panel's own refusal, or the holder's answer). */
 export const LAPSED = new RegExp(`${PANEL_LAPSED.source}|${HOLDER_LAPSED.source}`);
+
+/**
+ * The panel sent nothing because the recorder was offline in its view for a poll that timed out: the
+ * simulator answers in a test's own worker, which the machine stalled past the poll's limit (4 polls, at
+ * least 1 s). A clean-clone CI run, alone (2026-11-29): "not sent: the recorder is offline (GET
+ * /api/channels failed (timeout): no answer within 1000 ms)".
+ */
+export const POLL_TIMED_OUT = /not sent: the recorder is offline \([A-Z]+ \S+ failed \(timeout\): no answer within \d+ ms\)/;
