@@ -87,8 +87,11 @@ export interface RestartableBroker extends Broker {
 
 /** How many ports a broker is tried on before giving up (each taken by another server before Mosquitto bound it). */
 const PORT_ATTEMPTS = 5;
-/** How long Mosquitto may take to listen, or to exit, on this busy machine. */
-const START_MS = 5000;
+/**
+ * How long Mosquitto may take to listen, or to exit, on this busy machine: test/support/until.ts's long wait.
+ * 5 s was too short beside a second suite (paired runs 83 and 84: deadlines' restart, load 8-10).
+ */
+const START_MS = 15_000;
 
 export async function startBroker(config: BrokerConfig = anonymousConfig): Promise<RestartableBroker> {
   const folder = await mkdtemp(join(tmpdir(), 'recdeck-mqtt-'));
@@ -107,13 +110,18 @@ export async function startBroker(config: BrokerConfig = anonymousConfig): Promi
     });
     const deadline = Date.now() + START_MS;
     for (;;) {
+      // Read the clock before the look: a look takes a while on a loaded machine (/proc reads, one per open
+      // file), and one that began before the deadline has the last word. A look begun before Mosquitto
+      // bound its port and ended after the deadline once threw "did not listen" over a log of clients it had
+      // already accepted (paired runs 83, 84).
+      const late = Date.now() > deadline;
       if (started.pid !== undefined && (await holdsListener(started.pid, port))) return 'listening';
       if (started.exitCode !== null) {
         // Its own log says so when it goes to stderr (the deployed config's does); a port that accepts says so either way.
         if (/Address already in use/.test(said) || (await accepts(port))) return 'taken';
         throw new Error(`mosquitto exited (${started.exitCode}) before listening on port ${port}: ${said}`);
       }
-      if (Date.now() > deadline) {
+      if (late) {
         started.kill('SIGTERM');
         throw new Error(`mosquitto did not listen on port ${port} within ${START_MS} ms: ${said}`);
       }
