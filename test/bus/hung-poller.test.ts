@@ -20,6 +20,7 @@ import { topicsOf } from '../../src/bus/topics.js';
 import { facilityOf } from '../../src/cli/facility-file.js';
 import { channelState, connect, startPanel, startSimulator, timersLate, until } from '../support/facility.js';
 import { HOLDER_LAPSED, PANEL_LAPSED } from '../support/lease-stalls.js';
+import { WAIT_MS } from '../support/until.js';
 import { startBroker } from '../support/mosquitto.js';
 
 const POLL_MS = 250;
@@ -157,6 +158,7 @@ describe('a hung poller', () => {
     const late = timersLate();
     const standbyTaken = mainThreadTakenOf(b.child.pid);
     const stoppedAt = renewals.length;
+    const saidBeforeStop = b.lines.length;
     a.child.kill('SIGSTOP');
     const since = () => renewals.slice(stoppedAt);
     // Its claim: a new epoch, not a renewal of a lease it held before.
@@ -176,7 +178,12 @@ describe('a hung poller', () => {
     // the standby's process, which the standby does not decide (beside a second suite, at load 14, one
     // reached the standby 634 ms after it was sent while it reached this process in 20 ms).
     const claimLine = new RegExp(`"${b.id}" claims the lease \\(epoch ${claim.epoch}\\): no renewal from "${a.id}" \\(epoch \\d+\\) for (\\d+) ms`);
-    await until(() => b.said(claimLine), `${b.id}'s log line of its claim`);
+    // Its log reaches this process through a pipe, after the claim has reached it through the broker: on a
+    // machine running two suites it came later than until()'s 5 s default once (paired run 95), so it has
+    // the long wait, and a line that never comes is shown with what the standby said instead.
+    await until(() => b.said(claimLine), `${b.id}'s log line of its claim`, WAIT_MS).catch((error: unknown) => {
+      throw new Error(`${messageOf(error)}; since the stop it said: ${JSON.stringify(b.lines.slice(saidBeforeStop))}`);
+    });
     const unrenewedMs = Number(claimLine.exec(b.lines.find((line) => claimLine.test(line)) ?? '')?.[1]);
     // Not before the TTL (3 polls: a live lease is never taken), and within a poll of it (its timer due
     // at the TTL, late by this busy machine's stalls).

@@ -167,9 +167,10 @@ describe.concurrent.each(SIZES)('the web deck at $name size ($viewport.width x $
     /**
      * A drag, made again while the browser gave its first move to the page only after the hold had begun
      * (at most DRAGS times in all). Unbounded, a browser that stayed that slow (two suites beside each other,
-     * paired run 86) made drag after drag until the test's 60 s ran out, saying nothing. The last one is
-     * taken as the browser gave it: the turns must still be right, and the hold the finger began must be
-     * let go.
+     * paired run 86) made drag after drag until the test's 60 s ran out, saying nothing. After DRAGS such
+     * drags the test says so and stops: what follows (the gain stepped by a quick drag) cannot be checked
+     * on a drag that began as a hold (taking the last one as given, paired run 97 then waited in vain for
+     * the gain to go up).
      */
     const DRAGS = 3;
     const drag = async (dx: number, dy: number, made = 1): Promise<void> => {
@@ -195,11 +196,7 @@ describe.concurrent.each(SIZES)('the web deck at $name size ($viewport.width x $
       if (firstMoveMs >= DIAL_HOLD_AFTER_MS && inputs.some((input) => input.type !== 'rotate')) {
         await until(() => inputs.some((input) => input.type === 'up' || input.type === 'lost'), 'the held dial to be let go (up, or lost when the drag cancels it)', WAIT_MS);
         if (made < DRAGS) return drag(dx, dy, made + 1);
-        console.log(`readable-deck: every one of ${DRAGS} drags reached the page after its ${DIAL_HOLD_AFTER_MS} ms hold (the last in ${Math.round(firstMoveMs)} ms); the last taken as given`);
-        const held = inputs.filter((input) => input.type !== 'rotate').map((input) => input.type);
-        expect(held.length === 2 && held[0] === 'down' && (held[1] === 'up' || held[1] === 'lost'), `the hold begun and let go once: ${held.join(', ')}`).toBe(true);
-        expect(await page.evaluate(() => window.scrollY)).toBe(scrolled);
-        return;
+        throw new Error(`the browser gave the page the first move of each of ${DRAGS} drags of ${dx},${dy} after the dial's ${DIAL_HOLD_AFTER_MS} ms hold (the last ${Math.round(firstMoveMs)} ms after the touch): no quick drag to check`);
       }
       expect(inputs.every((input) => input.type === 'rotate')).toBe(true);
       expect(await page.evaluate(() => window.scrollY)).toBe(scrolled);
