@@ -156,7 +156,14 @@ describe.concurrent.each(SIZES)('the web deck at $name size ($viewport.width x $
     for (const index of [4, 5, 6]) await client.recStop(index);
   });
 
-  it.sequential('a dial turns by a finger dragged along it, in the drag\'s direction and as far; a tap presses it; the page does not scroll under it', async ({ expect }) => {
+  it.sequential('a dial turns by a finger dragged along it, in the drag\'s direction and as far; a tap presses it; the page does not scroll under it', async ({ expect, onTestFailed }) => {
+    // Beside a second suite this test ran out of its 60 s, saying nothing (paired runs 99, 100): each step
+    // is stamped, and a failure (the timeout too) prints the last of them.
+    const testBegan = performance.now();
+    const steps: string[] = [];
+    const step = (what: string) => void steps.push(`${Math.round(performance.now() - testBegan)} ms ${what}`);
+    onTestFailed(() => console.log(`readable-deck's dial test at ${name} size, its last steps: ${steps.slice(-12).join('; ')}`));
+    step('bring up web-plus');
     await bringUp('web:web-plus');
     const surface = f.running.webSurfaces().find((w) => w.id === 'web:web-plus');
     if (!surface) throw new Error('no web-plus deck');
@@ -174,6 +181,7 @@ describe.concurrent.each(SIZES)('the web deck at $name size ($viewport.width x $
      */
     const DRAGS = 3;
     const drag = async (dx: number, dy: number, made = 1): Promise<void> => {
+      step(`drag ${dx},${dy} (${made}): the dial's middle`);
       const start = await middle(dial);
       const scrolled = await page.evaluate(() => window.scrollY);
       inputs.length = 0;
@@ -181,12 +189,14 @@ describe.concurrent.each(SIZES)('the web deck at $name size ($viewport.width x $
       // 10 px a move: the first is already past the slop, so the finger is taken for a drag at once. The
       // first move is sent with the touch, not after its answer: on a loaded machine one CDP round trip
       // can outlast DIAL_HOLD_AFTER_MS, and a drag that waited for it would never be a quick one.
-      const steps = Math.max(Math.abs(dx), Math.abs(dy)) / 10;
-      const at = (step: number) => ({ x: start.x + (dx * step) / steps, y: start.y + (dy * step) / steps });
+      const moves = Math.max(Math.abs(dx), Math.abs(dy)) / 10;
+      const at = (move: number) => ({ x: start.x + (dx * move) / moves, y: start.y + (dy * move) / moves });
       await Promise.all([touch('touchStart', start), touch('touchMove', at(1))]);
       const firstMoveMs = performance.now() - began;
-      for (let step = 2; step <= steps; step++) await touch('touchMove', at(step));
+      step(`first move sent and answered in ${Math.round(firstMoveMs)} ms`);
+      for (let move = 2; move <= moves; move++) await touch('touchMove', at(move));
       await touch('touchEnd');
+      step('touch ended');
       // 12 px a detent: up and right turn clockwise.
       const detents = Math.trunc((Math.abs(dx) >= Math.abs(dy) ? dx : -dy) / 12);
       await until(() => turned() === detents, `${detents} detents from a drag of ${dx},${dy}`, WAIT_MS);
@@ -204,16 +214,19 @@ describe.concurrent.each(SIZES)('the web deck at $name size ($viewport.width x $
     const gain = () => f.sim.sim.recorder().project.sources.find((s) => s.Name === 'Cam 1')?.AudioGain ?? 0;
     const before = gain();
     await drag(0, -60);
+    step('the gain of channel 1 to go up');
     await until(() => gain() > before, 'the gain of channel 1 to go up', WAIT_MS);
     await drag(40, 0);
     await drag(0, 30);
     // A tap on the dial presses it (it selects its channel on this deck).
+    step('a tap on the dial');
     inputs.length = 0;
     const at = await middle(dial);
     await page.touchscreen.tap(at.x, at.y);
     await until(() => inputs.some((input) => input.type === 'up'), 'the tap to reach the dial', WAIT_MS);
     expect(inputs.map((input) => input.type)).toEqual(['down', 'up']);
     // A swipe that starts on a key still scrolls the page, and turns nothing.
+    step('a swipe from key4');
     inputs.length = 0;
     await page.evaluate(() => window.scrollTo(0, 0));
     const from = await centre('web:web-plus', 'key4');
