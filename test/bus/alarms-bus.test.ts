@@ -191,8 +191,9 @@ const panelList = async () => AlarmList.parse((await panelApi('GET', '/alarms'))
 /**
  * Presses a panel key until its command runs: again when it was not run for a lapse of the bus lease (the
  * panel's view of it, or the holder's) or for a poll that timed out (once the recorder is live again):
- * nothing reached the recorder, an operator presses again; at most 4 presses; at once a failure naming the record on anything else. A CI run (2026-11-29, alone) waited
- * 15 s for "channel 3 recording" after one unchecked press and said nothing of what the press met.
+ * nothing reached the recorder, an operator presses again; at most 4 presses; at once a failure naming
+ * the record on anything else. A CI run (2026-11-29, alone) waited 15 s for "channel 3 recording" after
+ * one unchecked press and said nothing of what the press met.
  */
 async function press(control: string): Promise<void> {
   for (let attempt = 1; ; attempt++) {
@@ -203,14 +204,13 @@ async function press(control: string): Promise<void> {
     const message = record.message ?? '';
     if (attempt === 4 || !(LAPSED.test(message) || POLL_TIMED_OUT.test(message))) throw new Error(`press ${attempt} of ${control} on the panel: ${record.result}: ${message || 'no message'}`);
     // Offline in the panel's view: pressed again once a poll has answered (as an operator would, seeing the key live again).
-    if (POLL_TIMED_OUT.test(message)) await until(
-        () => {
-          const state = panel.bridge.recorderStates()[0];
-          return state !== undefined && freshnessOf(state, realTime.now()) === 'live';
-        },
-        'the recorder live again on the panel',
-        WAIT_MS,
-      );
+    if (POLL_TIMED_OUT.test(message)) {
+      const live = () => {
+        const state = panel.bridge.recorderStates()[0];
+        return state !== undefined && freshnessOf(state, realTime.now()) === 'live';
+      };
+      await until(live, 'the recorder live again on the panel', WAIT_MS);
+    }
   }
 }
 const channel3 = (member: Member) => member.bridge.recorderStates()[0]?.channels?.[2];

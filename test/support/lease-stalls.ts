@@ -1,8 +1,8 @@
 // The product's words for a command not run because the bus lease lapsed in someone's view, or the
 // recorder was offline for a timed-out poll: what a test on a loaded machine presses again after (nothing
-// reached the recorder), as an operator would. One
-// statement for every test that retries on them (hung-poller, facility-plugin, alarms-bus), so that a
-// change of the product's wording is met in one place (src/bus/bus-poller.ts, bus-recorder.ts).
+// reached the recorder), as an operator would. One statement for every test that retries on them
+// (hung-poller, facility-plugin, alarms-bus), so that a change of the product's wording is met in one
+// place (src/bus/bus-poller.ts, bus-recorder.ts).
 
 /**
  * The holder's own renewal did not come back within the lease's TTL, so it acts on nothing: its refusal of a
