@@ -75,7 +75,8 @@ const PURE = [
   'test/surfaces/streamdeck/writes.test.ts',
 ];
 
-const E2E = [
+/** The e2e project's files, each saying in its first comment why it must be e2e (test/architecture/test-rules.test.ts). */
+export const E2E = [
   'test/plugin/facility-plugin.test.ts',
   'test/plugin/inspector-browser.test.ts',
   'test/plugin/streamdeck-plugin.test.ts',

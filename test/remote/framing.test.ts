@@ -1,5 +1,7 @@
 // Clickjacking, in the real browser: a foreign page on another loopback port frames the deck and puts
 // its key under the visitor's click. The browser must refuse the frame, so the click presses nothing.
+// e2e because the refusal is the browser's (it reads the deck's framing headers): only Debian's chromium
+// shows that the click lands on nothing.
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Browser } from 'playwright-core';
