@@ -237,7 +237,11 @@ async function calm(): Promise<void> {
   // The test's own read, not a poll under test: it waits for its answer as long as a wait on a socket may
   // (WAIT_MS), not the client's 2 s poll limit (it timed out so in an e2e run at load 20-25).
   for (const channel of await sim.client.listChannels({ timeoutMs: WAIT_MS })) if (channel.IsRecording) await link.call({ method: 'recStop', args: [channel.Index] });
-  await until(() => poller.alarms.monitor.active().length === 0 && shown().count === 0, 'no alarm on the poller nor the panel', WAIT_MS);
+  // What is still there when the wait fails (paired runs 97 and 106 failed here saying nothing more).
+  const left = () => `poller: ${poller.alarms.monitor.active().map((alarm) => `${alarm.id} (${alarm.text})`).join(', ') || 'none'}; panel's key: ${JSON.stringify(shown())}`;
+  await until(() => poller.alarms.monitor.active().length === 0 && shown().count === 0, 'no alarm on the poller nor the panel', WAIT_MS).catch((error: unknown) => {
+    throw new Error(`${(error as Error).message}; still there: ${left()}`);
+  });
 }
 
 const FAULT = 'channel-fault:main:ch3';
