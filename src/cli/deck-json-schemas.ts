@@ -22,7 +22,7 @@ export function deckJsonSchemas() {
       schema: jsonSchemaOf(PageMessage, {
         $id: 'https://recdeck.dev/schema/web/deck-page-message.json',
         title: 'recdeck web deck: a message from the page',
-        description: 'A JSON text message a web deck page sends the bridge over its WebSocket: an input on a deck (press, release, cancel, turn, touch) or the decks it has in view.',
+        description: 'A JSON text message a web deck page sends the bridge over its WebSocket: an input on a deck (press, release, cancel, turn, touch), the decks it has in view, or how many image messages it has drawn.',
       }),
     },
   ];

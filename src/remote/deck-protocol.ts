@@ -181,6 +181,15 @@ export const PageInput = z.strictObject({
 /** The decks a page has in view now, by surface id (ids it does not know are ignored: decks come and go). */
 export const PageView = z.strictObject({ type: z.literal('view'), surfaces: z.array(z.string()).max(64) });
 
+/**
+ * How many image messages (binary) the page has drawn on this link so far, counted from its first. A page
+ * that sends it (the first at once, with 0) is sent no more than a few image messages ahead of what it
+ * has drawn: a page that draws slower than the bridge draws (a phone, a starved tab) then shows the
+ * newest image of each key once it has drawn the last, instead of working through seconds of old ones
+ * that the sockets between them hold (the bridge's unsent bytes do not see those).
+ */
+export const PageDrawn = z.strictObject({ type: z.literal('drawn'), images: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER) });
+
 /** Every message a page sends the bridge. */
-export const PageMessage = z.discriminatedUnion('type', [PageInput, PageView]);
+export const PageMessage = z.discriminatedUnion('type', [PageInput, PageView, PageDrawn]);
 export type PageMessage = z.output<typeof PageMessage>;

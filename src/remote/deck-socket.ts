@@ -27,7 +27,13 @@
 // socket that never reads) must not make the bridge hold ever more data for it: over a bound of
 // unsent bytes its key images wait in its queue (the newest of each key, so at most one per key) and its
 // state is skipped and remembered; once it has caught up it is sent the latest of each (latest picture
-// wins); if it stays over the bound it is closed. A ping each
+// wins); if it stays over the bound it is closed. Unsent bytes do not see a page that reads but draws
+// slowly (a phone's or a starved browser's page): the kernel's and the browser's buffers between them
+// took megabytes, seconds of old images the page then drew one by one while its keys showed the past
+// (measured with chromium held to 10 % of a core: 3.4 MB waiting in its socket). So a page that counts
+// what it draws (PageDrawn) is also over the bound while it is `imagesAhead` image messages behind, and
+// catches up as it says it has drawn them: the device's own pace, as a USB deck's writes set its queue's.
+// A ping each
 // heartbeat finds the clients that have gone without closing, and the number of clients is capped.
 import { Subscription, auditTime, interval, merge } from 'rxjs';
 import type { WebSocket } from 'ws';
@@ -53,6 +59,8 @@ export interface DeckSocketLimits {
   maxClients: number;
   /** Unsent bytes above which a client's images and state are skipped (default 1 MiB). */
   bufferBytes: number;
+  /** Image messages a page that counts what it draws may be behind before its images and state are skipped (default 2: one drawn while the next travels). */
+  imagesAhead: number;
   /** A client over the bound this long is closed (default 10 s). */
   stalledMs: number;
   /** Ping period; a client that has not answered the last ping by the next one is closed (default 15 s). */
@@ -67,7 +75,7 @@ const DRAIN_CHECK_MS = 200;
  */
 const STATE_PUSH_MS = 250;
 
-export const DEFAULT_DECK_SOCKET_LIMITS: DeckSocketLimits = { maxClients: 32, bufferBytes: 1024 * 1024, stalledMs: 10_000, heartbeatMs: 15_000 };
+export const DEFAULT_DECK_SOCKET_LIMITS: DeckSocketLimits = { maxClients: 32, bufferBytes: 1024 * 1024, imagesAhead: 2, stalledMs: 10_000, heartbeatMs: 15_000 };
 
 interface Client {
   socket: WebSocket;
@@ -80,6 +88,10 @@ interface Client {
   /** While over the bound: the next look at whether it has drained (it catches up then, even if nothing new is drawn). */
   drainCheck: Subscription | null;
   skippedState: boolean;
+  /** Image messages sent on this link. */
+  imagesSent: number;
+  /** Image messages the page says it has drawn; null while it has not said (a client that does not count is bounded by unsent bytes alone). */
+  imagesDrawn: number | null;
   /** Its presses carry this origin; when its link goes, what it holds is let go without firing. */
   origin: string;
   /** Surfaces it pressed a control on. */
@@ -179,6 +191,8 @@ export class DeckSocket {
       images: new TurnBatch<string, PendingImage>(this.bridge.work, `frames:${origin}`, (images, slice) => this.flushImages(client, images, slice), keepBase),
       drainCheck: null,
       skippedState: false,
+      imagesSent: 0,
+      imagesDrawn: null,
       origin,
       pressed: new Set(),
       view: null,
@@ -253,9 +267,14 @@ export class DeckSocket {
    */
   private underBound(client: Client): boolean {
     const { socket } = client;
-    if (socket.bufferedAmount > this.limits.bufferBytes) {
+    const unsent = socket.bufferedAmount > this.limits.bufferBytes;
+    const undrawn = client.imagesDrawn !== null && client.imagesSent - client.imagesDrawn >= this.limits.imagesAhead;
+    if (unsent || undrawn) {
       client.overSince ??= this.time.now();
-      if (this.time.now() - client.overSince > this.limits.stalledMs) this.drop(client, `it stopped reading (${socket.bufferedAmount} bytes unsent for over ${this.limits.stalledMs} ms)`);
+      if (this.time.now() - client.overSince > this.limits.stalledMs) {
+        const why = unsent ? `it stopped reading (${socket.bufferedAmount} bytes unsent` : `it stopped drawing (${client.imagesSent - (client.imagesDrawn ?? 0)} image messages not drawn`;
+        this.drop(client, `${why} for over ${this.limits.stalledMs} ms)`);
+      }
       else {
         client.drainCheck ??= this.time.scheduler.schedule(() => {
           client.drainCheck = null;
@@ -369,6 +388,7 @@ export class DeckSocket {
     const parsed = PageMessage.safeParse(value);
     if (!parsed.success) return reject(parsed.error.issues.map((i) => `${i.path.join('.') || 'message'}: ${i.message}`).join('; '));
     if (parsed.data.type === 'view') return this.setView(client, new Set(parsed.data.surfaces));
+    if (parsed.data.type === 'drawn') return this.drawn(client, parsed.data.images, reject);
     const { surface: id, input } = parsed.data;
     const session = this.bridge.session(id);
     if (!session) return reject(`no surface "${id}"`);
@@ -378,6 +398,18 @@ export class DeckSocket {
     // will never come: that key is let go without firing, the client's other holds stay.
     if (input.type === 'cancel') return session.surface.inject({ type: 'lost', origin, control: input.control });
     session.surface.inject(input.type === 'down' || input.type === 'up' ? { ...input, origin } : input);
+  }
+
+  /**
+   * The page has drawn `images` image messages: counted from the link's first, never more than were sent
+   * nor fewer than it said before (either is a page that has lost count: said, and the count kept). Back
+   * within `imagesAhead`, it is sent the latest of what waited.
+   */
+  private drawn(client: Client, images: number, reject: (message: string) => void): void {
+    if (images > client.imagesSent) return reject(`drawn: ${images} image messages, but ${client.imagesSent} were sent`);
+    if (client.imagesDrawn !== null && images < client.imagesDrawn) return reject(`drawn: ${images} image messages, fewer than the ${client.imagesDrawn} it said before`);
+    client.imagesDrawn = images;
+    this.underBound(client);
   }
 
   /** The decks a client has in view from now on: those that come into view are sent what they show now. */
@@ -428,7 +460,10 @@ export class DeckSocket {
       const frame = this.frames.update(panelIndex, controlIndex, from, image);
       if (frame) frames.push(frame);
     }
-    if (frames.length > 0) client.socket.send(frames.length === 1 ? (frames[0] as Buffer) : Buffer.concat(frames));
+    if (frames.length > 0) {
+      client.socket.send(frames.length === 1 ? (frames[0] as Buffer) : Buffer.concat(frames));
+      client.imagesSent++;
+    }
     return taken;
   }
 }

@@ -168,6 +168,38 @@ describe('the web deck in a browser', { timeout: TEST_MS }, () => {
     expect(result.folded).toEqual({ row: 3, column: 1 }); // channel 14 of a 4x8 deck, shown 4 across: after 13, before 15
   });
 
+  it('the page says how many image messages it has drawn as it draws them: never more than it was sent, never held back nor cut off for it', async () => {
+    // A page of its own, watched from its first frame (playwright's record of its WebSocket's frames).
+    const watched = await browser.newPage({ viewport: SHORT_DESK });
+    try {
+      let received = 0;
+      let closed = false;
+      const told: Array<{ images: number; received: number }> = [];
+      watched.on('websocket', (socket) => {
+        socket.on('framereceived', ({ payload }) => void (typeof payload === 'string' ? undefined : received++));
+        socket.on('framesent', ({ payload }) => {
+          const message = typeof payload === 'string' ? (JSON.parse(payload) as { type: string; images?: number }) : null;
+          if (message?.type === 'drawn') told.push({ images: message.images as number, received });
+        });
+        socket.on('close', () => (closed = true));
+      });
+      await watched.goto(f.base);
+      // Channel 2's clock draws its key each second: image messages after the first ones.
+      await f.sim.client.recStart(1);
+      await until(() => (told.at(-1)?.images ?? 0) >= 6, 'six image messages drawn and said', WAIT_MS);
+      expect(told[0]).toEqual({ images: 0, received: 0 }); // said at once: the bridge paces it from its first image
+      for (const [i, { images, received: by }] of told.entries()) {
+        expect(images).toBeLessThanOrEqual(by);
+        expect(images).toBeGreaterThanOrEqual(told[i - 1]?.images ?? 0);
+      }
+      expect(closed).toBe(false);
+      expect(f.logs.filter((line) => line.includes('closed a client'))).toEqual([]);
+    } finally {
+      await f.sim.client.recStop(1);
+      await watched.close();
+    }
+  });
+
   it('when the recorder goes away the keys go stale then offline, and they recover when it is back', async () => {
     const { port, token } = f.sim.sim;
     // Earlier tests scrolled away from it; only the decks in view are drawn.

@@ -15,7 +15,7 @@ import { shippedProfile } from '../support/shipped-profiles.js';
 import { realTime } from '../../src/engine/engine-time.js';
 
 const MEMORY_PROFILE = 'name: memory\nmatch: { kind: memory }\npages:\n  - name: main\n    controls:\n      key0: { show: { channel: 2 } }\n';
-const LIMITS = { maxClients: 32, bufferBytes: 1024 * 1024, stalledMs: 60_000, heartbeatMs: 60_000 };
+const LIMITS = { maxClients: 32, bufferBytes: 1024 * 1024, imagesAhead: 2, stalledMs: 60_000, heartbeatMs: 60_000 };
 
 const cleanups: Array<() => Promise<void>> = [];
 afterEach(async () => {

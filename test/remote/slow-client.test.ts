@@ -26,7 +26,7 @@ afterEach(async () => {
 
 async function attached(limits: Partial<DeckSocketLimits>): Promise<{ f: BridgeFixture; deck: DeckSocket; page: FakePageSocket }> {
   const f = await startBridgeFixture({ profile: PROFILE });
-  const deck = new DeckSocket(f.bridge, { info: () => undefined, warn: (message) => f.logs.push({ level: 'warn', message }), error: () => undefined }, { maxClients: 32, bufferBytes: 1000, stalledMs: 60_000, heartbeatMs: 60_000, ...limits }, f.time);
+  const deck = new DeckSocket(f.bridge, { info: () => undefined, warn: (message) => f.logs.push({ level: 'warn', message }), error: () => undefined }, { maxClients: 32, bufferBytes: 1000, imagesAhead: 2, stalledMs: 60_000, heartbeatMs: 60_000, ...limits }, f.time);
   cleanups.push(async () => {
     deck.close();
     await f.close();
@@ -67,6 +67,68 @@ describe('a page on a slow link', () => {
 
     page.bufferedAmount = 0; // drained; the recorder and the keys stay as they are, and nothing new is drawn
     await f.until(() => page.shows(0, 0)?.equals(final) === true, 'the latest picture of the key', 1000); // the next drain check
+  });
+
+  it('a page that counts what it draws is sent at most imagesAhead image messages beyond it, then the newest picture as it draws; one that does not count is not held back', async () => {
+    const { f, deck, page } = await attached({});
+    const images = (socket: FakePageSocket) => socket.sent.filter((m) => typeof m !== 'string').length;
+    const drawnAll = () => page.say({ type: 'drawn', images: images(page) });
+    const shown = () => f.surface.output.shown().images.get('key0')?.data;
+    page.say({ type: 'drawn', images: 0 }); // as the page does when its link opens
+    const other = new FakePageSocket(); // a client that never says what it drew
+    deck.attach(other as unknown as WebSocket);
+    await f.until(() => images(page) > 0, 'the first image message');
+    drawnAll();
+    await f.until(() => page.shows(0, 0)?.equals(shown() as Buffer) === true, 'the page to show the key as the deck does');
+
+    // The take's clock draws the key anew each second; the page draws nothing more meanwhile.
+    drawnAll();
+    const from = images(page);
+    const otherFrom = images(other);
+    await f.client.recStart(0);
+    await f.advance(5000);
+    expect(images(page) - from).toBe(2); // DEFAULT imagesAhead, not one per picture
+    expect(images(other) - otherFrom).toBeGreaterThan(3); // each picture
+    const behind = Buffer.from(page.shows(0, 0) as Buffer);
+    expect(behind.equals(shown() as Buffer)).toBe(false);
+    const statesWhileBehind = page.messages().filter((m) => m.type === 'state').length;
+    await f.advance(2000);
+    expect(page.messages().filter((m) => m.type === 'state').length).toBe(statesWhileBehind); // the state waits too
+
+    // Drawn: the newest picture of the key at once (in the turn the count arrives), then the state.
+    drawnAll();
+    await f.until(() => page.shows(0, 0)?.equals(shown() as Buffer) === true, 'the newest picture of the key', 50);
+    expect(page.messages().filter((m) => m.type === 'state').length).toBeGreaterThan(statesWhileBehind);
+    expect(deck.clientCount).toBe(2);
+    await f.client.recStop(0);
+  });
+
+  it('a count of drawn images that cannot be is refused, named, and changes nothing', async () => {
+    const { f, page } = await attached({});
+    const images = () => page.sent.filter((m) => typeof m !== 'string').length;
+    page.say({ type: 'drawn', images: 0 });
+    await f.until(() => images() > 0, 'the first image message');
+    const errors = () => page.messages().filter((m) => m.type === 'error').map((m) => m.message);
+    page.say({ type: 'drawn', images: images() + 5 });
+    page.say({ type: 'drawn', images: 1.5 });
+    page.say({ type: 'drawn', images: -1 });
+    page.say({ type: 'drawn', images: images() });
+    page.say({ type: 'drawn', images: 0 });
+    expect(errors()).toEqual([
+      `drawn: ${images() + 5} image messages, but ${images()} were sent`,
+      'images: Invalid input: expected int, received number',
+      'images: Too small: expected number to be >=0',
+      `drawn: 0 image messages, fewer than the ${images()} it said before`,
+    ]);
+  });
+
+  it('a page that stops drawing is closed, saying so', async () => {
+    const { f, deck, page } = await attached({ stalledMs: 3000 });
+    page.say({ type: 'drawn', images: 0 });
+    await f.client.recStart(0); // its clock draws the key each second: image messages the page never draws
+    await f.until(() => deck.clientCount === 0, 'the page closed', 8000);
+    expect(f.logs.map((l) => l.message).filter((m) => m.includes('closed a client'))).toEqual(['web deck: closed a client: it stopped drawing (2 image messages not drawn for over 3000 ms)']);
+    await f.client.recStop(0);
   });
 
   it('a client cut off for not answering pings lets go of the key it holds: the hold never fires', async () => {

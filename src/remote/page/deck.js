@@ -50,9 +50,19 @@ const link = /** @type {HTMLElement} */ (document.getElementById('link'));
 function connect() {
   const ws = new WebSocket(`${location.protocol === 'https:' ? 'wss' : 'ws'}://${location.host}/ws`);
   ws.binaryType = 'arraybuffer';
+  // The image messages drawn on this link, told to the bridge (the first at once: this page counts), so
+  // that it sends the next ones at the pace this page draws them, the newest of each key, never a queue
+  // of old ones (src/remote/deck-socket.ts). Told once for every run of messages drawn back to back.
+  let drawn = 0;
+  let telling = false;
+  /** @param {PageMessage} message */
+  const tell = (message) => {
+    if (ws.readyState === WebSocket.OPEN) ws.send(JSON.stringify(message));
+  };
   ws.onopen = () => {
     link.textContent = 'connected';
     link.classList.remove('down');
+    tell({ type: 'drawn', images: 0 });
   };
   ws.onclose = () => {
     // Only this socket's own end counts: a late close of an old one must not unlink the new one.
@@ -69,8 +79,15 @@ function connect() {
     setTimeout(connect, 1000);
   };
   ws.onmessage = (event) => {
-    if (event.data instanceof ArrayBuffer) drawImages(event.data);
-    else receive(/** @type {ServerMessage} */ (JSON.parse(event.data)));
+    if (!(event.data instanceof ArrayBuffer)) return receive(/** @type {ServerMessage} */ (JSON.parse(event.data)));
+    drawImages(event.data);
+    drawn++;
+    if (telling) return;
+    telling = true;
+    setTimeout(() => {
+      telling = false;
+      tell({ type: 'drawn', images: drawn });
+    }, 0);
   };
   socket = ws;
 }
