@@ -33,8 +33,8 @@
 // (measured with chromium held to 10 % of a core: 3.4 MB waiting in its socket). So a page that counts
 // what it draws (PageDrawn) is also over the bound while it is `imagesAhead` image messages behind, and
 // catches up as it says it has drawn them: the device's own pace, as a USB deck's writes set its queue's.
-// A ping each
-// heartbeat finds the clients that have gone without closing, and the number of clients is capped.
+// A ping each heartbeat finds the clients that have gone without closing, and the number of clients is
+// capped.
 import { Subscription, auditTime, interval, merge } from 'rxjs';
 import type { WebSocket } from 'ws';
 import type { Bridge } from '../engine/bridge.js';
@@ -274,8 +274,7 @@ export class DeckSocket {
       if (this.time.now() - client.overSince > this.limits.stalledMs) {
         const why = unsent ? `it stopped reading (${socket.bufferedAmount} bytes unsent` : `it stopped drawing (${client.imagesSent - (client.imagesDrawn ?? 0)} image messages not drawn`;
         this.drop(client, `${why} for over ${this.limits.stalledMs} ms)`);
-      }
-      else {
+      } else {
         client.drainCheck ??= this.time.scheduler.schedule(() => {
           client.drainCheck = null;
           if (this.clients.has(socket)) this.underBound(client);
