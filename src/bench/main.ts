@@ -7,9 +7,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs, promisify } from 'node:util';
+import { messageOf } from '../api/errors.js';
 import { measureChangeLatency, measurePressLatency, type ChangeLatency, type PressLatency } from './latency.js';
 import { measureBusFacility, type BusFacility } from './bus.js';
-import { deskSelected, parseCpuQuotas, parsePressTrace } from './bench-flags.js';
+import { BENCH_USAGE, deskSelected, parseCount, parseCpuQuotas, parseOnly, parsePressTrace } from './bench-flags.js';
 import { measureDesk, type DeskRun } from './desk.js';
 import { measureFacilityScale, meanCost, type FacilityScale } from './facility-scale.js';
 import { measureIdleCost, type IdleCost } from './idle.js';
@@ -34,7 +35,30 @@ interface Results {
 }
 
 const LOAD_CHILD = fileURLToPath(new URL('./load-child.js', import.meta.url));
-const { values } = parseArgs({ options: { json: { type: 'boolean', default: false }, only: { type: 'string' }, quick: { type: 'boolean', default: false }, panels: { type: 'string' }, 'panel-processes': { type: 'string', default: '5' }, curve: { type: 'string' }, 'cpu-quota': { type: 'string', multiple: true, default: [] }, 'cpu-prof': { type: 'string' }, 'render-thread': { type: 'string' }, 'press-trace': { type: 'boolean', default: false } } });
+/** The command line, checked before anything runs: a bad flag or value is said with the usage, not as a stack. */
+function benchArgs() {
+  try {
+    const { values } = parseArgs({ options: { help: { type: 'boolean', default: false }, json: { type: 'boolean', default: false }, only: { type: 'string' }, quick: { type: 'boolean', default: false }, panels: { type: 'string' }, 'panel-processes': { type: 'string' }, curve: { type: 'string' }, 'cpu-quota': { type: 'string', multiple: true, default: [] }, 'cpu-prof': { type: 'string' }, 'render-thread': { type: 'string' }, 'press-trace': { type: 'boolean', default: false } } });
+    if (values.help) {
+      process.stdout.write(`${BENCH_USAGE}\n`);
+      process.exit(0);
+    }
+    const thread = values['render-thread'];
+    if (thread !== undefined && thread !== 'on' && thread !== 'off') throw new Error(`--render-thread: expected on or off, got ${JSON.stringify(thread)}`);
+    const renderThread: 'on' | 'off' | undefined = thread;
+    const only = parseOnly(values.only);
+    const quotas = parseCpuQuotas(values['cpu-quota']);
+    const desk = deskSelected(only, quotas);
+    const panels = parseCount('--panels', values.panels);
+    const panelProcesses = parseCount('--panel-processes', values['panel-processes']) ?? 5;
+    const curve = parseCount('--curve', values.curve);
+    return { ...values, only, quotas, desk, panels, panelProcesses, curve, renderThread, pressTrace: parsePressTrace(values['press-trace'], desk) };
+  } catch (error) {
+    process.stderr.write(`bench: ${messageOf(error)}\n${BENCH_USAGE}\n`);
+    process.exit(2);
+  }
+}
+const values = benchArgs();
 
 /** The steady-load runs by their --only names. */
 const LOADS: Record<string, LoadKind> = { 'load-none': 'no surface', 'load-off': 'thumbnails off', 'load-on': 'thumbnails on' };
@@ -214,10 +238,9 @@ function lumpLines(r: DeskRun): string[] {
  */
 async function measureDesks(quotas: readonly number[]): Promise<DeskRun[]> {
   const rows: DeskRun[] = [];
-  const thread = values['render-thread'];
-  if (thread !== undefined && thread !== 'on' && thread !== 'off') throw new Error(`--render-thread: expected on or off, got ${JSON.stringify(thread)}`);
+  const thread = values.renderThread;
   // --press-trace: each row's stamps kept in a folder of their own (named in the table) for a closer look.
-  const traceFolder = values['press-trace'] ? await mkdtemp(join(tmpdir(), 'recdeck-press-trace-')) : null;
+  const traceFolder = values.pressTrace ? await mkdtemp(join(tmpdir(), 'recdeck-press-trace-')) : null;
   for (const quota of [null, ...quotas]) {
     const cpuProfileFolder = values['cpu-prof'] === undefined ? undefined : `${values['cpu-prof']}/${quota ?? 'unlimited'}`;
     const pressTraceFile = traceFolder === null ? undefined : join(traceFolder, `${quota ?? 'unlimited'}.jsonl`);
@@ -254,9 +277,7 @@ function facilityTable(f: FacilityScale): string {
 }
 
 async function main(): Promise<void> {
-  const quotas = parseCpuQuotas(values['cpu-quota']);
-  const desk = deskSelected(values.only, quotas);
-  parsePressTrace(values['press-trace'], desk);
+  const { quotas, desk } = values;
   // `--cpu-quota 25[,15]` or `--only desk`: (i) alone, without a quota and under each one given.
   if (desk) {
     const rows = await measureDesks(quotas);
@@ -265,12 +286,12 @@ async function main(): Promise<void> {
   const seconds = values.quick ? 3 : 20;
   const load = values.only === undefined ? undefined : LOADS[values.only];
   // `--only load-off` (-none, -on): one (d) row; with `--curve 16`, its CPU % in 16 windows of 30 s from the start.
-  if (load !== undefined) return void process.stdout.write(`${JSON.stringify(await inLoadChild(load, ...(values.curve === undefined ? [] : ['--curve', values.curve])))}\n`);
+  if (load !== undefined) return void process.stdout.write(`${JSON.stringify(await inLoadChild(load, ...(values.curve === undefined ? [] : ['--curve', String(values.curve)])))}\n`);
   // One section alone, as JSON (for a quick look at a figure).
   if (values.only === 'idle') return void process.stdout.write(`${JSON.stringify(await measureIdleCost(seconds), null, 2)}\n`);
-  if (values.only === 'bus') return void process.stdout.write(`${JSON.stringify(await measureBusFacility(Number(values.panels ?? 20), values.quick ? 3 : 10, values.quick ? 8 : 40), null, 2)}\n`);
+  if (values.only === 'bus') return void process.stdout.write(`${JSON.stringify(await measureBusFacility(values.panels ?? 20, values.quick ? 3 : 10, values.quick ? 8 : 40), null, 2)}\n`);
   if (values.only === 'facility') {
-    const f = await measureFacilityScale(Number(values.panels ?? 100), Number(values['panel-processes']), values.quick ? 10 : 60, values.quick ? 8 : 40);
+    const f = await measureFacilityScale(values.panels ?? 100, values.panelProcesses, values.quick ? 10 : 60, values.quick ? 8 : 40);
     return void process.stdout.write(values.json ? `${JSON.stringify(f, null, 2)}\n` : facilityTable(f));
   }
   if (values.only === 'press') return void process.stdout.write(`${JSON.stringify(await measurePresses(), null, 2)}\n`);
