@@ -6,6 +6,7 @@
 import { interval, takeWhile } from 'rxjs';
 import { describe, expect, it, type TestContext } from 'vitest';
 import type { BusCallError } from '../../src/bus/bus-recorder.js';
+import { realClock } from '../../src/api/clock.js';
 import { RECORDER_REQUEST_LIMIT_MS, REPLY_MARGIN_MS } from '../../src/bus/limits.js';
 import { commandSender } from '../../src/bus/topics.js';
 import { facilityFor, until, type Panel, type PollerProcess, type Rig } from '../support/facility.js';
@@ -38,7 +39,12 @@ const AFTER_MS = 1000;
 interface Outcome {
   n: number;
   kind: 'ok' | 'not-run' | 'no-answer' | 'failed';
-  /** When the panel reported it (this machine's clock). */
+  /**
+   * When the panel reported it, on the clock the recorder's request log stamps arrivals with
+   * (realClock.precise: performance's, fractional). Date.now() here was a second clock: read at the same
+   * instant it was 0.02-2.2 ms behind precise() (200,000 pairs in a fresh node, 2026-11-29), and paired
+   * run 119 failed on a press whose arrival was 1.6 ms "after" its report.
+   */
   at: number;
   message: string;
 }
@@ -48,8 +54,8 @@ const folderOf = (n: number) => `/tmp/recdeck-press-${n}`;
 
 function press(panel: Panel, n: number): Promise<Outcome> {
   return panel.link.call({ method: 'updateSettings', args: [{ LogFolder: folderOf(n) }] }).then(
-    () => ({ n, kind: 'ok', at: Date.now(), message: '' }),
-    (error: BusCallError) => ({ n, kind: error.notRun ? 'not-run' : error.message.startsWith('no answer by its deadline') ? 'no-answer' : 'failed', at: Date.now(), message: error.message }),
+    () => ({ n, kind: 'ok', at: realClock.precise(), message: '' }),
+    (error: BusCallError) => ({ n, kind: error.notRun ? 'not-run' : error.message.startsWith('no answer by its deadline') ? 'no-answer' : 'failed', at: realClock.precise(), message: error.message }),
   );
 }
 
