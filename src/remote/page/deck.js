@@ -50,11 +50,10 @@ const link = /** @type {HTMLElement} */ (document.getElementById('link'));
 function connect() {
   const ws = new WebSocket(`${location.protocol === 'https:' ? 'wss' : 'ws'}://${location.host}/ws`);
   ws.binaryType = 'arraybuffer';
-  // The image messages drawn on this link, told to the bridge (the first at once: this page counts), so
-  // that it sends the next ones at the pace this page draws them, the newest of each key, never a queue
-  // of old ones (src/remote/deck-socket.ts). Told once for every run of messages drawn back to back.
+  // The image messages drawn on this link, told to the bridge as each is drawn (the first, 0, at once:
+  // this page counts), so that it sends the next ones at the pace this page draws them, the newest of
+  // each key, never a queue of old ones (src/remote/deck-socket.ts keeps at most two unsaid).
   let drawn = 0;
-  let telling = false;
   /** @param {PageMessage} message */
   const tell = (message) => {
     if (ws.readyState === WebSocket.OPEN) ws.send(JSON.stringify(message));
@@ -81,13 +80,7 @@ function connect() {
   ws.onmessage = (event) => {
     if (!(event.data instanceof ArrayBuffer)) return receive(/** @type {ServerMessage} */ (JSON.parse(event.data)));
     drawImages(event.data);
-    drawn++;
-    if (telling) return;
-    telling = true;
-    setTimeout(() => {
-      telling = false;
-      tell({ type: 'drawn', images: drawn });
-    }, 0);
+    tell({ type: 'drawn', images: ++drawn });
   };
   socket = ws;
 }
