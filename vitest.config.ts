@@ -46,6 +46,7 @@ const PURE = [
   'test/plugin/log-redaction.test.ts',
   'test/plugin/plugin-json-schemas.test.ts',
   'test/profiles/*.test.ts',
+  'test/remote/browser-pipe.test.ts',
   'test/remote/client-address.test.ts',
   'test/remote/image-frames.test.ts',
   'test/remote/deck-fold.test.ts',

@@ -31,9 +31,10 @@ function write(state) {
 try {
   const { chromium } = createRequire(import.meta.url)('playwright-core');
   const server = await chromium.launchServer({
-    // Through chromium-features.sh, which joins this file's --disable-features with playwright's own.
+    // Through chromium-features.sh, which joins this file's --disable-features with playwright's own, and
+    // chromium-pipe.mjs, which keeps the pages' binary WebSocket payloads off playwright's connections.
     executablePath: fileURLToPath(new URL('./chromium-features.sh', import.meta.url)),
-    env: { ...process.env, RECDECK_CHROMIUM_BINARY: executablePath },
+    env: { ...process.env, RECDECK_CHROMIUM_BINARY: executablePath, RECDECK_NODE: process.execPath },
     args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run', `--disable-features=${UNSEEN_UI.join(',')}`],
   });
   const stop = () => void server.close().finally(() => process.exit(0));
