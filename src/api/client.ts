@@ -129,20 +129,23 @@ export class RecorderClient {
     const timeoutMs = options.timeoutMs ?? this.timeoutMs;
     const payload = operation.request === undefined ? undefined : JSON.stringify(z.encode(operation.request, body));
     const pool = method !== 'GET' ? this.writes : options.lane === 'state' ? this.stateReads : this.reads;
-    const sent = new TextRequest(pool, {
-      method,
-      path,
-      headers: payload === undefined ? this.readHeaders : this.writeHeaders,
-      body: payload,
-    });
     // The limit is a timer on the client's clock, cleared at the answer (not AbortSignal.timeout: that one
-    // fires for every request, answered or not). The caller's signal, when there is one, is listened to
-    // only for this request's life.
+    // fires for every request, answered or not), and a moment the request may not leave after, checked as
+    // it gets its connection: a timer runs late on a starved event loop, and a connection freed before it
+    // ran would send a request past its limit (a command's "leaves by its deadline plus this, or never",
+    // src/bus/limits.ts). The caller's signal, when there is one, is listened to only for this request's life.
     let timedOut = false;
-    const timer = this.clock.scheduler.schedule(() => {
+    const limit = () => {
       timedOut = true;
-      sent.stop(new Error(`no answer within ${timeoutMs} ms`));
-    }, timeoutMs);
+      return new Error(`no answer within ${timeoutMs} ms`);
+    };
+    const leaveBy = this.clock.now() + timeoutMs;
+    const sent = new TextRequest(
+      pool,
+      { method, path, headers: payload === undefined ? this.readHeaders : this.writeHeaders, body: payload },
+      () => (this.clock.now() >= leaveBy ? limit() : undefined),
+    );
+    const timer = this.clock.scheduler.schedule(() => sent.stop(limit()), timeoutMs);
     const { signal } = options;
     const cancel = () => sent.stop(new Error('the request was cancelled'));
     if (signal?.aborted) cancel();

@@ -16,7 +16,12 @@ export interface TextAnswer {
 
 /**
  * Sends `options` over `dispatcher`. `answer` settles once: with the whole answer, with the error the
- * transport reports, or with the reason given to `stop`.
+ * transport reports, or with the reason given to `stop` or by `late`.
+ *
+ * `late` is asked as the request gets its connection, just before it would be written: a reason (the
+ * moment it may leave has passed) gives it up there, never sent. A timer that calls `stop` is not enough
+ * on its own: on a starved event loop it runs late, and a connection freed meanwhile would send a request
+ * whose time was up (a command checked before its deadline must leave by a known moment, or never).
  */
 export class TextRequest implements Dispatcher.DispatchHandler {
   readonly answer: Promise<TextAnswer>;
@@ -27,7 +32,11 @@ export class TextRequest implements Dispatcher.DispatchHandler {
   private status = 0;
   private readonly chunks: Buffer[] = [];
 
-  constructor(dispatcher: Dispatcher, options: Dispatcher.DispatchOptions) {
+  constructor(
+    dispatcher: Dispatcher,
+    options: Dispatcher.DispatchOptions,
+    private readonly late: () => Error | undefined = () => undefined,
+  ) {
     this.answer = new Promise<TextAnswer>((resolve, reject) => {
       this.resolve = resolve;
       this.reject = reject;
@@ -52,7 +61,9 @@ export class TextRequest implements Dispatcher.DispatchHandler {
 
   onRequestStart(controller: Dispatcher.DispatchController): void {
     this.controller = controller;
-    if (this.stopped !== undefined) controller.abort(this.stopped);
+    if (this.stopped !== undefined) return controller.abort(this.stopped);
+    const late = this.late();
+    if (late !== undefined) this.stop(late);
   }
 
   onResponseStart(_controller: Dispatcher.DispatchController, statusCode: number): void {

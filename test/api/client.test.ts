@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { VirtualTimeScheduler } from 'rxjs';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { RecorderClient, type RequestRecord } from '../../src/api/client.js';
 import { RecorderError } from '../../src/api/errors.js';
@@ -6,6 +7,7 @@ import { authorizationHeader } from '../../src/api/token.js';
 import { startFixture, type SimulatorFixture } from '../support/simulator.js';
 import { until } from '../support/until.js';
 import { realClock } from '../../src/api/clock.js';
+import { FaultRule } from '../../src/simulator/faults.js';
 
 const uuid = randomUUID();
 
@@ -93,6 +95,31 @@ describe('RecorderClient against the simulator', () => {
     const error = (await f.client.getSyncState({ timeoutMs: 150 }).catch((e: unknown) => e)) as RecorderError;
     expect(error).toMatchObject({ kind: 'timeout', method: 'GET', path: '/api/app/sync' });
     expect(Date.now() - started).toBeGreaterThanOrEqual(140);
+  });
+
+  it('a write whose limit passed while it waited for a connection is never sent, even when its timer has not run', async () => {
+    // A recorder whose slow answers take real time (this file's simulator runs on virtual time).
+    const slow = await startFixture({ clock: realClock });
+    // The client's clock as a starved event loop sees it: time moves, its timers do not run.
+    let now = 1_000_000;
+    const stalled = { now: () => now, scheduler: new VirtualTimeScheduler() };
+    const client = new RecorderClient({ clock: stalled, url: slow.sim.url, token: slow.sim.token, timeoutMs: 100 });
+    try {
+      // Both write connections opened first (a request also waits for its connection to open: checked then).
+      await Promise.all([client.recStop(2), client.recStop(3)].map((write) => write.catch(() => undefined)));
+      // Two slow writes hold them; a third waits for one.
+      slow.sim.faults.set([FaultRule.parse({ kind: 'latency', method: 'PUT', path: '/api/channels/0/', count: 2, latencyMs: 300 })]);
+      const holding = [client.recStart(0), client.recStop(0)];
+      const waiting = client.recStart(1).catch((e: unknown) => e);
+      await until(() => slow.sim.faults.list().length === 0, 'both slow writes at the recorder');
+      now += 100;
+      await Promise.all(holding);
+      expect(await waiting).toMatchObject({ kind: 'timeout', method: 'PUT', path: '/api/channels/1/rec-start' });
+      expect(slow.sim.log.list().map((r) => r.path)).toEqual(['/api/channels/2/rec-stop', '/api/channels/3/rec-stop', '/api/channels/0/rec-start', '/api/channels/0/rec-stop']);
+    } finally {
+      await client.close();
+      await slow.close();
+    }
   });
 
   it('a state read never waits behind reads that hold every other connection', async () => {

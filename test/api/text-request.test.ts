@@ -1,6 +1,7 @@
 // TextRequest over a real undici Pool against a node:http server on 127.0.0.1: an answer whose UTF-8
-// character is split between two chunks is decoded whole, and a request given up while it waits for a
-// connection fails at once and is never sent.
+// character is split between two chunks is decoded whole, a request given up while it waits for a
+// connection fails at once and is never sent, and one whose time is up when it gets its connection is
+// given up there, never sent.
 import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Pool, type Dispatcher } from 'undici';
@@ -68,5 +69,23 @@ describe('TextRequest', () => {
     await expect(holding.answer).resolves.toEqual({ status: 200, text: '{}' });
     await expect(new TextRequest(pool, { method: 'GET', path: '/after' }).answer).resolves.toMatchObject({ status: 200 });
     expect(seen).toEqual(['/hang', '/after']);
+  });
+
+  it('a request that is late when it gets the one connection is given up there and never sent; one in time is sent', async () => {
+    seen.length = 0;
+    held.length = 0;
+    const holding = new TextRequest(pool, { method: 'GET', path: '/hang' });
+    await until(() => held.length === 1, 'the first request to hold the connection');
+    // Its timer has not run (a starved event loop): only the check at the connection stops it.
+    let asked = 0;
+    const reason = new Error('no answer within 300 ms');
+    const late = new TextRequest(pool, { method: 'GET', path: '/late' }, () => (asked++, reason));
+    const inTime = new TextRequest(pool, { method: 'GET', path: '/in-time' }, () => undefined);
+    held[0]?.end('{}');
+    await expect(holding.answer).resolves.toEqual({ status: 200, text: '{}' });
+    await expect(late.answer).rejects.toBe(reason);
+    await expect(inTime.answer).resolves.toEqual({ status: 200, text: '{}' });
+    expect(asked).toBe(1);
+    expect(seen).toEqual(['/hang', '/in-time']);
   });
 });
