@@ -232,7 +232,10 @@ async function calm(): Promise<void> {
     if (alarm.kind !== 'unexpected-stop' || alarm.channel === null) continue;
     const index = alarm.channel - 1;
     await link.call({ method: 'recStart', args: [index] });
-    await until(() => poller.bridge.recorderStates()[0]?.channels?.[index]?.IsRecording === true, 'the stopped channel recording again', WAIT_MS);
+    // Until the alarm engine has judged a poll that shows it recording (its alarm gone), not only the
+    // bridge's state: stopped again before the engine saw it record, the channel is to the engine still
+    // the one that stopped unasked, and the alarm stays (paired run 133 a: "still there: unexpected-stop").
+    await until(() => !poller.alarms.monitor.active().some((active) => active.id === alarm.id), 'the stopped channel recording again, its alarm gone', WAIT_MS);
   }
   // The test's own read, not a poll under test: it waits for its answer as long as a wait on a socket may
   // (WAIT_MS), not the client's 2 s poll limit (it timed out so in an e2e run at load 20-25).

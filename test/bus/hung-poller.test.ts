@@ -219,8 +219,10 @@ describe('a hung poller', () => {
     await press(1);
     const writes = sim.sim.log.list().filter((r) => r.method !== 'GET').map((r) => r.path);
     expect(writes).toEqual(['/api/channels/0/rec-start', '/api/channels/1/rec-start']);
-    // Its answer can reach the panel before its log line reaches this process (a pipe, beside the broker).
-    await until(() => b.said(/PUT \/api\/channels\/1\/rec-start for "panel-a"/), `${b.id}'s log line of the second press`);
+    // Its answer can reach the panel before its log line reaches this process (a pipe, beside the broker);
+    // the line of the press that ran, not of a refusal of it while b's renewals came back late (paired run
+    // 132 a: the wait took the refusal's line, and the run's line came after the check below).
+    await until(() => b.lines.some((line) => /PUT \/api\/channels\/1\/rec-start for "panel-a"/.test(line) && !STALLED.test(line)), `${b.id}'s log line of the second press`);
     // The woken holder ran nothing and answered nothing: woken, it reads what waited on its two
     // connections (commands on one, the lease on its own: cli/bus-setup.ts) in whichever order they come,
     // so it can read a press sent under the new holder's term while it still counts itself the holder;
