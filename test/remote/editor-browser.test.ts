@@ -5,11 +5,12 @@
 // meanwhile not overwritten; and "make my own" for a Stream Deck XL (the real library over a fake HID
 // device) that then drives it.
 import { DeviceModelId } from '@elgato-stream-deck/core';
-import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, it } from 'vitest';
+import { messageOf } from '../../src/api/errors.js';
 import type { CommandRecord } from '../../src/engine/log.js';
 import { freshnessOf } from '../../src/engine/recorder-state.js';
 import { StreamDeckSurface } from '../../src/surfaces/streamdeck/streamdeck-surface.js';
@@ -20,7 +21,7 @@ import { startRemoteFixture, TEST_MS, WAIT_MS, type RemoteFixture } from '../sup
 import { until } from '../support/until.js';
 import { realTime } from '../../src/engine/engine-time.js';
 
-declare const document: { querySelector(selector: string): { toDataURL(): string } | null };
+declare const document: { querySelector(selector: string): { toDataURL(): string; textContent: string | null } | null };
 
 const quiet = { info: () => undefined, warn: () => undefined, error: () => undefined };
 const SERIAL = 'CL00EDITXL';
@@ -224,7 +225,11 @@ describe.concurrent('the profile editor in a browser, at desk size', { timeout: 
     await page.locator('#edit-surface').selectOption(`streamdeck:${SERIAL}`);
     await untilPage(async () => ((await page.locator('#edit-file').textContent()) ?? '').startsWith('shipped:streamdeck-xl.yaml (shipped'), 'the shipped file', WAIT_MS);
     await page.locator('#edit-own').click();
-    await untilPage(async () => ((await page.locator('#edit-file').textContent()) ?? '').startsWith(`streamdeck-xl-${SERIAL}.yaml (your own)`), 'the copy in use', WAIT_MS);
+    // On a miss (paired run 140 a, load 9.5: not in use after 15 s), what the page and the bridge said.
+    await untilPage(async () => ((await page.locator('#edit-file').textContent()) ?? '').startsWith(`streamdeck-xl-${SERIAL}.yaml (your own)`), 'the copy in use', WAIT_MS).catch(async (error: unknown) => {
+      const said = await page.evaluate(() => ['#edit-file', '#edit-message'].map((selector) => document.querySelector(selector)?.textContent ?? '(none)'));
+      throw new Error(`${messageOf(error)}; the page's file and message: ${JSON.stringify(said)}; the copy on disk: ${existsSync(join(folder, `streamdeck-xl-${SERIAL}.yaml`))}; the bridge's last lines: ${JSON.stringify(f.logs.slice(-6))}`);
+    });
     const copy = join(folder, `streamdeck-xl-${SERIAL}.yaml`);
     expect(readdirSync(folder)).toContain(`streamdeck-xl-${SERIAL}.yaml`);
     expect(readFileSync(copy, 'utf8')).toContain(`match: { kind: streamdeck, model: xl, serial: ${SERIAL} }`);
