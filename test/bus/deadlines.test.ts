@@ -72,7 +72,7 @@ interface Fault {
  * then. The outcomes include those last presses (the tries until one went through), so that they too are
  * checked against the recorder's log, and at least one is ok.
  */
-async function pressFor(panels: Panel[], ms: number, faults: Fault[]): Promise<Outcome[]> {
+async function pressFor(panels: Panel[], ms: number, faults: Fault[], said: () => string): Promise<Outcome[]> {
   const panel = panels[0] as Panel;
   const outcomes: Array<Promise<Outcome>> = [];
   const due = [...faults].sort((a, b) => a.atMs - b.atMs);
@@ -90,7 +90,12 @@ async function pressFor(panels: Panel[], ms: number, faults: Fault[]): Promise<O
       }),
   );
   const settled = await Promise.all(outcomes);
-  await until(() => panels.every((p) => p.mqtt.connected && p.link.state.unreachable === false), 'the panels following a poller again', 20_000);
+  // Failing, it says where each panel stood and what the facility said (clean-clone CI of 20b41d0 failed
+  // here once, the broker restarted, with nothing more to read).
+  await until(() => panels.every((p) => p.mqtt.connected && p.link.state.unreachable === false), 'the panels following a poller again', 20_000).catch((error: Error) => {
+    const where = panels.map((p, i) => `panel ${i}: ${p.mqtt.connected ? 'connected' : 'not connected'}, ${p.link.state.unreachable ? `poller unreachable (${p.link.state.lastError})` : 'following'}`);
+    throw new Error(`${error.message}; ${where.join('; ')}; ${said()}`);
+  });
   // One press at a time until one goes through (each with a folder of its own).
   const after: Outcome[] = [];
   let pending = false;
@@ -130,11 +135,27 @@ describe.concurrent('deadlines', () => {
     const broker = await startBroker();
     const f = await facilityFor(test, { pollMs: POLL_MS, broker, panels: ['panel-a', 'panel-b'], groups: ADMIN, panel: () => ({ reconnectPeriod: 200, deadlineMs: DEADLINE_MS }) });
     let outage: Promise<void> = Promise.resolve();
-    const outcomes = await pressFor(f.panels, BEFORE_MS + 1800 + AFTER_MS, [
-      { atMs: BEFORE_MS, strike: () => (outage = broker.stop()) },
-      { atMs: BEFORE_MS + 1800, strike: () => (outage = outage.then(() => broker.start())) },
-    ]);
+    let restart = 'not yet restarted';
+    const outcomes = await pressFor(
+      f.panels,
+      BEFORE_MS + 1800 + AFTER_MS,
+      [
+        { atMs: BEFORE_MS, strike: () => (outage = broker.stop()) },
+        {
+          atMs: BEFORE_MS + 1800,
+          strike: () =>
+            (outage = outage
+              .then(() => broker.start())
+              .then(
+                () => void (restart = 'restarted'),
+                (error: Error) => void (restart = `restart failed: ${error.message}`),
+              )),
+        },
+      ],
+      () => `the broker: ${restart}, its last words: ${broker.stderr().split('\n').slice(-6).join(' | ')}; the poller: ${f.pollers[0]?.mqtt.connected ? 'connected' : 'not connected'}, ${f.pollers[0]?.log.lines.slice(-4).join(' | ')}`,
+    );
     await outage;
+    expect(restart).toBe('restarted');
     const counts = checkAgainstRecorder(f, outcomes);
     // The fault happened: some presses could not run, and were said so. How many depends on how many
     // presses this machine gets to in the outage (a second suite beside it halves them): a few suffice,
@@ -150,16 +171,21 @@ describe.concurrent('deadlines', () => {
       const { f, link, broker } = await behindLink(test, frozen);
       const poller = f.pollers[0] as PollerProcess;
       const end = watchPollerEnd(poller);
-      const outcomes = await pressFor(f.panels, BEFORE_MS + FROZEN_MS + AFTER_MS, [
-        { atMs: BEFORE_MS, strike: () => link.freeze() },
-        {
-          atMs: BEFORE_MS + FROZEN_MS,
-          strike: () => {
-            link.thaw();
-            end.thawed();
+      const outcomes = await pressFor(
+        f.panels,
+        BEFORE_MS + FROZEN_MS + AFTER_MS,
+        [
+          { atMs: BEFORE_MS, strike: () => link.freeze() },
+          {
+            atMs: BEFORE_MS + FROZEN_MS,
+            strike: () => {
+              link.thaw();
+              end.thawed();
+            },
           },
-        },
-      ]);
+        ],
+        () => `the poller: ${poller.mqtt.connected ? 'connected' : 'not connected'}, closes ${end.closes.join(', ') || 'none'}, ${poller.log.lines.slice(-4).join(' | ')}`,
+      );
       const counts = checkAgainstRecorder(f, outcomes);
       // The fault happened with presses in flight (those until the panels saw the lease lapse), and more
       // were said not to run or got no answer. (A few suffice: how many depends on the presses this machine
