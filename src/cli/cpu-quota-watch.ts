@@ -5,17 +5,21 @@
 // bench does so just after spawning the bridge), and a container's limit can be changed while it runs.
 // A file that cannot be read or holds what a kernel would not write is said once, with its path, and
 // means no budget (the picture line as without one), never a crash.
-import { readFile, stat } from 'node:fs/promises';
+import { stat } from 'node:fs/promises';
 import { join, posix, relative } from 'node:path';
 import { timer } from 'rxjs';
 import type { Clock } from '../api/clock.js';
 import { messageOf } from '../api/errors.js';
 import type { CpuMeter, CpuQuota } from '../engine/cpu-budget.js';
 import type { Logger } from '../engine/log.js';
+import { readSmallFile } from './small-file.js';
 import { UsageError } from './usage-error.js';
 
 /** How often the quota is read again: cheap (two or three small files), and a moved process is followed within this. */
 export const QUOTA_REREAD_MS = 5000;
+
+/** The longest cgroup file read here (/proc/self/cgroup of a deep hierarchy included): past it, the file is not the one meant. */
+const CGROUP_FILE_MAX_BYTES = 64 * 1024;
 
 /** Where the kernel's files are: the real ones, or a folder laid out like them (tests). */
 export interface CgroupPaths {
@@ -42,7 +46,7 @@ export const processCpu: CpuMeter = {
 export async function readCpuQuota(paths: CgroupPaths): Promise<QuotaReading> {
   let membership: string;
   try {
-    membership = await readFile(paths.procCgroup, 'utf8');
+    membership = await readSmallFile(paths.procCgroup, CGROUP_FILE_MAX_BYTES);
   } catch (error) {
     // Not Linux, or no /proc: no cgroup, so no quota the kernel enforces.
     if (isMissing(error)) return { quota: null };
@@ -124,7 +128,7 @@ const isWhole = (text: string): boolean => /^\d{1,15}$/.test(text);
 /** A file's text, null when it is not there, or why it could not be read. */
 async function readIfThere(file: string): Promise<string | null | { problem: string }> {
   try {
-    return await readFile(file, 'utf8');
+    return await readSmallFile(file, CGROUP_FILE_MAX_BYTES);
   } catch (error) {
     return isMissing(error) ? null : { problem: `could not read ${file}: ${messageOf(error)}` };
   }

@@ -12,17 +12,20 @@
 // for new ones now and then (PICTURE_THREADS_LOOK_MS) rather than once. Only where /proc/self/task exists
 // (Linux); elsewhere it says so once and stops looking.
 
-import { readdir, readFile } from 'node:fs/promises';
+import { readdir } from 'node:fs/promises';
 import { setPriority } from 'node:os';
 import { timer } from 'rxjs';
 import type { Clock } from '../api/clock.js';
 import { messageOf } from '../api/errors.js';
 import type { Logger } from '../engine/log.js';
+import { readSmallFile } from './small-file.js';
 
 /** How much lower: nice 10 gets about a tenth of the CPU of a nice-0 thread that wants it at the same time. */
 export const PICTURE_THREAD_NICE = 10;
 /** libvips's name for its workers, as /proc/self/task/TID/comm shows it. */
 export const PICTURE_THREAD_NAME = 'libvips worker';
+/** A thread's name is at most 15 bytes and a newline (the kernel's TASK_COMM_LEN); more is not a name. */
+const THREAD_NAME_MAX_BYTES = 64;
 /** How often the bridge looks for workers libvips made since (ms). */
 export const PICTURE_THREADS_LOOK_MS = 5000;
 
@@ -66,7 +69,7 @@ export const procThreads: ThreadTable = {
   ids: async () => (await readdir('/proc/self/task')).map(Number).filter((id) => Number.isInteger(id) && id > 0),
   name: async (id) => {
     try {
-      return (await readFile(`/proc/self/task/${id}/comm`, 'utf8')).trim();
+      return (await readSmallFile(`/proc/self/task/${id}/comm`, THREAD_NAME_MAX_BYTES)).trim();
     } catch {
       return null; // gone meanwhile
     }
