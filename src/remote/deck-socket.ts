@@ -309,6 +309,7 @@ export class DeckSocket {
     const next = [...web, ...others];
     if (next.length === this.panels.length && next.every((s, i) => s === this.panels[i])) return;
     this.panels = next;
+    this.frames.clear();
     this.panelSubscription.unsubscribe();
     this.panelSubscription = new Subscription();
     this.panels.forEach(({ surface }, panelIndex) => {

@@ -31,24 +31,31 @@ export function imageUpdate(panelIndex: number, controlIndex: number, shown: Rgb
 /**
  * imageUpdate, worked out once for every page it goes to: each page is framed the same change of a key
  * (what the output showed before, to the image it shows now), so the rectangle diff and its copy are
- * made for the first page and reused by the others. Kept per image, as long as the image is.
- * The image it was framed from is held weakly: held strongly, each entry kept its `shown` alive, whose
- * own entry kept the image before it, and so on, so every image a key ever showed on a page stayed in
- * memory (a WeakMap's value keeps its key's predecessor, a key, alive). With previews on a page that
- * was ~1 MB/s of key images: 106 of the 121 MB of ArrayBuffers in a bridge's heap after 140 s (a heap
- * snapshot), RSS 239 -> 458 MB in 7.6 min under a 15 % quota (docs/performance.md, "RSS growth").
+ * made for the first page and reused by the others.
+ *
+ * One entry per key, held strongly: the last change framed (its base, its image, the frame), replaced by
+ * the key's next change, so a key's earlier images are let go as soon as it moves on. Not weak structures:
+ * V8's scavenger treats a WeakRef's target and a WeakMap's values as live, so an image held that way (and
+ * its frame) outlived every minor collection until a major one, whatever else held it. Keyed by image
+ * with a weak base, every image a page was shown lived to be promoted: the ArrayBuffers that paced the
+ * bridge's major collections (docs/performance.md, "Fewer major collections", and the section after it).
  */
 export class SharedFrames {
-  private readonly made = new WeakMap<RgbImage, { panelIndex: number; controlIndex: number; shown: WeakRef<RgbImage> | undefined; frame: Buffer | null }>();
+  private readonly byKey = new Map<number, { shown: RgbImage | undefined; image: RgbImage; frame: Buffer | null }>();
 
   update(panelIndex: number, controlIndex: number, shown: RgbImage | undefined, image: RgbImage): Buffer | null {
-    const last = this.made.get(image);
-    // A collected `shown` derefs to undefined: a page showing nothing must not get that rectangle.
-    const sameBase = shown === undefined ? last?.shown === undefined : last?.shown?.deref() === shown;
-    if (last !== undefined && sameBase && last.panelIndex === panelIndex && last.controlIndex === controlIndex) return last.frame;
+    // Panel and control are u16 on the wire: one number names the key.
+    const key = panelIndex * 0x10000 + controlIndex;
+    const last = this.byKey.get(key);
+    if (last !== undefined && last.image === image && last.shown === shown) return last.frame;
     const frame = imageUpdate(panelIndex, controlIndex, shown, image);
-    this.made.set(image, { panelIndex, controlIndex, shown: shown === undefined ? undefined : new WeakRef(shown), frame });
+    this.byKey.set(key, { shown, image, frame });
     return frame;
+  }
+
+  /** Lets go of every key's last change (the pages' panels were laid out anew: a key's index may name another key now). */
+  clear(): void {
+    this.byKey.clear();
   }
 }
 
