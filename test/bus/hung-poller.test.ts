@@ -163,7 +163,11 @@ describe('a hung poller', () => {
     const since = () => renewals.slice(stoppedAt);
     // Its claim: a new epoch, not a renewal of a lease it held before.
     const lastEpoch = renewals.at(-1)?.epoch ?? 0;
-    await until(() => since().some((r) => r.from === b.id && r.epoch > lastEpoch), `${b.id}'s claim`, 20_000);
+    // Failing, it says what the standby said and what reached the broker since the stop (paired run 153
+    // timed out here with nothing more to read).
+    await until(() => since().some((r) => r.from === b.id && r.epoch > lastEpoch), `${b.id}'s claim`, 20_000).catch((error: unknown) => {
+      throw new Error(`${messageOf(error)}; since the stop of ${a.id} (epoch ${lastEpoch}) ${b.id} said: ${JSON.stringify(b.lines.slice(saidBeforeStop))}; the leases on the broker since: ${JSON.stringify(since())}`);
+    });
     // The machine's stalls meanwhile: how late this process ran its timers, and how long the standby's
     // main thread was taken (running or waiting for a CPU) (a paired run at load 12, 2026-11-29: a claim
     // after 1316 ms with this process's timers late by 213 ms in all: the standby, another process, was
