@@ -19,7 +19,7 @@ import type { EngineTime } from '../engine/engine-time.js';
 import type { Logger } from '../engine/log.js';
 import { LogLimiter } from '../engine/log-limit.js';
 import type { CallResult, RecorderLink } from '../engine/recorder-link.js';
-import { FAST_PARTS, SLOW_PARTS, freshnessOf, initialRecorderState, oldestReadAt, type RecorderState, type StatePart } from '../engine/recorder-state.js';
+import { FAST_PARTS, SLOW_PARTS, freshnessOf, initialRecorderState, offlineReason, oldestReadAt, type RecorderState, type StatePart } from '../engine/recorder-state.js';
 import { commandArgsOf } from './command-args.js';
 import { openEnvelope, type OpenResult, type Opened } from './envelope.js';
 import { ClockOffset } from './clock-offset.js';
@@ -240,7 +240,7 @@ export class BusRecorder implements RecorderLink {
     const what = `${describeCommand(call)} on "${this.name}"`;
     const notSent = (why: string) => new BusCallError(`not sent: ${why}; ${what} did not run`, true);
     if (!this.mqtt.connected) throw notSent('this panel is not connected to the state bus');
-    if (freshnessOf(this.state, this.time.now()) === 'offline') throw notSent(`the recorder is offline${this.state.lastError ? ` (${this.state.lastError})` : ''}`);
+    if (freshnessOf(this.state, this.time.now()) === 'offline') throw notSent(`the recorder is offline (${offlineReason(this.state)})`);
     const wire = commandArgsOf(call);
     if (!wire.ok) throw notSent(wire.error);
     const answer = await this.send(what, (fields) => ({ ...fields, call: { method: call.method, args: wire.args } }));

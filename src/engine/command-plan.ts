@@ -4,7 +4,7 @@
 import type { Channel } from '../api/channel.js';
 import type { RecorderClient } from '../api/client.js';
 import { expandPath, operations, type OperationId } from '../api/operations.js';
-import { freshnessOf, liveUntil, oldestReadAt, type RecorderState, type StatePart } from './recorder-state.js';
+import { freshnessOf, liveUntil, offlineReason, oldestReadAt, type RecorderState, type StatePart } from './recorder-state.js';
 
 /** A call on the client: its method name and arguments, so it can be described before it is sent. */
 export type ClientCall = {
@@ -49,7 +49,7 @@ export function decideFromLive<T>(inputs: PlanInputs, what: string, parts: State
   const freshness = freshnessOf(state, now, parts);
   if (freshness === 'live') return value === undefined || value === null ? { ok: false, plan: refuse(`${what} is not known`) } : { ok: true, value };
   if (parts.every((part) => state.readAt[part] === null)) return { ok: false, plan: refuse(`the recorder's state is unknown (not read yet); not deciding a toggle from it`) };
-  if (freshness === 'offline') return { ok: false, plan: refuse(`the recorder is offline${state.lastError ? ` (${state.lastError})` : ''}; not deciding a toggle from old data`) };
+  if (freshness === 'offline') return { ok: false, plan: refuse(`the recorder is offline (${offlineReason(state)}); not deciding a toggle from old data`) };
   return { ok: false, plan: refuse(`the recorder's state is stale (${staleness(state, now, parts)}); not deciding a toggle from it`) };
 }
 

@@ -125,6 +125,17 @@ export function freshnessOf(state: RecorderState, now: number, parts: readonly S
   return until !== null && now <= until ? 'live' : 'stale';
 }
 
+/**
+ * Why the state counts as offline, for a refusal to say: the last error of its reads, or what the state
+ * itself shows (nothing read yet, or reads failing without a word). A bare "the recorder is offline" left
+ * an operator, and a test on a loaded machine (paired run 161), not knowing which.
+ */
+export function offlineReason(state: RecorderState): string {
+  if (state.lastError) return state.lastError;
+  if (state.lastGoodAt === null && FAST_PARTS.every((part) => state.readAt[part] === null)) return 'nothing read from it yet';
+  return `its last ${state.failures} reads did not reach it`;
+}
+
 /** The last moment every one of the parts is young enough to be live, or null when one was never read. */
 export function liveUntil(state: RecorderState, parts: readonly StatePart[]): number | null {
   let until = Infinity;

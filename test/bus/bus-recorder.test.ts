@@ -63,7 +63,7 @@ describe("a panel's command", () => {
   it('is not sent, and says so at once, while the panel is disconnected, no lease is known or the recorder is offline', async () => {
     const time = new VirtualTime();
     const { mqtt, link } = panel(time);
-    expect(await failure(link.call({ method: 'recStart', args: [0] }))).toEqual({ notRun: true, message: 'not sent: the recorder is offline; PUT /api/channels/0/rec-start on "main" did not run' });
+    expect(await failure(link.call({ method: 'recStart', args: [0] }))).toEqual({ notRun: true, message: 'not sent: the recorder is offline (nothing read from it yet); PUT /api/channels/0/rec-start on "main" did not run' });
     liveHolder(time, mqtt);
     mqtt.connected = false;
     expect(await failure(link.call({ method: 'recStart', args: [0] }))).toEqual({ notRun: true, message: 'not sent: this panel is not connected to the state bus; PUT /api/channels/0/rec-start on "main" did not run' });

@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { conditionsNow, NO_CONDITION_MEMORY, type CommandActivity } from '../../src/engine/alarms/alarm-conditions.js';
 import { AlarmSettings } from '../../src/engine/alarms/alarm-settings.js';
 import { MAX_STRETCH_MS, meterEvery, statePollEvery } from '../../src/engine/picture-pace.js';
-import { freshnessOf, initialRecorderState, intervalMs, liveForMs, liveUntil, PACED_PARTS, SLOWEST_POLL_EVERY, type RecorderState } from '../../src/engine/recorder-state.js';
+import { freshnessOf, initialRecorderState, intervalMs, liveForMs, liveUntil, offlineReason, PACED_PARTS, SLOWEST_POLL_EVERY, type RecorderState } from '../../src/engine/recorder-state.js';
 
 const POLL = 250;
 const SLOW = 5000;
@@ -81,5 +81,17 @@ describe('statePollEvery: how far apart sync and dialog are read, from the pace 
     expect(statePollEvery(MAX_STRETCH_MS)).toBe(2);
     expect(statePollEvery(10 * MAX_STRETCH_MS)).toBe(2);
     for (let stretch = 0; stretch <= MAX_STRETCH_MS; stretch++) expect(statePollEvery(stretch)).toBe(meterEvery(stretch));
+  });
+});
+
+describe('why a state is offline', () => {
+  it('says the reads\' last error, or what the state shows: nothing read yet, or reads failing without a word', () => {
+    const never = initialRecorderState('main', POLL, SLOW);
+    expect(freshnessOf(never, T0)).toBe('offline');
+    expect(offlineReason(never)).toBe('nothing read from it yet');
+    const failing: RecorderState = { ...readAt(1), unreachable: true, failures: 4, lastError: 'GET /api/channels failed (network): connection refused' };
+    expect(freshnessOf(failing, T0)).toBe('offline');
+    expect(offlineReason(failing)).toBe('GET /api/channels failed (network): connection refused');
+    expect(offlineReason({ ...failing, lastError: null })).toBe('its last 4 reads did not reach it');
   });
 });

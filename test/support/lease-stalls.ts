@@ -23,3 +23,11 @@ export const LAPSED = new RegExp(`${PANEL_LAPSED.source}|${HOLDER_LAPSED.source}
  * /api/channels failed (timeout): no answer within 1000 ms)".
  */
 export const POLL_TIMED_OUT = /not sent: the recorder is offline \([A-Z]+ \S+ failed \(timeout\): no answer within \d+ ms\)/;
+
+/**
+ * The panel sent nothing because the recorder was offline in its view, whatever the reason it gives (a
+ * poll that timed out, as above, or the poller's state not read again yet: paired run 161 b, at load 9-10,
+ * "not sent: the recorder is offline", the product's words then giving no reason). Nothing reached the
+ * recorder: an operator presses again once the key is live.
+ */
+export const OFFLINE_NOT_SENT = /not sent: the recorder is offline \(/;
