@@ -1,11 +1,11 @@
 // A small kernel file (procfs, cgroupfs) read whole, in chunks from node's shared Buffer pool.
 //
-// Why not fs's readFile: these files say they are 0 bytes long, so readFile reads them into a fresh
-// 64 kB Buffer per read, whatever they hold (a thread's name is 16 bytes). The bridge reads a few dozen
-// of them every 5 s (its threads' names, its cgroup's quota), about 190 kB a second of ArrayBuffers for
-// a few hundred bytes of text; ArrayBuffers that live across a scavenge are what paces the bridge's major
-// collections (docs/performance.md, "Fewer major collections"). Here each chunk is under half of node's
-// pool (Buffer.poolSize), so allocUnsafe carves it from the pool's slab instead of making one of its own.
+// Why not fs's readFile: these files say they are 0 bytes long, so readFile reads them into fresh
+// Buffers of its own, whatever they hold (a thread's name is 16 bytes): a look at the names of 11 threads
+// grew node's ArrayBuffers by 178.8 kB with readFile, 2 kB with this (docs/performance.md, "What keeps
+// the bridge's ArrayBuffers"). The bridge reads a few dozen of them every 5 s (its threads' names, its
+// cgroup's quota). Here each chunk is under half of node's pool (Buffer.poolSize), so allocUnsafe carves
+// it from the pool's slab instead of making one of its own.
 import { open } from 'node:fs/promises';
 
 /** Small enough for Buffer.allocUnsafe to take from the pool (under Buffer.poolSize / 2 = 4 kB by default). */
