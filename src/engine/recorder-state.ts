@@ -113,13 +113,16 @@ export function liveForMs(state: RecorderState, part: StatePart): number {
   return STALE_AFTER_INTERVALS * intervalMs(state, part);
 }
 
+/** Nothing of the recorder read yet: no good answer, and none of the parts ever read. */
+const neverRead = (state: RecorderState, parts: readonly StatePart[]): boolean => state.lastGoodAt === null && parts.every((part) => state.readAt[part] === null);
+
 /**
  * offline: never reached, or the last 3 polls could not reach it; stale: any of the parts asked for is
  * missing or older than 3 of its intervals (old data, recorder answering badly or slowly); live
  * otherwise. Without parts: the state polls (channels, sync, dialog).
  */
 export function freshnessOf(state: RecorderState, now: number, parts: readonly StatePart[] = FAST_PARTS): Freshness {
-  if (state.lastGoodAt === null && parts.every((part) => state.readAt[part] === null)) return 'offline';
+  if (neverRead(state, parts)) return 'offline';
   if (state.unreachable && state.failures >= OFFLINE_AFTER_FAILURES) return 'offline';
   const until = liveUntil(state, parts);
   return until !== null && now <= until ? 'live' : 'stale';
@@ -132,7 +135,7 @@ export function freshnessOf(state: RecorderState, now: number, parts: readonly S
  */
 export function offlineReason(state: RecorderState): string {
   if (state.lastError) return state.lastError;
-  if (state.lastGoodAt === null && FAST_PARTS.every((part) => state.readAt[part] === null)) return 'nothing read from it yet';
+  if (neverRead(state, FAST_PARTS)) return 'nothing read from it yet';
   return `its last ${state.failures} reads did not reach it`;
 }
 

@@ -7,6 +7,7 @@ import { interval, takeWhile } from 'rxjs';
 import { describe, expect, it, type TestContext } from 'vitest';
 import type { BusCallError } from '../../src/bus/bus-recorder.js';
 import { realClock } from '../../src/api/clock.js';
+import { messageOf } from '../../src/api/errors.js';
 import { RECORDER_REQUEST_LIMIT_MS, REPLY_MARGIN_MS } from '../../src/bus/limits.js';
 import { commandSender } from '../../src/bus/topics.js';
 import { facilityFor, until, type Panel, type PollerProcess, type Rig } from '../support/facility.js';
@@ -92,9 +93,9 @@ async function pressFor(panels: Panel[], ms: number, faults: Fault[], said: () =
   const settled = await Promise.all(outcomes);
   // Failing, it says where each panel stood and what the facility said (clean-clone CI of 20b41d0 failed
   // here once, the broker restarted, with nothing more to read).
-  await until(() => panels.every((p) => p.mqtt.connected && p.link.state.unreachable === false), 'the panels following a poller again', 20_000).catch((error: Error) => {
+  await until(() => panels.every((p) => p.mqtt.connected && p.link.state.unreachable === false), 'the panels following a poller again', 20_000).catch((error: unknown) => {
     const where = panels.map((p, i) => `panel ${i}: ${p.mqtt.connected ? 'connected' : 'not connected'}, ${p.link.state.unreachable ? `poller unreachable (${p.link.state.lastError})` : 'following'}`);
-    throw new Error(`${error.message}; ${where.join('; ')}; ${said()}`);
+    throw new Error(`${messageOf(error)}; ${where.join('; ')}; ${said()}`);
   });
   // One press at a time until one goes through (each with a folder of its own).
   const after: Outcome[] = [];
@@ -148,7 +149,7 @@ describe.concurrent('deadlines', () => {
               .then(() => broker.start())
               .then(
                 () => void (restart = 'restarted'),
-                (error: Error) => void (restart = `restart failed: ${error.message}`),
+                (error: unknown) => void (restart = `restart failed: ${messageOf(error)}`),
               )),
         },
       ],
